@@ -1,0 +1,20 @@
+// attnsim-cli subcommands. Each lives in its own cmd_<name>.cpp and registers itself on the
+// CLI11 app; main.cpp runs the one the user chose. A command's run function throws
+// attnsim::Error for bad input (main prints the line and exits 2) and returns the exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace attnsim::cli {
+
+using Runner = std::function<int()>;
+
+// Each adds a subcommand to `app` and returns what runs it.
+Runner add_trace_command(CLI::App& app);
+Runner add_cost_command(CLI::App& app);
+Runner add_bench_command(CLI::App& app);
+Runner add_flash_command(CLI::App& app);
+Runner add_lesson_command(CLI::App& app);
+
+}  // namespace attnsim::cli

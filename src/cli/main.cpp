@@ -1,0 +1,41 @@
+// attnsim-cli: the engine, headless. `attnsim-cli --help` lists the subcommands.
+// Bad input of any kind prints one line and exits 2; nothing half-written is left behind.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <new>
+
+#include "commands.h"
+#include "engine/error.h"
+
+int main(int argc, char** argv) {
+  using namespace attnsim::cli;
+  CLI::App app{"attnsim-cli: multi-head attention, step by step, headless"};
+  app.require_subcommand(1);
+  const std::vector<std::pair<CLI::App*, Runner>> commands = [&] {
+    std::vector<std::pair<CLI::App*, Runner>> list;
+    for (auto add : {add_trace_command, add_cost_command, add_bench_command}) {
+      Runner run = add(app);
+      list.emplace_back(app.get_subcommands({}).back(), std::move(run));
+    }
+    return list;
+  }();
+  try {
+    app.parse(argc, argv);
+    for (const auto& [cmd, run] : commands)
+      if (cmd->parsed()) return run();
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "attnsim-cli: %s (see --help)\n", e.what());
+    return 2;
+  } catch (const attnsim::Error& e) {
+    std::fprintf(stderr, "attnsim-cli: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "attnsim-cli: out of memory (lower the sizes or --mem-limit)\n");
+    return 2;
+  }
+  return 2;
+}

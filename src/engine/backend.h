@@ -1,0 +1,59 @@
+// Backend: the ops the forward pass asks for. CPU always exists; CUDA sits behind the same
+// interface when the build has it. Every op returns a new tensor on the host that the trace
+// keeps (the CUDA backend copies back what the caller asked to keep).
+//
+//   linear              x (B,T,in) · Wᵀ (in,out) + b          -> (B,T,out)
+//   qk                  q (B,h,Tq,dk) · k (B,h,Tk,dk)ᵀ        -> (B,h,Tq,Tk)
+//   scale_mask_softmax  scores -> scaled, masked, alpha        each (B,h,Tq,Tk)
+//   dropout             alpha · keep / (1-p)                   -> (B,h,Tq,Tk)
+//   av                  alpha (B,h,Tq,Tk) · v (B,h,Tk,dk)      -> (B,h,Tq,dk)
+//   contiguous          the copy                               -> same shape, row-major
+// q, k and v may be transposed views (inner stride 1): matrix products read them in place.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "tensor.h"
+
+namespace attnsim {
+
+// What scale_mask_softmax does; the defaults are the correct path, the rest are bug modes.
+struct SoftmaxSpec {
+  float scale = 1.0f;                                         // 1/sqrt(dk); 1 with no-scale
+  Tensor mask;                                                // bool, expanded to scores' shape; may be undefined
+  Tensor mask2;                                               // second fill (two-fills bug)
+  float fill = -std::numeric_limits<float>::infinity();      // value written where hidden
+  bool additive = false;                                      // scaled + float(mask) instead of fill
+  int axis = -1;                                              // -2 is the wrong-axis bug
+  bool fp16_no_max = false;                                   // half precision, no max subtraction
+};
+
+struct SoftmaxSteps {
+  Tensor scaled;  // scores_scaled
+  Tensor masked;  // scores_masked (undefined when there is no mask)
+  Tensor alpha;   // alpha
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) = 0;
+  virtual Tensor qk(const Tensor& q, const Tensor& k) = 0;
+  virtual SoftmaxSteps scale_mask_softmax(const Tensor& scores, const SoftmaxSpec& spec) = 0;
+  virtual Tensor dropout(const Tensor& alpha, float p, uint64_t seed) = 0;
+  virtual Tensor av(const Tensor& alpha, const Tensor& v) = 0;
+  virtual Tensor contiguous(const Tensor& x) = 0;
+};
+
+Backend& cpu_backend();
+
+// "cpu" always; "cuda" when built with CUDA and a device is present. Throws Error with one
+// clear line otherwise.
+Backend& backend_by_name(const std::string& name);
+bool cuda_available(std::string* why_not = nullptr);
+
+}  // namespace attnsim

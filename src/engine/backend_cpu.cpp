@@ -1,0 +1,154 @@
+// The CPU backend: matrix products through OpenBLAS, the softmax side as one tight pass per
+// row. Every op here has a plain-loop twin in reference.cpp that the tests compare against.
+#include <cblas.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "backend.h"
+#include "error.h"
+#include "random.h"
+#include "reference.h"
+
+namespace attnsim {
+
+namespace {
+
+// BLAS reads a matrix through a leading dimension: rows may be apart, elements in a row
+// must be adjacent. Transposed views of (B,T,h,dk) keep that, so they pass through as is.
+Tensor unit_inner_stride(const Tensor& t) {
+  return t.strides().back() == 1 ? t : t.contiguous();  // copies only for odd views
+}
+
+class CpuBackend final : public Backend {
+ public:
+  std::string name() const override { return "cpu"; }
+
+  // y (B,T,out) = x (B,T,in) · Wᵀ + b: one sgemm over all B·T rows.
+  Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) override {
+    const Tensor x = x_in.contiguous();
+    const Tensor w = weight_in.contiguous();
+    const int64_t in = x.size(-1), out_dim = w.size(0), rows = x.numel() / in;
+    Dims shape = x.shape();
+    shape.back() = out_dim;
+    Tensor y = Tensor::empty(shape);  // (B,T,out)
+    float* py = y.f32();
+    if (bias.defined()) {  // preload every row with the bias, then accumulate (beta = 1)
+      const Tensor b = bias.contiguous();
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(py + r * out_dim, b.f32(), out_dim * sizeof(float));
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out_dim, in, 1.0f, x.f32(), in,
+                w.f32(), in, bias.defined() ? 1.0f : 0.0f, py, out_dim);
+    return y;
+  }
+
+  // scores (B,h,Tq,Tk) = q (B,h,Tq,dk) · k (B,h,Tk,dk)ᵀ, one sgemm per (b, h), read in place.
+  Tensor qk(const Tensor& q_in, const Tensor& k_in) override {
+    const Tensor q = unit_inner_stride(q_in), k = unit_inner_stride(k_in);
+    const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(2), dk = q.size(3);
+    Tensor s = Tensor::empty({B, H, Tq, Tk});
+    const Dims& qs = q.strides();
+    const Dims& ks = k.strides();
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Tq, Tk, dk, 1.0f,
+                    q.f32() + b * qs[0] + h * qs[1], qs[2], k.f32() + b * ks[0] + h * ks[1], ks[2],
+                    0.0f, s.f32() + (b * H + h) * Tq * Tk, Tk);
+    return s;
+  }
+
+  // One pass per row of Tk: scaled, masked, then max / exp / sum / divide while the row is
+  // in L1. Bug modes that change the axis or the precision use the reference loops.
+  SoftmaxSteps scale_mask_softmax(const Tensor& scores_in, const SoftmaxSpec& spec) override {
+    if (spec.axis != -1 || spec.fp16_no_max) return reference::scale_mask_softmax(scores_in, spec);
+    const Tensor scores = scores_in.contiguous();
+    const int64_t B = scores.size(0), H = scores.size(1), Tq = scores.size(2), Tk = scores.size(3);
+    SoftmaxSteps out;
+    out.scaled = Tensor::empty(scores.shape());
+    out.alpha = Tensor::empty(scores.shape());
+    const bool masked = spec.mask.defined();
+    if (masked) out.masked = Tensor::empty(scores.shape());
+    const float* src = scores.f32();
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < Tq; ++i) {
+          const int64_t row = ((b * H + h) * Tq + i) * Tk;
+          float* scaled = out.scaled.f32() + row;
+          for (int64_t j = 0; j < Tk; ++j) scaled[j] = src[row + j] * spec.scale;
+          const float* logits = scaled;
+          if (masked) {
+            float* m = out.masked.f32() + row;
+            apply_mask_row(spec.mask, b, h, i, scaled, m, Tk, spec);
+            if (spec.mask2.defined()) apply_mask_row(spec.mask2, b, h, i, m, m, Tk, spec);
+            logits = m;
+          }
+          softmax_row(logits, out.alpha.f32() + row, Tk);
+        }
+    return out;
+  }
+
+  Tensor dropout(const Tensor& alpha_in, float p, uint64_t seed) override {
+    const Tensor alpha = alpha_in.contiguous();
+    Tensor out = Tensor::empty(alpha.shape());
+    const float keep_scale = 1.0f / (1.0f - p);
+    const float* a = alpha.f32();
+    float* o = out.f32();
+    for (int64_t i = 0, n = alpha.numel(); i < n; ++i)
+      o[i] = dropout_keeps(seed, static_cast<uint64_t>(i), p) ? a[i] * keep_scale : 0.0f;
+    return out;
+  }
+
+  // ctx (B,h,Tq,dk) = alpha (B,h,Tq,Tk) · v (B,h,Tk,dk), one sgemm per (b, h).
+  Tensor av(const Tensor& alpha_in, const Tensor& v_in) override {
+    const Tensor a = unit_inner_stride(alpha_in), v = unit_inner_stride(v_in);
+    const int64_t B = a.size(0), H = a.size(1), Tq = a.size(2), Tk = a.size(3), dk = v.size(3);
+    Tensor c = Tensor::empty({B, H, Tq, dk});
+    const Dims& as = a.strides();
+    const Dims& vs = v.strides();
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Tq, dk, Tk, 1.0f,
+                    a.f32() + b * as[0] + h * as[1], as[2], v.f32() + b * vs[0] + h * vs[1], vs[2],
+                    0.0f, c.f32() + (b * H + h) * Tq * dk, dk);
+    return c;
+  }
+
+  Tensor contiguous(const Tensor& x) override { return x.contiguous(); }  // copies
+
+ private:
+  // dst[j] = hidden ? fill : src[j]   (or src[j] + 1 for the additive bug)
+  static void apply_mask_row(const Tensor& mask, int64_t b, int64_t h, int64_t i, const float* src,
+                             float* dst, int64_t Tk, const SoftmaxSpec& spec) {
+    const Dims& ms = mask.strides();
+    const uint8_t* m = mask.b8() + b * ms[0] + h * ms[1] + i * ms[2];
+    const int64_t step = ms[3];
+    if (spec.additive) {
+      for (int64_t j = 0; j < Tk; ++j) dst[j] = src[j] + (m[j * step] ? 1.0f : 0.0f);
+    } else {
+      for (int64_t j = 0; j < Tk; ++j) dst[j] = m[j * step] ? spec.fill : src[j];
+    }
+  }
+
+  // IEEE semantics on purpose: a row of -inf has max -inf, and -inf - -inf is NaN, as in
+  // PyTorch, so a fully hidden row comes out NaN and the trace can follow it downstream.
+  static void softmax_row(const float* x, float* y, int64_t n) {
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < n; ++j) mx = std::fmax(mx, x[j]);
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; ++j) {
+      y[j] = std::exp(x[j] - mx);
+      sum += y[j];
+    }
+    const float inv = 1.0f / sum;
+    for (int64_t j = 0; j < n; ++j) y[j] *= inv;
+  }
+};
+
+}  // namespace
+
+Backend& cpu_backend() {
+  static CpuBackend backend;
+  return backend;
+}
+
+}  // namespace attnsim

@@ -1,0 +1,140 @@
+#include "cost.h"
+
+#include <cstdio>
+#include <map>
+
+#include "error.h"
+
+namespace attnsim {
+
+CostDType parse_cost_dtype(const std::string& name) {
+  if (name == "fp32") return CostDType::FP32;
+  if (name == "fp16") return CostDType::FP16;
+  if (name == "bf16") return CostDType::BF16;
+  if (name == "int8") return CostDType::INT8;
+  throw Error("unknown dtype '" + name + "' (valid: fp32, fp16, bf16, int8)");
+}
+
+const char* cost_dtype_name(CostDType d) {
+  switch (d) {
+    case CostDType::FP32: return "fp32";
+    case CostDType::FP16: return "fp16";
+    case CostDType::BF16: return "bf16";
+    case CostDType::INT8: return "int8";
+  }
+  return "?";
+}
+
+int64_t cost_dtype_bytes(CostDType d) {
+  return d == CostDType::FP32 ? 4 : d == CostDType::INT8 ? 1 : 2;
+}
+
+void validate(const CostConfig& c) {
+  auto positive = [](const char* what, int64_t v) {
+    if (v <= 0) throw Error(std::string(what) + " must be positive, got " + std::to_string(v));
+  };
+  positive("d-model", c.d_model);
+  positive("heads", c.heads);
+  positive("layers", c.layers);
+  positive("seq", c.seq);
+  positive("batch", c.batch);
+  if (c.kv_heads < 0) throw Error("kv-heads must not be negative");
+  if (c.d_model % c.heads != 0)
+    throw Error("d_model " + std::to_string(c.d_model) + " is not divisible by heads " + std::to_string(c.heads));
+  if (c.kv_heads > 0 && c.heads % c.kv_heads != 0)
+    throw Error("heads " + std::to_string(c.heads) + " is not divisible by kv-heads " +
+                std::to_string(c.kv_heads) + ": each key/value head serves a whole group of query heads");
+}
+
+Cost compute_cost(const CostConfig& c) {
+  validate(c);
+  const int64_t d = c.d_model, bytes = cost_dtype_bytes(c.dtype), dk = c.head_dim();
+  Cost r{};
+  r.params_no_bias = 4 * d * d;
+  r.params_with_bias = 4 * d * d + 4 * d;
+  r.param_bytes = r.params_with_bias * bytes;
+  r.score_elements = c.batch * c.heads * c.seq * c.seq;
+  r.score_bytes_layer = r.score_elements * bytes;
+  r.score_bytes_model = r.score_bytes_layer * c.layers;
+  r.kv_cache_bytes = c.batch * c.layers * 2 * c.heads * c.seq * dk * bytes;
+  r.kv_cache_bytes_grouped = c.batch * c.layers * 2 * c.effective_kv_heads() * c.seq * dk * bytes;
+  r.qk_flops_layer = 2 * c.batch * c.heads * c.seq * c.seq * dk;
+  r.projection_flops_layer = 4 * 2 * c.batch * c.seq * d * d;
+  return r;
+}
+
+std::string format_count(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+std::string human_bytes(int64_t bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
+}
+
+static std::string decimal_bytes(int64_t bytes) {
+  static const char* const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1000.0 && u < 5) {
+    v /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string format_bytes(int64_t bytes) {
+  return format_count(bytes) + " B (" + human_bytes(bytes) + ", " + decimal_bytes(bytes) + ")";
+}
+
+static const std::map<std::string, int64_t Cost::*>& quantities() {
+  static const std::map<std::string, int64_t Cost::*> q = {
+      {"params_no_bias", &Cost::params_no_bias},
+      {"params_with_bias", &Cost::params_with_bias},
+      {"param_bytes", &Cost::param_bytes},
+      {"score_elements", &Cost::score_elements},
+      {"score_bytes_layer", &Cost::score_bytes_layer},
+      {"score_bytes_model", &Cost::score_bytes_model},
+      {"kv_cache_bytes", &Cost::kv_cache_bytes},
+      {"kv_cache_bytes_grouped", &Cost::kv_cache_bytes_grouped},
+      {"qk_flops_layer", &Cost::qk_flops_layer},
+      {"projection_flops_layer", &Cost::projection_flops_layer},
+  };
+  return q;
+}
+
+double cost_quantity(const Cost& cost, const std::string& name) {
+  const auto it = quantities().find(name);
+  if (it == quantities().end()) {
+    std::string valid;
+    for (const auto& [n, _] : quantities()) valid += (valid.empty() ? "" : ", ") + n;
+    throw Error("unknown cost quantity '" + name + "' (valid: " + valid + ")");
+  }
+  return static_cast<double>(cost.*(it->second));
+}
+
+const std::vector<std::string>& cost_quantity_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [name, _] : quantities()) n.push_back(name);
+    return n;
+  }();
+  return names;
+}
+
+}  // namespace attnsim

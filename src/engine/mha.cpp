@@ -1,0 +1,341 @@
+#include "mha.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cost.h"
+#include "error.h"
+#include "npy.h"
+#include "random.h"
+
+namespace attnsim {
+
+// [SECTION] config and inputs
+
+void validate(const MhaConfig& c) {
+  auto positive = [](const char* what, int64_t v) {
+    if (v <= 0) throw Error(std::string(what) + " must be positive, got " + std::to_string(v));
+  };
+  positive("batch", c.batch);
+  positive("tq", c.tq);
+  positive("tk", c.tk);
+  positive("d_model", c.d_model);
+  positive("heads", c.heads);
+  if (c.d_model % c.heads != 0)
+    throw Error("d_model " + std::to_string(c.d_model) + " is not divisible by heads " +
+                std::to_string(c.heads) + " (" + std::to_string(c.d_model) + " = " +
+                std::to_string(c.d_model / c.heads) + "·" + std::to_string(c.heads) + " + " +
+                std::to_string(c.d_model % c.heads) + "): d_k = d_model / heads must be whole");
+  if (c.self_attention && c.tq != c.tk)
+    throw Error("self-attention uses one sequence, so tq (" + std::to_string(c.tq) +
+                ") must equal tk (" + std::to_string(c.tk) + "); give separate query/key inputs for cross-attention");
+  if (!(c.dropout >= 0.0f && c.dropout < 1.0f))
+    throw Error("dropout must be in [0, 1), got " + std::to_string(c.dropout));
+  if (c.mem_limit < 0) throw Error("mem-limit must not be negative");
+}
+
+static Tensor random_tensor(const Dims& shape, uint64_t seed, Stream stream) {
+  Tensor t = Tensor::empty(shape);
+  float* p = t.f32();
+  for (int64_t i = 0; i < t.numel(); ++i)
+    p[i] = random_normal(seed, static_cast<uint64_t>(stream), static_cast<uint64_t>(i));
+  return t;
+}
+
+MhaInputs random_inputs(const MhaConfig& c) {
+  validate(c);
+  MhaInputs in;
+  in.query = random_tensor({c.batch, c.tq, c.d_model}, c.seed, Stream::Query);  // (B,Tq,d)
+  if (c.self_attention) {
+    in.key = in.value = in.query;
+  } else {
+    in.key = random_tensor({c.batch, c.tk, c.d_model}, c.seed, Stream::Key);      // (B,Tk,d)
+    in.value = random_tensor({c.batch, c.tk, c.d_model}, c.seed, Stream::Value);  // (B,Tk,d)
+  }
+  return in;
+}
+
+void check_inputs(const MhaConfig& c, const MhaInputs& in) {
+  auto expect = [](const char* what, const Tensor& t, const Dims& shape) {
+    if (!t.defined()) throw Error(std::string("missing input '") + what + "'");
+    if (t.dtype() != DType::F32) throw Error(std::string("input '") + what + "' must be float32");
+    if (t.shape() != shape)
+      throw Error(std::string("input '") + what + "' has shape " + format_dims(t.shape()) +
+                  " but the config needs " + format_dims(shape));
+  };
+  expect("query", in.query, {c.batch, c.tq, c.d_model});
+  expect("key", in.key, {c.batch, c.tk, c.d_model});
+  expect("value", in.value, {c.batch, c.tk, c.d_model});
+  if (in.mask_file.defined()) {
+    if (in.mask_file.dtype() != DType::Bool)
+      throw Error("the mask file must be bool (true = hidden), got float32");
+    const Dims full{c.batch, c.heads, c.tq, c.tk};
+    if (in.mask_file.dim() > 4 || broadcast_shapes(in.mask_file.shape(), full) != full)
+      throw Error("mask of shape " + format_dims(in.mask_file.shape()) +
+                  " does not broadcast to the scores' shape " + format_dims(full));
+  }
+}
+
+// [SECTION] weights
+
+MhaWeights init_weights(int64_t d, bool bias, uint64_t seed) {
+  const float bound = 1.0f / std::sqrt(static_cast<float>(d));
+  auto uniform = [&](const Dims& shape, Stream stream) {
+    Tensor t = Tensor::empty(shape);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.f32()[i] = (2.0f * random_uniform(seed, static_cast<uint64_t>(stream), i) - 1.0f) * bound;
+    return t;
+  };
+  auto make = [&](Stream w, Stream b) {
+    return Linear{uniform({d, d}, w), bias ? uniform({d}, b) : Tensor()};
+  };
+  return {make(Stream::WQ, Stream::BQ), make(Stream::WK, Stream::BK), make(Stream::WV, Stream::BV),
+          make(Stream::WO, Stream::BO)};
+}
+
+static const char* const kWeightNames[] = {"W_Q", "W_K", "W_V", "W_O"};
+
+MhaWeights load_weights(const std::string& dir, int64_t d, bool bias) {
+  MhaWeights w;
+  Linear* slots[] = {&w.W_Q, &w.W_K, &w.W_V, &w.W_O};
+  for (int i = 0; i < 4; ++i) {
+    const std::string base = dir + "/" + kWeightNames[i];
+    slots[i]->weight = read_npy(base + ".weight.npy");
+    if (slots[i]->weight.shape() != Dims{d, d} || slots[i]->weight.dtype() != DType::F32)
+      throw Error(base + ".weight.npy has shape " + format_dims(slots[i]->weight.shape()) +
+                  " but d_model " + std::to_string(d) + " needs float32 " + format_dims({d, d}));
+    if (!bias) continue;
+    if (!std::filesystem::exists(base + ".bias.npy"))
+      throw Error(base + ".bias.npy is missing (use --no-bias for weights without biases)");
+    slots[i]->bias = read_npy(base + ".bias.npy");
+    if (slots[i]->bias.shape() != Dims{d} || slots[i]->bias.dtype() != DType::F32)
+      throw Error(base + ".bias.npy has shape " + format_dims(slots[i]->bias.shape()) +
+                  " but d_model " + std::to_string(d) + " needs float32 " + format_dims({d}));
+  }
+  return w;
+}
+
+void save_weights(const MhaWeights& w, const std::string& dir) {
+  const Linear* slots[] = {&w.W_Q, &w.W_K, &w.W_V, &w.W_O};
+  for (int i = 0; i < 4; ++i) {
+    write_npy(dir + "/" + kWeightNames[i] + ".weight.npy", slots[i]->weight);
+    if (slots[i]->bias.defined()) write_npy(dir + "/" + kWeightNames[i] + ".bias.npy", slots[i]->bias);
+  }
+}
+
+// [SECTION] memory prediction
+
+int64_t predict_trace_bytes(const MhaConfig& c) {
+  validate(c);
+  const int64_t f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
+  const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f;
+  const int64_t score = B * h * Tq * Tk * f;
+  const bool masked = !c.mask.empty() || is_mask_bug(c.bug);
+  int64_t bytes = c.self_attention ? q_side : q_side + 2 * k_side;  // query key value
+  bytes += q_side + 2 * k_side;                                     // q_proj k_proj v_proj
+  bytes += 2 * score;                                               // scores scores_scaled
+  if (masked) bytes += score + 3 * B * Tq * Tk;                     // scores_masked, mask (+ its parts)
+  bytes += score;                                                   // alpha
+  if (c.train && c.dropout > 0) bytes += score;                     // alpha_dropped
+  bytes += 2 * q_side;                                              // ctx_heads ctx_contiguous
+  if (!c.wo_identity) bytes += q_side;                              // out
+  return bytes;
+}
+
+int64_t effective_mem_limit(const MhaConfig& c) {
+  if (c.mem_limit > 0) return c.mem_limit;
+  const int64_t physical = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  return physical / 4 * 3;
+}
+
+// [SECTION] forward
+
+namespace {
+
+Step input_step(const char* name, const Tensor& t) {
+  Step s;
+  s.name = name;
+  s.op = "input";
+  s.kind = StepKind::Input;
+  s.out = t;
+  return s;
+}
+
+Step made_step(const char* name, const char* op, std::vector<std::string> inputs, StepKind kind,
+               const Tensor& t, const std::string& backend) {
+  Step s;
+  s.name = name;
+  s.op = op;
+  s.inputs = std::move(inputs);
+  s.kind = kind;
+  s.out = t;
+  if (kind != StepKind::View) s.backend = backend;
+  return s;
+}
+
+Step skipped_step(const char* name, const char* op, std::vector<std::string> inputs, std::string why) {
+  Step s;
+  s.name = name;
+  s.op = op;
+  s.inputs = std::move(inputs);
+  s.kind = StepKind::Skipped;
+  s.note = std::move(why);
+  return s;
+}
+
+// The mask step's tensor and, for the two-fills bug, the two parts it is made of.
+struct MaskParts {
+  Tensor mask, first, second;
+};
+
+MaskParts make_mask(const MhaConfig& c, const Tensor& mask_file) {
+  MaskParts parts;
+  parts.mask = build_mask(c.mask, c.batch, c.tq, c.tk);  // (B,1,Tq,Tk) or undefined
+  if (mask_file.defined())
+    parts.mask = parts.mask.defined() ? mask_or(parts.mask, mask_file) : mask_file;
+  if (!parts.mask.defined()) return parts;
+  if (c.bug == Bug::MaskInverted) parts.mask = mask_not(parts.mask);
+  if (c.bug == Bug::MaskTwoFills && c.mask.causal && !mask_file.defined() &&
+      (!c.mask.key_lengths.empty() || !c.mask.query_lengths.empty())) {
+    parts.first = build_causal_mask(c.batch, c.tq, c.tk);
+    parts.second = build_padding_mask(c.mask, c.batch, c.tq, c.tk);
+  }
+  return parts;
+}
+
+}  // namespace
+
+ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be) {
+  validate(c);
+  check_inputs(c, in);
+  const int64_t need = predict_trace_bytes(c), limit = effective_mem_limit(c);
+  if (need > limit)
+    throw Error("this configuration needs " + human_bytes(need) + " (" + format_count(need) +
+                " bytes) to keep its trace, over the limit of " + human_bytes(limit) +
+                (c.mem_limit > 0 ? " (--mem-limit)" : " (75% of physical memory; --mem-limit overrides)") +
+                "; each (B,h,Tq,Tk) score tensor alone is " +
+                human_bytes(c.batch * c.heads * c.tq * c.tk * 4));
+  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads, dk = c.head_dim();
+  const std::string bn = be.name();
+  ForwardResult result;
+  Trace& t = result.trace;
+
+  // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
+  t.add(input_step("query", in.query));
+  t.add(input_step("key", in.key));
+  t.add(input_step("value", in.value));
+
+  // projections: x·Wᵀ + b                                 (B,T,d), new storage each
+  const Tensor q_proj = be.linear(in.query, w.W_Q.weight, w.W_Q.bias);
+  const Tensor k_proj = be.linear(in.key, w.W_K.weight, w.W_K.bias);
+  const Tensor v_proj = be.linear(in.value, w.W_V.weight, w.W_V.bias);
+  t.add(made_step("q_proj", "linear W_Q", {"query"}, StepKind::Compute, q_proj, bn));
+  t.add(made_step("k_proj", "linear W_K", {"key"}, StepKind::Compute, k_proj, bn));
+  t.add(made_step("v_proj", "linear W_V", {"value"}, StepKind::Compute, v_proj, bn));
+
+  // split the d axis into heads                           (B,T,h,dk)       view
+  const Tensor q_view = q_proj.view({B, Tq, h, dk});
+  const Tensor k_view = k_proj.view({B, Tk, h, dk});
+  const Tensor v_view = v_proj.view({B, Tk, h, dk});
+  t.add(made_step("q_view", "view", {"q_proj"}, StepKind::View, q_view, bn));
+  t.add(made_step("k_view", "view", {"k_proj"}, StepKind::View, k_view, bn));
+  t.add(made_step("v_view", "view", {"v_proj"}, StepKind::View, v_view, bn));
+
+  // heads first                                           (B,h,T,dk)       view, not contiguous
+  const Tensor q_heads = q_view.transpose(1, 2);
+  const Tensor k_heads = k_view.transpose(1, 2);
+  const Tensor v_heads = v_view.transpose(1, 2);
+  t.add(made_step("q_heads", "transpose(1,2)", {"q_view"}, StepKind::View, q_heads, bn));
+  t.add(made_step("k_heads", "transpose(1,2)", {"k_view"}, StepKind::View, k_heads, bn));
+  t.add(made_step("v_heads", "transpose(1,2)", {"v_view"}, StepKind::View, v_heads, bn));
+
+  // scores = q·kᵀ                                         (B,h,Tq,Tk)
+  const Tensor scores = be.qk(q_heads, k_heads);
+  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, StepKind::Compute, scores, bn));
+
+  // scale, mask, softmax                                  (B,h,Tq,Tk) each
+  const MaskParts mask = make_mask(c, in.mask_file);
+  SoftmaxSpec spec;
+  spec.scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(dk));
+  if (mask.mask.defined()) {
+    const Dims full{B, h, Tq, Tk};
+    spec.mask = (mask.first.defined() ? mask.first : mask.mask).expand(full);
+    if (mask.second.defined()) spec.mask2 = mask.second.expand(full);
+  }
+  if (c.bug == Bug::MaskFiniteFill) spec.fill = -1e9f;
+  spec.additive = c.bug == Bug::MaskAdditive;
+  if (c.bug == Bug::SoftmaxWrongAxis) spec.axis = -2;
+  spec.fp16_no_max = c.bug == Bug::SoftmaxNoMaxFp16;
+  const SoftmaxSteps sm = be.scale_mask_softmax(scores, spec);
+  t.add(made_step("scores_scaled", c.bug == Bug::NoScale ? "scale ×1 (no-scale bug)" : "scale ×1/√dk",
+                  {"scores"}, StepKind::Compute, sm.scaled, bn));
+  const char* softmax_input = "scores_scaled";
+  if (mask.mask.defined()) {
+    Step ms = made_step("mask", "build mask", {}, StepKind::Compute, mask.mask, "");
+    ms.note = format_mask_spec(c.mask);
+    t.add(std::move(ms));
+    const char* op = spec.additive                ? "scores + float(mask) (additive bug)"
+                     : mask.second.defined()      ? "masked_fill ×2 (two-fills bug)"
+                     : c.bug == Bug::MaskFiniteFill ? "masked_fill(-1e9)"
+                                                    : "masked_fill(-inf)";
+    t.add(made_step("scores_masked", op, {"scores_scaled", "mask"}, StepKind::Compute, sm.masked, bn));
+    softmax_input = "scores_masked";
+  } else {
+    t.add(skipped_step("mask", "build mask", {}, "no mask"));
+    t.add(skipped_step("scores_masked", "masked_fill(-inf)", {"scores_scaled", "mask"}, "no mask"));
+  }
+  const char* softmax_op = spec.axis == -2 ? "softmax(dim=-2) (wrong-axis bug)"
+                           : spec.fp16_no_max ? "softmax fp16 without max (bug)"
+                                              : "softmax(dim=-1)";
+  t.add(made_step("alpha", softmax_op, {softmax_input}, StepKind::Compute, sm.alpha, bn));
+
+  // dropout                                               (B,h,Tq,Tk)
+  Tensor alpha_used = sm.alpha;
+  const char* ctx_input = "alpha";
+  if (c.train && c.dropout > 0) {
+    alpha_used = be.dropout(sm.alpha, c.dropout, c.seed);
+    t.add(made_step("alpha_dropped", "dropout", {"alpha"}, StepKind::Compute, alpha_used, bn));
+    ctx_input = "alpha_dropped";
+  } else {
+    t.add(skipped_step("alpha_dropped", "dropout", {"alpha"},
+                       c.train ? "dropout p = 0" : "eval mode: dropout is the identity"));
+  }
+
+  // per-head context, then heads back next to each other  (B,h,Tq,dk) -> (B,Tq,h,dk)
+  const Tensor ctx_heads = be.av(alpha_used, v_heads);
+  t.add(made_step("ctx_heads", "matmul alpha·v", {ctx_input, "v_heads"}, StepKind::Compute, ctx_heads, bn));
+  const Tensor ctx_transposed = ctx_heads.transpose(1, 2);
+  t.add(made_step("ctx_transposed", "transpose(1,2)", {"ctx_heads"}, StepKind::View, ctx_transposed, bn));
+
+  if (c.bug == Bug::ViewWithoutContiguous) {  // the real error, from the real view()
+    t.add(skipped_step("ctx_contiguous", "contiguous()", {"ctx_transposed"},
+                       "left out by the view-without-contiguous bug"));
+    try {
+      (void)ctx_transposed.view({B, Tq, d});
+    } catch (const Error& e) {
+      result.error = e.what();
+    }
+    t.add(skipped_step("ctx_concat", "view", {"ctx_transposed"}, result.error));
+    t.add(skipped_step("out", "linear W_O", {"ctx_concat"}, "not reached: ctx_concat failed"));
+    return result;
+  }
+
+  // the one copy of the pass, then the concat view        (B,Tq,h,dk) -> (B,Tq,d)
+  const Tensor ctx_contiguous = be.contiguous(ctx_transposed);
+  t.add(made_step("ctx_contiguous", "contiguous()", {"ctx_transposed"}, StepKind::Copy, ctx_contiguous, bn));
+  const Tensor ctx_concat = ctx_contiguous.view({B, Tq, d});
+  t.add(made_step("ctx_concat", "view", {"ctx_contiguous"}, StepKind::View, ctx_concat, bn));
+
+  // output projection                                     (B,Tq,d)
+  if (c.wo_identity) {
+    t.add(made_step("out", "identity (W_O = I)", {"ctx_concat"}, StepKind::View, ctx_concat, bn));
+  } else {
+    const Tensor out = be.linear(ctx_concat, w.W_O.weight, w.W_O.bias);
+    t.add(made_step("out", "linear W_O", {"ctx_concat"}, StepKind::Compute, out, bn));
+  }
+  return result;
+}
+
+}  // namespace attnsim

@@ -1,0 +1,89 @@
+// Multi-head attention forward pass that keeps every intermediate under its step name.
+//
+// Follows the article's PyTorch class (d_model, h heads, dk = d_model / h):
+//   q = W_Q(query).view(B,Tq,h,dk).transpose(1,2)        # (B,h,Tq,dk)
+//   k = W_K(key).view(B,Tk,h,dk).transpose(1,2)          # (B,h,Tk,dk)
+//   v = W_V(value).view(B,Tk,h,dk).transpose(1,2)        # (B,h,Tk,dk)
+//   scores = q @ k.transpose(-2,-1) / sqrt(dk)           # (B,h,Tq,Tk)
+//   scores = scores.masked_fill(mask, -inf)              # mask (B,1,Tq,Tk), true = hidden
+//   alpha  = dropout(softmax(scores, dim=-1))            # (B,h,Tq,Tk)
+//   ctx    = (alpha @ v).transpose(1,2).contiguous().view(B,Tq,d)
+//   out    = W_O(ctx)                                    # (B,Tq,d)
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backend.h"
+#include "bugs.h"
+#include "mask.h"
+#include "trace.h"
+
+namespace attnsim {
+
+struct MhaConfig {
+  int64_t batch = 1;
+  int64_t tq = 6;
+  int64_t tk = 6;
+  int64_t d_model = 16;
+  int64_t heads = 4;
+  bool self_attention = true;  // query, key and value are one tensor (needs tq == tk)
+  bool bias = true;
+  uint64_t seed = 0;           // weights, inputs and dropout derive from it
+  float dropout = 0.0f;
+  bool train = false;          // dropout only applies in train mode
+  bool wo_identity = false;    // W_O replaced by the identity: out = ctx_concat
+  MaskSpec mask;
+  Bug bug = Bug::None;
+  int64_t mem_limit = 0;       // bytes; 0 means 75 % of physical memory
+
+  int64_t head_dim() const { return d_model / heads; }
+};
+
+// Throws Error naming the problem and the numbers (d_model % heads, sizes <= 0, ...).
+void validate(const MhaConfig& config);
+
+// torch.nn.Linear layout: weight (out, in), bias (out) or undefined.
+struct Linear {
+  Tensor weight;
+  Tensor bias;
+};
+
+struct MhaWeights {
+  Linear W_Q, W_K, W_V, W_O;
+};
+
+// nn.Linear's default init (uniform in ±1/sqrt(in)), deterministic in seed.
+MhaWeights init_weights(int64_t d_model, bool bias, uint64_t seed);
+// Reads DIR/W_Q.weight.npy, DIR/W_Q.bias.npy, ...; biases are optional files. Throws Error
+// naming the file and the expected shape.
+MhaWeights load_weights(const std::string& dir, int64_t d_model, bool bias);
+void save_weights(const MhaWeights& weights, const std::string& dir);
+
+struct MhaInputs {
+  Tensor query;      // (B,Tq,d)
+  Tensor key;        // (B,Tk,d); same tensor as query for self-attention
+  Tensor value;      // (B,Tk,d)
+  Tensor mask_file;  // optional bool mask broadcastable to (B,h,Tq,Tk); ORed with config.mask
+};
+
+// Standard normal inputs, deterministic in seed.
+MhaInputs random_inputs(const MhaConfig& config);
+// Throws Error when shapes do not match the config.
+void check_inputs(const MhaConfig& config, const MhaInputs& inputs);
+
+// Bytes the trace of this config will hold, computed before anything is allocated.
+int64_t predict_trace_bytes(const MhaConfig& config);
+int64_t effective_mem_limit(const MhaConfig& config);
+
+// Runs the forward pass. Throws Error on a bad config or one whose predicted memory
+// exceeds the limit. With Bug::ViewWithoutContiguous the pass stops at ctx_concat: the
+// steps before it are kept and `error` holds the engine's real message.
+struct ForwardResult {
+  Trace trace;
+  std::string error;
+};
+ForwardResult forward(const MhaConfig& config, const MhaWeights& weights,
+                      const MhaInputs& inputs, Backend& backend = cpu_backend());
+
+}  // namespace attnsim

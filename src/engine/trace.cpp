@@ -1,0 +1,107 @@
+#include "trace.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "error.h"
+
+namespace attnsim {
+
+bool is_step_name(const std::string& name) {
+  return std::find(kStepNames.begin(), kStepNames.end(), name) != kStepNames.end();
+}
+
+const char* step_kind_name(StepKind kind) {
+  switch (kind) {
+    case StepKind::Input: return "input";
+    case StepKind::View: return "view";
+    case StepKind::Copy: return "copy";
+    case StepKind::Compute: return "compute";
+    case StepKind::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+NonFinite count_nonfinite(const Tensor& t) {
+  NonFinite c;
+  if (!t.defined() || t.dtype() != DType::F32) return c;
+  const float* base = t.f32() - t.offset();
+  auto visit = [&](float v) {
+    if (std::isnan(v)) ++c.nan;
+    else if (std::isinf(v)) ++(v < 0 ? c.neginf : c.posinf);
+  };
+  if (t.is_contiguous()) {
+    const float* p = t.f32();
+    for (int64_t i = 0, n = t.numel(); i < n; ++i)
+      if (!std::isfinite(p[i])) visit(p[i]);
+  } else {
+    for_each_element(t, [&](int64_t, int64_t pos) { if (!std::isfinite(base[pos])) visit(base[pos]); });
+  }
+  return c;
+}
+
+const Step* Trace::find(const std::string& name) const {
+  for (const Step& s : steps)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const Step& Trace::at(const std::string& name) const {
+  if (const Step* s = find(name)) return *s;
+  throw Error("the trace has no step named '" + name + "'");
+}
+
+void Trace::add(Step step) {
+  if (step.out.defined()) {
+    const int64_t id = step.out.storage()->id;
+    auto it = std::find(seen_storage_ids_.begin(), seen_storage_ids_.end(), id);
+    if (it == seen_storage_ids_.end()) {
+      seen_storage_ids_.push_back(id);
+      it = seen_storage_ids_.end() - 1;
+      if (step.kind != StepKind::Input && step.kind != StepKind::View)
+        step.new_bytes = step.out.storage()->nbytes;
+    }
+    step.storage_id = (it - seen_storage_ids_.begin()) + 1;
+    if (step.kind == StepKind::Copy) step.copied_bytes = step.new_bytes;
+    // A tensor that covers every element of its storage once (any permutation view of a
+    // full storage) has the storage's counts: count each storage once, not once per view.
+    const Tensor& t = step.out;
+    const bool covers_storage =
+        t.nbytes() == t.storage()->nbytes &&
+        std::none_of(t.strides().begin(), t.strides().end(), [](int64_t s) { return s == 0; });
+    NonFinite c;
+    auto cached = std::find_if(counted_.begin(), counted_.end(),
+                               [&](const auto& e) { return e.first == id; });
+    if (covers_storage && cached != counted_.end()) {
+      c = cached->second;
+    } else {
+      c = count_nonfinite(t);
+      if (covers_storage) counted_.emplace_back(id, c);
+    }
+    step.nan_count = c.nan;
+    step.neginf_count = c.neginf;
+    step.posinf_count = c.posinf;
+  }
+  steps.push_back(std::move(step));
+}
+
+int64_t Trace::held_bytes() const {
+  std::vector<const Storage*> seen;
+  int64_t total = 0;
+  for (const Step& s : steps) {
+    if (!s.out.defined()) continue;
+    const Storage* st = s.out.storage().get();
+    if (std::find(seen.begin(), seen.end(), st) != seen.end()) continue;
+    seen.push_back(st);
+    total += st->nbytes;
+  }
+  return total;
+}
+
+std::string Trace::first_nan_step() const {
+  for (const Step& s : steps)
+    if (s.nan_count > 0) return s.name;
+  return "";
+}
+
+}  // namespace attnsim
