@@ -1,0 +1,201 @@
+// attnsim-cli flash: the forward pass with the tiled FlashAttention core (online softmax),
+// its tile counts, memory and slow-memory traffic beside the standard path's, optionally
+// checked against the standard path (--compare) and timed against it (--bench N).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "commands.h"
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/flash.h"
+#include "engine/flash_json.h"
+#include "engine/npy.h"
+#include "engine/trace_json.h"
+#include "options.h"
+
+namespace attnsim::cli {
+
+namespace {
+
+struct FlashCliOptions {
+  ModelOptions model;
+  int64_t block_q = 0, block_k = 0;
+  int threads = 0;
+  std::string dump;
+  std::string tiles_head;  // "B:H" -> record only that head's tile events
+  bool compare = false;
+  bool json = false;
+  int bench = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void parse_tiles_head(const std::string& text, FlashOptions& o) {
+  const size_t colon = text.find(':');
+  try {
+    size_t used1 = 0, used2 = 0;
+    const std::string a = text.substr(0, colon), b = colon == std::string::npos ? "" : text.substr(colon + 1);
+    o.trace_batch = std::stoll(a, &used1);
+    o.trace_head = std::stoll(b, &used2);
+    if (used1 != a.size() || used2 != b.size() || o.trace_batch < 0 || o.trace_head < 0) throw 0;
+  } catch (...) {
+    throw Error("--tiles-head '" + text + "' is not B:H (a batch element and a head, e.g. 0:3)");
+  }
+}
+
+nlohmann::json io_json(const FlashIo& io) {
+  return {{"reads", io.reads}, {"writes", io.writes}, {"bytes", 4 * (io.reads + io.writes)}};
+}
+
+nlohmann::json figures_json(const FlashCompareFigures& f) {
+  return {{"max_abs_diff", f.max_abs_diff}, {"tolerance", f.tolerance}, {"std_error_vs_f64", f.std_error},
+          {"flash_error_vs_f64", f.flash_error}, {"floor", f.floor}, {"nan_both", f.nan_count},
+          {"nan_mismatches", f.nan_mismatches}, {"ok", f.ok()}};
+}
+
+}  // namespace
+
+Runner add_flash_command(CLI::App& app) {
+  auto opts = std::make_shared<FlashCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "flash", "forward pass with the tiled FlashAttention core: tiles, memory, slow-memory traffic");
+  add_model_options(*cmd, opts->model);
+  cmd->add_option("--block-q", opts->block_q, "Br: query rows per block (default: sized for this CPU's L2)");
+  cmd->add_option("--block-k", opts->block_k, "Bc: key/value rows per block (default: sized for L2)");
+  cmd->add_option("--threads", opts->threads, "worker threads over (b, h, query block); default: all cores");
+  cmd->add_option("--dump", opts->dump, "write DIR/out.npy, DIR/tiles.json (every tile event) and DIR/trace.json");
+  cmd->add_option("--tiles-head", opts->tiles_head, "with --dump: record the tile events of one head only, B:H");
+  cmd->add_flag("--compare", opts->compare,
+                "also run the standard path: max abs difference and the tolerance 2·|std32 − f64| + floor");
+  cmd->add_option("--bench", opts->bench, "time N runs of the tiled and of the standard path, interleaved; print medians");
+  cmd->add_flag("--json", opts->json, "print the summary as JSON");
+  return [opts] {
+    const Model m = build_model(opts->model);
+    Backend& backend = backend_by_name(opts->model.backend);
+    if (opts->model.backend != "cpu")
+      throw Error("flash runs its tiled core on the CPU only for now (--backend cpu)");
+    FlashOptions fo;
+    fo.block_q = opts->block_q;
+    fo.block_k = opts->block_k;
+    if (fo.block_q < 0 || fo.block_k < 0) throw Error("--block-q and --block-k must be positive");
+    fo.threads = opts->threads;
+    fo.mem_limit = m.config.mem_limit;
+    if (!opts->tiles_head.empty() && opts->dump.empty()) throw Error("--tiles-head only applies with --dump");
+    if (!opts->dump.empty()) {
+      fo.record_tiles = true;
+      if (!opts->tiles_head.empty()) parse_tiles_head(opts->tiles_head, fo);
+    }
+    if (opts->bench < 0) throw Error("--bench wants a positive number of runs");
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const FlashResult r = flash_forward(m.config, m.weights, m.inputs, fo, backend);
+    const double flash_seconds = seconds_since(t0);
+    const FlashStats& st = r.core.stats;
+    const FlashShape& s = st.shape;
+    const double scale = m.config.bug == Bug::NoScale ? 1.0 : 1.0 / std::sqrt(double(s.head_dim));
+
+    FlashComparison cmp;
+    if (opts->compare) cmp = compare_flash_with_standard(m.config, m.weights, m.inputs, r, backend);
+
+    std::vector<double> t_flash, t_std;
+    if (opts->bench > 0) {
+      FlashOptions quiet = fo;
+      quiet.record_tiles = false;
+      for (int i = 0; i < opts->bench; ++i) {
+        auto a = std::chrono::steady_clock::now();
+        { const FlashResult x = flash_forward(m.config, m.weights, m.inputs, quiet, backend); }
+        t_flash.push_back(seconds_since(a));
+        a = std::chrono::steady_clock::now();
+        { const ForwardResult y = forward(m.config, m.weights, m.inputs, backend); }
+        t_std.push_back(seconds_since(a));
+      }
+    }
+
+    if (!opts->dump.empty())
+      write_folder_atomically(opts->dump, [&](const std::string& dir) {
+        write_npy(dir + "/out.npy", r.trace.at("out").out);
+        std::ofstream tiles(dir + "/tiles.json");
+        write_flash_tiles_json(tiles, r.core, scale);
+        std::ofstream trace(dir + "/trace.json");
+        trace << trace_to_json(m.config, r.trace).dump(2) << '\n';
+        if (!tiles || !trace) throw Error(opts->dump + ": cannot write tiles.json / trace.json");
+      });
+
+    const int64_t out_nan = r.trace.at("out").nan_count;
+    if (opts->json) {
+      nlohmann::json j;
+      j["config"] = config_to_json(m.config);
+      j["block_q"] = s.block_q;
+      j["block_k"] = s.block_k;
+      j["q_blocks"] = s.q_blocks();
+      j["k_blocks"] = s.k_blocks();
+      j["threads"] = st.threads;
+      j["tiles"] = {{"total", st.tiles_total}, {"visited", st.tiles_visited}, {"skipped", st.tiles_skipped}};
+      j["io_tiled"] = io_json(st.io);
+      j["io_tiled_closed_form"] = io_json(flash_io_tiled(s, FlashMask::from_spec(m.config.mask, m.inputs.mask_file)));
+      j["io_standard"] = io_json(st.io_standard);
+      j["bytes"] = {{"fast_per_worker", st.fast_bytes},
+                    {"tiled_core", st.core_bytes},
+                    {"standard_core_S_P", st.standard_core_bytes},
+                    {"tiled_trace_held", r.trace.held_bytes()},
+                    {"tiled_predicted", r.predicted_bytes},
+                    {"standard_trace_predicted", r.standard_trace_bytes}};
+      j["seconds"] = flash_seconds;
+      j["out_nan_count"] = out_nan;
+      if (opts->compare) {
+        j["compare"] = {{"ctx_heads", figures_json(cmp.ctx_heads)}, {"out", figures_json(cmp.out)},
+                        {"standard_trace_held", cmp.standard_bytes}};
+      }
+      if (opts->bench > 0)
+        j["bench"] = {{"runs", opts->bench}, {"tiled_median_s", median(t_flash)},
+                      {"standard_median_s", median(t_std)}, {"ratio_tiled_over_standard", median(t_flash) / median(t_std)}};
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      const MhaConfig& c = m.config;
+      std::printf("flash attention (tiled, online softmax): B=%lld Tq=%lld Tk=%lld d_model=%lld h=%lld d_k=%lld  mask=%s%s\n",
+                  (long long)c.batch, (long long)c.tq, (long long)c.tk, (long long)c.d_model, (long long)c.heads,
+                  (long long)c.head_dim(), format_mask_spec(c.mask).c_str(), m.inputs.mask_file.defined() ? " + mask file" : "");
+      std::printf("blocks         Br=%lld Bc=%lld -> %lld x %lld tiles per head; %s visited, %s skipped (wholly hidden), %d threads\n",
+                  (long long)s.block_q, (long long)s.block_k, (long long)s.q_blocks(), (long long)s.k_blocks(),
+                  format_count(st.tiles_visited).c_str(), format_count(st.tiles_skipped).c_str(), st.threads);
+      std::printf("fast memory    %s per worker (Q_i, K_j, V_j, S/P tile, O_i, m, l)\n", human_bytes(st.fast_bytes).c_str());
+      std::printf("held           tiled core %s (out, m, l, workers) vs standard S+P %s; whole tiled trace %s vs `trace` %s\n",
+                  human_bytes(st.core_bytes).c_str(), human_bytes(st.standard_core_bytes).c_str(),
+                  human_bytes(r.trace.held_bytes()).c_str(), human_bytes(r.standard_trace_bytes).c_str());
+      std::printf("slow memory    tiled   reads %s, writes %s elements (%s)\n", format_count(st.io.reads).c_str(),
+                  format_count(st.io.writes).c_str(), human_bytes(4 * (st.io.reads + st.io.writes)).c_str());
+      std::printf("               standard reads %s, writes %s elements (%s), %.1fx the tiled traffic\n",
+                  format_count(st.io_standard.reads).c_str(), format_count(st.io_standard.writes).c_str(),
+                  human_bytes(4 * (st.io_standard.reads + st.io_standard.writes)).c_str(),
+                  double(st.io_standard.reads + st.io_standard.writes) / double(st.io.reads + st.io.writes));
+      std::printf("time           %.3f s (whole pass)%s\n", flash_seconds,
+                  out_nan ? ("; out has " + format_count(out_nan) + " NaN (fully hidden rows, as in the standard path)").c_str() : "");
+      if (opts->compare) {
+        for (auto [name, f] : {std::pair{"ctx_heads", &cmp.ctx_heads}, std::pair{"out", &cmp.out}})
+          std::printf("compare %-9s max|flash − std| = %.3g  tolerance %.3g (2 × |std32 − f64| = 2 × %.3g, + floor %.3g); "
+                      "|flash − f64| = %.3g; NaN both %lld, mismatched %lld  -> %s\n",
+                      name, f->max_abs_diff, f->tolerance, f->std_error, f->floor, f->flash_error,
+                      (long long)f->nan_count, (long long)f->nan_mismatches, f->ok() ? "OK" : "FAIL");
+      }
+      if (opts->bench > 0)
+        std::printf("bench          %d runs: tiled median %.3f s, standard median %.3f s, ratio %.2f\n", opts->bench,
+                    median(t_flash), median(t_std), median(t_flash) / median(t_std));
+      if (!opts->dump.empty()) std::printf("dumped         %s/out.npy, tiles.json (%s events), trace.json\n",
+                                           opts->dump.c_str(), format_count(r.core.events.size()).c_str());
+    }
+    return opts->compare && !(cmp.ctx_heads.ok() && cmp.out.ok()) ? 1 : 0;
+  };
+}
+
+}  // namespace attnsim::cli

@@ -1,0 +1,619 @@
+// The tiled FlashAttention core on the CPU (see flash.h for the algorithm and its shapes).
+//
+// Index
+//   [SECTION] masks            FlashMask, the per-row visible key interval
+//   [SECTION] block sizes and the IO model
+//   [SECTION] tile kernels     S = Q·Kᵀ, O += P·V on padded fast buffers
+//   [SECTION] the tiled core   one work item = (b, h, query block), FlashAttention-2 order
+//   [SECTION] the forward pass
+#include "flash.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "cost.h"
+#include "error.h"
+
+namespace attnsim {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+std::string n2s(int64_t v) { return std::to_string(v); }
+
+int64_t physical_limit() {
+  const int64_t physical = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  return physical / 4 * 3;
+}
+
+}  // namespace
+
+// [SECTION] masks ------------------------------------------------------------------------------
+
+FlashMask FlashMask::from_spec(const MaskSpec& spec, const Tensor& dense) {
+  FlashMask m;
+  m.causal = spec.causal;
+  m.key_lengths = spec.key_lengths;
+  m.query_lengths = spec.query_lengths;
+  m.side = spec.side;
+  m.dense = dense;
+  return m;
+}
+
+namespace {
+
+// The mask prepared for one run: lengths checked, the dense part expanded to (B,h,Tq,Tk).
+struct MaskPlan {
+  const FlashMask* mask;
+  int64_t tq, tk;
+  Tensor dense;  // (B,h,Tq,Tk) bool view with broadcast strides, or undefined
+
+  // Visible keys of row i of batch b from the structured parts: [lo, hi) (empty: lo >= hi).
+  void row_interval(int64_t b, int64_t i, int64_t* lo, int64_t* hi) const {
+    int64_t a = 0, z = tk;
+    const FlashMask& m = *mask;
+    if (!m.query_lengths.empty()) {
+      const int64_t len = m.query_lengths[b];
+      const bool pad = m.side == PadSide::Right ? i >= len : i < tq - len;
+      if (pad) z = 0;
+    }
+    if (!m.key_lengths.empty()) {
+      const int64_t len = m.key_lengths[b];
+      if (m.side == PadSide::Right) z = std::min(z, len);
+      else a = std::max(a, tk - len);
+    }
+    if (m.causal) z = std::min(z, i + 1);
+    *lo = a;
+    *hi = z;
+  }
+  bool dense_hidden(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    if (!dense.defined()) return false;
+    const Dims& s = dense.strides();
+    return dense.b8()[b * s[0] + h * s[1] + i * s[2] + j * s[3]] != 0;
+  }
+  bool hidden(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    int64_t lo, hi;
+    row_interval(b, i, &lo, &hi);
+    return j < lo || j >= hi || dense_hidden(b, h, i, j);
+  }
+  // Every score of rows [q0, q0+rows) x keys [k0, k0+cols) hidden?
+  bool tile_hidden(int64_t b, int64_t h, int64_t q0, int64_t rows, int64_t k0, int64_t cols) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t lo, hi;
+      row_interval(b, q0 + r, &lo, &hi);
+      lo = std::max(lo, k0);
+      hi = std::min(hi, k0 + cols);
+      if (lo >= hi) continue;
+      if (!dense.defined()) return false;
+      for (int64_t j = lo; j < hi; ++j)
+        if (!dense_hidden(b, h, q0 + r, j)) return false;
+    }
+    return true;
+  }
+};
+
+void check_lengths(const char* what, const std::vector<int64_t>& lengths, int64_t batch, int64_t limit) {
+  if (lengths.empty()) return;
+  if (static_cast<int64_t>(lengths.size()) != batch)
+    throw Error(std::string(what) + " has " + n2s(lengths.size()) + " lengths but the batch has " +
+                n2s(batch));
+  for (int64_t len : lengths)
+    if (len < 0 || len > limit)
+      throw Error(std::string(what) + " length " + n2s(len) + " is outside 0.." + n2s(limit));
+}
+
+MaskPlan plan_mask(const FlashMask& mask, int64_t B, int64_t H, int64_t tq, int64_t tk) {
+  check_lengths("key-padding", mask.key_lengths, B, tk);
+  check_lengths("query-padding", mask.query_lengths, B, tq);
+  MaskPlan plan{&mask, tq, tk, Tensor()};
+  if (mask.dense.defined()) {
+    const Dims full{B, H, tq, tk};
+    if (mask.dense.dtype() != DType::Bool)
+      throw Error("the mask must be bool (true = hidden), got " + std::string(dtype_name(mask.dense.dtype())));
+    if (mask.dense.dim() > 4 || broadcast_shapes(mask.dense.shape(), full) != full)
+      throw Error("mask of shape " + format_dims(mask.dense.shape()) +
+                  " does not broadcast to the scores' shape " + format_dims(full));
+    Dims shape = mask.dense.shape();
+    Tensor d = mask.dense;
+    while (shape.size() < 4) shape.insert(shape.begin(), 1);
+    if (d.dim() < 4) d = d.reshape(shape);  // view when possible
+    plan.dense = d.expand(full);            // view, broadcast dims get stride 0
+  }
+  return plan;
+}
+
+}  // namespace
+
+bool FlashMask::hidden(int64_t b, int64_t h, int64_t i, int64_t j, int64_t tq, int64_t tk) const {
+  MaskPlan plan{this, tq, tk, Tensor()};
+  if (dense.defined()) {
+    Dims shape = dense.shape();
+    while (shape.size() < 4) shape.insert(shape.begin(), 1);
+    const Tensor d = dense.dim() < 4 ? dense.reshape(shape) : dense;
+    const Dims& s = d.strides();
+    const int64_t idx[4] = {b, h, i, j};
+    int64_t pos = 0;
+    for (int k = 0; k < 4; ++k) pos += (d.size(k) == 1 ? 0 : idx[k]) * s[k];
+    if (d.b8()[pos]) return true;
+  }
+  return plan.hidden(b, h, i, j);
+}
+
+// [SECTION] block sizes and the IO model -------------------------------------------------------
+
+FlashBlocks default_flash_blocks(int64_t dk, int64_t l2_bytes) {
+  if (l2_bytes <= 0) {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    l2_bytes = l2 > 0 ? l2 : (1 << 20);
+  }
+  const int64_t m_floats = l2_bytes / 4 / 4;  // fast memory M: a quarter of L2, in floats
+  const int64_t bc = std::clamp<int64_t>(m_floats / (4 * std::max<int64_t>(dk, 1)), 1, 1024);
+  const int64_t br = std::clamp<int64_t>(std::min(bc, dk), 1, 1024);
+  return {br, bc};
+}
+
+FlashIo flash_io_standard(const FlashShape& s) {
+  const int64_t heads = s.batch * s.heads, dk = s.head_dim;
+  FlashIo io;
+  io.reads = heads * (s.tq * dk + 2 * s.tk * dk + 2 * s.tq * s.tk);
+  io.writes = heads * (2 * s.tq * s.tk + s.tq * dk);
+  return io;
+}
+
+FlashIo flash_io_tiled_no_skip(const FlashShape& s) {
+  const int64_t heads = s.batch * s.heads, dk = s.head_dim;
+  return {heads * (s.tq * dk + 2 * s.q_blocks() * s.tk * dk), heads * s.tq * dk};
+}
+
+bool flash_tile_hidden(const FlashShape& s, const FlashMask& mask, int64_t b, int64_t h,
+                       int64_t qb, int64_t kb) {
+  const MaskPlan plan = plan_mask(mask, s.batch, s.heads, s.tq, s.tk);
+  const int64_t q0 = qb * s.block_q, k0 = kb * s.block_k;
+  return plan.tile_hidden(b, h, q0, std::min(s.block_q, s.tq - q0), k0, std::min(s.block_k, s.tk - k0));
+}
+
+FlashIo flash_io_tiled(const FlashShape& s, const FlashMask& mask) {
+  const MaskPlan plan = plan_mask(mask, s.batch, s.heads, s.tq, s.tk);
+  const int64_t dk = s.head_dim;
+  FlashIo io;
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t h = 0; h < s.heads; ++h)
+      for (int64_t qb = 0; qb < s.q_blocks(); ++qb) {
+        const int64_t q0 = qb * s.block_q, rows = std::min(s.block_q, s.tq - q0);
+        io.reads += rows * dk;   // Q_i
+        io.writes += rows * dk;  // out_i
+        for (int64_t kb = 0; kb < s.k_blocks(); ++kb) {
+          const int64_t k0 = kb * s.block_k, cols = std::min(s.block_k, s.tk - k0);
+          if (!plan.tile_hidden(b, h, q0, rows, k0, cols)) io.reads += 2 * cols * dk;  // K_j, V_j
+        }
+      }
+  return io;
+}
+
+int64_t flash_fast_bytes(int64_t rows, int64_t cols, int64_t dk) {
+  return 4 * (rows * dk + 2 * cols * dk + rows * cols + rows * dk + 2 * rows);
+}
+
+const char* flash_event_kind_name(FlashEventKind kind) {
+  switch (kind) {
+    case FlashEventKind::Tile: return "tile";
+    case FlashEventKind::Skipped: return "skipped";
+    case FlashEventKind::Final: return "final";
+  }
+  return "?";
+}
+
+namespace {
+
+bool traced_head(const FlashOptions& o, int64_t b, int64_t h) {
+  return o.record_tiles && (o.trace_batch < 0 || o.trace_batch == b) && (o.trace_head < 0 || o.trace_head == h);
+}
+
+// Tensor bytes plus a rough per-tensor and per-event overhead.
+constexpr int64_t kTensorOverhead = 160;
+constexpr int64_t kEventOverhead = static_cast<int64_t>(sizeof(FlashEvent));
+
+}  // namespace
+
+int64_t predict_flash_tile_trace_bytes(const FlashShape& s, const FlashOptions& o) {
+  if (!o.record_tiles) return 0;
+  const int64_t bs = o.trace_batch >= 0 ? 1 : s.batch, hs = o.trace_head >= 0 ? 1 : s.heads;
+  const int64_t dk = s.head_dim;
+  // Upper bound: every tile visited. Σ rows·cols over tiles = Tq·Tk; Σ rows = Tq per k block.
+  const int64_t tiles = s.q_blocks() * s.k_blocks();
+  const int64_t tile_bytes = 4 * (2 * s.tq * s.tk + 5 * s.tq * s.k_blocks() + s.tq * s.k_blocks() * dk) +
+                             tiles * (kEventOverhead + 8 * kTensorOverhead);
+  const int64_t final_bytes = 4 * (2 * s.tq + s.tq * dk) + s.q_blocks() * (kEventOverhead + 3 * kTensorOverhead);
+  return bs * hs * (tile_bytes + final_bytes);
+}
+
+// [SECTION] tile kernels -----------------------------------------------------------------------
+//
+// Fast buffers are padded so the kernels run on whole vectors: rows to a multiple of 4,
+// columns and dk to a multiple of 32. Padding is zero and never read back as a result.
+
+namespace {
+
+using v16 = float __attribute__((vector_size(64), aligned(4)));  // 16 floats, unaligned loads ok
+
+constexpr int64_t kRowPad = 4, kColPad = 32;
+int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+// S (rows_p, ldS) = Q (rows_p, ldQ) · KT (dk, ldK), cols_p columns (multiple of 32).
+void tile_qk(const float* Q, int64_t ldq, const float* KT, int64_t ldk, float* S, int64_t lds,
+             int64_t rows_p, int64_t cols_p, int64_t dk) {
+  for (int64_t r = 0; r < rows_p; r += 4)
+    for (int64_t j = 0; j < cols_p; j += 32) {
+      v16 a00 = {}, a01 = {}, a10 = {}, a11 = {}, a20 = {}, a21 = {}, a30 = {}, a31 = {};
+      const float* q0 = Q + r * ldq;
+      for (int64_t c = 0; c < dk; ++c) {
+        const v16 k0 = *reinterpret_cast<const v16*>(KT + c * ldk + j);
+        const v16 k1 = *reinterpret_cast<const v16*>(KT + c * ldk + j + 16);
+        const float x0 = q0[c], x1 = q0[ldq + c], x2 = q0[2 * ldq + c], x3 = q0[3 * ldq + c];
+        a00 += x0 * k0; a01 += x0 * k1;
+        a10 += x1 * k0; a11 += x1 * k1;
+        a20 += x2 * k0; a21 += x2 * k1;
+        a30 += x3 * k0; a31 += x3 * k1;
+      }
+      float* s = S + r * lds + j;
+      *reinterpret_cast<v16*>(s) = a00; *reinterpret_cast<v16*>(s + 16) = a01;
+      *reinterpret_cast<v16*>(s + lds) = a10; *reinterpret_cast<v16*>(s + lds + 16) = a11;
+      *reinterpret_cast<v16*>(s + 2 * lds) = a20; *reinterpret_cast<v16*>(s + 2 * lds + 16) = a21;
+      *reinterpret_cast<v16*>(s + 3 * lds) = a30; *reinterpret_cast<v16*>(s + 3 * lds + 16) = a31;
+    }
+}
+
+// O (rows_p, ldO) += P (rows_p, ldP) · V (cols, ldV), dk_p columns (multiple of 32).
+void tile_pv(const float* P, int64_t ldp, const float* V, int64_t ldv, float* O, int64_t ldo,
+             int64_t rows_p, int64_t cols, int64_t dk_p) {
+  for (int64_t r = 0; r < rows_p; r += 4)
+    for (int64_t c = 0; c < dk_p; c += 32) {
+      float* o = O + r * ldo + c;
+      v16 a00 = *reinterpret_cast<v16*>(o), a01 = *reinterpret_cast<v16*>(o + 16);
+      v16 a10 = *reinterpret_cast<v16*>(o + ldo), a11 = *reinterpret_cast<v16*>(o + ldo + 16);
+      v16 a20 = *reinterpret_cast<v16*>(o + 2 * ldo), a21 = *reinterpret_cast<v16*>(o + 2 * ldo + 16);
+      v16 a30 = *reinterpret_cast<v16*>(o + 3 * ldo), a31 = *reinterpret_cast<v16*>(o + 3 * ldo + 16);
+      const float* p0 = P + r * ldp;
+      for (int64_t j = 0; j < cols; ++j) {
+        const v16 v0 = *reinterpret_cast<const v16*>(V + j * ldv + c);
+        const v16 v1 = *reinterpret_cast<const v16*>(V + j * ldv + c + 16);
+        const float x0 = p0[j], x1 = p0[ldp + j], x2 = p0[2 * ldp + j], x3 = p0[3 * ldp + j];
+        a00 += x0 * v0; a01 += x0 * v1;
+        a10 += x1 * v0; a11 += x1 * v1;
+        a20 += x2 * v0; a21 += x2 * v1;
+        a30 += x3 * v0; a31 += x3 * v1;
+      }
+      *reinterpret_cast<v16*>(o) = a00; *reinterpret_cast<v16*>(o + 16) = a01;
+      *reinterpret_cast<v16*>(o + ldo) = a10; *reinterpret_cast<v16*>(o + ldo + 16) = a11;
+      *reinterpret_cast<v16*>(o + 2 * ldo) = a20; *reinterpret_cast<v16*>(o + 2 * ldo + 16) = a21;
+      *reinterpret_cast<v16*>(o + 3 * ldo) = a30; *reinterpret_cast<v16*>(o + 3 * ldo + 16) = a31;
+    }
+}
+
+// A 64-byte aligned float buffer, zeroed.
+struct FastBuffer {
+  float* p = nullptr;
+  explicit FastBuffer(int64_t n) {
+    const size_t bytes = static_cast<size_t>(round_up(std::max<int64_t>(n, 16) * 4, 64));
+    p = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (!p) throw Error("flash: cannot allocate " + human_bytes(static_cast<int64_t>(bytes)) + " of fast buffers");
+    std::memset(p, 0, bytes);
+  }
+  ~FastBuffer() { std::free(p); }
+  FastBuffer(const FastBuffer&) = delete;
+  FastBuffer& operator=(const FastBuffer&) = delete;
+};
+
+Tensor tensor_from(const float* src, int64_t rows, int64_t cols, int64_t ld) {  // (rows, cols) copy
+  Tensor t = Tensor::empty({rows, cols});
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(t.f32() + r * cols, src + r * ld, sizeof(float) * cols);
+  return t;
+}
+Tensor vector_from(const float* src, int64_t n) {  // (n) copy
+  Tensor t = Tensor::empty({n});
+  std::memcpy(t.f32(), src, sizeof(float) * n);
+  return t;
+}
+
+}  // namespace
+
+// [SECTION] the tiled core ---------------------------------------------------------------------
+
+namespace {
+
+struct CoreArgs {
+  const Tensor *q, *k, *v;
+  const MaskPlan* mask;
+  float scale;
+  FlashShape s;
+  const FlashOptions* options;
+  float *out, *m, *l;  // (B,h,Tq,dk), (B,h,Tq), (B,h,Tq) contiguous
+};
+
+// Per work item: counters and the events it recorded (io filled in afterwards).
+struct ItemResult {
+  int64_t visited = 0, skipped = 0;
+  FlashIo io;
+  FlashIo io_std;                     // the standard path's traffic for the same cells
+  std::vector<FlashEvent> events;
+  std::vector<FlashIo> event_io;      // tiled traffic of each event (delta)
+  std::vector<FlashIo> event_io_std;  // standard traffic of each event (delta)
+};
+
+// The working set of one worker, sized for full tiles.
+struct Worker {
+  int64_t br_p, bc_p, dk_p;
+  FastBuffer Q, KT, V, S, O;
+  std::vector<float> m, l, m_prev, l_prev, c;
+  std::vector<int64_t> lo, hi;
+  Worker(int64_t br, int64_t bc, int64_t dk)
+      : br_p(round_up(br, kRowPad)), bc_p(round_up(bc, kColPad)), dk_p(round_up(dk, kColPad)),
+        Q(br_p * dk_p), KT(dk_p * bc_p), V(bc_p * dk_p), S(br_p * bc_p), O(br_p * dk_p),
+        m(br_p), l(br_p), m_prev(br_p), l_prev(br_p), c(br_p), lo(br_p), hi(br_p) {}
+};
+
+void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, ItemResult& res) {
+  const FlashShape& s = a.s;
+  const int64_t dk = s.head_dim, dk_p = w.dk_p, bc_p = w.bc_p;
+  const int64_t q0 = qb * s.block_q, rows = std::min(s.block_q, s.tq - q0);
+  const int64_t rows_p = round_up(rows, kRowPad);
+  const bool record = traced_head(*a.options, b, h);
+  const Dims& qs = a.q->strides();
+  const Dims& ks = a.k->strides();
+  const Dims& vs = a.v->strides();
+  const float* qbase = a.q->f32() + b * qs[0] + h * qs[1];
+  const float* kbase = a.k->f32() + b * ks[0] + h * ks[1];
+  const float* vbase = a.v->f32() + b * vs[0] + h * vs[1];
+
+  // read Q_i                                                   (rows, dk) -> fast (rows_p, dk_p)
+  std::memset(w.Q.p, 0, sizeof(float) * rows_p * dk_p);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < dk; ++c) w.Q.p[r * dk_p + c] = qbase[(q0 + r) * qs[2] + c * qs[3]];
+  // O_i = 0, m_i = -inf, l_i = 0
+  std::memset(w.O.p, 0, sizeof(float) * rows_p * dk_p);
+  std::fill(w.m.begin(), w.m.end(), kNegInf);
+  std::fill(w.l.begin(), w.l.end(), 0.0f);
+  for (int64_t r = 0; r < rows; ++r) a.mask->row_interval(b, q0 + r, &w.lo[r], &w.hi[r]);
+  const bool dense = a.mask->dense.defined();
+
+  FlashIo first_io{rows * dk, 0};                         // Q_i read once
+  FlashIo first_std{0, 0};
+  if (qb == 0) first_std.reads = s.tq * dk + 2 * s.tk * dk;  // standard: Q, K, V once per head
+  res.io.reads += rows * dk;
+  bool first = true;
+  auto push = [&](FlashEvent&& e, FlashIo io, FlashIo io_std) {
+    res.io_std.reads += io_std.reads + (first ? first_std.reads : 0);
+    res.io_std.writes += io_std.writes;
+    if (first) {
+      io.reads += first_io.reads;
+      io_std.reads += first_std.reads;
+      first = false;
+    }
+    if (!record) return;
+    res.events.push_back(std::move(e));
+    res.event_io.push_back(io);
+    res.event_io_std.push_back(io_std);
+  };
+
+  for (int64_t kb = 0; kb < s.k_blocks(); ++kb) {
+    const int64_t k0 = kb * s.block_k, cols = std::min(s.block_k, s.tk - k0);
+    const int64_t cols_p = round_up(cols, kColPad);
+    const FlashIo tile_std{2 * rows * cols, 2 * rows * cols};  // standard: S and P out and back
+    FlashEvent e;
+    e.b = b, e.h = h, e.q_block = qb, e.k_block = kb, e.q0 = q0, e.rows = rows, e.k0 = k0, e.cols = cols;
+    if (a.mask->tile_hidden(b, h, q0, rows, k0, cols)) {  // wholly hidden: skip, read nothing
+      ++res.skipped;
+      e.kind = FlashEventKind::Skipped;
+      push(std::move(e), FlashIo{}, tile_std);
+      continue;
+    }
+    ++res.visited;
+    res.io.reads += 2 * cols * dk;
+
+    // read K_j transposed, V_j                                 KT (dk_p, bc_p), V (cols, dk_p)
+    if (cols < cols_p || cols_p < bc_p) std::memset(w.KT.p, 0, sizeof(float) * dk_p * bc_p);
+    for (int64_t j = 0; j < cols; ++j) {
+      const float* kr = kbase + (k0 + j) * ks[2];
+      const float* vr = vbase + (k0 + j) * vs[2];
+      float* vd = w.V.p + j * dk_p;
+      for (int64_t c = 0; c < dk; ++c) {
+        w.KT.p[c * bc_p + j] = kr[c * ks[3]];
+        vd[c] = vr[c * vs[3]];
+      }
+    }
+
+    // pass 1: S_ij = Q_i·K_jᵀ·scale, hidden = -inf            (rows, cols)
+    tile_qk(w.Q.p, dk_p, w.KT.p, bc_p, w.S.p, bc_p, rows_p, cols_p, dk);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* srow = w.S.p + r * bc_p;
+      const int64_t lo = std::clamp(w.lo[r] - k0, int64_t{0}, cols);
+      const int64_t hi = std::clamp(w.hi[r] - k0, lo, cols);
+      for (int64_t j = 0; j < lo; ++j) srow[j] = kNegInf;
+      for (int64_t j = lo; j < hi; ++j) srow[j] *= a.scale;
+      for (int64_t j = hi; j < cols; ++j) srow[j] = kNegInf;
+      if (dense)
+        for (int64_t j = lo; j < hi; ++j)
+          if (a.mask->dense_hidden(b, h, q0 + r, k0 + j)) srow[j] = kNegInf;
+    }
+    if (record) {
+      e.scores = tensor_from(w.S.p, rows, cols, bc_p);
+      e.m_before = vector_from(w.m.data(), rows);
+      e.l_before = vector_from(w.l.data(), rows);
+    }
+
+    // pass 2: online softmax                                   m, c, P, l  (rows), (rows, cols)
+    for (int64_t r = 0; r < rows; ++r) {
+      float* srow = w.S.p + r * bc_p;
+      float mx = kNegInf;
+      for (int64_t j = 0; j < cols; ++j) mx = std::max(mx, srow[j]);
+      const float m_old = w.m[r], m_new = std::max(m_old, mx);
+      float c = 1.0f, sum = 0.0f;
+      if (m_new == kNegInf) {  // no visible key yet: P = 0, nothing to rescale
+        for (int64_t j = 0; j < cols; ++j) srow[j] = 0.0f;
+      } else {
+        c = std::exp(m_old - m_new);  // exp(-inf) = 0 on the first visible tile
+        for (int64_t j = 0; j < cols; ++j) {
+          const float p = std::exp(srow[j] - m_new);  // exp(-inf) = 0 where hidden
+          srow[j] = p;
+          sum += p;
+        }
+      }
+      w.m[r] = m_new;
+      w.c[r] = c;
+      w.l[r] = c * w.l[r] + sum;
+      if (c != 1.0f) {
+        float* orow = w.O.p + r * dk_p;
+        for (int64_t d = 0; d < dk_p; ++d) orow[d] *= c;
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r)  // padded columns of P stay 0 for the P·V kernel
+      for (int64_t j = cols; j < cols_p; ++j) w.S.p[r * bc_p + j] = 0.0f;
+
+    // pass 3: O_i += P_ij·V_j                                  (rows, dk)
+    tile_pv(w.S.p, bc_p, w.V.p, dk_p, w.O.p, dk_p, rows_p, cols, dk_p);
+
+    if (record) {
+      e.kind = FlashEventKind::Tile;
+      e.m_after = vector_from(w.m.data(), rows);
+      e.rescale = vector_from(w.c.data(), rows);
+      e.l_after = vector_from(w.l.data(), rows);
+      e.probs = tensor_from(w.S.p, rows, cols, bc_p);
+      e.acc = tensor_from(w.O.p, rows, dk, dk_p);
+      e.fast_bytes = flash_fast_bytes(rows, cols, dk);
+    }
+    push(std::move(e), FlashIo{2 * cols * dk, 0}, tile_std);
+  }
+
+  // final division: out_i = O_i / l_i (0/0 = NaN for a row that saw no visible key)
+  float* out = a.out + ((b * s.heads + h) * s.tq + q0) * dk;
+  float* mo = a.m + (b * s.heads + h) * s.tq + q0;
+  float* lo = a.l + (b * s.heads + h) * s.tq + q0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float inv_l = w.l[r];
+    for (int64_t c = 0; c < dk; ++c) out[r * dk + c] = w.O.p[r * dk_p + c] / inv_l;
+    mo[r] = w.m[r];
+    lo[r] = w.l[r];
+  }
+  res.io.writes += rows * dk;
+  FlashEvent e;
+  e.kind = FlashEventKind::Final;
+  e.b = b, e.h = h, e.q_block = qb, e.k_block = -1, e.q0 = q0, e.rows = rows;
+  if (record) {
+    e.m = vector_from(mo, rows);
+    e.l = vector_from(lo, rows);
+    e.out = tensor_from(out, rows, dk, dk);
+    e.fast_bytes = flash_fast_bytes(rows, 0, dk);
+  }
+  push(std::move(e), FlashIo{0, rows * dk}, FlashIo{0, rows * dk});
+}
+
+}  // namespace
+
+FlashCoreResult flash_attention_core(const Tensor& q, const Tensor& k, const Tensor& v,
+                                     const FlashMask& mask, float scale, const FlashOptions& o) {
+  for (const Tensor* t : {&q, &k, &v})
+    if (!t->defined() || t->dim() != 4 || t->dtype() != DType::F32)
+      throw Error("flash: q, k and v must be float32 (B,h,T,dk) tensors");
+  const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), dk = q.size(3), Tk = k.size(2);
+  if (k.shape() != Dims{B, H, Tk, dk} || v.shape() != Dims{B, H, Tk, dk})
+    throw Error("flash: q " + format_dims(q.shape()) + ", k " + format_dims(k.shape()) + " and v " +
+                format_dims(v.shape()) + " do not fit (want (B,h,Tq,dk), (B,h,Tk,dk), (B,h,Tk,dk))");
+  if (B < 1 || H < 1 || Tq < 1 || Tk < 1 || dk < 1)
+    throw Error("flash: every size must be positive, got q " + format_dims(q.shape()) + ", k " +
+                format_dims(k.shape()));
+  const FlashBlocks def = default_flash_blocks(dk);
+  FlashShape s{B, H, Tq, Tk, dk, o.block_q ? o.block_q : def.block_q, o.block_k ? o.block_k : def.block_k};
+  if (s.block_q < 1 || s.block_k < 1)
+    throw Error("flash: block sizes must be positive, got Br=" + n2s(s.block_q) + " Bc=" + n2s(s.block_k));
+  s.block_q = std::min(s.block_q, Tq);  // a block larger than the sequence is the whole sequence
+  s.block_k = std::min(s.block_k, Tk);
+  if (o.record_tiles && (o.trace_batch >= B || o.trace_head >= H))
+    throw Error("flash: traced head (b=" + n2s(o.trace_batch) + ", h=" + n2s(o.trace_head) +
+                ") is outside B=" + n2s(B) + ", h=" + n2s(H));
+  const int64_t limit = o.mem_limit > 0 ? o.mem_limit : physical_limit();
+  const int64_t trace_bytes = predict_flash_tile_trace_bytes(s, o);
+  if (trace_bytes > limit)
+    throw Error("the tile trace would hold " + human_bytes(trace_bytes) + " (" + format_count(trace_bytes) +
+                " bytes), over the limit of " + human_bytes(limit) +
+                "; trace one head (trace_batch/trace_head), use a shorter sequence, or do not record tiles");
+  const MaskPlan plan = plan_mask(mask, B, H, Tq, Tk);
+
+  FlashCoreResult result;
+  result.out = Tensor::empty({B, H, Tq, dk});  // (B,h,Tq,dk) ctx_heads
+  result.m = Tensor::empty({B, H, Tq});
+  result.l = Tensor::empty({B, H, Tq});
+  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t nq = s.q_blocks(), items = B * H * nq;
+  threads = static_cast<int>(std::min<int64_t>(threads, items));
+
+  CoreArgs args{&q, &k, &v, &plan, scale, s, &o, result.out.f32(), result.m.f32(), result.l.f32()};
+  std::vector<ItemResult> item_results(static_cast<size_t>(items));
+  std::atomic<int64_t> next{0};
+  std::vector<std::string> errors(static_cast<size_t>(threads));
+  auto work = [&](int t) {
+    try {
+      Worker w(s.block_q, s.block_k, dk);
+      for (int64_t it; (it = next.fetch_add(1)) < items;) {
+        const int64_t qb = it % nq, h = (it / nq) % H, b = it / (nq * H);
+        run_item(args, w, b, h, qb, item_results[static_cast<size_t>(it)]);
+      }
+    } catch (const std::exception& e) {
+      errors[static_cast<size_t>(t)] = e.what();
+      next = items;
+    }
+  };
+  if (threads <= 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
+    for (auto& th : pool) th.join();
+  }
+  for (const std::string& e : errors)
+    if (!e.empty()) throw Error("flash: " + e);
+
+  // Gather counters and events in the sequential order (b, h, query block, key block).
+  FlashStats& st = result.stats;
+  st.shape = s;
+  st.threads = threads;
+  st.tiles_total = B * H * nq * s.k_blocks();
+  st.fast_bytes = flash_fast_bytes(s.block_q, s.block_k, dk);
+  const int64_t heads_bytes = 4 * B * H * (Tq + 2 * Tk) * dk;
+  st.core_bytes = result.out.nbytes() + result.m.nbytes() + result.l.nbytes() + threads * st.fast_bytes;
+  st.standard_core_bytes = 2 * B * H * Tq * Tk * 4;
+  st.io_standard = flash_io_standard(s);
+  FlashIo io, io_std;
+  for (ItemResult& r : item_results) {
+    st.tiles_visited += r.visited;
+    st.tiles_skipped += r.skipped;
+    st.io.reads += r.io.reads;
+    st.io.writes += r.io.writes;
+    // Events only exist for traced heads; counters run over every head in order, so an item
+    // with no events still advances them by its totals.
+    if (r.events.empty()) {
+      io.reads += r.io.reads, io.writes += r.io.writes;
+      io_std.reads += r.io_std.reads, io_std.writes += r.io_std.writes;
+      continue;
+    }
+    for (size_t i = 0; i < r.events.size(); ++i) {
+      io.reads += r.event_io[i].reads, io.writes += r.event_io[i].writes;
+      io_std.reads += r.event_io_std[i].reads, io_std.writes += r.event_io_std[i].writes;
+      FlashEvent& e = r.events[i];
+      e.io = io;
+      e.io_standard = io_std;
+      e.held_bytes = heads_bytes + result.out.nbytes() + result.m.nbytes() + result.l.nbytes() + e.fast_bytes;
+      result.events.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+}  // namespace attnsim

@@ -1,0 +1,171 @@
+// flash_forward: the forward pass of mha.cpp with the tiled core in place of
+// scores .. alpha_dropped. Same weights, inputs, projections, views and step names.
+#include <cmath>
+#include <thread>
+
+#include "cost.h"
+#include "error.h"
+#include "flash.h"
+
+namespace attnsim {
+
+namespace {
+
+FlashShape shape_of(const MhaConfig& c, const FlashOptions& o) {
+  const int64_t dk = c.head_dim();
+  const FlashBlocks def = default_flash_blocks(dk);
+  FlashShape s{c.batch, c.heads, c.tq, c.tk, dk, o.block_q ? o.block_q : def.block_q,
+               o.block_k ? o.block_k : def.block_k};
+  if (s.block_q < 1 || s.block_k < 1)
+    throw Error("flash: block sizes must be positive, got --block-q " + std::to_string(s.block_q) +
+                " --block-k " + std::to_string(s.block_k));
+  s.block_q = std::min(s.block_q, s.tq);
+  s.block_k = std::min(s.block_k, s.tk);
+  return s;
+}
+
+void check_supported(const MhaConfig& c) {
+  if (c.bug != Bug::None && c.bug != Bug::NoScale)
+    throw Error(std::string("the tiled path runs the correct math only; bug '") + bug_name(c.bug) +
+                "' is shown by the standard path (attnsim-cli trace --bug ...)");
+  if (c.train && c.dropout > 0)
+    throw Error("the tiled path runs in eval mode only (no dropout); drop --train or use --dropout 0");
+}
+
+Step view_step(const char* name, const char* op, const char* input, const Tensor& t) {
+  Step s;
+  s.name = name;
+  s.op = op;
+  s.inputs = {input};
+  s.kind = StepKind::View;
+  s.out = t;
+  return s;
+}
+
+Step made_step(const char* name, const char* op, std::vector<std::string> inputs, StepKind kind,
+               const Tensor& t, const std::string& backend) {
+  Step s;
+  s.name = name;
+  s.op = op;
+  s.inputs = std::move(inputs);
+  s.kind = kind;
+  s.out = t;
+  s.backend = backend;
+  return s;
+}
+
+Step skipped_step(const char* name, const char* op, std::vector<std::string> inputs, std::string why) {
+  Step s;
+  s.name = name;
+  s.op = op;
+  s.inputs = std::move(inputs);
+  s.kind = StepKind::Skipped;
+  s.note = std::move(why);
+  return s;
+}
+
+}  // namespace
+
+int64_t predict_flash_bytes(const MhaConfig& c, const FlashOptions& o) {
+  validate(c);
+  const FlashShape s = shape_of(c, o);
+  const int64_t f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
+  const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f;
+  const int64_t threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  int64_t bytes = c.self_attention ? q_side : q_side + 2 * k_side;  // query key value
+  bytes += q_side + 2 * k_side;                                     // q_proj k_proj v_proj
+  bytes += q_side + 2 * B * h * Tq * f;                             // ctx_heads, m, l
+  bytes += threads * flash_fast_bytes(s.block_q, s.block_k, s.head_dim);
+  bytes += q_side;                                                  // ctx_contiguous
+  if (!c.wo_identity) bytes += q_side;                              // out
+  return bytes + predict_flash_tile_trace_bytes(s, o);
+}
+
+FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& in,
+                          const FlashOptions& options, Backend& be) {
+  validate(c);
+  check_supported(c);
+  check_inputs(c, in);
+  FlashOptions o = options;
+  if (o.mem_limit <= 0) o.mem_limit = effective_mem_limit(c);
+  FlashResult result;
+  result.predicted_bytes = predict_flash_bytes(c, o);
+  result.standard_trace_bytes = predict_trace_bytes(c);
+  if (result.predicted_bytes > o.mem_limit)
+    throw Error("the tiled path needs " + human_bytes(result.predicted_bytes) + " (" +
+                format_count(result.predicted_bytes) + " bytes), over the limit of " + human_bytes(o.mem_limit));
+  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads, dk = c.head_dim();
+  const std::string bn = be.name();
+  Trace& t = result.trace;
+
+  // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
+  Step sq, sk, sv;
+  for (auto [step, name, tensor] : {std::tuple{&sq, "query", &in.query}, std::tuple{&sk, "key", &in.key},
+                                    std::tuple{&sv, "value", &in.value}}) {
+    step->name = name;
+    step->op = "input";
+    step->kind = StepKind::Input;
+    step->out = *tensor;
+    t.add(*step);
+  }
+
+  // projections: x·Wᵀ + b                                 (B,T,d), new storage each
+  const Tensor q_proj = be.linear(in.query, w.W_Q.weight, w.W_Q.bias);
+  const Tensor k_proj = be.linear(in.key, w.W_K.weight, w.W_K.bias);
+  const Tensor v_proj = be.linear(in.value, w.W_V.weight, w.W_V.bias);
+  t.add(made_step("q_proj", "linear W_Q", {"query"}, StepKind::Compute, q_proj, bn));
+  t.add(made_step("k_proj", "linear W_K", {"key"}, StepKind::Compute, k_proj, bn));
+  t.add(made_step("v_proj", "linear W_V", {"value"}, StepKind::Compute, v_proj, bn));
+
+  // split the d axis into heads, heads first              (B,T,h,dk) then (B,h,T,dk)   views
+  const Tensor q_view = q_proj.view({B, Tq, h, dk}), q_heads = q_view.transpose(1, 2);
+  const Tensor k_view = k_proj.view({B, Tk, h, dk}), k_heads = k_view.transpose(1, 2);
+  const Tensor v_view = v_proj.view({B, Tk, h, dk}), v_heads = v_view.transpose(1, 2);
+  t.add(view_step("q_view", "view", "q_proj", q_view));
+  t.add(view_step("k_view", "view", "k_proj", k_view));
+  t.add(view_step("v_view", "view", "v_proj", v_view));
+  t.add(view_step("q_heads", "transpose(1,2)", "q_view", q_heads));
+  t.add(view_step("k_heads", "transpose(1,2)", "k_view", k_heads));
+  t.add(view_step("v_heads", "transpose(1,2)", "v_view", v_heads));
+
+  // the score-sized steps are not materialised            (B,h,Tq,Tk) never held
+  const std::string not_held = "not materialised by the tiled path (see the tile events)";
+  t.add(skipped_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, not_held));
+  t.add(skipped_step("scores_scaled", "scale ×1/√dk", {"scores"}, not_held));
+  const FlashMask mask = FlashMask::from_spec(c.mask, in.mask_file);
+  t.add(skipped_step("mask", "build mask", {},
+                     mask.empty() ? "no mask"
+                                  : "mask " + format_mask_spec(c.mask) + (in.mask_file.defined() ? " + mask file" : "") +
+                                        ": evaluated per tile, " + not_held));
+  t.add(skipped_step("scores_masked", "masked_fill(-inf)", {"scores_scaled", "mask"}, not_held));
+  t.add(skipped_step("alpha", "softmax(dim=-1)", {"scores_masked"}, "online softmax per tile; " + not_held));
+  t.add(skipped_step("alpha_dropped", "dropout", {"alpha"}, "eval mode: dropout is the identity"));
+
+  // the tiled core                                        (B,h,Tq,dk) new storage
+  const float scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(dk));
+  result.core = flash_attention_core(q_heads, k_heads, v_heads, mask, scale, o);
+  const FlashShape& s = result.core.stats.shape;
+  const std::string op = "flash (online softmax, Br=" + std::to_string(s.block_q) + ", Bc=" +
+                         std::to_string(s.block_k) + ")";
+  t.add(made_step("ctx_heads", op.c_str(), {"q_heads", "k_heads", "v_heads", "mask"}, StepKind::Compute,
+                  result.core.out, "cpu"));
+
+  // heads back next to each other, the one copy, the concat view
+  const Tensor ctx_transposed = result.core.out.transpose(1, 2);  // (B,Tq,h,dk) view
+  t.add(view_step("ctx_transposed", "transpose(1,2)", "ctx_heads", ctx_transposed));
+  const Tensor ctx_contiguous = be.contiguous(ctx_transposed);     // (B,Tq,h,dk) copies
+  t.add(made_step("ctx_contiguous", "contiguous()", {"ctx_transposed"}, StepKind::Copy, ctx_contiguous, bn));
+  const Tensor ctx_concat = ctx_contiguous.view({B, Tq, d});       // (B,Tq,d) view
+  t.add(view_step("ctx_concat", "view", "ctx_contiguous", ctx_concat));
+
+  // output projection                                     (B,Tq,d)
+  if (c.wo_identity) {
+    t.add(view_step("out", "identity (W_O = I)", "ctx_concat", ctx_concat));
+  } else {
+    const Tensor out = be.linear(ctx_concat, w.W_O.weight, w.W_O.bias);
+    t.add(made_step("out", "linear W_O", {"ctx_concat"}, StepKind::Compute, out, bn));
+  }
+  return result;
+}
+
+}  // namespace attnsim
