@@ -20,6 +20,15 @@ int main(int argc, char** argv) {
     return list;
   }();
   try {
+    std::string valid;
+    bool known = false;
+    for (const auto& [cmd, run] : commands) {
+      valid += (valid.empty() ? "" : ", ") + cmd->get_name();
+      known = known || (argc > 1 && cmd->get_name() == argv[1]);
+    }
+    if (argc > 1 && argv[1][0] != '-' && !known) {
+      throw attnsim::Error(std::string("unknown command '") + argv[1] + "' (valid: " + valid + ")");
+    }
     app.parse(argc, argv);
     for (const auto& [cmd, run] : commands)
       if (cmd->parsed()) return run();

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "random.h"
 #include "reference.h"
+#include "vector_exp.h"
 
 namespace attnsim {
 
@@ -69,21 +70,21 @@ class CpuBackend final : public Backend {
     const bool masked = spec.mask.defined();
     if (masked) out.masked = Tensor::empty(scores.shape());
     const float* src = scores.f32();
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t i = 0; i < Tq; ++i) {
-          const int64_t row = ((b * H + h) * Tq + i) * Tk;
-          float* scaled = out.scaled.f32() + row;
-          for (int64_t j = 0; j < Tk; ++j) scaled[j] = src[row + j] * spec.scale;
-          const float* logits = scaled;
-          if (masked) {
-            float* m = out.masked.f32() + row;
-            apply_mask_row(spec.mask, b, h, i, scaled, m, Tk, spec);
-            if (spec.mask2.defined()) apply_mask_row(spec.mask2, b, h, i, m, m, Tk, spec);
-            logits = m;
-          }
-          softmax_row(logits, out.alpha.f32() + row, Tk);
-        }
+    const int64_t rows = B * H * Tq;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t b = r / (H * Tq), h = r / Tq % H, i = r % Tq, row = r * Tk;
+      float* scaled = out.scaled.f32() + row;
+      for (int64_t j = 0; j < Tk; ++j) scaled[j] = src[row + j] * spec.scale;
+      const float* logits = scaled;
+      if (masked) {
+        float* m = out.masked.f32() + row;
+        apply_mask_row(spec.mask, b, h, i, scaled, m, Tk, spec);
+        if (spec.mask2.defined()) apply_mask_row(spec.mask2, b, h, i, m, m, Tk, spec);
+        logits = m;
+      }
+      softmax_row(logits, out.alpha.f32() + row, Tk);
+    }
     return out;
   }
 
@@ -133,13 +134,8 @@ class CpuBackend final : public Backend {
   // PyTorch, so a fully hidden row comes out NaN and the trace can follow it downstream.
   static void softmax_row(const float* x, float* y, int64_t n) {
     float mx = -INFINITY;
-    for (int64_t j = 0; j < n; ++j) mx = std::fmax(mx, x[j]);
-    float sum = 0.0f;
-    for (int64_t j = 0; j < n; ++j) {
-      y[j] = std::exp(x[j] - mx);
-      sum += y[j];
-    }
-    const float inv = 1.0f / sum;
+    for (int64_t j = 0; j < n; ++j) mx = x[j] > mx ? x[j] : mx;  // vectorises; a NaN in x stays NaN below
+    const float inv = 1.0f / exp_shifted_sum(x, mx, y, n);
     for (int64_t j = 0; j < n; ++j) y[j] *= inv;
   }
 };

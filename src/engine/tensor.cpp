@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "error.h"
@@ -12,10 +14,61 @@ namespace attnsim {
 int64_t itemsize(DType dtype) { return dtype == DType::F32 ? 4 : 1; }
 const char* dtype_name(DType dtype) { return dtype == DType::F32 ? "float32" : "bool"; }
 
-static std::atomic<int64_t> next_storage_id{1};
+// [SECTION] buffer pool
+// A forward pass allocates the same few sizes on every run. Fresh memory from the kernel
+// costs a page fault per 4 KiB on first touch, which at the article's size (about 100 MiB
+// per pass) costs more than the softmax. Freed buffers are kept by exact size, up to
+// kPoolCapacity bytes in all, and handed out again.
+namespace {
+
+constexpr int64_t kPoolCapacity = int64_t{1} << 30;
+
+class BufferPool {
+ public:
+  std::byte* acquire(int64_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.find(n);
+      if (it != free_.end()) {
+        std::byte* p = it->second;
+        free_.erase(it);
+        cached_ -= n;
+        return p;
+      }
+    }
+    return new std::byte[static_cast<size_t>(std::max<int64_t>(n, 1))];
+  }
+  void release(std::byte* p, int64_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cached_ + n <= kPoolCapacity) {
+        free_.emplace(n, p);
+        cached_ += n;
+        return;
+      }
+    }
+    delete[] p;
+  }
+ private:
+  std::mutex mutex_;
+  std::multimap<int64_t, std::byte*> free_;
+  int64_t cached_ = 0;
+};
+
+// Never destroyed: storages held by other statics may be released during exit.
+BufferPool& pool() {
+  static BufferPool* instance = new BufferPool;
+  return *instance;
+}
+
+std::atomic<int64_t> next_storage_id{1};
+
+}  // namespace
+
+void BufferRelease::operator()(std::byte* p) const { pool().release(p, nbytes); }
 
 Storage::Storage(int64_t n, DType dt)
-    : id(next_storage_id++), dtype(dt), nbytes(n), bytes(new std::byte[std::max<int64_t>(n, 1)]) {}
+    : id(next_storage_id++), dtype(dt), nbytes(n), bytes(pool().acquire(n), BufferRelease{n}) {}
 
 std::string format_dims(const Dims& dims) {
   std::ostringstream out;

@@ -24,13 +24,19 @@ enum class DType { F32, Bool };
 int64_t itemsize(DType dtype);
 const char* dtype_name(DType dtype);
 
+// Returns a buffer to the recycling pool (tensor.cpp) instead of the system.
+struct BufferRelease {
+  int64_t nbytes = 0;
+  void operator()(std::byte* p) const;
+};
+
 // One allocation. `id` is unique per process; a Trace renumbers ids per forward pass.
 struct Storage {
   Storage(int64_t bytes, DType dtype);
   int64_t id;
   DType dtype;
   int64_t nbytes;
-  std::unique_ptr<std::byte[]> bytes;  // uninitialised until written
+  std::unique_ptr<std::byte[], BufferRelease> bytes;  // uninitialised until written
 };
 
 // "(2, 3, 4)" — used in every message and table.
