@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# attnsim-cli bench and PyTorch 1.13 on the article's shape (B=32, T=128, d=512, h=8), one
+# after the other, on the same cores; repeated in rounds because these machines are noisy.
+# Prints each round's medians and the median ratio. Needs python3-torch (installed if root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-3}
+threads=$(nproc)
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  [[ $(id -u) -eq 0 ]] || { echo "needs python3-torch: apt-get install -y python3-torch" >&2; exit 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null
+fi
+[[ -x build/attnsim-cli ]] || tools/setup.sh
+ratios=()
+for ((r = 1; r <= rounds; r++)); do
+  ours=$(build/attnsim-cli bench --repeats 20 --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+  torch=$(/usr/bin/python3 tools/bench_torch.py 32 128 512 8 "$threads" 20)
+  ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
+  ratios+=("$ratio")
+  echo "round $r: attnsim ${ours} ms   pytorch ${torch} ms   pytorch/attnsim ${ratio}x"
+done
+printf '%s\n' "${ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { print "median ratio: " a[int((NR + 1) / 2)] "x" }'

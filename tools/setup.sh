@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what attnsim needs from Debian 12 (apt-get, only what is missing) and builds it
+# into build/. Run as root on a fresh machine; without root it prints the apt-get line.
+#   tools/setup.sh            install + configure + build (Release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ make pkg-config
+          libopenblas-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev catch2
+          libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri libstb-dev fonts-nanum
+          xvfb xauth)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "attnsim needs these Debian packages; run as root:" >&2
+    echo "  apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${ATTNSIM_CMAKE_ARGS:-} >/dev/null
+cmake --build build -j"$(nproc)"

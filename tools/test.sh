@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs, builds and runs every test: the Release build's CTest suite (engine, CLI,
+# lessons, the visualizer under xvfb-run), `lesson check` on lessons/, then the engine and
+# CLI suite again built with AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/setup.sh
+ctest --test-dir build --output-on-failure -j"$(nproc)"
+if [[ -d lessons ]] && compgen -G "lessons/*.toml" >/dev/null; then
+  build/attnsim-cli lesson check lessons
+fi
+
+# Sanitizers: the engine, lessons and CLI (the GUI is left out: Mesa's own allocations are
+# not ours to check, and CUDA's runtime does not run under ASan).
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DATTNSIM_SANITIZE=ON -DATTNSIM_GUI=OFF \
+      -DATTNSIM_CUDA=OFF >/dev/null
+cmake --build build-asan -j"$(nproc)" --target attnsim-cli attnsim-tests
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L engine
+echo "all tests passed"
