@@ -1,0 +1,157 @@
+// App state and the frame. See app.h.
+#include "app/app.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/i18n.h"
+
+namespace attnsim::app {
+
+// [SECTION] state queries
+
+std::vector<bool> App::active_steps() const {
+  std::vector<bool> active;
+  if (const RunData* d = data())
+    for (const Step& s : d->run.trace.steps) active.push_back(!s.skipped());
+  return active;
+}
+
+int App::step_index(const std::string& name) const {
+  if (const RunData* d = data())
+    for (size_t i = 0; i < d->run.trace.steps.size(); ++i)
+      if (d->run.trace.steps[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+const Step* App::step_at(int index) const {
+  const RunData* d = data();
+  if (!d || index < 0 || index >= static_cast<int>(d->run.trace.steps.size())) return nullptr;
+  return &d->run.trace.steps[static_cast<size_t>(index)];
+}
+
+const Step* App::current_step() const { return step_at(playback.step); }
+
+void App::show_banner(const std::string& text, bool error, double seconds) {
+  banner.text = text;
+  banner.error = error;
+  banner.until = ImGui::GetTime() + seconds;
+}
+
+void app_load_scenario(App& app, const std::string& name) {
+  app.session.load(name);
+  app.shown_generation = 0;  // the next run to land applies the scenario's focus
+  app.hidden_check.clear();
+  app.view_error.clear();
+  app.presenting_bug_lab = app.session.scenario().has_reference;
+}
+
+// [SECTION] frame
+
+namespace {
+
+// A new run landed: keep the step the learner is on, or jump to the scenario's focus.
+void on_new_run(App& app) {
+  const RunData* d = app.data();
+  const bool first = app.shown_generation == 0;
+  app.shown_generation = d->generation;
+  app.hidden_check.clear();
+  const Scenario& s = app.session.scenario();
+  if (first) {
+    const std::string focus = app.options.step.empty() ? s.focus_step : app.options.step;
+    const int idx = app.step_index(focus);
+    app.playback.step = idx >= 0 ? idx : 0;
+    app.playback.from = -1;
+    app.playback.t = 1.0f;
+    app.batch = app.options.batch >= 0 ? app.options.batch : s.focus_batch;
+  }
+  const int n = static_cast<int>(d->run.trace.steps.size());
+  app.playback.step = std::clamp(app.playback.step, 0, std::max(n - 1, 0));
+  app.batch = std::clamp<int64_t>(app.batch, 0, std::max<int64_t>(d->config.batch - 1, 0));
+}
+
+void handle_keys(App& app) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  const auto active = app.active_steps();
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)))
+    go_to(app.playback, next_step(active, app.playback.step));
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)))
+    go_to(app.playback, prev_step(active, app.playback.step), false);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space))) {
+    if (app.playback.animating())
+      app.playback.paused = !app.playback.paused;
+    else
+      app.playback.playing = !app.playback.playing;
+  }
+}
+
+}  // namespace
+
+bool begin_panel(App& app, const char* id, const char* title, const ImVec4& rect) {
+  ImGui::SetNextWindowPos({rect.x, rect.y});
+  ImGui::SetNextWindowSize({rect.z, rect.w});
+  const std::string label = std::string(title) + "###" + id;
+  const bool open = ImGui::Begin(label.c_str(), nullptr,
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                     ImGuiWindowFlags_NoCollapse |
+                                     ImGuiWindowFlags_NoSavedSettings |
+                                     ImGuiWindowFlags_NoBringToFrontOnFocus);
+  app.panel_rects[id] = rect;
+  if (ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) && ImGui::IsMouseClicked(0))
+    app.focused_panel = id;
+  return open;
+}
+
+void end_panel() { ImGui::End(); }
+
+void app_frame(App& app, float dt) {
+  if (app.session.poll() || (app.data() && app.shown_generation != app.data()->generation))
+    on_new_run(app);
+  advance(app.playback, app.active_steps(), dt);
+  handle_keys(app);
+  app.hover = app.next_hover;
+  app.next_hover = {};
+
+  panel_menu(app);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
+  const float left_w = std::clamp(w * 0.21f, 230.0f, 330.0f);
+  const float right_w = std::clamp(w * 0.22f, 250.0f, 360.0f);
+  const float centre_w = std::max(200.0f, w - left_w - right_w);
+  const float tensor_h = std::floor(h * 0.63f);
+  panel_pipeline(app, {0, top, left_w, h});
+  if (app.presenting_bug_lab && app.data() && app.data()->has_reference)
+    panel_buglab(app, {left_w, top, centre_w, tensor_h});
+  else
+    panel_tensor(app, {left_w, top, centre_w, tensor_h});
+  panel_memory(app, {left_w, top + tensor_h, centre_w, h - tensor_h});
+  panel_controls(app, {left_w + centre_w, top, right_w, h});
+  panel_banner(app);
+}
+
+void panel_banner(App& app) {
+  const bool busy = app.session.busy() && app.session.busy_seconds() > 0.15;
+  const bool show = !app.banner.text.empty() && ImGui::GetTime() < app.banner.until;
+  if (!busy && !show) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos({vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + 8}, 0, {0.5f, 0});
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, app.banner.error && show ? ImVec4(0.55f, 0.08f, 0.08f, 1)
+                                                                    : ImVec4(0.12f, 0.25f, 0.40f, 1));
+  ImGui::Begin("##banner", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav);
+  if (show) ImGui::TextWrapped("%s", app.banner.text.c_str());
+  if (busy) {
+    // The engine gives no progress of its own: show the time so far, bar sweeping.
+    const float sweep = static_cast<float>(std::fmod(ImGui::GetTime(), 1.0));
+    ImGui::Text("%s… %.1f s", tr("Computing"), app.session.busy_seconds());
+    ImGui::ProgressBar(sweep, {260, 0}, "");
+  }
+  ImGui::End();
+  ImGui::PopStyleColor();
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,102 @@
+// App: the state every panel reads and the frame that draws them.
+//
+// A frame is: poll the session for a finished run, advance playback, then each panel
+// (panel_*.cpp, one job each) draws itself from App. Panels never compute attention; they
+// read the session's last finished run.
+#pragma once
+
+#include <imgui.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/display.h"
+#include "app/options.h"
+#include "app/playback.h"
+#include "app/session.h"
+
+namespace attnsim::app {
+
+struct Banner {
+  std::string text;
+  bool error = false;
+  double until = 0;  // ImGui time
+};
+
+// Zoom and pan of one heatmap view; zoom 1 = fit.
+struct ViewState {
+  float zoom = 1.0f;
+  ImVec2 pan{0, 0};
+};
+
+// What the pointer is over, shared by the tensor and memory views so that hovering one
+// highlights the other.
+struct Hover {
+  std::string step;
+  int64_t storage = -1;  // storage index hovered, -1 none
+  int64_t element = -1;
+};
+
+struct ExportRequest {
+  bool pending = false;
+  std::string panel = "window";  // or a panel name
+  std::string path;              // empty = named after the step
+  int scale = 1;
+  bool transparent = false;
+};
+
+struct App {
+  Options options;
+  Session session;
+  Playback playback;
+  DisplayCache displays;
+  int64_t batch = 0;
+  bool per_head_scale = false;
+  ViewState tensor_view, memory_view, buglab_view;
+  Hover hover, next_hover;
+  Banner banner;
+  ExportRequest export_request;
+  int export_scale = 1;
+  bool export_transparent = false;
+  std::string focused_panel = "tensor";
+  std::map<std::string, ImVec4> panel_rects;  // x, y, w, h of each panel this frame
+  uint64_t shown_generation = 0;
+  bool presenting_bug_lab = false;  // centre shows the bug lab instead of the tensor view
+  std::string view_error;           // result of "view without contiguous"
+  std::string hidden_check;         // result of "check hidden weights are exactly 0"
+  bool hidden_check_pass = false;
+  bool headless = false;
+  bool quit = false;
+  std::vector<ImVec4> geometry_rows;  // tensor view: screen rect of every block row (tests)
+
+  // The step list of the run on screen and which are active (not skipped).
+  const RunData* data() const { return session.data().get(); }
+  std::vector<bool> active_steps() const;
+  int step_index(const std::string& name) const;
+  const Step* current_step() const;
+  const Step* step_at(int index) const;
+  void show_banner(const std::string& text, bool error, double seconds = 5.0);
+};
+
+// Loads the scenario named by options (or "default") and applies its focus step and batch.
+void app_load_scenario(App& app, const std::string& name);
+// Called once per frame between ImGui::NewFrame() and ImGui::Render().
+void app_frame(App& app, float dt);
+// The main panels (each in its own file).
+void panel_menu(App& app);
+void panel_pipeline(App& app, const ImVec4& rect);
+void panel_tensor(App& app, const ImVec4& rect);
+void panel_memory(App& app, const ImVec4& rect);
+void panel_buglab(App& app, const ImVec4& rect);
+void panel_controls(App& app, const ImVec4& rect);
+void panel_banner(App& app);
+// Batch selector, colour scale and Fit, shared by the tensor panel and the bug lab.
+void tensor_toolbar(App& app, ViewState& view);
+
+// Begins a fixed panel window at rect; records the rect for "export panel".
+bool begin_panel(App& app, const char* id, const char* title, const ImVec4& rect);
+void end_panel();
+
+}  // namespace attnsim::app

@@ -1,0 +1,107 @@
+// Displays and their cache. See display.h.
+#include "app/display.h"
+
+#include <cmath>
+#include <limits>
+
+namespace attnsim::app {
+
+float Display::value(int64_t element) const {
+  const Place& p = layout.places[static_cast<size_t>(element)];
+  const Block& b = layout.blocks[static_cast<size_t>(p.block)];
+  return atlas[static_cast<size_t>((b.atlas_row + p.row) * layout.atlas_cols + p.col)];
+}
+
+ColourMap colour_map_for(const std::string& step) {
+  if (step == "mask") return ColourMap::Bool;
+  if (step == "alpha" || step == "alpha_dropped") return ColourMap::Sequential;
+  return ColourMap::Diverging;
+}
+
+void compute_ranges(Display& d) {
+  const float inf = std::numeric_limits<float>::infinity();
+  d.lo = inf;
+  d.hi = -inf;
+  d.nan = d.neginf = d.posinf = 0;
+  d.block_range.assign(d.layout.blocks.size(), {inf, -inf});
+  for (size_t e = 0; e < d.layout.places.size(); ++e) {
+    const float v = d.value(static_cast<int64_t>(e));
+    if (std::isnan(v)) { ++d.nan; continue; }
+    if (std::isinf(v)) { ++(v < 0 ? d.neginf : d.posinf); continue; }
+    auto& r = d.block_range[static_cast<size_t>(d.layout.places[e].block)];
+    r[0] = std::min(r[0], v);
+    r[1] = std::max(r[1], v);
+    d.lo = std::min(d.lo, v);
+    d.hi = std::max(d.hi, v);
+  }
+  if (d.lo > d.hi) d.lo = d.hi = 0;
+  for (auto& r : d.block_range)
+    if (r[0] > r[1]) r = {d.lo, d.hi};
+  if (d.map == ColourMap::Sequential) {
+    // Probabilities: 0 is the floor of the scale, so a small maximum still reads as small.
+    d.lo = 0;
+    for (auto& r : d.block_range) r[0] = 0;
+  }
+}
+
+const Display& DisplayCache::get(uint64_t generation, int run, const Step& step, int64_t batch,
+                                 LayoutKind kind, int64_t strip_wrap) {
+  drop_except(generation);
+  const std::string key = std::to_string(run) + "|" + step.name + "|" + std::to_string(batch) +
+                          "|" + layout_kind_name(kind) + "|" + std::to_string(strip_wrap);
+  auto& slot = displays_[key];
+  if (!slot) {
+    auto d = std::make_unique<Display>();
+    d->step = step.name;
+    d->map = colour_map_for(step.name);
+    if (step.out.defined()) {
+      d->layout = make_layout(kind, step.out, batch, strip_wrap);
+      d->atlas = atlas_values(d->layout, step.out);
+    }
+    compute_ranges(*d);
+    d->texture = AtlasTexture(d->atlas, d->layout.atlas_cols, d->layout.atlas_rows);
+    slot = std::move(d);
+  }
+  return *slot;
+}
+
+const Display& DisplayCache::custom(const std::string& key, uint64_t generation,
+                                    const Layout& layout, std::vector<float> atlas,
+                                    ColourMap map) {
+  drop_except(generation);
+  auto& slot = displays_["custom|" + key];
+  if (!slot) {
+    auto d = std::make_unique<Display>();
+    d->step = key;
+    d->layout = layout;
+    d->atlas = std::move(atlas);
+    d->map = map;
+    compute_ranges(*d);
+    d->texture = AtlasTexture(d->atlas, d->layout.atlas_cols, d->layout.atlas_rows);
+    slot = std::move(d);
+  }
+  return *slot;
+}
+
+const std::vector<Segment>& DisplayCache::segments(const Display& a, const Display& b,
+                                                   bool by_storage) {
+  const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&a)) + ">" +
+                          std::to_string(reinterpret_cast<uintptr_t>(&b)) +
+                          (by_storage ? "s" : "i");
+  auto it = segments_.find(key);
+  if (it == segments_.end())
+    it = segments_
+             .emplace(key, by_storage ? match_by_storage(a.layout, b.layout)
+                                      : match_by_index(a.layout, b.layout))
+             .first;
+  return it->second;
+}
+
+void DisplayCache::drop_except(uint64_t generation) {
+  if (generation == generation_) return;
+  displays_.clear();
+  segments_.clear();
+  generation_ = generation;
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,55 @@
+// Displays: a step's tensor (one batch element) laid out and uploaded as a texture, cached
+// per run, plus the matched segments of a transition between two displays.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/heatmap_gl.h"
+#include "app/layout.h"
+#include "app/transition.h"
+#include "engine/trace.h"
+
+namespace attnsim::app {
+
+struct Display {
+  std::string step;
+  Layout layout;
+  std::vector<float> atlas;  // CPU copy: hover values, row sums, diffs
+  AtlasTexture texture;
+  ColourMap map = ColourMap::Diverging;
+  float lo = 0, hi = 0;                         // finite range of the slice
+  std::vector<std::array<float, 2>> block_range;  // per block (per-head colour scale)
+  int64_t nan = 0, neginf = 0, posinf = 0;
+  float value(int64_t element) const;
+};
+
+// Diverging for signed values, sequential for probabilities, bool for the mask.
+ColourMap colour_map_for(const std::string& step);
+
+// Keyed by (run generation, which run, step, batch, layout); dropped when the run changes.
+class DisplayCache {
+ public:
+  // run: 0 = the run, 1 = the reference run, 2.. = free for panels.
+  const Display& get(uint64_t generation, int run, const Step& step, int64_t batch,
+                     LayoutKind kind, int64_t strip_wrap = 64);
+  // A display of values the app computed itself (a diff) over an existing layout.
+  const Display& custom(const std::string& key, uint64_t generation, const Layout& layout,
+                        std::vector<float> atlas, ColourMap map);
+  // Segments from `a` to `b` (storage match when they share a storage, else index match).
+  const std::vector<Segment>& segments(const Display& a, const Display& b, bool by_storage);
+  void drop_except(uint64_t generation);
+
+ private:
+  std::map<std::string, std::unique_ptr<Display>> displays_;
+  std::map<std::string, std::vector<Segment>> segments_;
+  uint64_t generation_ = 0;
+};
+
+// Fills lo/hi, block ranges and non-finite counts from d.atlas over the layout's cells.
+void compute_ranges(Display& d);
+
+}  // namespace attnsim::app

@@ -1,0 +1,200 @@
+// Headless modes. See headless.h.
+#include "app/headless.h"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "app/app.h"
+#include "app/capture.h"
+#include "app/gl.h"
+#include "app/i18n.h"
+#include "app/window.h"
+#include "engine/error.h"
+
+namespace attnsim::app {
+
+namespace {
+
+constexpr int kWidth = 1280, kHeight = 800;
+
+// Opens a hidden window, loads the scenario and waits for its run.
+bool start(App& app, Window& w, const Options& options) {
+  std::string why;
+  if (!open_window(w, kWidth, kHeight, false, &why)) {
+    std::fprintf(stderr, "attnsim: %s\n", why.c_str());
+    return false;
+  }
+  app.options = options;
+  app.headless = true;
+  if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
+  app_load_scenario(app, options.scenario);
+  app.session.wait();
+  if (!app.session.error().empty()) {
+    std::fprintf(stderr, "attnsim: %s\n", app.session.error().c_str());
+    close_window(w);
+    return false;
+  }
+  // ImGui sizes auto-fitting windows and tables over the first frames.
+  for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+  return true;
+}
+
+void write_geometry(const App& app, const std::string& path, int scale) {
+  std::ofstream out(path);
+  const Step* s = app.current_step();
+  out << "{\"step\": \"" << (s ? s->name : "") << "\", \"batch\": " << app.batch
+      << ", \"scale\": " << scale << ", \"rows\": [";
+  for (size_t i = 0; i < app.geometry_rows.size(); ++i) {
+    const ImVec4& r = app.geometry_rows[i];
+    out << (i ? ", " : "") << "[" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]";
+  }
+  out << "]}\n";
+}
+
+}  // namespace
+
+int run_export(const Options& options) {
+  App app;
+  Window w;
+  try {
+    if (!start(app, w, options)) return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s\n", e.what());
+    return 2;
+  }
+  if (!options.step.empty() && app.step_index(options.step) < 0) {
+    std::fprintf(stderr, "attnsim: unknown step '%s'\n", options.step.c_str());
+    close_window(w);
+    return 2;
+  }
+  if (options.panel == "buglab" && !app.presenting_bug_lab) {
+    std::fprintf(stderr, "attnsim: scenario '%s' has no bug lab\n", options.scenario.c_str());
+    close_window(w);
+    return 2;
+  }
+  ExportRequest r;
+  r.panel = options.panel;
+  r.path = options.output;
+  r.scale = options.scale;
+  r.transparent = options.transparent;
+  std::string written, error;
+  const bool ok = capture_png(app, r, &written, &error);
+  if (ok && !options.geometry.empty()) write_geometry(app, options.geometry, options.scale);
+  close_window(w);
+  if (!ok) {
+    std::fprintf(stderr, "attnsim: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("%s\n", written.c_str());
+  return 0;
+}
+
+int run_export_slides(const Options& options) {
+  App app;
+  Window w;
+  try {
+    if (!start(app, w, options)) return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s\n", e.what());
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options.output, ec);
+  if (ec) {
+    std::fprintf(stderr, "attnsim: cannot create %s: %s\n", options.output.c_str(), ec.message().c_str());
+    close_window(w);
+    return 2;
+  }
+  std::string index = "# " + app.session.scenario().name + "\n\n";
+  const auto active = app.active_steps();
+  int n = 0, failed = 0;
+  for (size_t i = 0; i < active.size(); ++i) {
+    if (!active[i]) continue;
+    go_to(app.playback, static_cast<int>(i), false);
+    render_frame(app, w, 0.0f);
+    ExportRequest r;
+    r.scale = options.scale;
+    r.transparent = options.transparent;
+    char name[96];
+    std::snprintf(name, sizeof name, "%02d-%s.png", ++n, app.current_step()->name.c_str());
+    r.path = (std::filesystem::path(options.output) / name).string();
+    std::string written, error;
+    if (capture_png(app, r, &written, &error)) {
+      index += std::to_string(n) + ". `" + app.current_step()->name + "` — ![](" + name + ")\n";
+      std::printf("%s\n", written.c_str());
+    } else {
+      std::fprintf(stderr, "attnsim: %s\n", error.c_str());
+      ++failed;
+    }
+  }
+  std::ofstream(std::filesystem::path(options.output) / "index.md") << index;
+  close_window(w);
+  return failed ? 1 : 0;
+}
+
+int run_bench(const Options& options) {
+  App app;
+  Window w;
+  try {
+    if (!start(app, w, options)) return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s\n", e.what());
+    return 2;
+  }
+  // Animate the whole time: no hold between steps, wrap at the end.
+  app.playback.playing = true;
+  app.playback.loop = true;
+  app.playback.hold = 0.0f;
+  std::vector<double> ms;
+  auto last = std::chrono::steady_clock::now();
+  for (int i = 0; i < options.bench_frames; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const float dt = std::chrono::duration<float>(t0 - last).count();
+    last = t0;
+    glfwPollEvents();
+    render_frame(app, w, std::min(dt, 0.1f));
+    glfwSwapBuffers(w.handle);
+    glFinish();  // count the rasteriser's work (llvmpipe runs it on the CPU)
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  close_window(w);
+  std::sort(ms.begin(), ms.end());
+  const double median = ms[ms.size() / 2];
+  const double p95 = ms[std::min(ms.size() - 1, static_cast<size_t>(0.95 * static_cast<double>(ms.size())))];
+  std::printf("scenario %s: %d frames, median %.2f ms, p95 %.2f ms, max %.2f ms\n",
+              options.scenario.c_str(), options.bench_frames, median, p95, ms.back());
+  return 0;
+}
+
+int run_without_display(const Options& options, const char* argv0, const std::string& why) {
+  const std::string dir = "attnsim-views";
+  std::fprintf(stderr, "attnsim: %s: cannot open a window.\n", why.c_str());
+  // xvfb-run gives a virtual display; export the scenario's views there instead.
+  if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) {
+    std::fprintf(stderr,
+                 "attnsim: to export the views without a display install Xvfb "
+                 "(apt-get install xvfb xauth), or run: xvfb-run -a attnsim --export-slides %s\n",
+                 dir.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "attnsim: exporting the '%s' scenario's views to ./%s/ instead\n",
+               options.scenario.c_str(), dir.c_str());
+  std::fflush(stderr);
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  (void)argv0;
+  execlp("xvfb-run", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24", self.c_str(),
+         "--export-slides", dir.c_str(), "--scenario", options.scenario.c_str(),
+         static_cast<char*>(nullptr));
+  std::perror("attnsim: xvfb-run");
+  return 1;
+}
+
+}  // namespace attnsim::app

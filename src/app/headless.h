@@ -1,0 +1,19 @@
+// Headless modes: they open the window hidden (under xvfb-run in CI), render with no input
+// and exit. Also the fallback when there is no display at all.
+#pragma once
+
+#include "app/options.h"
+
+namespace attnsim::app {
+
+// --export FILE.png: one PNG of the window or a panel (+ --geometry JSON for tests).
+int run_export(const Options& options);
+// --export-slides DIR: one PNG per active step and DIR/index.md listing them.
+int run_export_slides(const Options& options);
+// --bench-frames N: frame times while animating; prints median and p95 in ms.
+int run_bench(const Options& options);
+// No display: re-run under xvfb-run exporting the default scenario's views to a folder, or
+// say what to install. argv0 is this program.
+int run_without_display(const Options& options, const char* argv0, const std::string& why);
+
+}  // namespace attnsim::app

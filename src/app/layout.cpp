@@ -1,0 +1,231 @@
+// Layouts: see layout.h for the kinds and their shapes.
+#include "app/layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnsim::app {
+
+const char* layout_kind_name(LayoutKind kind) {
+  switch (kind) {
+    case LayoutKind::Matrix: return "matrix";
+    case LayoutKind::Bands: return "bands";
+    case LayoutKind::Stacked: return "stacked";
+    case LayoutKind::HeadGrid: return "head-grid";
+    case LayoutKind::Strip: return "strip";
+  }
+  return "?";
+}
+
+LayoutKind layout_for_step(const std::string& step) {
+  if (step == "q_view" || step == "k_view" || step == "v_view" || step == "ctx_transposed" ||
+      step == "ctx_contiguous")
+    return LayoutKind::Bands;  // (B, T, h, dk)
+  if (step == "q_heads" || step == "k_heads" || step == "v_heads" || step == "ctx_heads")
+    return LayoutKind::Stacked;  // (B, h, T, dk)
+  if (step == "scores" || step == "scores_scaled" || step == "mask" || step == "scores_masked" ||
+      step == "alpha" || step == "alpha_dropped")
+    return LayoutKind::HeadGrid;  // (B, h, Tq, Tk); mask (B, 1, Tq, Tk)
+  return LayoutKind::Matrix;      // (B, T, d)
+}
+
+// [SECTION] queries
+
+Rect Layout::rect(int64_t element) const {
+  const Place& p = places[static_cast<size_t>(element)];
+  const Block& b = blocks[static_cast<size_t>(p.block)];
+  return {b.x + static_cast<float>(p.col), b.y + static_cast<float>(p.row), 1.0f, 1.0f};
+}
+
+int64_t Layout::hit(float x, float y) const {
+  for (const Block& b : blocks) {
+    const Rect r{b.x, b.y, static_cast<float>(b.cols), static_cast<float>(b.rows)};
+    if (!r.contains(x, y)) continue;
+    const auto row = static_cast<int64_t>(y - b.y);
+    const auto col = static_cast<int64_t>(x - b.x);
+    return atlas_element[static_cast<size_t>((b.atlas_row + row) * atlas_cols + col)];
+  }
+  return -1;
+}
+
+int64_t Layout::element_at_storage(int64_t s) const {
+  for (size_t e = 0; e < storage.size(); ++e)
+    if (storage[e] == s) return static_cast<int64_t>(e);
+  return -1;
+}
+
+Dims Layout::index_of(int64_t element) const {
+  Dims index(shape.size(), 0);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    index[static_cast<size_t>(d)] = element % shape[static_cast<size_t>(d)];
+    element /= shape[static_cast<size_t>(d)];
+  }
+  return index;
+}
+
+// [SECTION] construction
+
+namespace {
+
+// Blocks for the rank-3 kinds; `inner` = (rows, cols) of one block, n = number of blocks.
+void place_blocks(Layout& l, int64_t n, int64_t rows, int64_t cols) {
+  const float fr = static_cast<float>(rows), fc = static_cast<float>(cols);
+  const int64_t grid_cols = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(n))));
+  for (int64_t i = 0; i < n; ++i) {
+    Block b;
+    b.head = l.kind == LayoutKind::Matrix || l.kind == LayoutKind::Strip ? -1 : i;
+    b.rows = rows;
+    b.cols = cols;
+    const float fi = static_cast<float>(i);
+    switch (l.kind) {
+      case LayoutKind::Bands: b.x = fi * (fc + kBandGap); break;
+      case LayoutKind::Stacked: b.y = fi * (fr + kBlockGap); break;
+      case LayoutKind::HeadGrid:
+        b.x = static_cast<float>(i % grid_cols) * (fc + kBlockGap);
+        b.y = static_cast<float>(i / grid_cols) * (fr + kBlockGap);
+        break;
+      default: break;
+    }
+    b.atlas_row = i * rows;
+    l.blocks.push_back(b);
+    l.width = std::max(l.width, b.x + fc);
+    l.height = std::max(l.height, b.y + fr);
+  }
+  l.atlas_cols = cols;
+  l.atlas_rows = n * rows;
+}
+
+}  // namespace
+
+Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int64_t offset,
+                   int64_t batch, int64_t strip_wrap) {
+  Layout l;
+  l.kind = kind;
+  // The slice: batch element `batch` of dim 0.                              // view
+  l.shape.assign(shape.begin() + 1, shape.end());
+  const Dims slice_strides(strides.begin() + 1, strides.end());
+  const int64_t slice_offset = offset + batch * strides[0];
+  const int64_t n = numel_of(l.shape);
+  const int64_t rank = static_cast<int64_t>(l.shape.size());
+
+  // Storage index of every element, C order (the stride rule of tensor.h).
+  l.storage.resize(static_cast<size_t>(n));
+  {
+    Dims idx(static_cast<size_t>(rank), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t s = slice_offset;
+      for (int64_t d = 0; d < rank; ++d) s += idx[static_cast<size_t>(d)] * slice_strides[static_cast<size_t>(d)];
+      l.storage[static_cast<size_t>(e)] = s;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[static_cast<size_t>(d)] < l.shape[static_cast<size_t>(d)]) break;
+        idx[static_cast<size_t>(d)] = 0;
+      }
+    }
+  }
+
+  // A rank that does not fit the kind falls back to a matrix of (rest, last dim).
+  if ((kind == LayoutKind::Bands || kind == LayoutKind::Stacked || kind == LayoutKind::HeadGrid) &&
+      rank != 3)
+    l.kind = kind = LayoutKind::Matrix;
+  const int64_t last = rank ? l.shape.back() : 1;
+
+  l.places.resize(static_cast<size_t>(n));
+  if (kind == LayoutKind::Strip) {
+    const auto [lo, hi] = n ? std::minmax_element(l.storage.begin(), l.storage.end())
+                            : std::pair{l.storage.end(), l.storage.end()};
+    l.storage_base = n ? *lo : 0;
+    const int64_t span = n ? *hi - *lo + 1 : 0;
+    const int64_t wrap = std::max<int64_t>(1, std::min(strip_wrap, std::max<int64_t>(span, 1)));
+    place_blocks(l, 1, (span + wrap - 1) / wrap, wrap);
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t cell = l.storage[static_cast<size_t>(e)] - l.storage_base;
+      l.places[static_cast<size_t>(e)] = {0, static_cast<int32_t>(cell / wrap),
+                                          static_cast<int32_t>(cell % wrap)};
+    }
+  } else if (kind == LayoutKind::Matrix) {
+    place_blocks(l, 1, n / std::max<int64_t>(last, 1), last);
+    for (int64_t e = 0; e < n; ++e)
+      l.places[static_cast<size_t>(e)] = {0, static_cast<int32_t>(e / last),
+                                          static_cast<int32_t>(e % last)};
+  } else {
+    const int64_t a = l.shape[0], b = l.shape[1], c = l.shape[2];
+    if (kind == LayoutKind::Bands) {
+      // (T, h, dk): band = head index (dim 1), row = token (dim 0).
+      place_blocks(l, b, a, c);
+      for (int64_t e = 0; e < n; ++e)
+        l.places[static_cast<size_t>(e)] = {static_cast<int32_t>((e / c) % b),
+                                            static_cast<int32_t>(e / (b * c)),
+                                            static_cast<int32_t>(e % c)};
+    } else {
+      // (h, T, x): block = dim 0.
+      place_blocks(l, a, b, c);
+      for (int64_t e = 0; e < n; ++e)
+        l.places[static_cast<size_t>(e)] = {static_cast<int32_t>(e / (b * c)),
+                                            static_cast<int32_t>((e / c) % b),
+                                            static_cast<int32_t>(e % c)};
+    }
+  }
+
+  l.atlas_element.assign(static_cast<size_t>(l.atlas_rows * l.atlas_cols), -1);
+  for (int64_t e = 0; e < n; ++e) {
+    const Place& p = l.places[static_cast<size_t>(e)];
+    const Block& blk = l.blocks[static_cast<size_t>(p.block)];
+    l.atlas_element[static_cast<size_t>((blk.atlas_row + p.row) * l.atlas_cols + p.col)] = e;
+  }
+  return l;
+}
+
+Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch, int64_t strip_wrap) {
+  return make_layout(kind, t.shape(), t.strides(), t.offset(), batch, strip_wrap);
+}
+
+std::vector<float> atlas_values(const Layout& layout, const Tensor& t) {
+  std::vector<float> atlas(static_cast<size_t>(layout.atlas_rows * layout.atlas_cols), kEmptyCell);
+  // Read straight from storage: the layout already knows each element's storage index.
+  // f32() points at storage index offset(), so storage index s is f32()[s - offset()].
+  const int64_t base = -t.offset();
+  for (size_t e = 0; e < layout.places.size(); ++e) {
+    const int64_t s = layout.storage[e] + base;
+    const float v = t.dtype() == DType::F32 ? t.f32()[s] : static_cast<float>(t.b8()[s]);
+    const Place& p = layout.places[e];
+    const Block& b = layout.blocks[static_cast<size_t>(p.block)];
+    atlas[static_cast<size_t>((b.atlas_row + p.row) * layout.atlas_cols + p.col)] = v;
+  }
+  return atlas;
+}
+
+Layout stack_layouts(const Layout& top, const Layout& bottom, float gap) {
+  Layout l = top;
+  const auto first_block = static_cast<int32_t>(top.blocks.size());
+  const float shift = top.height + gap;
+  for (Block b : bottom.blocks) {
+    b.y += shift;
+    b.atlas_row += top.atlas_rows;
+    l.blocks.push_back(b);
+  }
+  for (Place p : bottom.places) {
+    p.block += first_block;
+    l.places.push_back(p);
+  }
+  l.storage.insert(l.storage.end(), bottom.storage.begin(), bottom.storage.end());
+  l.width = std::max(top.width, bottom.width);
+  l.height = shift + bottom.height;
+  l.atlas_cols = std::max(top.atlas_cols, bottom.atlas_cols);
+  l.atlas_rows = top.atlas_rows + bottom.atlas_rows;
+  l.atlas_element.assign(static_cast<size_t>(l.atlas_rows * l.atlas_cols), -1);
+  for (size_t e = 0; e < l.places.size(); ++e) {
+    const Place& p = l.places[e];
+    const Block& b = l.blocks[static_cast<size_t>(p.block)];
+    l.atlas_element[static_cast<size_t>((b.atlas_row + p.row) * l.atlas_cols + p.col)] =
+        static_cast<int64_t>(e);
+  }
+  return l;
+}
+
+int64_t strip_wrap_for(int64_t n, float aspect) {
+  // rows * wrap = n and wrap = aspect * rows  ->  wrap = sqrt(aspect * n)
+  const auto wrap = static_cast<int64_t>(std::ceil(std::sqrt(aspect * static_cast<double>(n))));
+  return std::max<int64_t>(1, wrap);
+}
+
+}  // namespace attnsim::app

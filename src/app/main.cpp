@@ -1,0 +1,75 @@
+// attnsim: the visualizer. Phases as in Dear ImGui's example main: options, window,
+// main loop (events, frame, export requests, swap), cleanup.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "app/app.h"
+#include "app/capture.h"
+#include "app/headless.h"
+#include "app/i18n.h"
+#include "app/window.h"
+#include "engine/error.h"
+#include "engine/scenario.h"
+
+using namespace attnsim;
+using namespace attnsim::app;
+
+namespace {
+
+int run_window(const Options& options, const char* argv0) {
+  Window w;
+  std::string why;
+  if (!open_window(w, 1440, 900, true, &why)) return run_without_display(options, argv0, why);
+  App app;
+  app.options = options;
+  if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
+  app_load_scenario(app, options.scenario);
+  auto last = std::chrono::steady_clock::now();
+  while (!glfwWindowShouldClose(w.handle) && !app.quit) {
+    glfwPollEvents();
+    const auto now = std::chrono::steady_clock::now();
+    const float dt = std::min(std::chrono::duration<float>(now - last).count(), 0.1f);
+    last = now;
+    render_frame(app, w, dt);
+    glfwSwapBuffers(w.handle);
+    if (app.export_request.pending) {
+      app.export_request.pending = false;
+      std::string written, error;
+      if (capture_png(app, app.export_request, &written, &error))
+        app.show_banner(std::string(tr("Saved")) + ": " + written, false);
+      else
+        app.show_banner(std::string(tr("Export failed")) + ": " + error, true, 8.0);
+    }
+  }
+  app.session.wait();
+  close_window(w);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  try {
+    options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    find_scenario(options.scenario);  // an unknown name fails here, with the list
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s\n%s", e.what(), kUsage);
+    return 2;
+  }
+  switch (options.mode) {
+    case Mode::Help: {
+      std::printf("%s\nscenarios:\n", kUsage);
+      for (const auto& s : all_scenarios()) std::printf("  %-24s %s\n", s.name.c_str(), s.title_en.c_str());
+      return 0;
+    }
+    case Mode::Export: return run_export(options);
+    case Mode::ExportSlides: return run_export_slides(options);
+    case Mode::Bench: return run_bench(options);
+    case Mode::Window: return run_window(options, argv[0]);
+  }
+  return 0;
+}

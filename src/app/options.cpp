@@ -1,0 +1,80 @@
+// Command-line options. See options.h.
+#include "app/options.h"
+
+#include "engine/error.h"
+
+namespace attnsim::app {
+
+const char* const kUsage =
+    "usage: attnsim [--scenario NAME] [--lang ko|en]\n"
+    "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
+    "               [--panel window|pipeline|tensor|memory|buglab|controls] [--batch B]\n"
+    "               [--transparent] [--geometry FILE.json]\n"
+    "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
+    "       attnsim --bench-frames N [--scenario NAME]\n";
+
+namespace {
+
+int parse_int(const std::string& flag, const std::string& text) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(flag + " expects a whole number, got '" + text + "'");
+}
+
+}  // namespace
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw Error(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      o.mode = Mode::Help;
+    } else if (a == "--export") {
+      o.mode = Mode::Export;
+      o.output = value();
+    } else if (a == "--export-slides") {
+      o.mode = Mode::ExportSlides;
+      o.output = value();
+    } else if (a == "--bench-frames") {
+      o.mode = Mode::Bench;
+      o.bench_frames = parse_int(a, value());
+      if (o.bench_frames < 1) throw Error("--bench-frames needs at least 1 frame");
+    } else if (a == "--scenario") {
+      o.scenario = value();
+    } else if (a == "--step") {
+      o.step = value();
+    } else if (a == "--scale") {
+      o.scale = parse_int(a, value());
+      if (o.scale != 1 && o.scale != 2 && o.scale != 4)
+        throw Error("--scale must be 1, 2 or 4, got " + std::to_string(o.scale));
+    } else if (a == "--panel") {
+      o.panel = value();
+      if (o.panel != "window" && o.panel != "pipeline" && o.panel != "tensor" &&
+          o.panel != "memory" && o.panel != "buglab" && o.panel != "controls")
+        throw Error("--panel must be window, pipeline, tensor, memory, buglab or controls, got '" +
+                    o.panel + "'");
+    } else if (a == "--batch") {
+      o.batch = parse_int(a, value());
+    } else if (a == "--geometry") {
+      o.geometry = value();
+    } else if (a == "--lang") {
+      o.lang = value();
+      if (o.lang != "ko" && o.lang != "en") throw Error("--lang must be ko or en");
+    } else if (a == "--transparent") {
+      o.transparent = true;
+    } else {
+      throw Error("unknown argument '" + a + "'");
+    }
+  }
+  return o;
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,36 @@
+// Command-line options of attnsim. Pure parsing, tested without a window.
+//
+//   attnsim [--scenario NAME] [--lang ko|en]                       the window
+//   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
+//           [--panel window|tensor|pipeline|memory|buglab|controls] [--batch B]
+//           [--transparent] [--geometry FILE.json]                 one PNG, then exit
+//   attnsim --export-slides DIR [--scenario NAME] [--scale N]      one PNG per step
+//   attnsim --bench-frames N [--scenario NAME]                     median / p95 frame ms
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnsim::app {
+
+enum class Mode { Window, Export, ExportSlides, Bench, Help };
+
+struct Options {
+  Mode mode = Mode::Window;
+  std::string scenario = "default";
+  std::string step;          // empty = the scenario's focus step
+  std::string output;        // --export FILE or --export-slides DIR
+  std::string panel = "window";
+  std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
+  std::string lang;          // empty = from LANG
+  int scale = 1;
+  int batch = -1;            // -1 = the scenario's focus batch element
+  int bench_frames = 0;
+  bool transparent = false;
+};
+
+// Throws attnsim::Error naming the bad argument.
+Options parse_options(const std::vector<std::string>& args);
+extern const char* const kUsage;
+
+}  // namespace attnsim::app

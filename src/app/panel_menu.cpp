@@ -1,0 +1,69 @@
+// The menu bar: export, language, motion, scenarios.
+#include <string>
+
+#include "app/app.h"
+#include "app/i18n.h"
+
+namespace attnsim::app {
+
+namespace {
+
+void request_export(App& app, const std::string& panel) {
+  app.export_request.pending = true;
+  app.export_request.panel = panel;
+  app.export_request.path.clear();  // named after the step
+  app.export_request.scale = app.export_scale;
+  app.export_request.transparent = app.export_transparent;
+}
+
+}  // namespace
+
+void panel_menu(App& app) {
+  // ImGui 1.86's GLFW backend indexes KeysDown by GLFW key code; 301 is GLFW_KEY_F12.
+  if (!ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(301, false))
+    request_export(app, "window");
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu(tr("File"))) {
+    if (ImGui::MenuItem(tr("Export window PNG"), "F12")) request_export(app, "window");
+    if (ImGui::MenuItem(tr("Export panel PNG"))) request_export(app, app.focused_panel);
+    ImGui::Separator();
+    ImGui::TextUnformatted(tr("Export scale"));
+    for (int s : {1, 2, 4}) {
+      ImGui::SameLine();
+      const std::string label = std::to_string(s) + "x";
+      if (ImGui::RadioButton(label.c_str(), app.export_scale == s)) app.export_scale = s;
+    }
+    ImGui::Checkbox(tr("Transparent background"), &app.export_transparent);
+    ImGui::Separator();
+    if (ImGui::MenuItem(tr("Quit"))) app.quit = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu(tr("View"))) {
+    if (ImGui::BeginMenu(tr("Language"))) {
+      if (ImGui::MenuItem("한국어", nullptr, ui_lang() == Lang::Ko)) ui_lang() = Lang::Ko;
+      if (ImGui::MenuItem("English", nullptr, ui_lang() == Lang::En)) ui_lang() = Lang::En;
+      ImGui::EndMenu();
+    }
+    ImGui::MenuItem(tr("Reduced motion"), nullptr, &app.playback.reduced_motion);
+    const bool has_ref = app.data() && app.data()->has_reference;
+    if (ImGui::MenuItem(tr("Bug lab"), nullptr, app.presenting_bug_lab, has_ref))
+      app.presenting_bug_lab = !app.presenting_bug_lab;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu(tr("Scenario"))) {
+    for (const auto& s : all_scenarios()) {
+      const std::string label =
+          s.name + "  —  " + (ui_lang() == Lang::Ko ? s.title_ko : s.title_en);
+      if (ImGui::MenuItem(label.c_str(), nullptr, app.session.scenario().name == s.name))
+        app_load_scenario(app, s.name);
+    }
+    ImGui::EndMenu();
+  }
+  if (const Step* step = app.current_step()) {
+    ImGui::SameLine(ImGui::GetWindowWidth() * 0.5f);
+    ImGui::TextDisabled("%s · %s", app.session.scenario().name.c_str(), step->name.c_str());
+  }
+  ImGui::EndMainMenuBar();
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,140 @@
+// Pipeline panel: every trace step in order with shape, strides, a view/copy badge and
+// bytes; click to jump; transport (step, play/pause, speed, duration) and a scrubber.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/app.h"
+#include "app/i18n.h"
+#include "engine/cost.h"
+
+namespace attnsim::app {
+
+namespace {
+
+ImVec4 badge_colour(StepKind kind) {
+  switch (kind) {
+    case StepKind::View: return {0.30f, 0.65f, 0.95f, 1};     // blue: no memory
+    case StepKind::Copy: return {0.95f, 0.55f, 0.15f, 1};     // orange: moves bytes
+    case StepKind::Compute: return {0.45f, 0.80f, 0.45f, 1};  // green: new values
+    case StepKind::Input: return {0.80f, 0.80f, 0.80f, 1};
+    case StepKind::Skipped: return {0.45f, 0.45f, 0.45f, 1};
+  }
+  return {1, 1, 1, 1};
+}
+
+const char* badge_text(StepKind kind) {
+  switch (kind) {
+    case StepKind::View: return tr("view");
+    case StepKind::Copy: return tr("copy");
+    case StepKind::Compute: return tr("compute");
+    case StepKind::Input: return tr("input");
+    case StepKind::Skipped: return tr("skipped");
+  }
+  return "";
+}
+
+std::string dims_text(const Dims& d) { return format_dims(d); }
+
+// The scrubber position: active step k plus the transition progress into step k.
+void scrubber(App& app, const std::vector<bool>& active) {
+  std::vector<int> order;
+  for (size_t i = 0; i < active.size(); ++i)
+    if (active[i]) order.push_back(static_cast<int>(i));
+  if (order.size() < 2) return;
+  int k = 0;
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] == app.playback.step) k = static_cast<int>(i);
+  float pos = static_cast<float>(k) - (app.playback.animating() ? 1.0f - app.playback.t : 0.0f);
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderFloat("##scrub", &pos, 0.0f, static_cast<float>(order.size() - 1), "")) {
+    const int hi = std::min(static_cast<int>(std::ceil(pos)), static_cast<int>(order.size()) - 1);
+    const int lo = std::max(hi - 1, 0);
+    const float t = hi == 0 ? 1.0f : 1.0f - (static_cast<float>(hi) - pos);
+    scrub(app.playback, order[static_cast<size_t>(lo)], order[static_cast<size_t>(hi)], t);
+    app.playback.paused = t < 1.0f;
+  }
+}
+
+}  // namespace
+
+void panel_pipeline(App& app, const ImVec4& rect) {
+  if (!begin_panel(app, "pipeline", tr("Pipeline"), rect)) return end_panel();
+  const RunData* d = app.data();
+  if (!d) {
+    ImGui::TextUnformatted(tr("Computing"));
+    return end_panel();
+  }
+  const auto active = app.active_steps();
+  Playback& p = app.playback;
+
+  // transport
+  if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) go_to(p, prev_step(active, p.step), false);
+  ImGui::SameLine();
+  const char* play = p.playing && !p.paused ? tr("Pause") : tr("Play");
+  if (ImGui::Button(play)) {
+    if (p.animating() && !p.playing) p.paused = !p.paused;
+    else { p.playing = !p.playing; p.paused = false; }
+  }
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##next", ImGuiDir_Right)) go_to(p, next_step(active, p.step));
+  ImGui::SameLine();
+  ImGui::TextDisabled("← → %s", "space");
+  scrubber(app, active);
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+  ImGui::SliderFloat(tr("Speed"), &p.speed, 0.25f, 4.0f, "%.2fx");
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+  ImGui::SliderFloat(tr("Duration (s)"), &p.duration, 0.1f, 3.0f, "%.1f");
+  ImGui::Checkbox(tr("Reduced motion"), &p.reduced_motion);
+  ImGui::Separator();
+
+  // the steps
+  ImGui::BeginChild("steps", {0, -ImGui::GetTextLineHeightWithSpacing() * 2.2f});
+  const auto& steps = d->run.trace.steps;
+  float name_x = 0;
+  for (StepKind k : {StepKind::View, StepKind::Copy, StepKind::Compute, StepKind::Input})
+    name_x = std::max(name_x, ImGui::CalcTextSize(badge_text(k)).x);
+  name_x += ImGui::GetStyle().ItemSpacing.x * 2;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    ImGui::PushID(static_cast<int>(i));
+    const bool current = static_cast<int>(i) == p.step;
+    if (s.skipped()) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    const float y0 = ImGui::GetCursorPosY();
+    if (ImGui::Selectable("##step", current, 0, {0, ImGui::GetTextLineHeight() * 2.05f}) && !s.skipped())
+      go_to(p, static_cast<int>(i), std::abs(static_cast<int>(i) - p.step) == 1);
+    if (current && p.animating()) ImGui::SetScrollHereY(0.4f);
+    ImGui::SetCursorPosY(y0);
+    ImGui::TextColored(badge_colour(s.kind), "%-5s", badge_text(s.kind));
+    ImGui::SameLine(name_x);
+    ImGui::TextUnformatted(s.name.c_str());
+    if (s.nan_count > 0) {
+      ImGui::SameLine();
+      ImGui::TextColored({0.95f, 0.1f, 0.85f, 1}, "NaN %lld", static_cast<long long>(s.nan_count));
+    }
+    ImGui::SetCursorPosX(name_x);
+    if (s.out.defined()) {
+      std::string info = dims_text(s.out.shape()) + "  " + dims_text(s.out.strides());
+      if (s.copied_bytes > 0) info += "  " + human_bytes(s.copied_bytes);
+      else if (s.new_bytes > 0) info += "  +" + human_bytes(s.new_bytes);
+      ImGui::TextDisabled("%s", info.c_str());
+    } else {
+      ImGui::TextDisabled("%s", s.note.empty() ? tr("skipped") : s.note.c_str());
+    }
+    if (s.skipped()) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered() && !s.note.empty()) ImGui::SetTooltip("%s", s.note.c_str());
+    ImGui::PopID();
+  }
+  if (!d->run.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.4f, 0.4f, 1));
+    ImGui::TextWrapped("%s", d->run.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::EndChild();
+  ImGui::Separator();
+  ImGui::Text("%s: %s", tr("held by the trace"), human_bytes(d->run.trace.held_bytes()).c_str());
+  ImGui::TextDisabled("%.1f ms · %s", d->compute_ms, app.session.backend().c_str());
+  end_panel();
+}
+
+}  // namespace attnsim::app

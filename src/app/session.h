@@ -1,0 +1,74 @@
+// Session: what the app is showing (an editable copy of a scenario) and the forward passes
+// computed from it. Recomputing runs on a worker thread so the window never freezes; the UI
+// keeps drawing the last finished run until the new one is swapped in.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/mha.h"
+#include "engine/scenario.h"
+
+namespace attnsim::app {
+
+// One finished computation: the run, and for bug-lab scenarios the correct run beside it.
+struct RunData {
+  uint64_t generation = 0;
+  MhaConfig config;
+  std::vector<std::vector<std::string>> q_tokens;  // [batch][Tq]
+  std::vector<std::vector<std::string>> k_tokens;  // [batch][Tk]
+  ForwardResult run;
+  bool has_reference = false;
+  ForwardResult reference;
+  double compute_ms = 0;
+};
+
+class Session {
+ public:
+  // Loads a scenario by name (throws Error for an unknown one) and computes it.
+  void load(const std::string& name);
+  // The editable copy: change it, then call request().
+  Scenario& scenario() { return scenario_; }
+  const Scenario& scenario() const { return scenario_; }
+  CellEdits& edits() { return edits_; }
+  // "cpu" or "cuda" (attnsim::backend_by_name); applies from the next request().
+  const std::string& backend() const { return backend_; }
+  void set_backend(const std::string& name) { backend_ = name; }
+
+  // Starts a recompute of the current settings (coalesced while one is running).
+  void request();
+  // Swaps in a finished run; true when something new arrived. Call once per frame.
+  bool poll();
+  // Blocks until no work is pending (headless modes).
+  void wait();
+  bool busy() const { return worker_.valid(); }
+  double busy_seconds() const;
+
+  const std::shared_ptr<const RunData>& data() const { return data_; }
+  // The last config error (empty when the last request succeeded).
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Job {
+    std::shared_ptr<const RunData> data;
+    std::string error;
+  };
+  void launch();
+
+  Scenario scenario_;
+  CellEdits edits_;
+  std::string backend_ = "cpu";
+  std::shared_ptr<const RunData> data_;
+  std::string error_;
+  std::future<Job> worker_;
+  bool pending_ = false;
+  uint64_t generation_ = 0;
+  std::chrono::steady_clock::time_point started_;
+};
+
+}  // namespace attnsim::app

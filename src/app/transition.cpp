@@ -1,0 +1,125 @@
+// Transitions: matching elements between layouts. See transition.h.
+#include "app/transition.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace attnsim::app {
+
+const char* transition_kind_name(TransitionKind kind) {
+  switch (kind) {
+    case TransitionKind::Appear: return "appear";
+    case TransitionKind::Rearrange: return "rearrange";
+    case TransitionKind::Copy: return "copy";
+    case TransitionKind::Elementwise: return "elementwise";
+    case TransitionKind::Product: return "product";
+  }
+  return "?";
+}
+
+TransitionKind transition_kind(const Step* from, const Step& to) {
+  if (!from || from->skipped() || to.skipped() || to.kind == StepKind::Input || to.name == "mask")
+    return TransitionKind::Appear;
+  if (to.kind == StepKind::View) return TransitionKind::Rearrange;
+  if (to.kind == StepKind::Copy) return TransitionKind::Copy;
+  if (from->out.defined() && to.out.defined() && from->out.shape() == to.out.shape() &&
+      to.op != "linear" && to.op != "matmul")
+    return TransitionKind::Elementwise;
+  return TransitionKind::Product;
+}
+
+namespace {
+
+// Merges element pairs (to element e, from element f), visited in the to layout's C order,
+// into runs that are horizontal and adjacent in both layouts.
+class SegmentBuilder {
+ public:
+  SegmentBuilder(const Layout& from, const Layout& to) : from_(from), to_(to) {}
+
+  void add(int64_t to_e, int64_t from_e) {
+    const Place& tp = to_.places[static_cast<size_t>(to_e)];
+    const Place& fp = from_.places[static_cast<size_t>(from_e)];
+    const Block& tb = to_.blocks[static_cast<size_t>(tp.block)];
+    const Block& fb = from_.blocks[static_cast<size_t>(fp.block)];
+    const auto to_row = static_cast<int32_t>(tb.atlas_row + tp.row);
+    const auto from_row = static_cast<int32_t>(fb.atlas_row + fp.row);
+    if (!out_.empty()) {
+      Segment& s = out_.back();
+      if (s.to_row == to_row && s.to_col + s.length == tp.col && s.from_row == from_row &&
+          s.from_col + s.length == fp.col) {
+        ++s.length;
+        s.to.w += 1.0f;
+        s.from.w += 1.0f;
+        return;
+      }
+    }
+    Segment s;
+    s.from = from_.rect(from_e);
+    s.to = to_.rect(to_e);
+    s.from_row = from_row;
+    s.from_col = fp.col;
+    s.to_row = to_row;
+    s.to_col = tp.col;
+    out_.push_back(s);
+  }
+
+  std::vector<Segment> take() { return std::move(out_); }
+
+ private:
+  const Layout& from_;
+  const Layout& to_;
+  std::vector<Segment> out_;
+};
+
+}  // namespace
+
+std::vector<Segment> match_by_storage(const Layout& from, const Layout& to) {
+  std::unordered_map<int64_t, int64_t> by_storage;  // storage index -> from element
+  by_storage.reserve(from.storage.size());
+  for (size_t e = 0; e < from.storage.size(); ++e)
+    by_storage.emplace(from.storage[e], static_cast<int64_t>(e));
+  SegmentBuilder builder(from, to);
+  for (size_t e = 0; e < to.storage.size(); ++e) {
+    const auto it = by_storage.find(to.storage[e]);
+    if (it != by_storage.end()) builder.add(static_cast<int64_t>(e), it->second);
+  }
+  return builder.take();
+}
+
+std::vector<Segment> match_by_index(const Layout& from, const Layout& to) {
+  SegmentBuilder builder(from, to);
+  const int64_t n = std::min(from.numel(), to.numel());
+  for (int64_t e = 0; e < n; ++e) builder.add(e, e);
+  return builder.take();
+}
+
+std::vector<Segment> match_pairs(const Layout& from, const Layout& to,
+                                 const std::vector<std::pair<int64_t, int64_t>>& to_from) {
+  SegmentBuilder builder(from, to);
+  for (const auto& [t, f] : to_from) builder.add(t, f);
+  return builder.take();
+}
+
+float ease(float t) {
+  t = std::clamp(t, 0.0f, 1.0f);
+  return t * t * (3.0f - 2.0f * t);
+}
+
+Rect lerp(const Rect& a, const Rect& b, float t) {
+  return {a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.w + (b.w - a.w) * t,
+          a.h + (b.h - a.h) * t};
+}
+
+float reveal(int64_t row, int64_t col, int64_t rows, int64_t cols, float t, bool by_column) {
+  const int64_t lines = by_column ? cols : rows;
+  const int64_t line = by_column ? col : row;
+  if (lines <= 0) return 1.0f;
+  // Each line forms over `span` of t; starts are spread so the last line ends at t = 1 and
+  // neighbouring lines overlap, which reads as a sweep.
+  const float share = 1.0f / static_cast<float>(lines);
+  const float span = std::min(1.0f, 2.5f * share + 0.1f);
+  const float start = static_cast<float>(line) * share * (1.0f - span);
+  return std::clamp((t - start) / span, 0.0f, 1.0f);
+}
+
+}  // namespace attnsim::app

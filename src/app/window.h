@@ -1,0 +1,26 @@
+// The window: GLFW + OpenGL 3.3 core + Dear ImGui, in phases (open, frame, close), as in
+// ImGui's example main. Headless modes open the same window hidden.
+#pragma once
+
+#include <string>
+
+struct GLFWwindow;
+
+namespace attnsim::app {
+
+struct App;
+
+struct Window {
+  GLFWwindow* handle = nullptr;
+  float ui_scale = 1.0f;  // HiDPI content scale
+};
+
+// Opens the window and the ImGui context. False (and `why`) when there is no display or no
+// OpenGL 3.3.
+bool open_window(Window& w, int width, int height, bool visible, std::string* why);
+void close_window(Window& w);
+
+// One frame to the window: inputs, app_frame, render. Does not swap.
+void render_frame(App& app, Window& w, float dt);
+
+}  // namespace attnsim::app

@@ -1,0 +1,122 @@
+// Transitions are matched by storage offset: a view or a transpose moves every element to
+// the cell where the same memory shows up next; a copy matches by logical index.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "app/transition.h"
+
+using namespace attnsim;
+using namespace attnsim::app;
+
+namespace {
+
+// Expands segments into (from cell, to cell) pairs in layout units.
+std::vector<std::pair<Rect, Rect>> cells(const std::vector<Segment>& segs) {
+  std::vector<std::pair<Rect, Rect>> out;
+  for (const Segment& s : segs)
+    for (int32_t i = 0; i < s.length; ++i)
+      out.push_back({Rect{s.from.x + i, s.from.y, 1, 1}, Rect{s.to.x + i, s.to.y, 1, 1}});
+  return out;
+}
+
+int64_t total_length(const std::vector<Segment>& segs) {
+  int64_t n = 0;
+  for (const Segment& s : segs) n += s.length;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("view (T,d) -> (T,h,dk) moves each row piece into its head's band") {
+  const Tensor proj = Tensor::zeros({1, 6, 16});   // q_proj (B, T, d)
+  const Tensor view = proj.view({1, 6, 4, 4});      // q_view (B, T, h, dk), view
+  const Layout a = make_layout(LayoutKind::Matrix, proj, 0);
+  const Layout b = make_layout(LayoutKind::Bands, view, 0);
+  const auto segs = match_by_storage(a, b);
+  REQUIRE(total_length(segs) == 96);  // every element matched once
+  REQUIRE(segs.size() == 6 * 4);       // one run per (token, head): dk cells stay together
+  for (const auto& [from, to] : cells(segs)) {
+    const int col = static_cast<int>(from.x);
+    const int head = col / 4;
+    REQUIRE(to.y == from.y);  // same token row
+    REQUIRE(to.x == Approx(head * (4 + kBandGap) + col % 4));
+  }
+}
+
+TEST_CASE("transpose (T,h,dk) -> (h,T,dk) moves bands into stacked blocks") {
+  const Tensor view = Tensor::zeros({1, 6, 16}).view({1, 6, 4, 4});
+  const Tensor heads = view.transpose(1, 2);  // view
+  const Layout a = make_layout(LayoutKind::Bands, view, 0);
+  const Layout b = make_layout(LayoutKind::Stacked, heads, 0);
+  const auto segs = match_by_storage(a, b);
+  REQUIRE(total_length(segs) == 96);
+  for (const Segment& s : segs) {
+    // band h, row t  ->  block h (stacked), row t
+    const int head = static_cast<int>(s.from.x / (4 + kBandGap));
+    REQUIRE(s.to.y == Approx(head * (6 + kBlockGap) + s.from.y));
+  }
+}
+
+TEST_CASE("a view then its inverse view lands every element where it started") {
+  const Tensor x = Tensor::zeros({2, 5, 12});
+  const Tensor v = x.view({2, 5, 3, 4});
+  for (int64_t b = 0; b < 2; ++b) {
+    const Layout a = make_layout(LayoutKind::Matrix, x, b);
+    const Layout mid = make_layout(LayoutKind::Bands, v, b);
+    const Layout back = make_layout(LayoutKind::Matrix, v.view({2, 5, 12}), b);
+    for (const auto& [from, to] : cells(match_by_storage(a, back))) {
+      REQUIRE(from.x == to.x);
+      REQUIRE(from.y == to.y);
+    }
+    REQUIRE(total_length(match_by_storage(a, mid)) == 60);
+  }
+}
+
+TEST_CASE("contiguous is a new storage: matching by storage finds nothing, by index all") {
+  const Tensor t = Tensor::zeros({1, 4, 6}).view({1, 4, 2, 3}).transpose(1, 2).contiguous();  // (B,h,T,dk)
+  const Tensor tb = t.transpose(1, 2);                 // (B,T,h,dk) not contiguous, view
+  const Tensor c = tb.contiguous();                    // copies
+  REQUIRE_FALSE(tb.is_contiguous());
+  REQUIRE_FALSE(c.shares_storage_with(tb));
+  const Layout sa = make_layout(LayoutKind::Strip, tb, 0, 8);
+  const Layout sb = make_layout(LayoutKind::Strip, c, 0, 8);
+  const auto segs = match_by_index(sa, sb);
+  REQUIRE(total_length(segs) == 24);
+  // in the new strip the elements sit in logical order: cell i holds element i
+  for (int64_t e = 0; e < 24; ++e) REQUIRE(sb.storage[e] == e);
+}
+
+TEST_CASE("product reveal runs from 0 to 1 line by line") {
+  for (int rows : {1, 6, 128}) {
+    REQUIRE(reveal(0, 0, rows, 4, 0.0f, false) == 0.0f);
+    REQUIRE(reveal(rows - 1, 0, rows, 4, 1.0f, false) == 1.0f);
+    REQUIRE(reveal(0, 0, rows, 4, 1.0f, false) == 1.0f);
+    if (rows > 1) REQUIRE(reveal(0, 0, rows, 4, 0.5f, false) >= reveal(rows - 1, 0, rows, 4, 0.5f, false));
+  }
+  REQUIRE(reveal(0, 3, 6, 4, 1.0f, true) == 1.0f);
+}
+
+TEST_CASE("a copy moves each value from its old storage cell to its new one") {
+  const Tensor heads = Tensor::zeros({1, 4, 6}).view({1, 4, 2, 3}).transpose(1, 2).contiguous();
+  const Tensor tb = heads.transpose(1, 2);  // (B, T, h, dk) view, not contiguous
+  const Tensor c = tb.contiguous();         // copies
+  const Layout old_strip = make_layout(LayoutKind::Strip, tb, 0, 6);
+  const Layout new_strip = make_layout(LayoutKind::Strip, c, 0, 6);
+  const Layout both = stack_layouts(old_strip, new_strip, 2.0f);
+  REQUIRE(both.numel() == 48);
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t e = 0; e < 24; ++e) pairs.push_back({24 + e, e});
+  const auto segs = match_pairs(both, both, pairs);
+  int64_t n = 0;
+  for (const Segment& s : segs) {
+    n += s.length;
+    REQUIRE(s.to.y >= old_strip.height + 2.0f);  // lands in the new strip below
+    REQUIRE(s.from.y < old_strip.height);
+  }
+  REQUIRE(n == 24);
+  // logical element 1 is (t0, h0, j1): old storage 1 -> new 1; element 3 is (t0, h1, j0):
+  // old storage 12 (head 1 block) -> new storage 3
+  REQUIRE(old_strip.storage[3] == 12);
+  REQUIRE(new_strip.storage[3] == 3);
+}
