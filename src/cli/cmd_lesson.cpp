@@ -1,0 +1,95 @@
+// attnsim-cli lesson: check lesson files against the engine, list them.
+//
+//   attnsim-cli lesson check [FILES or DIRS]   (default: the lessons/ folder)
+//   attnsim-cli lesson list  [DIR]
+// check prints one line per problem as file:line:column: message and exits 2 on any.
+#include <cstdio>
+
+#include "commands.h"
+#include "engine/error.h"
+#include "lessons/lesson.h"
+
+namespace attnsim::cli {
+
+namespace {
+
+struct LessonOptions {
+  std::vector<std::string> check_paths;
+  std::string list_dir;
+  bool quiet = false;
+};
+
+std::vector<std::string> default_paths() {
+  const std::string dir = lessons::default_lesson_dir();
+  if (dir.empty()) throw Error("no lessons folder found: give lesson files or a folder");
+  return {dir};
+}
+
+int run_check(const LessonOptions& o) {
+  const auto files = lessons::lesson_files(o.check_paths.empty() ? default_paths() : o.check_paths);
+  std::vector<lessons::Diagnostic> problems;
+  std::vector<lessons::Lesson> loaded;
+  int steps = 0, quizzes = 0, claims = 0;
+  for (const auto& f : files) {
+    auto r = lessons::load_lesson(f);
+    problems.insert(problems.end(), r.diagnostics.begin(), r.diagnostics.end());
+    if (!r.lesson) continue;
+    const size_t before = problems.size();
+    lessons::check_lesson(*r.lesson, problems);
+    for (const auto& s : r.lesson->steps) {
+      ++steps;
+      quizzes += s.quiz ? 1 : 0;
+      claims += static_cast<int>(s.claims.size()) + (s.task ? static_cast<int>(s.task->claims.size()) : 0) +
+                (s.quiz ? static_cast<int>(s.quiz->verify.size()) + (s.quiz->kind == lessons::QuizKind::Number) : 0);
+    }
+    if (!o.quiet && problems.size() == before)
+      std::printf("ok   %s  (%s, %zu steps)\n", f.c_str(), r.lesson->id.c_str(), r.lesson->steps.size());
+    loaded.push_back(std::move(*r.lesson));
+  }
+  lessons::check_lesson_set(loaded, problems);
+  for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.str().c_str());
+  if (!problems.empty()) {
+    std::fprintf(stderr, "attnsim-cli: lesson check: %zu problem%s in %zu file%s\n", problems.size(),
+                 problems.size() == 1 ? "" : "s", files.size(), files.size() == 1 ? "" : "s");
+    return 2;
+  }
+  if (!o.quiet)
+    std::printf("%zu lesson%s, %d steps, %d quizzes, %d engine checks: all agree with the engine\n",
+                files.size(), files.size() == 1 ? "" : "s", steps, quizzes, claims);
+  return 0;
+}
+
+int run_list(const LessonOptions& o) {
+  const std::string dir = o.list_dir.empty() ? default_paths()[0] : o.list_dir;
+  std::vector<lessons::Diagnostic> problems;
+  const auto all = lessons::load_lesson_dir(dir, &problems);
+  for (const auto& l : all)
+    std::printf("%3lld  %-28s %2zu steps  %s / %s\n", static_cast<long long>(l.order), l.id.c_str(),
+                l.steps.size(), l.title.en.c_str(), l.title.ko.c_str());
+  for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.str().c_str());
+  return problems.empty() ? 0 : 2;
+}
+
+}  // namespace
+
+Runner add_lesson_command(CLI::App& app) {
+  auto o = std::make_shared<LessonOptions>();
+  CLI::App* cmd = app.add_subcommand("lesson", "check lesson files against the engine, list lessons");
+  cmd->require_subcommand(1);
+  CLI::App* check = cmd->add_subcommand(
+      "check",
+      "validate lessons: TOML syntax (file:line:column), unknown or missing keys, unknown "
+      "steps/panels/scenarios, and every quiz answer and claim recomputed by the engine; exit 2 "
+      "on any problem");
+  check->add_option("paths", o->check_paths, "lesson files or folders (default: lessons/)");
+  check->add_flag("-q,--quiet", o->quiet, "print problems only");
+  CLI::App* list = cmd->add_subcommand("list", "list the lessons of a folder in order");
+  list->add_option("dir", o->list_dir, "folder (default: lessons/)");
+  return [o, check, list]() -> int {
+    if (check->parsed()) return run_check(*o);
+    if (list->parsed()) return run_list(*o);
+    return 2;
+  };
+}
+
+}  // namespace attnsim::cli

@@ -1,0 +1,220 @@
+// Lessons: the data model, the loader and the checker. No GUI, no command line.
+//
+// Index
+//   [SECTION] Text in two languages           Text
+//   [SECTION] Settings a lesson puts on screen Settings
+//   [SECTION] Claims the engine must confirm  Claim
+//   [SECTION] Try-it tasks and quizzes        Task, Quiz
+//   [SECTION] Steps and lessons               LessonStep, Lesson
+//   [SECTION] Loading and checking            Diagnostic, load_lesson, check_lesson
+//
+// One TOML file per lesson in lessons/ (the format is documented, with an example, in
+// lessons/FORMAT.md). A lesson is data only: no code and no paths. Every figure it states is
+// either a claim (a [[step.claim]] the checker recomputes with the engine) or a quiz answer
+// that names the engine quantity computing it (quantity.h), so nothing is typed in by hand
+// without the engine agreeing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/cost.h"
+#include "engine/mha.h"
+
+namespace attnsim::lessons {
+
+// [SECTION] Text in two languages ----------------------------------------------------------
+
+enum class Lang { Ko, En };
+Lang parse_lang(const std::string& code);  // "ko" / "en"; throws Error otherwise
+
+// Light markup (lesson_markup.h): **bold**, `code`, lines starting "- " are list items,
+// blank lines separate paragraphs.
+struct Text {
+  std::string ko, en;
+  const std::string& get(Lang lang) const { return lang == Lang::Ko ? ko : en; }
+  bool empty() const { return ko.empty() && en.empty(); }
+};
+
+// Where a value came from in its file (1-based; 0 = unknown).
+struct Where {
+  int line = 0, column = 0;
+};
+
+// [SECTION] Settings a lesson puts on screen -----------------------------------------------
+//
+// A scenario preset (engine/scenario.h) plus overrides. A step may override again; the
+// simulator's state at a step is lesson.scenario + step.scenario applied in that order.
+struct Settings {
+  std::optional<std::string> preset;  // "default", "article", "query-padding-nan", ...
+  std::optional<int64_t> batch, tq, tk, d_model, heads;
+  std::optional<int64_t> seed;
+  std::optional<bool> bias, wo_identity, train, cross;
+  std::optional<double> dropout, input_scale;
+  std::optional<std::string> mask;  // parse_mask_spec text ("none" clears it)
+  std::optional<std::string> bug;   // a name from all_bugs() or "none"
+  std::optional<std::vector<std::string>> sentences, key_sentences;
+
+  bool empty() const;
+};
+// `over` applied on top of `base` (set fields of `over` win).
+Settings merge(const Settings& base, const Settings& over);
+
+// The resolved state: what forward() runs.
+struct Resolved {
+  std::string preset = "default";
+  MhaConfig config;
+  std::vector<std::string> sentences, key_sentences;
+  float input_scale = 1.0f;
+};
+// Throws attnsim::Error (unknown preset, bad mask text, d_model % heads, ...).
+Resolved resolve(const Settings& settings);
+
+// Sizes for the closed-form cost model (engine/cost.h).
+struct CostSettings {
+  std::optional<int64_t> d_model, heads, head_dim, layers, seq, batch, kv_heads;
+  std::optional<std::string> dtype;
+};
+CostConfig resolve_cost(const CostSettings& settings);  // throws Error
+
+// Sizes for the FlashAttention IO model (engine/flash.h, closed forms).
+struct FlashSettings {
+  std::optional<int64_t> batch, heads, tq, tk, head_dim, block_q, block_k;
+};
+
+// [SECTION] Claims the engine must confirm -------------------------------------------------
+//
+// A claim names a quantity (lessons/quantity.h lists them) computed under the step's
+// settings (+ its own overrides), and what it must be. Used three ways: [[step.claim]]
+// (a fact the narrative states, checked by `lesson check`), a task's goal (checked live
+// against what the learner set), and a quiz's answer (recomputed by `lesson check`).
+struct Claim {
+  std::string quantity;            // "trace.scores.shape", "cost.kv_cache_bytes", ...
+  Settings settings;               // overrides for trace.* / alpha.* / diff.* / ...
+  Settings against;                // the second run of diff.* quantities
+  CostSettings cost;               // for cost.*
+  FlashSettings flash;             // for flash.*
+  int64_t head = 0;                // for ablate.*
+  std::string step_b;              // for pair.*: the second step ("ctx_concat")
+  // What it must be: exactly one of these is set.
+  std::optional<double> equals;
+  std::optional<std::vector<int64_t>> equals_list;  // shapes and strides
+  std::optional<std::string> equals_text;           // run.first_nan_step, ...
+  std::optional<double> at_least, at_most;
+  double tolerance = 0;            // relative, for equals
+  std::string about;               // what the claim says, for messages
+  Where where;
+};
+
+// [SECTION] Try-it tasks and quizzes -------------------------------------------------------
+
+// A try-it task: the learner changes a setting; the goal is checked against the
+// simulator's state. `goal` conditions are settings the state must have (only the set
+// fields are compared); `claims` are engine facts that must then hold.
+struct Task {
+  Text prompt;    // what to try
+  Text done;      // what happened (shown when the goal is met)
+  Text hint;      // optional
+  Settings goal;  // e.g. heads = 1
+  std::optional<std::string> goal_step;  // the trace step the learner must be looking at
+  std::vector<Claim> claims;
+  Where where;
+};
+
+enum class QuizKind { Number, Choice };
+
+struct Quiz {
+  QuizKind kind = QuizKind::Number;
+  Text question;
+  Text explanation;
+  // Number: the stored answer, and the claim that recomputes it (claim.quantity).
+  double answer = 0;
+  double tolerance = 0;            // relative; the learner's answer is accepted within it
+  std::string unit;                // "B", "params", ... (shown beside the input)
+  Claim source;                    // quantity + its settings; equals = answer
+  // Choice: options in both languages (same count), the right one (1-based).
+  std::vector<std::string> choices_ko, choices_en;
+  int correct = 0;
+  std::vector<Claim> verify;       // engine facts behind the right option
+  Where where;
+};
+
+// [SECTION] Steps and lessons --------------------------------------------------------------
+
+// Panels a step can bring forward (the app's names).
+inline constexpr const char* kPanelNames[] = {"pipeline", "tensor", "memory", "buglab",
+                                              "controls", "flash", "cost", "lesson"};
+bool is_panel_name(const std::string& name);
+
+struct LessonStep {
+  std::string id;          // unique in the lesson
+  Text title;
+  Text short_text;         // one or two lines for the slide; default: first paragraph
+  Text text;               // the narrative (markup)
+  std::string panel = "tensor";
+  std::string trace_step;  // one of kStepNames; empty = the preset's focus step
+  int64_t batch = 0;       // the batch element shown
+  std::optional<int64_t> head;   // a head to highlight
+  std::vector<int64_t> rows, cols;  // cells to highlight (query rows, key columns)
+  double zoom = 1.0;
+  std::optional<std::vector<int64_t>> tile;  // flash panel: {query block, key block}
+  Settings settings;       // overrides at this step
+  std::vector<Claim> claims;
+  std::optional<Task> task;
+  std::optional<Quiz> quiz;
+  Where where;
+};
+
+struct Lesson {
+  std::string path;   // the file it came from
+  std::string id;     // unique across lessons/
+  int64_t order = 0;  // position in the browser
+  Text title, summary;
+  Settings settings;  // the lesson's scenario
+  std::vector<LessonStep> steps;
+
+  // The state at step i: lesson settings + step overrides.
+  Settings settings_at(size_t step) const;
+};
+
+// [SECTION] Loading and checking -----------------------------------------------------------
+
+struct Diagnostic {
+  std::string file;
+  int line = 0, column = 0;
+  std::string message;
+  std::string str() const;  // "file:line:column: message"
+};
+
+struct LoadResult {
+  std::optional<Lesson> lesson;        // set when the file parsed and its shape was valid
+  std::vector<Diagnostic> diagnostics;  // empty = fine
+};
+
+// Parses and validates the shape of one lesson file: TOML syntax, known/missing keys, types,
+// both languages, known panels/steps/scenarios/bugs/quantities. Never throws.
+LoadResult load_lesson(const std::string& path);
+LoadResult load_lesson_text(const std::string& text, const std::string& path);
+
+// Runs the engine: every claim, every quiz answer, every task's claims, every step's
+// settings. Appends diagnostics (with locations) for anything the engine disagrees with.
+void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out);
+
+// The lesson files under a folder (*.toml, sorted by name) or the files given.
+// Throws Error for a path that does not exist.
+std::vector<std::string> lesson_files(const std::vector<std::string>& paths);
+
+// Loads every lesson in a folder, sorted by order then id; files that fail to load are
+// reported in `diagnostics` and left out.
+std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnostic>* diagnostics);
+
+// Across lessons: duplicate ids.
+void check_lesson_set(const std::vector<Lesson>& lessons, std::vector<Diagnostic>& out);
+
+// The built-in lessons folder: $ATTNSIM_LESSONS, else <source>/lessons if it exists, else
+// lessons/ next to the executable's folder; "" when none is found.
+std::string default_lesson_dir(const std::string& argv0 = "");
+
+}  // namespace attnsim::lessons

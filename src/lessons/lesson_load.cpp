@@ -1,0 +1,581 @@
+// Loading a lesson file: TOML syntax, known and missing keys, types, both languages, and
+// names that must exist (panels, trace steps, scenarios, bugs, quantities). The engine is
+// not run here; check_lesson (lesson_check.cpp) does that.
+//
+// Index
+//   [SECTION] Reader: one TOML table, its keys marked as read
+//   [SECTION] Settings, cost and flash tables
+//   [SECTION] Claims, tasks and quizzes
+//   [SECTION] Steps and the lesson
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "engine/bugs.h"
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/mask.h"
+#include "engine/scenario.h"
+#include "engine/trace.h"
+#include "lessons/lesson.h"
+#include "lessons/quantity.h"
+
+namespace attnsim::lessons {
+
+std::string Diagnostic::str() const {
+  std::string s = file;
+  if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
+  return s + ": " + message;
+}
+
+Lang parse_lang(const std::string& code) {
+  if (code == "ko") return Lang::Ko;
+  if (code == "en") return Lang::En;
+  throw Error("unknown language '" + code + "' (valid: ko, en)");
+}
+
+bool is_panel_name(const std::string& name) {
+  for (const char* p : kPanelNames)
+    if (name == p) return true;
+  return false;
+}
+
+namespace {
+
+// [SECTION] Reader: one TOML table, its keys marked as read ---------------------------------
+
+Where where_of(const toml::node& node) {
+  const auto& b = node.source().begin;
+  return Where{static_cast<int>(b.line), static_cast<int>(b.column)};
+}
+
+const char* type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date or time";
+  }
+}
+
+struct Context {
+  std::string file;
+  std::vector<Diagnostic>* out;
+  void error(Where w, const std::string& message) const {
+    out->push_back(Diagnostic{file, w.line, w.column, message});
+  }
+};
+
+class Reader {
+ public:
+  // `name` is the table's dotted path for messages ("step 3 (\"budget\").quiz").
+  Reader(const Context& ctx, const toml::table& table, std::string name)
+      : ctx_(ctx), table_(table), name_(std::move(name)) {}
+
+  const std::string& name() const { return name_; }
+  Where where() const { return where_of(table_); }
+  const Context& ctx() const { return ctx_; }
+
+  // The node at `key` (marked as read), or nullptr when absent. `required` reports absence.
+  const toml::node* get(const std::string& key, bool required = false) {
+    read_.insert(key);
+    const toml::node* n = table_.get(key);
+    if (!n && required) ctx_.error(where(), "missing key '" + key + "' in " + name_);
+    return n;
+  }
+  bool has(const std::string& key) const { return table_.contains(key); }
+
+  std::optional<std::string> string(const std::string& key, bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return std::nullopt;
+    if (auto v = n->value<std::string>(); v && n->is_string()) return *v;
+    wrong_type(*n, key, "a string");
+    return std::nullopt;
+  }
+  std::optional<int64_t> integer(const std::string& key, bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return std::nullopt;
+    if (n->is_integer()) return n->as_integer()->get();
+    wrong_type(*n, key, "an integer");
+    return std::nullopt;
+  }
+  std::optional<double> number(const std::string& key, bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return std::nullopt;
+    if (n->is_integer()) return static_cast<double>(n->as_integer()->get());
+    if (n->is_floating_point()) return n->as_floating_point()->get();
+    wrong_type(*n, key, "a number");
+    return std::nullopt;
+  }
+  std::optional<bool> boolean(const std::string& key, bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return std::nullopt;
+    if (n->is_boolean()) return n->as_boolean()->get();
+    wrong_type(*n, key, "a boolean (true or false)");
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> int_list(const std::string& key, bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return std::nullopt;
+    const toml::array* a = n->as_array();
+    std::vector<int64_t> out;
+    if (a) {
+      for (const auto& e : *a) {
+        if (!e.is_integer()) {
+          wrong_type(e, key + " element", "an integer");
+          return std::nullopt;
+        }
+        out.push_back(e.as_integer()->get());
+      }
+      return out;
+    }
+    wrong_type(*n, key, "an array of integers");
+    return std::nullopt;
+  }
+  std::optional<std::vector<std::string>> string_list(const std::string& key,
+                                                      bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return std::nullopt;
+    const toml::array* a = n->as_array();
+    std::vector<std::string> out;
+    if (a) {
+      for (const auto& e : *a) {
+        if (!e.is_string()) {
+          wrong_type(e, key + " element", "a string");
+          return std::nullopt;
+        }
+        out.push_back(e.as_string()->get());
+      }
+      return out;
+    }
+    wrong_type(*n, key, "an array of strings");
+    return std::nullopt;
+  }
+  // A sub-table, or nullptr (reported when present with another type, or required).
+  const toml::table* table(const std::string& key, bool required = false) {
+    const toml::node* n = get(key, required);
+    if (!n) return nullptr;
+    if (const toml::table* t = n->as_table()) return t;
+    wrong_type(*n, key, "a table");
+    return nullptr;
+  }
+  // A table of the two languages: { ko = "...", en = "..." }. Both are required.
+  Text text(const std::string& key, bool required = true) {
+    Text t;
+    const toml::table* tab = table(key, required);
+    if (!tab) return t;
+    Reader r(ctx_, *tab, name_ + "." + key);
+    if (auto ko = r.string("ko")) t.ko = *ko;
+    if (auto en = r.string("en")) t.en = *en;
+    if (!tab->contains("ko") || !tab->contains("en")) {
+      const char* missing = !tab->contains("ko") ? "ko" : "en";
+      ctx_.error(where_of(*tab), "missing language '" + std::string(missing) + "' in " +
+                                     name_ + "." + key + " (every text needs ko and en)");
+    } else if ((t.ko.empty() || t.en.empty()) && required) {
+      ctx_.error(where_of(*tab), "empty text in " + name_ + "." + key);
+    }
+    r.finish();
+    return t;
+  }
+  // Reports keys present but never read.
+  void finish(const std::vector<std::string>& extra_known = {}) {
+    std::vector<std::string> known(read_.begin(), read_.end());
+    known.insert(known.end(), extra_known.begin(), extra_known.end());
+    for (const auto& [k, v] : table_) {
+      const std::string key(k.str());
+      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+      std::string list;
+      std::vector<std::string> sorted = known;
+      std::sort(sorted.begin(), sorted.end());
+      for (const auto& n : sorted) list += (list.empty() ? "" : ", ") + n;
+      ctx_.error(where_of(v), "unknown key '" + key + "' in " + name_ + " (known: " + list + ")");
+    }
+  }
+  void wrong_type(const toml::node& n, const std::string& key, const char* expected) {
+    ctx_.error(where_of(n), "'" + key + "' in " + name_ + " must be " + expected + ", got " +
+                                type_name(n));
+  }
+
+ private:
+  const Context& ctx_;
+  const toml::table& table_;
+  std::string name_;
+  std::set<std::string> read_;
+};
+
+// [SECTION] Settings, cost and flash tables -------------------------------------------------
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+Settings read_settings(Reader& r) {
+  Settings s;
+  if (auto v = r.string("preset")) {
+    const auto names = scenario_names();
+    if (std::find(names.begin(), names.end(), *v) == names.end())
+      r.ctx().error(where_of(*r.get("preset")),
+                    "unknown scenario '" + *v + "' in " + r.name() + " (known: " + join(names) + ")");
+    else
+      s.preset = v;
+  }
+  s.batch = r.integer("batch");
+  s.tq = r.integer("tq");
+  s.tk = r.integer("tk");
+  s.d_model = r.integer("d_model");
+  s.heads = r.integer("heads");
+  s.seed = r.integer("seed");
+  s.bias = r.boolean("bias");
+  s.wo_identity = r.boolean("wo_identity");
+  s.train = r.boolean("train");
+  s.cross = r.boolean("cross");
+  s.dropout = r.number("dropout");
+  s.input_scale = r.number("input_scale");
+  if (auto v = r.string("mask")) {
+    try {
+      parse_mask_spec(*v == "none" ? "" : *v);
+      s.mask = v;
+    } catch (const Error& e) {
+      r.ctx().error(where_of(*r.get("mask")), "bad mask in " + r.name() + ": " + e.what());
+    }
+  }
+  if (auto v = r.string("bug")) {
+    try {
+      if (*v != "none") parse_bug(*v);
+      s.bug = v;
+    } catch (const Error& e) {
+      r.ctx().error(where_of(*r.get("bug")), std::string(e.what()) + " in " + r.name());
+    }
+  }
+  s.sentences = r.string_list("sentences");
+  s.key_sentences = r.string_list("key_sentences");
+  return s;
+}
+
+Settings read_settings_table(Reader& parent, const std::string& key) {
+  const toml::table* t = parent.table(key);
+  if (!t) return {};
+  Reader r(parent.ctx(), *t, parent.name() + "." + key);
+  Settings s = read_settings(r);
+  r.finish();
+  return s;
+}
+
+CostSettings read_cost_table(Reader& parent, const std::string& key) {
+  CostSettings c;
+  const toml::table* t = parent.table(key);
+  if (!t) return c;
+  Reader r(parent.ctx(), *t, parent.name() + "." + key);
+  c.d_model = r.integer("d_model");
+  c.heads = r.integer("heads");
+  c.head_dim = r.integer("head_dim");
+  c.layers = r.integer("layers");
+  c.seq = r.integer("seq");
+  c.batch = r.integer("batch");
+  c.kv_heads = r.integer("kv_heads");
+  if (auto v = r.string("dtype")) {
+    try {
+      parse_cost_dtype(*v);
+      c.dtype = v;
+    } catch (const Error& e) {
+      r.ctx().error(where_of(*r.get("dtype")), std::string(e.what()) + " in " + r.name());
+    }
+  }
+  r.finish();
+  return c;
+}
+
+FlashSettings read_flash_table(Reader& parent, const std::string& key) {
+  FlashSettings f;
+  const toml::table* t = parent.table(key);
+  if (!t) return f;
+  Reader r(parent.ctx(), *t, parent.name() + "." + key);
+  f.batch = r.integer("batch");
+  f.heads = r.integer("heads");
+  f.tq = r.integer("tq");
+  f.tk = r.integer("tk");
+  f.head_dim = r.integer("head_dim");
+  f.block_q = r.integer("block_q");
+  f.block_k = r.integer("block_k");
+  r.finish();
+  return f;
+}
+
+// [SECTION] Claims, tasks and quizzes --------------------------------------------------------
+
+// The quantity and its tables (shared by claims and number quizzes).
+void read_quantity(Reader& r, Claim& c, bool required) {
+  if (auto q = r.string("quantity", required)) {
+    std::string why;
+    if (!is_known_quantity(*q, &why))
+      r.ctx().error(where_of(*r.get("quantity")), why + " in " + r.name());
+    c.quantity = *q;
+  }
+  c.settings = read_settings_table(r, "scenario");
+  c.against = read_settings_table(r, "against");
+  c.cost = read_cost_table(r, "cost");
+  c.flash = read_flash_table(r, "flash");
+  if (auto h = r.integer("head")) c.head = *h;
+  if (auto s = r.string("step_b")) {
+    if (!is_step_name(*s))
+      r.ctx().error(where_of(*r.get("step_b")), "unknown trace step '" + *s + "' in " + r.name());
+    c.step_b = *s;
+  }
+  if (c.quantity.empty()) return;
+  if (quantity_uses_cost(c.quantity) && !r.has("cost"))
+    r.ctx().error(r.where(), "missing key 'cost' in " + r.name() + " (" + c.quantity +
+                                 " needs the cost model's sizes)");
+  if (quantity_uses_flash(c.quantity) && !r.has("flash"))
+    r.ctx().error(r.where(), "missing key 'flash' in " + r.name() + " (" + c.quantity +
+                                 " needs the IO model's sizes)");
+  if (quantity_uses_against(c.quantity) && !r.has("against"))
+    r.ctx().error(r.where(), "missing key 'against' in " + r.name() + " (" + c.quantity +
+                                 " compares with a second run)");
+  if (c.quantity.rfind("pair.", 0) == 0 && c.step_b.empty())
+    r.ctx().error(r.where(), "missing key 'step_b' in " + r.name() + " (" + c.quantity +
+                                 " compares two steps)");
+}
+
+Claim read_claim(Reader& r) {
+  Claim c;
+  c.where = r.where();
+  read_quantity(r, c, true);
+  if (auto a = r.string("about")) c.about = *a;
+  int conditions = 0;
+  if (const toml::node* n = r.get("equals")) {
+    ++conditions;
+    if (n->is_integer()) c.equals = static_cast<double>(n->as_integer()->get());
+    else if (n->is_floating_point()) c.equals = n->as_floating_point()->get();
+    else if (n->is_string()) c.equals_text = n->as_string()->get();
+    else if (n->is_array()) c.equals_list = r.int_list("equals");
+    else r.wrong_type(*n, "equals", "a number, a string or an array of integers");
+  }
+  if (auto v = r.number("at_least")) ++conditions, c.at_least = v;
+  if (auto v = r.number("at_most")) ++conditions, c.at_most = v;
+  if (auto v = r.number("tolerance")) c.tolerance = *v;
+  if (conditions == 0)
+    r.ctx().error(r.where(), "missing key 'equals' (or 'at_least' / 'at_most') in " + r.name());
+  r.finish();
+  return c;
+}
+
+std::vector<Claim> read_claims(Reader& parent, const std::string& key) {
+  std::vector<Claim> claims;
+  const toml::node* n = parent.get(key);
+  if (!n) return claims;
+  const toml::array* a = n->as_array();
+  if (!a) {
+    parent.wrong_type(*n, key, "an array of tables ([[...]])");
+    return claims;
+  }
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::table* t = (*a)[i].as_table();
+    if (!t) {
+      parent.wrong_type((*a)[i], key, "a table");
+      continue;
+    }
+    Reader r(parent.ctx(), *t, parent.name() + "." + key + "[" + std::to_string(i + 1) + "]");
+    claims.push_back(read_claim(r));
+  }
+  return claims;
+}
+
+Task read_task(Reader& r) {
+  Task t;
+  t.where = r.where();
+  t.prompt = r.text("prompt");
+  t.done = r.text("done");
+  t.hint = r.text("hint", false);
+  t.goal = read_settings_table(r, "goal");
+  if (auto s = r.string("goal_step")) {
+    if (!is_step_name(*s))
+      r.ctx().error(where_of(*r.get("goal_step")), "unknown trace step '" + *s + "' in " + r.name());
+    t.goal_step = s;
+  }
+  if (t.goal.empty() && !t.goal_step && !r.has("goal"))
+    r.ctx().error(r.where(), "missing key 'goal' in " + r.name() +
+                                 " (the setting the learner is asked to change)");
+  t.claims = read_claims(r, "claim");
+  r.finish();
+  return t;
+}
+
+Quiz read_quiz(Reader& r) {
+  Quiz q;
+  q.where = r.where();
+  q.question = r.text("question");
+  q.explanation = r.text("explanation");
+  const auto kind = r.string("kind", true);
+  if (kind == "number") {
+    q.kind = QuizKind::Number;
+    read_quantity(r, q.source, true);
+    q.source.where = r.where();
+    if (const toml::node* n = r.get("answer", true)) {
+      if (n->is_integer()) q.answer = static_cast<double>(n->as_integer()->get());
+      else if (n->is_floating_point()) q.answer = n->as_floating_point()->get();
+      else r.wrong_type(*n, "answer", "a number");
+      q.source.where = where_of(*n);
+    }
+    if (auto v = r.number("tolerance")) q.tolerance = *v;
+    if (q.tolerance < 0) r.ctx().error(r.where(), "tolerance must not be negative in " + r.name());
+    if (auto u = r.string("unit")) q.unit = *u;
+    q.source.equals = q.answer;
+    q.source.tolerance = q.tolerance;
+  } else if (kind == "choice") {
+    q.kind = QuizKind::Choice;
+    if (const toml::table* c = r.table("choices", true)) {
+      Reader cr(r.ctx(), *c, r.name() + ".choices");
+      if (auto ko = cr.string_list("ko")) q.choices_ko = *ko;
+      if (auto en = cr.string_list("en")) q.choices_en = *en;
+      if (!c->contains("ko") || !c->contains("en"))
+        r.ctx().error(where_of(*c), std::string("missing language '") +
+                                        (!c->contains("ko") ? "ko" : "en") + "' in " + cr.name());
+      else if (q.choices_ko.size() != q.choices_en.size())
+        r.ctx().error(where_of(*c), "choices.ko has " + std::to_string(q.choices_ko.size()) +
+                                        " options but choices.en has " +
+                                        std::to_string(q.choices_en.size()) + " in " + r.name());
+      else if (q.choices_ko.size() < 2)
+        r.ctx().error(where_of(*c), "a choice quiz needs at least 2 options in " + r.name());
+      cr.finish();
+    }
+    if (auto a = r.integer("answer", true)) {
+      q.correct = static_cast<int>(*a);
+      if (*a < 1 || *a > static_cast<int64_t>(q.choices_en.size()))
+        r.ctx().error(where_of(*r.get("answer")),
+                      "answer " + std::to_string(*a) + " is not an option number (1.." +
+                          std::to_string(q.choices_en.size()) + ") in " + r.name());
+    }
+    q.verify = read_claims(r, "verify");
+  } else if (kind) {
+    r.ctx().error(where_of(*r.get("kind")),
+                  "unknown quiz kind '" + *kind + "' in " + r.name() + " (valid: number, choice)");
+  }
+  r.finish();
+  return q;
+}
+
+// [SECTION] Steps and the lesson ------------------------------------------------------------
+
+LessonStep read_step(Reader& r) {
+  LessonStep s;
+  s.where = r.where();
+  if (auto id = r.string("id", true)) s.id = *id;
+  s.title = r.text("title");
+  s.text = r.text("text");
+  s.short_text = r.text("short", false);
+  if (auto p = r.string("panel")) {
+    if (!is_panel_name(*p)) {
+      std::vector<std::string> names(std::begin(kPanelNames), std::end(kPanelNames));
+      r.ctx().error(where_of(*r.get("panel")),
+                    "unknown panel '" + *p + "' in " + r.name() + " (known: " + join(names) + ")");
+    }
+    s.panel = *p;
+  }
+  if (auto t = r.string("trace")) {
+    if (!is_step_name(*t)) {
+      std::vector<std::string> names(kStepNames.begin(), kStepNames.end());
+      r.ctx().error(where_of(*r.get("trace")), "unknown trace step '" + *t + "' in " + r.name() +
+                                                   " (known: " + join(names) + ")");
+    }
+    s.trace_step = *t;
+  }
+  if (auto b = r.integer("batch")) s.batch = *b;
+  s.head = r.integer("head");
+  if (auto v = r.int_list("rows")) s.rows = *v;
+  if (auto v = r.int_list("cols")) s.cols = *v;
+  if (auto z = r.number("zoom")) s.zoom = *z;
+  if (auto t = r.int_list("tile")) {
+    if (t->size() != 2)
+      r.ctx().error(where_of(*r.get("tile")), "tile must be [query block, key block] in " + r.name());
+    s.tile = t;
+  }
+  s.settings = read_settings_table(r, "scenario");
+  s.claims = read_claims(r, "claim");
+  if (const toml::table* t = r.table("task")) {
+    Reader tr(r.ctx(), *t, r.name() + ".task");
+    s.task = read_task(tr);
+  }
+  if (const toml::table* q = r.table("quiz")) {
+    Reader qr(r.ctx(), *q, r.name() + ".quiz");
+    s.quiz = read_quiz(qr);
+  }
+  r.finish();
+  return s;
+}
+
+}  // namespace
+
+LoadResult load_lesson_text(const std::string& text, const std::string& path) {
+  LoadResult result;
+  Context ctx{path, &result.diagnostics};
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    ctx.error(Where{static_cast<int>(b.line), static_cast<int>(b.column)},
+              "TOML syntax error: " + std::string(e.description()));
+    return result;
+  }
+  Lesson lesson;
+  lesson.path = path;
+  Reader r(ctx, root, "the lesson");
+  if (auto f = r.integer("format", true); f && *f != 1)
+    ctx.error(where_of(*r.get("format")), "unsupported format " + std::to_string(*f) + " (this attnsim reads format 1)");
+  if (auto id = r.string("id", true)) lesson.id = *id;
+  if (auto o = r.integer("order", true)) lesson.order = *o;
+  lesson.title = r.text("title");
+  lesson.summary = r.text("summary");
+  lesson.settings = read_settings_table(r, "scenario");
+  if (!lesson.settings.preset && root.contains("scenario"))
+    ctx.error(where_of(*root.get("scenario")), "missing key 'preset' in the lesson.scenario");
+  if (!root.contains("scenario")) ctx.error(Where{1, 1}, "missing key 'scenario' in the lesson");
+  const toml::node* steps = r.get("step", true);
+  if (steps) {
+    const toml::array* a = steps->as_array();
+    if (!a) {
+      r.wrong_type(*steps, "step", "an array of tables ([[step]])");
+    } else {
+      std::set<std::string> ids;
+      for (size_t i = 0; i < a->size(); ++i) {
+        const toml::table* t = (*a)[i].as_table();
+        if (!t) {
+          r.wrong_type((*a)[i], "step", "a table");
+          continue;
+        }
+        const auto id = t->get("id") ? t->get("id")->value<std::string>() : std::nullopt;
+        Reader sr(ctx, *t, "step " + std::to_string(i + 1) + (id ? " (\"" + *id + "\")" : ""));
+        LessonStep step = read_step(sr);
+        if (!step.id.empty() && !ids.insert(step.id).second)
+          ctx.error(step.where, "duplicate step id '" + step.id + "'");
+        lesson.steps.push_back(std::move(step));
+      }
+      if (a->empty()) ctx.error(where_of(*steps), "a lesson needs at least one step");
+    }
+  }
+  r.finish();
+  if (result.diagnostics.empty()) result.lesson = std::move(lesson);
+  return result;
+}
+
+LoadResult load_lesson(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadResult r;
+    r.diagnostics.push_back(Diagnostic{path, 0, 0, "cannot read the file"});
+    return r;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return load_lesson_text(buf.str(), path);
+}
+
+}  // namespace attnsim::lessons

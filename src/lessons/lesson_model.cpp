@@ -1,0 +1,177 @@
+// Settings resolution and lesson folders. See lesson.h.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "engine/bugs.h"
+#include "engine/error.h"
+#include "engine/scenario.h"
+#include "lessons/lesson.h"
+
+namespace fs = std::filesystem;
+
+namespace attnsim::lessons {
+
+// [SECTION] Settings
+
+bool Settings::empty() const {
+  return !preset && !batch && !tq && !tk && !d_model && !heads && !seed && !bias &&
+         !wo_identity && !train && !cross && !dropout && !input_scale && !mask && !bug &&
+         !sentences && !key_sentences;
+}
+
+Settings merge(const Settings& base, const Settings& over) {
+  Settings s = base;
+  auto take = [](auto& dst, const auto& src) {
+    if (src) dst = src;
+  };
+  take(s.preset, over.preset);
+  take(s.batch, over.batch);
+  take(s.tq, over.tq);
+  take(s.tk, over.tk);
+  take(s.d_model, over.d_model);
+  take(s.heads, over.heads);
+  take(s.seed, over.seed);
+  take(s.bias, over.bias);
+  take(s.wo_identity, over.wo_identity);
+  take(s.train, over.train);
+  take(s.cross, over.cross);
+  take(s.dropout, over.dropout);
+  take(s.input_scale, over.input_scale);
+  take(s.mask, over.mask);
+  take(s.bug, over.bug);
+  take(s.sentences, over.sentences);
+  take(s.key_sentences, over.key_sentences);
+  return s;
+}
+
+Resolved resolve(const Settings& s) {
+  Resolved r;
+  r.preset = s.preset.value_or("default");
+  const Scenario& preset = find_scenario(r.preset);
+  r.config = preset.config;
+  r.sentences = preset.sentences;
+  r.key_sentences = preset.key_sentences;
+  r.input_scale = preset.input_scale;
+  MhaConfig& c = r.config;
+  if (s.batch) c.batch = *s.batch;
+  if (s.tq) c.tq = *s.tq;
+  if (s.tk) c.tk = *s.tk;
+  if (s.d_model) c.d_model = *s.d_model;
+  if (s.heads) c.heads = *s.heads;
+  if (s.seed) c.seed = static_cast<uint64_t>(*s.seed);
+  if (s.bias) c.bias = *s.bias;
+  if (s.wo_identity) c.wo_identity = *s.wo_identity;
+  if (s.train) c.train = *s.train;
+  if (s.dropout) c.dropout = static_cast<float>(*s.dropout);
+  if (s.input_scale) r.input_scale = static_cast<float>(*s.input_scale);
+  if (s.mask) c.mask = parse_mask_spec(*s.mask == "none" ? "" : *s.mask);
+  if (s.bug) c.bug = *s.bug == "none" ? Bug::None : parse_bug(*s.bug);
+  if (s.sentences) r.sentences = *s.sentences;
+  if (s.key_sentences) r.key_sentences = *s.key_sentences;
+  // Cross-attention: explicit, or implied by different lengths or key sentences.
+  if (s.cross) c.self_attention = !*s.cross;
+  if (c.tq != c.tk || (s.key_sentences && !s.key_sentences->empty())) c.self_attention = false;
+  if (c.self_attention) c.tk = c.tq;
+  validate(c);
+  return r;
+}
+
+CostConfig resolve_cost(const CostSettings& s) {
+  CostConfig c;
+  if (s.d_model) c.d_model = *s.d_model;
+  if (s.heads) c.heads = *s.heads;
+  if (s.head_dim) {
+    if (s.heads && !s.d_model) c.d_model = *s.heads * *s.head_dim;
+    else if (s.d_model && !s.heads) {
+      if (*s.head_dim <= 0 || *s.d_model % *s.head_dim != 0)
+        throw Error("d_model " + std::to_string(*s.d_model) + " is not a multiple of head_dim " +
+                    std::to_string(*s.head_dim));
+      c.heads = *s.d_model / *s.head_dim;
+    } else if (s.heads && s.d_model && *s.heads * *s.head_dim != *s.d_model) {
+      throw Error("heads x head_dim = " + std::to_string(*s.heads * *s.head_dim) +
+                  " but d_model = " + std::to_string(*s.d_model));
+    }
+  }
+  if (s.layers) c.layers = *s.layers;
+  if (s.seq) c.seq = *s.seq;
+  if (s.batch) c.batch = *s.batch;
+  if (s.kv_heads) c.kv_heads = *s.kv_heads;
+  if (s.dtype) c.dtype = parse_cost_dtype(*s.dtype);
+  validate(c);
+  return c;
+}
+
+Settings Lesson::settings_at(size_t step) const {
+  if (step >= steps.size()) return settings;
+  return merge(settings, steps[step].settings);
+}
+
+// [SECTION] Folders
+
+std::vector<std::string> lesson_files(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::directory_iterator(p, ec))
+        if (e.is_regular_file() && e.path().extension() == ".toml") found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) throw Error("no lesson files (*.toml) in " + p);
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw Error("no such file or folder: " + p);
+    }
+  }
+  return files;
+}
+
+std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnostic>* diagnostics) {
+  std::vector<Lesson> lessons;
+  std::vector<std::string> files;
+  try {
+    files = lesson_files({dir});
+  } catch (const Error& e) {
+    if (diagnostics) diagnostics->push_back(Diagnostic{dir, 0, 0, e.what()});
+    return lessons;
+  }
+  for (const auto& f : files) {
+    LoadResult r = load_lesson(f);
+    if (diagnostics) diagnostics->insert(diagnostics->end(), r.diagnostics.begin(), r.diagnostics.end());
+    if (r.lesson) lessons.push_back(std::move(*r.lesson));
+  }
+  std::stable_sort(lessons.begin(), lessons.end(), [](const Lesson& a, const Lesson& b) {
+    return a.order != b.order ? a.order < b.order : a.id < b.id;
+  });
+  return lessons;
+}
+
+void check_lesson_set(const std::vector<Lesson>& lessons, std::vector<Diagnostic>& out) {
+  std::map<std::string, std::string> ids;
+  for (const auto& l : lessons) {
+    auto [it, fresh] = ids.emplace(l.id, l.path);
+    if (!fresh) out.push_back(Diagnostic{l.path, 0, 0, "duplicate lesson id '" + l.id + "' (also in " + it->second + ")"});
+  }
+}
+
+std::string default_lesson_dir(const std::string& argv0) {
+  std::error_code ec;
+  if (const char* env = std::getenv("ATTNSIM_LESSONS"); env && *env && fs::is_directory(env, ec))
+    return env;
+#ifdef ATTNSIM_LESSON_DIR
+  if (fs::is_directory(ATTNSIM_LESSON_DIR, ec)) return ATTNSIM_LESSON_DIR;
+#endif
+  if (!argv0.empty()) {
+    const fs::path exe = fs::weakly_canonical(fs::path(argv0), ec);
+    for (fs::path p = exe.parent_path(); !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::is_directory(p / "lessons", ec)) return (p / "lessons").string();
+  }
+  if (fs::is_directory("lessons", ec)) return "lessons";
+  return "";
+}
+
+}  // namespace attnsim::lessons

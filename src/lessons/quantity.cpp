@@ -1,0 +1,505 @@
+// Engine quantities for lessons. See quantity.h for the vocabulary.
+//
+// Index
+//   [SECTION] Names
+//   [SECTION] Runs (cached forward passes)
+//   [SECTION] trace.* run.* alpha.* diff.* pair.* ablate.*
+//   [SECTION] cost.* flash.* flashrun.*
+//   [SECTION] Conditions
+#include "lessons/quantity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/flash.h"
+#include "engine/mask.h"
+#include "engine/mha.h"
+#include "engine/scenario.h"
+#include "engine/trace.h"
+
+namespace attnsim::lessons {
+
+// [SECTION] Names ----------------------------------------------------------------------------
+
+namespace {
+
+const std::vector<std::string> kTraceFields = {
+    "shape", "strides", "numel", "dim0", "dim1", "dim2", "dim3", "dim4", "stride0", "stride1",
+    "stride2", "stride3", "stride4", "offset", "new_bytes", "copied_bytes", "nan_count",
+    "neginf_count", "is_view", "is_copy", "skipped", "contiguous", "storage_id"};
+const std::vector<std::string> kRunFields = {"held_bytes", "nan_steps", "first_nan_step",
+                                             "failed", "error"};
+const std::vector<std::string> kAlphaFields = {
+    "hidden_max", "hidden_nonzero", "row_sum_max_dev", "col_sum_max_dev", "nan_rows",
+    "hidden_rows", "max_weight_mean", "entropy_mean"};
+const std::vector<std::string> kAblateFields = {"out_change", "outside_slice", "inside_slice"};
+const std::vector<std::string> kFlashFields = {
+    "standard_reads", "standard_writes", "standard_traffic", "tiled_reads", "tiled_writes",
+    "tiled_traffic", "traffic_ratio", "score_bytes", "fast_bytes"};
+const std::vector<std::string> kFlashRunFields = {"max_abs_diff", "tolerance", "within_tolerance",
+                                                  "nan_mismatches", "tiles_skipped", "tiles_total"};
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::vector<std::string> split_dots(const std::string& q) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = q.find('.', start);
+    parts.push_back(q.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+std::vector<std::string> cost_names() {
+  std::vector<std::string> n = cost_quantity_names();
+  n.push_back("head_dim");
+  n.push_back("heads");
+  n.push_back("kv_heads");
+  return n;
+}
+
+}  // namespace
+
+bool is_known_quantity(const std::string& q, std::string* why) {
+  const auto p = split_dots(q);
+  auto fail = [&](const std::string& msg) {
+    if (why) *why = msg;
+    return false;
+  };
+  const std::string kinds = "cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun";
+  if (p.size() < 2) return fail("unknown quantity '" + q + "' (it starts with one of: " + kinds + ")");
+  const std::string& kind = p[0];
+  auto field = [&](const std::vector<std::string>& fields) {
+    if (p.size() != 2) return fail("quantity '" + q + "' has too many parts");
+    if (!contains(fields, p[1]))
+      return fail("unknown quantity '" + q + "' (" + kind + ".* fields: " + join(fields) + ")");
+    return true;
+  };
+  auto step = [&](const std::string& s) {
+    if (is_step_name(s)) return true;
+    std::vector<std::string> names(kStepNames.begin(), kStepNames.end());
+    return fail("unknown trace step '" + s + "' in quantity '" + q + "' (known: " + join(names) + ")");
+  };
+  if (kind == "cost") return field(cost_names());
+  if (kind == "run") return field(kRunFields);
+  if (kind == "alpha") return field(kAlphaFields);
+  if (kind == "ablate") return field(kAblateFields);
+  if (kind == "flash") return field(kFlashFields);
+  if (kind == "flashrun") return field(kFlashRunFields);
+  if (kind == "diff" || kind == "pair" || kind == "reshape_copy") {
+    if (p.size() != 2) return fail("quantity '" + q + "' is " + kind + ".<step>");
+    return step(p[1]);
+  }
+  if (kind == "trace") {
+    if (p.size() != 3) return fail("quantity '" + q + "' is trace.<step>.<field>");
+    if (!step(p[1])) return false;
+    if (!contains(kTraceFields, p[2]))
+      return fail("unknown quantity '" + q + "' (trace.<step>.* fields: " + join(kTraceFields) + ")");
+    return true;
+  }
+  return fail("unknown quantity '" + q + "' (it starts with one of: " + kinds + ")");
+}
+
+bool quantity_uses_cost(const std::string& q) { return q.rfind("cost.", 0) == 0; }
+bool quantity_uses_flash(const std::string& q) { return q.rfind("flash.", 0) == 0; }
+bool quantity_uses_against(const std::string& q) { return q.rfind("diff.", 0) == 0; }
+
+std::string format_value(const Value& v) {
+  if (const double* d = std::get_if<double>(&v)) {
+    char buf[64];
+    if (std::isfinite(*d) && std::fabs(*d) < 9e15 && *d == std::floor(*d))
+      std::snprintf(buf, sizeof buf, "%.0f", *d);
+    else
+      std::snprintf(buf, sizeof buf, "%.9g", *d);
+    return buf;
+  }
+  if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+    std::string s = "[";
+    for (size_t i = 0; i < l->size(); ++i) s += (i ? ", " : "") + std::to_string((*l)[i]);
+    return s + "]";
+  }
+  return "\"" + std::get<std::string>(v) + "\"";
+}
+
+// [SECTION] Runs (cached forward passes) ---------------------------------------------------
+
+namespace {
+
+struct Run {
+  Resolved resolved;
+  MhaWeights weights;
+  ForwardResult result;
+};
+
+std::string key_of(const Resolved& r) {
+  const MhaConfig& c = r.config;
+  std::string k = r.preset + "|" + std::to_string(c.batch) + "," + std::to_string(c.tq) + "," +
+                  std::to_string(c.tk) + "," + std::to_string(c.d_model) + "," +
+                  std::to_string(c.heads) + "," + std::to_string(c.seed) + "," +
+                  std::to_string(c.self_attention) + std::to_string(c.bias) +
+                  std::to_string(c.train) + std::to_string(c.wo_identity) + "," +
+                  std::to_string(c.dropout) + "," + format_mask_spec(c.mask) + "," +
+                  bug_name(c.bug) + "," + std::to_string(r.input_scale) + "|";
+  for (const auto& s : r.sentences) k += s + "\x1f";
+  k += "|";
+  for (const auto& s : r.key_sentences) k += s + "\x1f";
+  return k;
+}
+
+// The bool mask the settings mean (the intended one, whatever bug is on): (B,1,Tq,Tk).
+Tensor intended_mask(const MhaConfig& c) { return build_mask(c.mask, c.batch, c.tq, c.tk); }
+
+bool hidden_at(const Tensor& mask, int64_t b, int64_t i, int64_t j) {
+  return mask.defined() && mask.at({b, 0, i, j}) != 0.0f;
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined()) throw Error("a step to compare did not run");
+  if (a.shape() != b.shape())
+    throw Error("cannot compare shapes " + format_dims(a.shape()) + " and " + format_dims(b.shape()));
+  const auto va = a.to_vector(), vb = b.to_vector();
+  double worst = 0;
+  for (size_t i = 0; i < va.size(); ++i) {
+    const bool na = std::isnan(va[i]), nb = std::isnan(vb[i]);
+    if (na || nb) {
+      if (na != nb) return INFINITY;
+      continue;
+    }
+    if (std::isinf(va[i]) || std::isinf(vb[i])) {
+      if (va[i] != vb[i]) return INFINITY;
+      continue;
+    }
+    worst = std::max(worst, std::fabs(static_cast<double>(va[i]) - vb[i]));
+  }
+  return worst;
+}
+
+const Step& step_of(const Run& run, const std::string& name) {
+  const Step* s = run.result.trace.find(name);
+  if (!s) throw Error("step '" + name + "' did not run" +
+                      (run.result.error.empty() ? "" : " (the pass stopped: " + run.result.error + ")"));
+  return *s;
+}
+
+Value trace_field(const Run& run, const std::string& step_name, const std::string& f) {
+  const Step& s = step_of(run, step_name);
+  if (f == "skipped") return s.skipped() ? 1.0 : 0.0;
+  if (f == "is_view") return s.is_view() ? 1.0 : 0.0;
+  if (f == "is_copy") return s.kind == StepKind::Copy ? 1.0 : 0.0;
+  if (f == "new_bytes") return static_cast<double>(s.new_bytes);
+  if (f == "copied_bytes") return static_cast<double>(s.copied_bytes);
+  if (f == "nan_count") return static_cast<double>(s.nan_count);
+  if (f == "neginf_count") return static_cast<double>(s.neginf_count);
+  if (f == "storage_id") return static_cast<double>(s.storage_id);
+  if (s.skipped() || !s.out.defined()) throw Error("step '" + step_name + "' was skipped: " + s.note);
+  if (f == "shape") return std::vector<int64_t>(s.out.shape().begin(), s.out.shape().end());
+  if (f == "strides") return std::vector<int64_t>(s.out.strides().begin(), s.out.strides().end());
+  if (f == "numel") return static_cast<double>(s.out.numel());
+  if (f == "offset") return static_cast<double>(s.out.offset());
+  if (f == "contiguous") return s.out.is_contiguous() ? 1.0 : 0.0;
+  if (f.rfind("dim", 0) == 0 || f.rfind("stride", 0) == 0) {
+    const bool dim = f.rfind("dim", 0) == 0;
+    const int64_t i = f.back() - '0';
+    if (i >= s.out.dim())
+      throw Error("step '" + step_name + "' has " + std::to_string(s.out.dim()) + " dimensions, no " + f);
+    return static_cast<double>(dim ? s.out.shape()[static_cast<size_t>(i)]
+                                   : s.out.strides()[static_cast<size_t>(i)]);
+  }
+  throw Error("unknown trace field '" + f + "'");
+}
+
+Value run_field(const Run& run, const std::string& f) {
+  const Trace& t = run.result.trace;
+  if (f == "held_bytes") return static_cast<double>(t.held_bytes());
+  if (f == "first_nan_step") return t.first_nan_step();
+  if (f == "failed") return run.result.error.empty() ? 0.0 : 1.0;
+  if (f == "error") return run.result.error;
+  if (f == "nan_steps") {
+    double n = 0;
+    for (const auto& s : t.steps) n += s.nan_count > 0 ? 1 : 0;
+    return n;
+  }
+  throw Error("unknown run field '" + f + "'");
+}
+
+Value alpha_field(const Run& run, const std::string& f) {
+  const Step& s = step_of(run, "alpha");
+  if (s.skipped()) throw Error("alpha was skipped");
+  const Tensor& a = s.out;  // (B,h,Tq,Tk)
+  const MhaConfig& c = run.resolved.config;
+  const Tensor mask = intended_mask(c);
+  const int64_t B = a.size(0), H = a.size(1), Tq = a.size(2), Tk = a.size(3);
+  const auto v = a.to_vector();
+  auto at = [&](int64_t b, int64_t h, int64_t i, int64_t j) {
+    return v[static_cast<size_t>(((b * H + h) * Tq + i) * Tk + j)];
+  };
+  double hidden_max = 0, hidden_nonzero = 0, row_dev = 0, col_dev = 0, nan_rows = 0,
+         hidden_rows = 0, max_sum = 0, ent_sum = 0, rows = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t i = 0; i < Tq; ++i) {
+        bool has_nan = false, all_hidden = true;
+        double sum = 0, mx = 0, ent = 0;
+        for (int64_t j = 0; j < Tk; ++j) {
+          const float w = at(b, h, i, j);
+          const bool hid = hidden_at(mask, b, i, j);
+          all_hidden = all_hidden && hid;
+          if (std::isnan(w)) {
+            has_nan = true;
+            continue;
+          }
+          sum += w;
+          mx = std::max(mx, static_cast<double>(w));
+          if (w > 0) ent -= w * std::log(static_cast<double>(w));
+          if (hid && w != 0.0f) ++hidden_nonzero;
+          if (hid) hidden_max = std::max(hidden_max, static_cast<double>(std::fabs(w)));
+        }
+        if (all_hidden && mask.defined()) ++hidden_rows;
+        if (has_nan) {
+          ++nan_rows;
+          continue;
+        }
+        row_dev = std::max(row_dev, std::fabs(sum - 1.0));
+        max_sum += mx;
+        ent_sum += ent;
+        ++rows;
+      }
+      for (int64_t j = 0; j < Tk; ++j) {
+        double sum = 0;
+        bool has_nan = false;
+        for (int64_t i = 0; i < Tq; ++i) {
+          const float w = at(b, h, i, j);
+          if (std::isnan(w)) has_nan = true;
+          else sum += w;
+        }
+        if (!has_nan) col_dev = std::max(col_dev, std::fabs(sum - 1.0));
+      }
+    }
+  if (f == "hidden_max") return hidden_max;
+  if (f == "hidden_nonzero") return hidden_nonzero;
+  if (f == "row_sum_max_dev") return row_dev;
+  if (f == "col_sum_max_dev") return col_dev;
+  if (f == "nan_rows") return nan_rows;
+  if (f == "hidden_rows") return hidden_rows;
+  if (f == "max_weight_mean") return rows ? max_sum / rows : 0.0;
+  if (f == "entropy_mean") return rows ? ent_sum / rows : 0.0;
+  throw Error("unknown alpha field '" + f + "'");
+}
+
+// Head `head`'s slice of ctx_concat zeroed, then W_O applied again (plain loops).
+Value ablate_field(const Run& run, int64_t head, const std::string& f) {
+  const MhaConfig& c = run.resolved.config;
+  if (head < 0 || head >= c.heads)
+    throw Error("head " + std::to_string(head) + " does not exist (heads = " + std::to_string(c.heads) + ")");
+  const Tensor& ctx = step_of(run, "ctx_concat").out;  // (B,Tq,d)
+  const Tensor& out = step_of(run, "out").out;         // (B,Tq,d)
+  const int64_t B = ctx.size(0), T = ctx.size(1), d = ctx.size(2), dk = c.head_dim();
+  const auto x = ctx.to_vector(), y = out.to_vector();
+  const auto W = c.wo_identity ? std::vector<float>() : run.weights.W_O.weight.to_vector();  // (d,d)
+  const bool bias = !c.wo_identity && run.weights.W_O.bias.defined();
+  const auto bv = bias ? run.weights.W_O.bias.to_vector() : std::vector<float>();
+  double change = 0, outside = 0, inside = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      const float* row = &x[static_cast<size_t>((b * T + t) * d)];
+      for (int64_t o = 0; o < d; ++o) {
+        double acc;
+        if (c.wo_identity) {
+          acc = (o / dk == head) ? 0.0 : row[o];
+        } else {
+          acc = bias ? bv[static_cast<size_t>(o)] : 0.0;
+          for (int64_t i = 0; i < d; ++i)
+            if (i / dk != head) acc += static_cast<double>(W[static_cast<size_t>(o * d + i)]) * row[i];
+        }
+        const double delta = std::fabs(acc - y[static_cast<size_t>((b * T + t) * d + o)]);
+        change = std::max(change, delta);
+        if (o / dk == head) inside = std::max(inside, delta);
+        else outside = std::max(outside, delta);
+      }
+    }
+  // Float rounding of the re-summed product is not a change: below 1e-5 counts as 0.
+  auto clean = [](double v) { return v < 1e-5 ? 0.0 : v; };
+  if (f == "out_change") return clean(change);
+  if (f == "outside_slice") return clean(outside);
+  if (f == "inside_slice") return clean(inside);
+  throw Error("unknown ablate field '" + f + "'");
+}
+
+// [SECTION] cost.* flash.* flashrun.* --------------------------------------------------------
+
+Value cost_field(const CostSettings& s, const std::string& f) {
+  const CostConfig c = resolve_cost(s);
+  if (f == "head_dim") return static_cast<double>(c.head_dim());
+  if (f == "heads") return static_cast<double>(c.heads);
+  if (f == "kv_heads") return static_cast<double>(c.effective_kv_heads());
+  return cost_quantity(compute_cost(c), f);
+}
+
+Value flash_field(const FlashSettings& s, const std::string& f) {
+  FlashShape shape;
+  shape.batch = s.batch.value_or(1);
+  shape.heads = s.heads.value_or(1);
+  shape.tq = s.tq.value_or(128);
+  shape.tk = s.tk.value_or(shape.tq);
+  shape.head_dim = s.head_dim.value_or(64);
+  const FlashBlocks def = default_flash_blocks(shape.head_dim, 2 << 20);
+  shape.block_q = s.block_q.value_or(def.block_q);
+  shape.block_k = s.block_k.value_or(def.block_k);
+  for (int64_t v : {shape.batch, shape.heads, shape.tq, shape.tk, shape.head_dim, shape.block_q, shape.block_k})
+    if (v <= 0) throw Error("flash sizes must be positive");
+  const FlashIo st = flash_io_standard(shape), ti = flash_io_tiled_no_skip(shape);
+  if (f == "standard_reads") return static_cast<double>(st.reads);
+  if (f == "standard_writes") return static_cast<double>(st.writes);
+  if (f == "standard_traffic") return static_cast<double>(st.reads + st.writes);
+  if (f == "tiled_reads") return static_cast<double>(ti.reads);
+  if (f == "tiled_writes") return static_cast<double>(ti.writes);
+  if (f == "tiled_traffic") return static_cast<double>(ti.reads + ti.writes);
+  if (f == "traffic_ratio") return static_cast<double>(st.reads + st.writes) / static_cast<double>(ti.reads + ti.writes);
+  if (f == "score_bytes") return static_cast<double>(2 * shape.batch * shape.heads * shape.tq * shape.tk * 4);
+  if (f == "fast_bytes") return static_cast<double>(flash_fast_bytes(shape.block_q, shape.block_k, shape.head_dim));
+  throw Error("unknown flash field '" + f + "'");
+}
+
+}  // namespace
+
+// [SECTION] Evaluator ----------------------------------------------------------------------
+
+struct Evaluator::Cache {
+  std::map<std::string, std::shared_ptr<Run>> runs;
+  std::map<std::string, std::map<std::string, double>> flashruns;
+
+  std::shared_ptr<Run> run(const Settings& settings) {
+    Resolved r = resolve(settings);
+    const std::string key = key_of(r);
+    if (auto it = runs.find(key); it != runs.end()) return it->second;
+    auto run = std::make_shared<Run>();
+    run->resolved = r;
+    const MhaInputs inputs = scenario_inputs(r.config, r.sentences, r.key_sentences, r.input_scale);
+    run->weights = init_weights(r.config.d_model, r.config.bias, r.config.seed);
+    run->result = forward(r.config, run->weights, inputs);
+    if (runs.size() > 64) runs.clear();  // lessons are small; keep memory bounded anyway
+    runs.emplace(key, run);
+    return run;
+  }
+
+  double flashrun(const Settings& settings, const std::string& f) {
+    Resolved r = resolve(settings);
+    const std::string key = key_of(r);
+    auto it = flashruns.find(key);
+    if (it == flashruns.end()) {
+      const MhaInputs inputs = scenario_inputs(r.config, r.sentences, r.key_sentences, r.input_scale);
+      const MhaWeights w = init_weights(r.config.d_model, r.config.bias, r.config.seed);
+      FlashOptions options;
+      options.threads = 1;
+      const FlashResult fr = flash_forward(r.config, w, inputs, options);
+      const FlashComparison cmp = compare_flash_with_standard(r.config, w, inputs, fr);
+      std::map<std::string, double> m;
+      m["max_abs_diff"] = cmp.out.max_abs_diff;
+      m["tolerance"] = cmp.out.tolerance;
+      m["within_tolerance"] = cmp.out.ok() && cmp.ctx_heads.ok() ? 1 : 0;
+      m["nan_mismatches"] = static_cast<double>(cmp.out.nan_mismatches + cmp.ctx_heads.nan_mismatches);
+      m["tiles_skipped"] = static_cast<double>(fr.core.stats.tiles_skipped);
+      m["tiles_total"] = static_cast<double>(fr.core.stats.tiles_total);
+      it = flashruns.emplace(key, m).first;
+    }
+    return it->second.at(f);
+  }
+};
+
+Evaluator::Evaluator() : cache_(std::make_unique<Cache>()) {}
+Evaluator::~Evaluator() = default;
+
+Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
+  std::string why;
+  if (!is_known_quantity(claim.quantity, &why)) throw Error(why);
+  const auto p = split_dots(claim.quantity);
+  const Settings settings = merge(base, claim.settings);
+  const std::string& kind = p[0];
+  if (kind == "cost") return cost_field(claim.cost, p[1]);
+  if (kind == "flash") return flash_field(claim.flash, p[1]);
+  if (kind == "flashrun") return cache_->flashrun(settings, p[1]);
+  const auto run = cache_->run(settings);
+  if (kind == "trace") return trace_field(*run, p[1], p[2]);
+  if (kind == "run") return run_field(*run, p[1]);
+  if (kind == "alpha") return alpha_field(*run, p[1]);
+  if (kind == "ablate") return ablate_field(*run, claim.head, p[1]);
+  if (kind == "reshape_copy") {
+    // reshape merging the last two axes (what ctx_concat needs): bytes it copies, 0 = a view.
+    const Tensor& t = step_of(*run, p[1]).out;
+    if (!t.defined() || t.dim() < 2) throw Error("step '" + p[1] + "' has no two axes to merge");
+    Dims merged(t.shape().begin(), t.shape().end() - 2);
+    merged.push_back(t.size(-2) * t.size(-1));
+    const Tensor r = t.reshape(merged);  // view if possible, else copies
+    return r.shares_storage_with(t) ? 0.0 : static_cast<double>(r.nbytes());
+  }
+  if (kind == "pair") return max_abs_diff(step_of(*run, p[1]).out, step_of(*run, claim.step_b).out);
+  if (kind == "diff") {
+    const auto other = cache_->run(merge(settings, claim.against));
+    return max_abs_diff(step_of(*run, p[1]).out, step_of(*other, p[1]).out);
+  }
+  throw Error("unknown quantity '" + claim.quantity + "'");
+}
+
+// [SECTION] Conditions -----------------------------------------------------------------------
+
+bool satisfies(const Claim& c, const Value& v, std::string* why) {
+  auto fail = [&](const std::string& expected) {
+    if (why) *why = "the engine gives " + format_value(v) + ", the lesson says " + expected;
+    return false;
+  };
+  if (c.equals_list) {
+    const auto* l = std::get_if<std::vector<int64_t>>(&v);
+    if (!l || *l != *c.equals_list) return fail(format_value(*c.equals_list));
+    return true;
+  }
+  if (c.equals_text) {
+    const auto* s = std::get_if<std::string>(&v);
+    if (!s || *s != *c.equals_text) return fail(format_value(*c.equals_text));
+    return true;
+  }
+  const double* d = std::get_if<double>(&v);
+  if (!d) {
+    if (c.equals) return fail(format_value(*c.equals));
+    return fail("a number");
+  }
+  if (c.equals) {
+    const double e = *c.equals;
+    const bool ok = (std::isinf(e) && *d == e) ||
+                    std::fabs(*d - e) <= c.tolerance * std::max(std::fabs(e), 1e-30) ||
+                    *d == e;
+    if (!ok) {
+      std::string s = format_value(e);
+      if (c.tolerance > 0) s += " (within " + format_value(c.tolerance * 100) + " %)";
+      return fail(s);
+    }
+  }
+  if (c.at_least && !(*d >= *c.at_least)) return fail("at least " + format_value(*c.at_least));
+  if (c.at_most && !(*d <= *c.at_most)) return fail("at most " + format_value(*c.at_most));
+  return true;
+}
+
+bool Evaluator::holds(const Claim& claim, const Settings& base, std::string* why) {
+  try {
+    return satisfies(claim, evaluate(claim, base), why);
+  } catch (const Error& e) {
+    if (why) *why = std::string("the engine refused: ") + e.what();
+    return false;
+  }
+}
+
+}  // namespace attnsim::lessons

@@ -1,0 +1,82 @@
+// Engine quantities a lesson can name: the one vocabulary for claims, quiz answers and task
+// checks. Each is computed by the engine (forward pass, cost model, flash IO model), never
+// typed in.
+//
+//   cost.<name>            closed-form cost model (cost_quantity_names(): params_no_bias,
+//                          kv_cache_bytes, score_bytes_layer, ...) + cost.head_dim, cost.heads,
+//                          cost.kv_heads;
+//                          sizes from the claim's `cost` table
+//   trace.<step>.<field>   one step of the forward pass under the claim's settings; fields:
+//                          shape strides (lists), numel dim0..dim4 stride0..stride4 offset
+//                          new_bytes copied_bytes nan_count neginf_count is_view is_copy
+//                          skipped contiguous storage_id
+//   run.<field>            the whole run: held_bytes, nan_steps (steps with NaN),
+//                          first_nan_step (text), failed (1 when the pass stopped with an
+//                          error: view without contiguous), error (text)
+//   alpha.<field>          the attention weights (alpha) against the mask the settings mean:
+//                          hidden_max (largest weight on a hidden position, NaN rows left
+//                          out), hidden_nonzero (hidden positions with weight != 0),
+//                          row_sum_max_dev (max |row sum - 1|, NaN rows left out),
+//                          col_sum_max_dev, nan_rows (rows with NaN), hidden_rows (rows with
+//                          every key hidden), max_weight_mean (mean of each row's largest
+//                          weight), entropy_mean (mean row entropy in nats)
+//   diff.<step>            max |a - b| between this run and the `against` run at a step
+//                          (NaN in the same places counts as equal; anywhere else: inf)
+//   pair.<step>            max |a - b| between two steps of one run (`step_b`), same shape
+//   reshape_copy.<step>    bytes that reshape() copies when it merges the step's last two
+//                          axes into one (0: reshape returned a view)
+//   ablate.<field>         head `head`'s ctx zeroed, W_O applied again: out_change (max
+//                          change of out), outside_slice (max change outside that head's
+//                          d_k columns of out), inside_slice
+//   flash.<field>          the FlashAttention IO model for the claim's `flash` sizes:
+//                          standard_reads standard_writes standard_traffic tiled_reads
+//                          tiled_writes tiled_traffic traffic_ratio (standard / tiled),
+//                          score_bytes (S and P of the standard path, float32),
+//                          fast_bytes (one tile's working set, float32)
+//   flashrun.<field>       the tiled path run on the claim's settings, compared with the
+//                          standard path: max_abs_diff, tolerance, within_tolerance (1/0),
+//                          nan_mismatches, tiles_skipped, tiles_total
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "lessons/lesson.h"
+
+namespace attnsim::lessons {
+
+using Value = std::variant<double, std::vector<int64_t>, std::string>;
+std::string format_value(const Value& value);
+
+// True when `quantity` is a known name (step names and field names checked); otherwise
+// `why` says what is wrong and lists the valid names.
+bool is_known_quantity(const std::string& quantity, std::string* why);
+// True for the quantities that need a `cost` / `flash` / `against` table.
+bool quantity_uses_cost(const std::string& quantity);
+bool quantity_uses_flash(const std::string& quantity);
+bool quantity_uses_against(const std::string& quantity);
+
+// Runs are cached by their resolved settings, so a lesson with many claims on the same
+// state runs the engine once per state.
+class Evaluator {
+ public:
+  Evaluator();
+  ~Evaluator();
+  // Computes the quantity with `base` (the step's settings) under the claim. Throws
+  // attnsim::Error when the engine refuses the settings.
+  Value evaluate(const Claim& claim, const Settings& base);
+  // Checks the claim's condition; on failure `why` says what the engine computed.
+  bool holds(const Claim& claim, const Settings& base, std::string* why);
+
+ private:
+  struct Cache;
+  std::unique_ptr<Cache> cache_;
+};
+
+// Compares a value with the claim's condition (no engine run).
+bool satisfies(const Claim& claim, const Value& value, std::string* why);
+
+}  // namespace attnsim::lessons
