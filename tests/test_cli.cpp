@@ -99,3 +99,27 @@ TEST_CASE("cli: mismatched .npy inputs and weights are named in the error") {
   CHECK(r.output.find("W_Q.weight.npy: cannot open") != std::string::npos);
   fs::remove_all(dir);
 }
+
+TEST_CASE("cli: --mask-file takes a bool mask broadcastable to (B,h,Tq,Tk) and ORs it in") {
+  const fs::path dir = fresh_dir("maskfile");
+  fs::create_directories(dir);
+  Tensor m = Tensor::zeros({1, 1, 4, 4}, DType::Bool);
+  m.b8()[3] = 1;  // query 0 may not see key 3
+  write_npy((dir / "m.npy").string(), m);
+  const fs::path out = dir / "dump";
+  auto r = run_cli("trace --batch 2 --tq 4 --d-model 8 --heads 2 --mask-file " + (dir / "m.npy").string() +
+                   " --dump " + out.string());
+  REQUIRE(r.code == 0);
+  const Tensor alpha = read_npy((out / "alpha.npy").string());
+  CHECK(alpha.at({1, 1, 0, 3}) == 0.0f);
+  CHECK(alpha.at({1, 1, 1, 3}) > 0.0f);
+  write_npy((dir / "f.npy").string(), Tensor::zeros({1, 1, 4, 4}));
+  r = run_cli("trace --batch 2 --tq 4 --d-model 8 --heads 2 --mask-file " + (dir / "f.npy").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("the mask file must be bool") != std::string::npos);
+  write_npy((dir / "w.npy").string(), Tensor::zeros({3, 1, 4, 4}, DType::Bool));
+  r = run_cli("trace --batch 2 --tq 4 --d-model 8 --heads 2 --mask-file " + (dir / "w.npy").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("does not broadcast to the scores' shape (2, 2, 4, 4)") != std::string::npos);
+  fs::remove_all(dir);
+}

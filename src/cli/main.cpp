@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "attnsim-cli: out of memory (lower the sizes or --mem-limit)\n");
     return 2;
+  } catch (const std::exception& e) {  // a library's own error (filesystem, JSON): still one line
+    std::fprintf(stderr, "attnsim-cli: %s\n", e.what());
+    return 2;
   }
   return 2;
 }

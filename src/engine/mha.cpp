@@ -72,7 +72,13 @@ void check_inputs(const MhaConfig& c, const MhaInputs& in) {
     if (in.mask_file.dtype() != DType::Bool)
       throw Error("the mask file must be bool (true = hidden), got float32");
     const Dims full{c.batch, c.heads, c.tq, c.tk};
-    if (in.mask_file.dim() > 4 || broadcast_shapes(in.mask_file.shape(), full) != full)
+    const Dims& ms = in.mask_file.shape();
+    bool fits = ms.size() <= 4;
+    for (size_t i = 0; fits && i < ms.size(); ++i) {
+      const int64_t want = full[4 - ms.size() + i];
+      fits = ms[i] == 1 || ms[i] == want;
+    }
+    if (!fits)
       throw Error("mask of shape " + format_dims(in.mask_file.shape()) +
                   " does not broadcast to the scores' shape " + format_dims(full));
   }
