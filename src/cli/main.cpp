@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<std::pair<CLI::App*, Runner>> commands = [&] {
     std::vector<std::pair<CLI::App*, Runner>> list;
-    for (auto add : {add_trace_command, add_cost_command, add_bench_command, add_lesson_command}) {
+    for (auto add : {add_trace_command, add_cost_command, add_bench_command, add_flash_command,
+                     add_lesson_command}) {
       Runner run = add(app);
       list.emplace_back(app.get_subcommands({}).back(), std::move(run));
     }
