@@ -1,0 +1,698 @@
+// The CUDA backend adapter: host tensors in and out, device mirrors, cuBLAS, the kernels of
+// kernels.h. See cuda_backend.h for the memory model. Compiled by the host compiler into
+// attnsim_engine when the build has CUDA.
+//
+// [SECTION] errors and device buffers
+// [SECTION] CudaBackend: mirrors
+// [SECTION] CudaBackend: ops
+// [SECTION] flash, timing, public functions
+#include "cuda_backend.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "../error.h"
+#include "kernels.h"
+
+namespace attnsim {
+
+// [SECTION] errors and device buffers
+namespace {
+
+void check(cudaError_t err, const std::string& what) {
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear a sticky launch error so the next call can report its own
+    throw Error("CUDA: " + what + ": " + cudaGetErrorString(err));
+  }
+}
+
+const char* cublas_status_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "success";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE: return "invalid value";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "architecture mismatch";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "mapping error";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "execution failed";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "internal error";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "not supported";
+    default: return "error";
+  }
+}
+
+void check(cublasStatus_t s, const std::string& what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error("cuBLAS: " + what + ": " + cublas_status_name(s));
+}
+
+// Runs a launcher from kernels.h, turning its std::runtime_error into the engine's Error.
+template <class Fn>
+auto kernel_call(Fn&& fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const std::runtime_error& e) {
+    throw Error(e.what());
+  }
+}
+
+// One device allocation, freed with its last owner.
+class DevBuf {
+ public:
+  explicit DevBuf(int64_t bytes) : bytes_(bytes) {
+    if (bytes <= 0) return;
+    const cudaError_t err = cudaMalloc(&ptr_, static_cast<size_t>(bytes));
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo(&free_b, &total_b);
+      throw Error("CUDA: cannot allocate " + std::to_string(bytes) + " bytes on the device (" +
+                  std::to_string(free_b) + " of " + std::to_string(total_b) + " bytes free): " +
+                  cudaGetErrorString(err));
+    }
+  }
+  ~DevBuf() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  void* get() const { return ptr_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  int64_t bytes_ = 0;
+};
+using DevPtr = std::shared_ptr<DevBuf>;
+
+// A tensor's element (0,...,0) on the device, and what keeps that memory alive.
+struct DevRef {
+  const std::byte* base = nullptr;  // device address of element (0,...,0)
+  DevPtr hold;
+  const float* f32() const { return reinterpret_cast<const float*>(base); }
+  const uint8_t* b8() const { return reinterpret_cast<const uint8_t*>(base); }
+};
+
+bool g_copy_back = true;
+int g_softmax_version = 0;
+int g_last_softmax_version = 0;
+
+}  // namespace
+
+// [SECTION] CudaBackend: mirrors
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() { check(cublasCreate(&blas_), "cublasCreate"); }
+  ~CudaBackend() override {
+    mirrors_.clear();
+    if (blas_ != nullptr) cublasDestroy(blas_);
+  }
+
+  std::string name() const override { return "cuda"; }
+  Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) override;
+  Tensor qk(const Tensor& q, const Tensor& k) override;
+  SoftmaxSteps scale_mask_softmax(const Tensor& scores, const SoftmaxSpec& spec) override;
+  Tensor dropout(const Tensor& alpha, float p, uint64_t seed) override;
+  Tensor av(const Tensor& alpha, const Tensor& v) override;
+  Tensor contiguous(const Tensor& x) override;
+
+  struct FlashRun {
+    Tensor out;                 // (B,h,Tq,dk)
+    Tensor m, l;                // (B,h,Tq)
+    Tensor tile_max, tile_sum;  // (B,h,Tq,nkb) with record
+    int version = 0;
+  };
+  FlashRun flash(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
+                 float scale, int64_t block_q, int64_t block_k, bool record, int version);
+  void fetch(const Tensor& t);
+
+ private:
+  struct Mirror {
+    std::weak_ptr<Storage> host;
+    DevPtr dev;
+  };
+
+  // Drops mirrors whose host storage has died (frees their device memory).
+  void purge() {
+    for (auto it = mirrors_.begin(); it != mirrors_.end();)
+      it = it->second.host.expired() ? mirrors_.erase(it) : std::next(it);
+  }
+
+  // The device copy of t: its mirror when this backend made it, else its storage copied up.
+  DevRef device(const Tensor& t) {
+    const auto& storage = t.storage();
+    if (!storage) throw Error("cuda backend: undefined tensor");
+    const int64_t offset_bytes = t.offset() * itemsize(t.dtype());
+    auto it = mirrors_.find(storage->id);
+    if (it != mirrors_.end() && !it->second.host.expired())
+      return {static_cast<const std::byte*>(it->second.dev->get()) + offset_bytes, it->second.dev};
+    auto buf = std::make_shared<DevBuf>(storage->nbytes);
+    check(cudaMemcpy(buf->get(), storage->bytes.get(), static_cast<size_t>(storage->nbytes),
+                     cudaMemcpyHostToDevice),
+          "copy to device");
+    return {static_cast<const std::byte*>(buf->get()) + offset_bytes, buf};
+  }
+
+  // t as a row-major float tensor on the device (a strided copy only when t is not).
+  DevRef device_rowmajor(const Tensor& t) {
+    DevRef ref = device(t);
+    if (t.is_contiguous()) return ref;
+    auto buf = std::make_shared<DevBuf>(t.numel() * 4);
+    kernel_call([&] {
+      cudak::strided_copy(static_cast<float*>(buf->get()), ref.f32(), static_cast<int>(t.dim()),
+                          t.shape().data(), t.strides().data());
+    });
+    return {static_cast<const std::byte*>(buf->get()), buf};
+  }
+
+  // A new row-major output: the host tensor the trace keeps and its device mirror.
+  std::pair<Tensor, float*> output(const Dims& shape) {
+    purge();
+    Tensor host = Tensor::empty(shape);
+    auto buf = std::make_shared<DevBuf>(host.nbytes());
+    mirrors_[host.storage()->id] = Mirror{host.storage(), buf};
+    return {host, static_cast<float*>(buf->get())};
+  }
+
+  // Copies an output down when the policy says so (the sync also surfaces kernel errors).
+  void finish(const Tensor& out) {
+    check(cudaDeviceSynchronize(), "kernel execution");
+    if (g_copy_back) fetch(out);
+  }
+
+  // C (M,N) row-major = op(A) · op(B), batched with element strides; see the mapping below.
+  void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+            int64_t sA, const float* B, int64_t ldb, int64_t sB, float* C, int64_t ldc,
+            int64_t sC, int64_t batch, float beta = 0.0f);
+
+  cublasHandle_t blas_ = nullptr;
+  std::unordered_map<int64_t, Mirror> mirrors_;  // by host storage id
+};
+
+// [SECTION] CudaBackend: ops
+
+// cuBLAS is column-major. A row-major (R,C) matrix with leading dimension ld is, read
+// column-major, its transpose. So row-major C = op(A)·op(B) is column-major
+// Cᵀ = op(B)ᵀ·op(A)ᵀ: pass B first, A second, swap M and N; the op flags stay as they are.
+void CudaBackend::gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A,
+                       int64_t lda, int64_t sA, const float* B, int64_t ldb, int64_t sB,
+                       float* C, int64_t ldc, int64_t sC, int64_t batch, float beta) {
+  if (M == 0 || N == 0 || batch == 0) return;
+  const float one = 1.0f;
+  check(cublasSgemmStridedBatched(blas_, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  ta ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(N),
+                                  static_cast<int>(M), static_cast<int>(K), &one, B,
+                                  static_cast<int>(ldb), sB, A, static_cast<int>(lda), sA, &beta,
+                                  C, static_cast<int>(ldc), sC, static_cast<int>(batch)),
+        "sgemm");
+}
+
+namespace {
+
+// A matrix operand read in place: the last two dims of t, row-major with leading dimension
+// ld (inner stride 1), or its transpose (stride 1 on the second-to-last dim).
+struct MatOperand {
+  bool ok = false;
+  bool trans = false;  // stored transposed relative to the logical (rows, cols)
+  int64_t ld = 0;
+};
+
+MatOperand mat_operand(const Tensor& t) {
+  const int64_t n = t.dim();
+  const int64_t rows = t.shape()[n - 2], cols = t.shape()[n - 1];
+  const int64_t rs = t.strides()[n - 2], cs = t.strides()[n - 1];
+  if (cols <= 1 || cs == 1) {  // row-major rows
+    const int64_t ld = rows <= 1 ? std::max<int64_t>(cols, 1) : rs;
+    if (ld >= std::max<int64_t>(cols, 1)) return {true, false, ld};
+  }
+  if (rows <= 1 || rs == 1) {  // column-major: the transpose is row-major
+    const int64_t ld = cols <= 1 ? std::max<int64_t>(rows, 1) : cs;
+    if (ld >= std::max<int64_t>(rows, 1)) return {true, true, ld};
+  }
+  return {};
+}
+
+void require_f32(const Tensor& t, const char* what) {
+  if (!t.defined() || t.dtype() != DType::F32)
+    throw Error(std::string("cuda backend: ") + what + " must be a defined float32 tensor");
+}
+
+}  // namespace
+
+// x (B,T,in) · Wᵀ (in,out) + b -> (B,T,out); x's leading dims must merge into one row stride
+Tensor CudaBackend::linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  require_f32(x, "linear input");
+  require_f32(weight, "linear weight");
+  const int64_t nd = x.dim();
+  if (nd < 1 || weight.dim() != 2 || weight.size(1) != x.size(-1))
+    throw Error("cuda linear: input " + format_dims(x.shape()) + " does not match weight " +
+                format_dims(weight.shape()));
+  const int64_t K = x.size(-1), N = weight.size(0), M = x.numel() / std::max<int64_t>(K, 1);
+  Dims out_shape = x.shape();
+  out_shape.back() = N;
+  auto [out, y] = output(out_shape);  // (..., out)
+
+  // x as (M,K): in place when the leading dims collapse to one stride, else a row-major copy
+  bool collapses = nd >= 2 && (K <= 1 || x.strides()[nd - 1] == 1);
+  int64_t row_stride = K, span = 0;  // span: rows covered by the dims seen so far
+  for (int64_t d = nd - 2; collapses && d >= 0; --d) {
+    if (x.shape()[d] == 1) continue;
+    if (span == 0) {
+      row_stride = x.strides()[d];
+      span = x.shape()[d];
+      collapses = row_stride >= K;
+    } else {
+      collapses = x.strides()[d] == row_stride * span;
+      span *= x.shape()[d];
+    }
+  }
+  DevRef xd = collapses ? device(x) : device_rowmajor(x);
+  const int64_t lda = collapses ? row_stride : K;
+  DevRef wd = device_rowmajor(weight);  // (N,K)
+  gemm(false, true, M, N, K, xd.f32(), lda, 0, wd.f32(), K, 0, y, N, 0, 1);
+  if (bias.defined()) {
+    require_f32(bias, "linear bias");
+    DevRef bd = device_rowmajor(bias);
+    kernel_call([&] { cudak::add_bias(y, bd.f32(), M, N); });
+  }
+  finish(out);
+  return out;
+}
+
+// q (B,h,Tq,dk) · k (B,h,Tk,dk)ᵀ -> scores (B,h,Tq,Tk): one strided-batched call per b, batched
+// over heads; q_heads / k_heads are read in place through their leading dimension
+Tensor CudaBackend::qk(const Tensor& q, const Tensor& k) {
+  require_f32(q, "q");
+  require_f32(k, "k");
+  if (q.dim() != 4 || k.dim() != 4 || q.size(0) != k.size(0) || q.size(1) != k.size(1) ||
+      q.size(3) != k.size(3))
+    throw Error("cuda qk: q " + format_dims(q.shape()) + " and k " + format_dims(k.shape()) +
+                " do not match");
+  const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(2), dk = q.size(3);
+  auto [out, c] = output({B, H, Tq, Tk});  // (B,h,Tq,Tk)
+  MatOperand qa = mat_operand(q), ka = mat_operand(k);
+  DevRef qd = qa.ok ? device(q) : device_rowmajor(q);
+  DevRef kd = ka.ok ? device(k) : device_rowmajor(k);
+  const Dims qs = qa.ok ? q.strides() : contiguous_strides(q.shape());
+  const Dims ks = ka.ok ? k.strides() : contiguous_strides(k.shape());
+  if (!qa.ok) qa = {true, false, dk};
+  if (!ka.ok) ka = {true, false, dk};
+  // scores = q · kᵀ: B operand is k (Tk,dk) transposed (or k's transposed storage as is)
+  for (int64_t b = 0; b < B; ++b)
+    gemm(qa.trans, !ka.trans, Tq, Tk, dk, qd.f32() + b * qs[0], qa.ld, qs[1],
+         kd.f32() + b * ks[0], ka.ld, ks[1], c + b * H * Tq * Tk, Tk, Tq * Tk, H);
+  finish(out);
+  return out;
+}
+
+// alpha (B,h,Tq,Tk) · v (B,h,Tk,dk) -> ctx (B,h,Tq,dk), batched over heads as in qk
+Tensor CudaBackend::av(const Tensor& alpha, const Tensor& v) {
+  require_f32(alpha, "alpha");
+  require_f32(v, "v");
+  if (alpha.dim() != 4 || v.dim() != 4 || alpha.size(0) != v.size(0) ||
+      alpha.size(1) != v.size(1) || alpha.size(3) != v.size(2))
+    throw Error("cuda av: alpha " + format_dims(alpha.shape()) + " and v " +
+                format_dims(v.shape()) + " do not match");
+  const int64_t B = alpha.size(0), H = alpha.size(1), Tq = alpha.size(2), Tk = alpha.size(3),
+                dk = v.size(3);
+  auto [out, c] = output({B, H, Tq, dk});  // (B,h,Tq,dk)
+  MatOperand aa = mat_operand(alpha), va = mat_operand(v);
+  DevRef ad = aa.ok ? device(alpha) : device_rowmajor(alpha);
+  DevRef vd = va.ok ? device(v) : device_rowmajor(v);
+  const Dims as = aa.ok ? alpha.strides() : contiguous_strides(alpha.shape());
+  const Dims vs = va.ok ? v.strides() : contiguous_strides(v.shape());
+  if (!aa.ok) aa = {true, false, Tk};
+  if (!va.ok) va = {true, false, dk};
+  for (int64_t b = 0; b < B; ++b)
+    gemm(aa.trans, va.trans, Tq, dk, Tk, ad.f32() + b * as[0], aa.ld, as[1],
+         vd.f32() + b * vs[0], va.ld, vs[1], c + b * H * Tq * dk, dk, Tq * dk, H);
+  finish(out);
+  return out;
+}
+
+namespace {
+
+// A bool mask as the kernels read it: expanded to `shape` (4-D), broadcast dims stride 0.
+cudak::MaskView mask_view(const Tensor& mask, const Dims& shape, const DevRef& ref) {
+  cudak::MaskView mv;
+  mv.data = ref.b8();
+  for (int d = 0; d < 4; ++d) mv.s[d] = shape[d] == 1 ? 0 : mask.strides()[d];
+  return mv;
+}
+
+Tensor expanded_mask(const Tensor& mask, const Dims& shape) {
+  if (mask.dtype() != DType::Bool) throw Error("cuda backend: the mask must be bool");
+  Tensor m = mask;
+  while (m.dim() < 4) m = m.view([&] {
+    Dims s = m.shape();
+    s.insert(s.begin(), 1);
+    return s;
+  }());
+  return m.expand(shape);  // view
+}
+
+}  // namespace
+
+SoftmaxSteps CudaBackend::scale_mask_softmax(const Tensor& scores, const SoftmaxSpec& spec) {
+  require_f32(scores, "scores");
+  if (scores.dim() != 4)
+    throw Error("cuda scale_mask_softmax: scores must be (B,h,Tq,Tk), got " +
+                format_dims(scores.shape()));
+  const Dims shape = scores.shape();
+  if (spec.axis != -1 && spec.axis != -2 && spec.axis != 3 && spec.axis != 2)
+    throw Error("cuda scale_mask_softmax: axis must be -1 or -2");
+  DevRef sd = device_rowmajor(scores);
+  const bool has_mask = spec.mask.defined() || spec.mask2.defined();
+  SoftmaxSteps steps;
+  float* scaled = nullptr;
+  float* masked = nullptr;
+  float* alpha = nullptr;
+  std::tie(steps.scaled, scaled) = output(shape);  // scores_scaled (B,h,Tq,Tk)
+  if (has_mask) std::tie(steps.masked, masked) = output(shape);  // scores_masked
+  std::tie(steps.alpha, alpha) = output(shape);    // alpha (B,h,Tq,Tk)
+
+  cudak::SoftmaxArgs a;
+  a.scores = sd.f32();
+  a.scaled = scaled;
+  a.masked = masked;
+  a.alpha = alpha;
+  a.B = shape[0];
+  a.H = shape[1];
+  a.Tq = shape[2];
+  a.Tk = shape[3];
+  a.scale = spec.scale;
+  a.fill = spec.fill;
+  a.additive = spec.additive;
+  a.axis = spec.axis == -2 || spec.axis == 2 ? -2 : -1;
+  a.fp16_no_max = spec.fp16_no_max;
+  DevRef m1, m2;
+  if (spec.mask.defined()) {
+    const Tensor m = expanded_mask(spec.mask, shape);
+    m1 = device(m);
+    a.mask = mask_view(m, shape, m1);
+  }
+  if (spec.mask2.defined()) {
+    const Tensor m = expanded_mask(spec.mask2, shape);
+    m2 = device(m);
+    a.mask2 = mask_view(m, shape, m2);
+  }
+  g_last_softmax_version = kernel_call([&] { return cudak::softmax_forward(a, g_softmax_version); });
+  finish(steps.scaled);
+  if (has_mask && g_copy_back) fetch(steps.masked);
+  if (g_copy_back) fetch(steps.alpha);
+  return steps;
+}
+
+// The keep mask comes from the CPU backend so both backends drop the same cells.
+Tensor CudaBackend::dropout(const Tensor& alpha, float p, uint64_t seed) {
+  if (!g_copy_back) fetch(alpha);
+  return cpu_backend().dropout(alpha, p, seed);
+}
+
+// the copy: a row-major copy made by the strided-copy kernel (x itself when already row-major)
+Tensor CudaBackend::contiguous(const Tensor& x) {
+  if (x.is_contiguous()) return x;                 // no copy, as Tensor::contiguous
+  if (x.dtype() != DType::F32) return x.contiguous();  // bool: on the host
+  DevRef xd = device(x);
+  auto [out, y] = output(x.shape());  // same shape, row-major       // copies
+  kernel_call([&] {
+    cudak::strided_copy(y, xd.f32(), static_cast<int>(x.dim()), x.shape().data(),
+                        x.strides().data());
+  });
+  finish(out);
+  return out;
+}
+
+void CudaBackend::fetch(const Tensor& t) {
+  if (!t.defined()) return;
+  auto it = mirrors_.find(t.storage()->id);
+  if (it == mirrors_.end()) return;
+  check(cudaMemcpy(t.storage()->bytes.get(), it->second.dev->get(),
+                   static_cast<size_t>(t.storage()->nbytes), cudaMemcpyDeviceToHost),
+        "copy to host");
+}
+
+// [SECTION] flash, timing, public functions
+
+CudaBackend::FlashRun CudaBackend::flash(const Tensor& q, const Tensor& k, const Tensor& v,
+                                         const FlashMask& mask, float scale, int64_t block_q,
+                                         int64_t block_k, bool record, int version) {
+  require_f32(q, "q");
+  require_f32(k, "k");
+  require_f32(v, "v");
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || k.shape() != v.shape() ||
+      q.size(0) != k.size(0) || q.size(1) != k.size(1) || q.size(3) != k.size(3))
+    throw Error("cuda flash: q " + format_dims(q.shape()) + ", k " + format_dims(k.shape()) +
+                ", v " + format_dims(v.shape()) + " do not match (B,h,T,dk)");
+  const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(2), dk = q.size(3);
+  if (block_q == 0) block_q = 64;
+  if (block_k == 0) block_k = 64;
+  if (block_q < 1 || block_k < 1)
+    throw Error("cuda flash: block sizes must be positive (got " + std::to_string(block_q) +
+                "x" + std::to_string(block_k) + ")");
+  const int64_t nkb = (Tk + block_k - 1) / block_k;
+  FlashRun r;
+  float* out = nullptr;
+  float* tmax = nullptr;
+  float* tsum = nullptr;
+  float* rmax = nullptr;
+  float* rsum = nullptr;
+  std::tie(r.out, out) = output({B, H, Tq, dk});  // (B,h,Tq,dk)
+  std::tie(r.m, rmax) = output({B, H, Tq});       // (B,h,Tq)
+  std::tie(r.l, rsum) = output({B, H, Tq});       // (B,h,Tq)
+  if (record) {
+    std::tie(r.tile_max, tmax) = output({B, H, Tq, nkb});  // (B,h,Tq,nkb)
+    std::tie(r.tile_sum, tsum) = output({B, H, Tq, nkb});  // (B,h,Tq,nkb)
+  }
+  DevRef qd = device(q), kd = device(k), vd = device(v), md, kl, ql;
+  cudak::FlashArgs a;
+  a.q = qd.f32();
+  a.k = kd.f32();
+  a.v = vd.f32();
+  for (int d = 0; d < 4; ++d) {
+    a.qs[d] = q.strides()[d];
+    a.ks[d] = k.strides()[d];
+    a.vs[d] = v.strides()[d];
+  }
+  const Dims shape{B, H, Tq, Tk};
+  if (mask.dense.defined()) {
+    const Tensor m = expanded_mask(mask.dense, shape);
+    md = device(m);
+    a.mask = mask_view(m, shape, md);
+  }
+  auto lengths = [&](const std::vector<int64_t>& len, DevRef& ref, const char* what) {
+    if (len.empty()) return static_cast<const int64_t*>(nullptr);
+    if (static_cast<int64_t>(len.size()) != B)
+      throw Error(std::string("cuda flash: ") + what + " has " + std::to_string(len.size()) +
+                  " lengths for batch " + std::to_string(B));
+    Tensor host = Tensor::empty({static_cast<int64_t>(len.size()) * 2});  // 8 bytes each
+    std::memcpy(host.f32(), len.data(), len.size() * sizeof(int64_t));
+    ref = device(host);
+    return reinterpret_cast<const int64_t*>(ref.base);
+  };
+  a.mask.causal = mask.causal;
+  a.mask.key_len = lengths(mask.key_lengths, kl, "key padding");
+  a.mask.query_len = lengths(mask.query_lengths, ql, "query padding");
+  a.mask.left = mask.side == PadSide::Left;
+  a.mask.tq = Tq;
+  a.mask.tk = Tk;
+  a.out = out;
+  a.tile_max = tmax;
+  a.tile_sum = tsum;
+  a.row_max = rmax;
+  a.row_sum = rsum;
+  a.B = B;
+  a.H = H;
+  a.Tq = Tq;
+  a.Tk = Tk;
+  a.dk = dk;
+  a.scale = scale;
+  a.block_q = static_cast<int>(block_q);
+  a.block_k = static_cast<int>(block_k);
+  r.version = kernel_call([&] { return cudak::flash_forward(a, version); });
+  finish(r.out);
+  if (g_copy_back) {
+    fetch(r.m);
+    fetch(r.l);
+    if (record) {
+      fetch(r.tile_max);
+      fetch(r.tile_sum);
+    }
+  }
+  return r;
+}
+
+namespace {
+std::mutex g_backend_mutex;
+std::unique_ptr<CudaBackend> g_backend;
+}  // namespace
+
+bool cuda_device_present(std::string* why_not) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    if (why_not != nullptr)
+      *why_not = err != cudaSuccess
+                     ? std::string("no usable CUDA device (") + cudaGetErrorString(err) + ")"
+                     : std::string("no CUDA device found");
+    return false;
+  }
+  return true;
+}
+
+static CudaBackend& the_backend() {
+  std::lock_guard<std::mutex> lock(g_backend_mutex);
+  if (!g_backend) {
+    std::string why;
+    if (!cuda_device_present(&why)) throw Error("backend 'cuda' is not available: " + why);
+    g_backend = std::make_unique<CudaBackend>();
+  }
+  return *g_backend;
+}
+
+Backend& cuda_backend() { return the_backend(); }
+
+void cuda_set_copy_back(bool on) { g_copy_back = on; }
+bool cuda_copy_back() { return g_copy_back; }
+void cuda_fetch(const Tensor& t) { the_backend().fetch(t); }
+
+void cuda_set_softmax_version(int version) { g_softmax_version = version; }
+int cuda_last_softmax_version() { return g_last_softmax_version; }
+
+namespace {
+int g_last_flash_version = 0;
+
+// (rows) slice of a (B,h,Tq,nkb) record at column kb, or of a (B,h,Tq) row figure.
+Tensor rows_of(const Tensor& t, int64_t b, int64_t h, int64_t q0, int64_t rows, int64_t kb) {
+  Tensor s = t.narrow(0, b, 1).narrow(1, h, 1).narrow(2, q0, rows);  // view
+  if (kb >= 0) s = s.narrow(3, kb, 1);                                  // view
+  return s.reshape({rows});                                              // copies
+}
+}  // namespace
+
+FlashCoreResult cuda_flash_attention_core(const Tensor& q, const Tensor& k, const Tensor& v,
+                                          const FlashMask& mask, float scale,
+                                          const FlashOptions& options, int version) {
+  const bool record = options.record_tiles;
+  const int64_t bq = options.block_q > 0 ? options.block_q : 64;
+  const int64_t bk = options.block_k > 0 ? options.block_k : 64;
+  const bool copy_back = g_copy_back;
+  if (record) g_copy_back = true;  // events are read on the host
+  CudaBackend::FlashRun run;
+  try {
+    run = the_backend().flash(q, k, v, mask, scale, bq, bk, record, version);
+  } catch (...) {
+    g_copy_back = copy_back;
+    throw;
+  }
+  g_copy_back = copy_back;
+  g_last_flash_version = run.version;
+
+  FlashCoreResult res;
+  res.out = run.out;
+  res.m = run.m;
+  res.l = run.l;
+  FlashShape& sh = res.stats.shape;
+  sh.batch = q.size(0);
+  sh.heads = q.size(1);
+  sh.tq = q.size(2);
+  sh.tk = k.size(2);
+  sh.head_dim = q.size(3);
+  sh.block_q = bq;
+  sh.block_k = bk;
+  res.stats.tiles_total = sh.batch * sh.heads * sh.q_blocks() * sh.k_blocks();
+  res.stats.threads = 1;
+  if (!record) return res;
+
+  // Events in the order of a sequential run (flash.h): for b, h, query block: tiles, final.
+  for (int64_t b = 0; b < sh.batch; ++b) {
+    if (options.trace_batch >= 0 && b != options.trace_batch) continue;
+    for (int64_t h = 0; h < sh.heads; ++h) {
+      if (options.trace_head >= 0 && h != options.trace_head) continue;
+      for (int64_t qb = 0; qb < sh.q_blocks(); ++qb) {
+        const int64_t q0 = qb * bq, rows = std::min(bq, sh.tq - q0);
+        const int64_t last_row = q0 + rows - 1;
+        Tensor m_before = Tensor::empty({rows}), l_before = Tensor::zeros({rows});
+        for (int64_t r = 0; r < rows; ++r) m_before.f32()[r] = -INFINITY;
+        for (int64_t kb = 0; kb < sh.k_blocks(); ++kb) {
+          FlashEvent ev;
+          ev.b = b;
+          ev.h = h;
+          ev.q_block = qb;
+          ev.k_block = kb;
+          ev.q0 = q0;
+          ev.rows = rows;
+          ev.k0 = kb * bk;
+          ev.cols = std::min(bk, sh.tk - ev.k0);
+          const bool skipped = mask.causal && ev.k0 > last_row;  // as the kernel skips
+          ev.kind = skipped ? FlashEventKind::Skipped : FlashEventKind::Tile;
+          ev.m_before = m_before;
+          ev.l_before = l_before;
+          ev.m_after = rows_of(run.tile_max, b, h, q0, rows, kb);
+          ev.l_after = rows_of(run.tile_sum, b, h, q0, rows, kb);
+          ev.rescale = Tensor::empty({rows});
+          for (int64_t r = 0; r < rows; ++r) {
+            const float mb = ev.m_before.f32()[r], ma = ev.m_after.f32()[r];
+            ev.rescale.f32()[r] = ma == -INFINITY ? 1.0f : std::exp(mb - ma);
+          }
+          m_before = ev.m_after;
+          l_before = ev.l_after;
+          res.events.push_back(std::move(ev));
+        }
+        FlashEvent fin;
+        fin.kind = FlashEventKind::Final;
+        fin.b = b;
+        fin.h = h;
+        fin.q_block = qb;
+        fin.k_block = -1;
+        fin.q0 = q0;
+        fin.rows = rows;
+        fin.m = rows_of(run.m, b, h, q0, rows, -1);
+        fin.l = rows_of(run.l, b, h, q0, rows, -1);
+        fin.out = run.out.narrow(0, b, 1).narrow(1, h, 1).narrow(2, q0, rows).reshape(
+            {rows, sh.head_dim});  // copies
+        res.events.push_back(std::move(fin));
+      }
+    }
+  }
+  return res;
+}
+
+int cuda_last_flash_version() { return g_last_flash_version; }
+
+void cuda_synchronize() { check(cudaDeviceSynchronize(), "synchronize"); }
+
+double cuda_time_ms(void (*fn)(void*), void* ctx, int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) fn(ctx);
+  cuda_synchronize();
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    check(cudaEventRecord(start), "event record");
+    fn(ctx);
+    check(cudaEventRecord(stop), "event record");
+    check(cudaEventSynchronize(stop), "event sync");
+    float ms = 0.0f;
+    check(cudaEventElapsedTime(&ms, start, stop), "event time");
+    times.push_back(ms);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(times.begin(), times.end());
+  return times.empty() ? 0.0 : times[times.size() / 2];
+}
+
+}  // namespace attnsim
