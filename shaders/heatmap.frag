@@ -67,7 +67,7 @@ void main() {
   ivec2 ta = ivec2(v_texel_a.xy + floor(min(v_local, vec2(0.9999)) * v_texel_a.zw));
   ivec2 tb = ivec2(v_texel_b.xy + floor(min(v_local, vec2(0.9999)) * v_texel_b.zw));
   float va = texelFetch(u_atlas_a, ta, 0).r;
-  if (va >= 3.0e38) discard;  // kEmptyCell: no element lives here (layout.h)
+  if (va >= 3.0e38 && !isinf(va)) discard;  // kEmptyCell: no element lives here (layout.h)
   vec3 ca = colour(va, u_map_a, u_range_a);
   vec3 c = ca;
   if (u_mix > 0.0) c = mix(ca, colour(texelFetch(u_atlas_b, tb, 0).r, u_map_b, u_range_b), u_mix);

@@ -80,6 +80,12 @@ int run_export(const Options& options) {
     close_window(w);
     return 2;
   }
+  if (options.progress < 1.0f) {
+    // Freeze the transition from the previous active step into this one at `progress`.
+    const int step = app.playback.step;
+    scrub(app.playback, prev_step(app.active_steps(), step), step, options.progress);
+    app.playback.paused = true;
+  }
   ExportRequest r;
   r.panel = options.panel;
   r.path = options.output;

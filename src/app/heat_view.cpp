@@ -190,13 +190,19 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const int64_t every = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(line / std::max(f.scale, 0.01f))));
+  // Key tokens go above the columns, staggered on two lines, when each fits in two cells.
+  bool keys_fit = s.col_labels != nullptr;
+  if (keys_fit)
+    for (const auto& label : *s.col_labels)
+      keys_fit = keys_fit && ImGui::CalcTextSize(label.c_str()).x <= f.scale * 2.0f - 4.0f;
   for (const Block& b : l.blocks) {
     // head name above the block
     if (b.head >= 0 && (l.kind != LayoutKind::HeadGrid || l.blocks.size() > 1)) {
       char name[48];
       std::snprintf(name, sizeof name, "%s %lld", tr("head"), static_cast<long long>(b.head));
       const ImVec2 p = f.px(b.x, b.y);
-      text_at(list, {p.x, p.y - line * (s.col_labels ? 2.6f : 1.2f)}, head_colour(b.head), name);
+      const bool under_keys = s.col_labels && b.y == 0.0f && keys_fit;
+      text_at(list, {p.x, p.y - line * (under_keys ? 3.2f : 1.2f)}, head_colour(b.head), name);
       list->AddRect(f.px(b.x, b.y), f.px(b.x + static_cast<float>(b.cols), b.y + static_cast<float>(b.rows)),
                     head_colour(b.head), 0, 0, std::max(1.0f, f.scale * 0.06f));
     }
@@ -216,7 +222,7 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
       }
     }
     // key tokens above the columns of a score block, staggered on two lines
-    if (s.col_labels && b.y == 0.0f && f.scale * 2 >= line * 1.5f) {
+    if (keys_fit && b.y == 0.0f) {
       for (int64_t c = 0; c < b.cols && c < static_cast<int64_t>(s.col_labels->size()); ++c) {
         const std::string& label = (*s.col_labels)[static_cast<size_t>(c)];
         const float w = ImGui::CalcTextSize(label.c_str()).x;
@@ -225,13 +231,15 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
       }
     }
     // row sums of a probability block
-    if (s.row_sums && f.scale * kBlockGap >= ImGui::CalcTextSize("Σ1.00").x && f.scale >= line * 0.8f) {
+    if (s.row_sums && f.scale * kBlockGap >= ImGui::CalcTextSize("1.00").x + 4 && f.scale >= line * 0.8f) {
+      const ImVec2 h = f.px(b.x + static_cast<float>(b.cols) + 0.1f, b.y);
+      text_at(list, {h.x, h.y - line * 1.1f}, dim, "Σ");
       for (int64_t r = 0; r < b.rows; ++r) {
         double sum = 0;
         for (int64_t c = 0; c < b.cols; ++c)
           sum += s.to->atlas[static_cast<size_t>((b.atlas_row + r) * l.atlas_cols + c)];
         char buf[32];
-        std::snprintf(buf, sizeof buf, std::isnan(sum) ? "ΣNaN" : "Σ%.2f", sum);
+        std::snprintf(buf, sizeof buf, std::isnan(sum) ? "NaN" : "%.2f", sum);
         const ImVec2 p = f.px(b.x + static_cast<float>(b.cols) + 0.1f, b.y + static_cast<float>(r) + 0.5f);
         text_at(list, {p.x, p.y - line * 0.5f}, std::isnan(sum) ? IM_COL32(240, 0, 215, 255) : dim, buf);
       }
@@ -298,8 +306,8 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
       for (const auto& label : *s.row_labels) left = std::max(left, ImGui::CalcTextSize(label.c_str()).x);
     left += 10;
   }
-  const float top = line * (s.col_labels ? 3.0f : 1.6f);
-  const float right = s.row_sums ? ImGui::CalcTextSize("Σ1.00 ").x : 6.0f;
+  const float top = line * (s.col_labels ? 3.3f : 1.6f);
+  const float right = s.row_sums ? ImGui::CalcTextSize("1.00 ").x : 6.0f;
   const float fit = std::max(0.01f, std::min((size.x - left - right) / width, (size.y - top - 4) / height));
   if (hovered && io.MouseWheel != 0.0f) {
     // Zoom about the pointer: the cell under it stays under it.

@@ -9,7 +9,7 @@ const char* const kUsage =
     "usage: attnsim [--scenario NAME] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|controls] [--batch B]\n"
-    "               [--transparent] [--geometry FILE.json]\n"
+    "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
     "       attnsim --bench-frames N [--scenario NAME]\n";
 
@@ -68,6 +68,15 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (a == "--lang") {
       o.lang = value();
       if (o.lang != "ko" && o.lang != "en") throw Error("--lang must be ko or en");
+    } else if (a == "--progress") {
+      const std::string& v = value();
+      try {
+        o.progress = std::stof(v);
+      } catch (const std::exception&) {
+        throw Error("--progress expects a number from 0 to 1, got '" + v + "'");
+      }
+      if (!(o.progress >= 0.0f && o.progress <= 1.0f))
+        throw Error("--progress expects a number from 0 to 1, got '" + v + "'");
     } else if (a == "--transparent") {
       o.transparent = true;
     } else {

@@ -3,7 +3,7 @@
 //   attnsim [--scenario NAME] [--lang ko|en]                       the window
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
 //           [--panel window|tensor|pipeline|memory|buglab|controls] [--batch B]
-//           [--transparent] [--geometry FILE.json]                 one PNG, then exit
+//           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
 //   attnsim --export-slides DIR [--scenario NAME] [--scale N]      one PNG per step
 //   attnsim --bench-frames N [--scenario NAME]                     median / p95 frame ms
 #pragma once
@@ -26,6 +26,7 @@ struct Options {
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
   int bench_frames = 0;
+  float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;
 };
 

@@ -84,10 +84,11 @@ void nan_table(const App& app) {
     return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn(tr("Step"));
-  ImGui::TableSetupColumn("NaN ✓");
-  ImGui::TableSetupColumn("NaN ✗");
-  ImGui::TableSetupColumn("-inf ✓");
-  ImGui::TableSetupColumn("-inf ✗");
+  // correct run, then the run with the bug
+  ImGui::TableSetupColumn("NaN ok");
+  ImGui::TableSetupColumn("NaN bug");
+  ImGui::TableSetupColumn("-inf ok");
+  ImGui::TableSetupColumn("-inf bug");
   ImGui::TableHeadersRow();
   for (const Step& s : d->run.trace.steps) {
     const Step* ok = d->reference.trace.find(s.name);
@@ -134,7 +135,6 @@ void panel_buglab(App& app, const ImVec4& rect) {
     if (first.empty()) app.show_banner(tr("no NaN anywhere"), false);
     else go_to(app.playback, app.step_index(first), false);
   }
-  ImGui::SameLine();
   tensor_toolbar(app, app.buglab_view);
   if (!d->run.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.40f, 1));

@@ -40,7 +40,7 @@ void walk_line(ImDrawList* list, const HeatViewResult& r, const Layout& l, int64
   // The strip's screen geometry: block rows are reported top to bottom.
   if (r.block_rows.empty() || l.blocks.empty()) return;
   const Block& b = l.blocks[static_cast<size_t>(l.places[static_cast<size_t>(first)].block)];
-  const float cell = r.block_rows[0].w / static_cast<float>(b.cols);
+  const float cell = r.block_rows[0].w;  // (x, y, width, height): a row is one cell high
   const ImVec2 origin{r.block_rows[static_cast<size_t>(b.atlas_row)].x - b.x * cell,
                       r.block_rows[static_cast<size_t>(b.atlas_row)].y - b.y * cell};
   ImVec2 prev{};
@@ -140,7 +140,8 @@ void panel_memory(App& app, const ImVec4& rect) {
   }
   if (app.hover.step == step->name) spec.highlight_storage = app.hover.storage;
   const HeatViewResult r = draw_heat_view(app.memory_view, spec);
-  if (!copy && spec.t >= 1.0f) walk_line(ImGui::GetWindowDrawList(), r, strip.layout, 0, strip.layout.numel());
+  // The walk only says something when the strides jump (a transposed view).
+  if (!copy && !out.is_contiguous()) walk_line(ImGui::GetWindowDrawList(), r, strip.layout, 0, strip.layout.numel());
   if (r.hovered >= 0 && !copy) {
     app.next_hover.step = step->name;
     app.next_hover.storage = strip.layout.storage[static_cast<size_t>(r.hovered)];
