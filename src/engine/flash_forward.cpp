@@ -91,9 +91,14 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   FlashResult result;
   result.predicted_bytes = predict_flash_bytes(c, o);
   result.standard_trace_bytes = predict_trace_bytes(c);
-  if (result.predicted_bytes > o.mem_limit)
+  if (result.predicted_bytes > o.mem_limit) {
+    const int64_t tiles = predict_flash_tile_trace_bytes(shape_of(c, o), o);
     throw Error("the tiled path needs " + human_bytes(result.predicted_bytes) + " (" +
-                format_count(result.predicted_bytes) + " bytes), over the limit of " + human_bytes(o.mem_limit));
+                format_count(result.predicted_bytes) + " bytes), over the limit of " + human_bytes(o.mem_limit) +
+                (tiles > 0 ? "; the tile trace would hold " + human_bytes(tiles) +
+                                 " of it: record one head (--tiles-head B:H) or use a shorter sequence"
+                           : ""));
+  }
   const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads, dk = c.head_dim();
   const std::string bn = be.name();
   Trace& t = result.trace;
