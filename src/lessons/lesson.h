@@ -59,7 +59,8 @@ struct Settings {
 
   bool empty() const;
 };
-// `over` applied on top of `base` (set fields of `over` win).
+// `over` applied on top of `base` (set fields of `over` win). When `over` names a preset,
+// it starts from that preset alone: the overrides of `base` are dropped.
 Settings merge(const Settings& base, const Settings& over);
 
 // The resolved state: what forward() runs.

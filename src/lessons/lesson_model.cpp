@@ -22,7 +22,8 @@ bool Settings::empty() const {
 }
 
 Settings merge(const Settings& base, const Settings& over) {
-  Settings s = base;
+  // A new preset starts afresh: the base's overrides belonged to the old preset.
+  Settings s = over.preset ? Settings{} : base;
   auto take = [](auto& dst, const auto& src) {
     if (src) dst = src;
   };

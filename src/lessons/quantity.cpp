@@ -397,15 +397,18 @@ struct Evaluator::Cache {
     return run;
   }
 
-  double flashrun(const Settings& settings, const std::string& f) {
+  double flashrun(const Settings& settings, const FlashSettings& blocks, const std::string& f) {
     Resolved r = resolve(settings);
-    const std::string key = key_of(r);
+    const std::string key = key_of(r) + "|" + std::to_string(blocks.block_q.value_or(0)) + "," +
+                            std::to_string(blocks.block_k.value_or(0));
     auto it = flashruns.find(key);
     if (it == flashruns.end()) {
       const MhaInputs inputs = scenario_inputs(r.config, r.sentences, r.key_sentences, r.input_scale);
       const MhaWeights w = init_weights(r.config.d_model, r.config.bias, r.config.seed);
       FlashOptions options;
       options.threads = 1;
+      options.block_q = blocks.block_q.value_or(0);
+      options.block_k = blocks.block_k.value_or(0);
       const FlashResult fr = flash_forward(r.config, w, inputs, options);
       const FlashComparison cmp = compare_flash_with_standard(r.config, w, inputs, fr);
       std::map<std::string, double> m;
@@ -432,7 +435,7 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
   const std::string& kind = p[0];
   if (kind == "cost") return cost_field(claim.cost, p[1]);
   if (kind == "flash") return flash_field(claim.flash, p[1]);
-  if (kind == "flashrun") return cache_->flashrun(settings, p[1]);
+  if (kind == "flashrun") return cache_->flashrun(settings, claim.flash, p[1]);
   const auto run = cache_->run(settings);
   if (kind == "trace") return trace_field(*run, p[1], p[2]);
   if (kind == "run") return run_field(*run, p[1]);

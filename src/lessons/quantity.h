@@ -33,7 +33,8 @@
 //                          tiled_writes tiled_traffic traffic_ratio (standard / tiled),
 //                          score_bytes (S and P of the standard path, float32),
 //                          fast_bytes (one tile's working set, float32)
-//   flashrun.<field>       the tiled path run on the claim's settings, compared with the
+//   flashrun.<field>       the tiled path run on the claim's settings (block sizes from
+//                          `flash.block_q` / `flash.block_k` when given), compared with the
 //                          standard path: max_abs_diff, tolerance, within_tolerance (1/0),
 //                          nan_mismatches, tiles_skipped, tiles_total
 #pragma once
