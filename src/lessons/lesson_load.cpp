@@ -535,7 +535,7 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
   lesson.title = r.text("title");
   lesson.summary = r.text("summary");
   lesson.settings = read_settings_table(r, "scenario");
-  if (!lesson.settings.preset && root.contains("scenario"))
+  if (!lesson.settings.preset && root.contains("scenario") && !root["scenario"]["preset"])
     ctx.error(where_of(*root.get("scenario")), "missing key 'preset' in the lesson.scenario");
   if (!root.contains("scenario")) ctx.error(Where{1, 1}, "missing key 'scenario' in the lesson");
   const toml::node* steps = r.get("step", true);

@@ -1,0 +1,27 @@
+// The lessons' light markup, parsed for the app and the slides (no GUI here):
+//   **bold**   `code`   lines starting "- " are list items   blank lines end a paragraph
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnsim::lessons {
+
+struct Span {
+  std::string text;
+  bool bold = false;
+  bool code = false;
+};
+
+struct Block {
+  bool list_item = false;
+  std::vector<Span> spans;
+};
+
+std::vector<Block> parse_markup(const std::string& text);
+// The text with the markers removed (for plain output and the first-paragraph default).
+std::string plain_text(const std::vector<Block>& blocks);
+// The first paragraph of the text, without markers.
+std::string first_paragraph(const std::string& text);
+
+}  // namespace attnsim::lessons

@@ -1,0 +1,64 @@
+// The lesson player's logic, without a screen: where the learner is, what the simulator must
+// show at each step, whether a task's goal is reached, whether a quiz answer is right, and
+// the progress to save. The app's lesson panel draws this; tests drive it directly.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+#include "lessons/progress.h"
+#include "lessons/quantity.h"
+
+namespace attnsim::lessons {
+
+// The simulator state a task is checked against (what the app is showing now).
+struct LiveState {
+  MhaConfig config;
+  std::vector<std::string> sentences, key_sentences;
+  float input_scale = 1.0f;
+  std::string preset;        // the scenario it started from
+  std::string trace_step;    // the step on screen
+};
+
+// Settings that reproduce a live state exactly (for engine claims on it).
+Settings settings_of(const LiveState& live);
+
+// Compares the goal's set fields with the live state; `why` names the first difference.
+bool goal_reached(const Task& task, const LiveState& live, std::string* why = nullptr);
+
+// A learner's number: digits with optional , _ or spaces, a decimal point, an exponent,
+// and an optional unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB; k, M, G). nullopt if unreadable.
+std::optional<double> parse_answer(const std::string& text);
+
+struct QuizResult {
+  bool readable = true;
+  bool right = false;
+};
+QuizResult check_number(const Quiz& quiz, const std::string& typed);
+QuizResult check_choice(const Quiz& quiz, int picked);  // picked is 1-based
+
+class Player {
+ public:
+  // Opens a lesson at a step (clamped), e.g. the saved one.
+  void open(const Lesson& lesson, int step = 0);
+  bool is_open() const { return lesson_.has_value(); }
+  const Lesson& lesson() const { return *lesson_; }
+  int step_index() const { return step_; }
+  int step_count() const { return lesson_ ? static_cast<int>(lesson_->steps.size()) : 0; }
+  const LessonStep& step() const { return lesson_->steps[static_cast<size_t>(step_)]; }
+  bool next();      // false at the last step
+  bool previous();  // false at the first step
+  void go(int step);
+  // The simulator settings of the current step (lesson + step overrides), resolved.
+  Resolved state() const;
+  // Marks the current step seen in `progress` and remembers it as the place to resume.
+  void record(Progress& progress) const;
+
+ private:
+  std::optional<Lesson> lesson_;
+  int step_ = 0;
+};
+
+}  // namespace attnsim::lessons

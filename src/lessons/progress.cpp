@@ -1,0 +1,89 @@
+// Lesson progress on disk. See progress.h.
+#include "lessons/progress.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace attnsim::lessons {
+
+double Progress::fraction(const std::string& id, size_t steps) const {
+  const auto it = lessons.find(id);
+  if (it == lessons.end() || steps == 0) return 0.0;
+  return std::min(1.0, static_cast<double>(it->second.seen.size()) / static_cast<double>(steps));
+}
+
+std::string default_progress_path() {
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  fs::path base;
+  if (xdg && *xdg && fs::path(xdg).is_absolute()) {
+    base = xdg;
+  } else {
+    const char* home = std::getenv("HOME");
+    base = fs::path(home && *home ? home : "/tmp") / ".local" / "share";
+  }
+  return (base / "attnsim" / "progress.json").string();
+}
+
+Progress load_progress(const std::string& path, std::string* warning) {
+  Progress p;
+  std::ifstream in(path);
+  if (!in) return p;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    p.last_lesson = j.value("last_lesson", "");
+    if (j.contains("lessons") && j["lessons"].is_object())
+      for (const auto& [id, l] : j["lessons"].items()) {
+        LessonProgress lp;
+        lp.step = l.value("step", 0);
+        for (const auto& s : l.value("seen", std::vector<std::string>())) lp.seen.insert(s);
+        for (const auto& s : l.value("quizzes_right", std::vector<std::string>())) lp.quizzes_right.insert(s);
+        for (const auto& s : l.value("tasks_done", std::vector<std::string>())) lp.tasks_done.insert(s);
+        p.lessons[id] = lp;
+      }
+  } catch (const std::exception& e) {
+    if (warning) *warning = "ignoring unreadable progress file " + path + ": " + e.what();
+    return Progress{};
+  }
+  return p;
+}
+
+bool save_progress(const Progress& p, const std::string& path, std::string* error) {
+  nlohmann::json j;
+  j["last_lesson"] = p.last_lesson;
+  j["lessons"] = nlohmann::json::object();
+  for (const auto& [id, l] : p.lessons) {
+    j["lessons"][id] = {{"step", l.step},
+                        {"seen", std::vector<std::string>(l.seen.begin(), l.seen.end())},
+                        {"quizzes_right", std::vector<std::string>(l.quizzes_right.begin(), l.quizzes_right.end())},
+                        {"tasks_done", std::vector<std::string>(l.tasks_done.begin(), l.tasks_done.end())}};
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) {
+      if (error) *error = "cannot write " + tmp;
+      return false;
+    }
+    out << j.dump(2) << "\n";
+    if (!out) {
+      if (error) *error = "cannot write " + tmp;
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    if (error) *error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
+    fs::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace attnsim::lessons
