@@ -19,8 +19,13 @@
 
 #ifdef __CUDACC__
 #define ATTNSIM_HD __host__ __device__
-#else
+#define ATTNSIM_DYNAMIC_SMEM(type, name) extern __shared__ type name[]
+#define ATTNSIM_UNROLL _Pragma("unroll")
+#define ATTNSIM_UNROLL_8 _Pragma("unroll 8")
+#else  // the host compiler (and the CPU emulation test, tests/cuda/cuda_emu.h)
 #define ATTNSIM_HD
+#define ATTNSIM_UNROLL
+#define ATTNSIM_UNROLL_8
 #endif
 
 namespace attnsim::cudak {
@@ -48,7 +53,7 @@ struct MaskView {
   }
 };
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(ATTNSIM_CUDA_EMU)
 __device__ __forceinline__ bool mask_hidden(const MaskView& m, int64_t b, int64_t h, int64_t i,
                                             int64_t j) {
   if (m.data != nullptr && m.data[b * m.s[0] + h * m.s[1] + i * m.s[2] + j * m.s[3]] != 0)
