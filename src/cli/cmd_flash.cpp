@@ -64,6 +64,17 @@ nlohmann::json figures_json(const FlashCompareFigures& f) {
           {"nan_mismatches", f.nan_mismatches}, {"ok", f.ok()}};
 }
 
+const char* const kFlashNotes =
+    "The tiled path (FlashAttention-2 order: query blocks of Br rows outside, key/value blocks of\n"
+    "Bc rows inside) keeps a running max m and sum l per row and never holds the (Tq,Tk) scores.\n"
+    "A tile whose every score is hidden is skipped (nothing read). Where it differs from `trace`\n"
+    "by design: rounding (it divides by l once at the end; --compare checks the FlashAttention\n"
+    "rule max|flash - std| <= 2 x max|std32 - f64| + floor, floor = FLT_EPSILON x max|f64|);\n"
+    "teaching bugs and train-mode dropout are refused (correct math only); the score-sized steps\n"
+    "are listed as skipped. Fully hidden rows are NaN in both paths, at the same places.\n"
+    "Slow-memory traffic follows the paper's IO model (elements; the standard path writes S and P\n"
+    "out and reads them back). Example: flash --batch 1 --tq 4096 --d-model 512 --heads 8 --bench 5";
+
 }  // namespace
 
 Runner add_flash_command(CLI::App& app) {
@@ -71,6 +82,7 @@ Runner add_flash_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "flash", "forward pass with the tiled FlashAttention core: tiles, memory, slow-memory traffic");
   add_model_options(*cmd, opts->model);
+  cmd->footer(std::string(kMaskSpecHelp) + "\n\n" + kFlashNotes);
   cmd->add_option("--block-q", opts->block_q, "Br: query rows per block (default: sized for this CPU's L2)");
   cmd->add_option("--block-k", opts->block_k, "Bc: key/value rows per block (default: sized for L2)");
   cmd->add_option("--threads", opts->threads, "worker threads over (b, h, query block); default: all cores");
