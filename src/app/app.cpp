@@ -136,7 +136,6 @@ void panel_banner(App& app) {
   if (!busy && !show) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos({vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + 8}, 0, {0.5f, 0});
-  ImGui::SetNextWindowBgAlpha(0.92f);
   ImGui::PushStyleColor(ImGuiCol_WindowBg, app.banner.error && show ? ImVec4(0.55f, 0.08f, 0.08f, 1)
                                                                     : ImVec4(0.12f, 0.25f, 0.40f, 1));
   ImGui::Begin("##banner", nullptr,

@@ -17,6 +17,7 @@
 #include "app/fonts.h"
 #include "app/gl.h"
 #include "app/heatmap_gl.h"
+#include "app/window.h"
 
 namespace attnsim::app {
 
@@ -76,13 +77,10 @@ bool capture_png(App& app, const ExportRequest& r, std::string* written,
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
-  if (r.transparent) {
-    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0, 0, 0, 0));
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0, 0, 0, 0));
-    ImGui::PushStyleColor(ImGuiCol_MenuBarBg, ImVec4(0, 0, 0, 0));
-  }
+  // Panels have no background of their own (window.h): a transparent clear is enough.
+  if (r.transparent) ImGui::PushStyleColor(ImGuiCol_MenuBarBg, ImVec4(0, 0, 0, 0));
   app_frame(app, 0.0f);
-  if (r.transparent) ImGui::PopStyleColor(3);
+  if (r.transparent) ImGui::PopStyleColor();
   ImGui::Render();
   ImDrawData* dd = ImGui::GetDrawData();
 
@@ -117,9 +115,8 @@ bool capture_png(App& app, const ExportRequest& r, std::string* written,
                " is not supported by this OpenGL";
     } else {
       glViewport(0, 0, w, h);
-      const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
       if (r.transparent) glClearColor(0, 0, 0, 0);
-      else glClearColor(bg.x, bg.y, bg.z, 1.0f);
+      else glClearColor(kClearColour[0], kClearColour[1], kClearColour[2], 1.0f);
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(dd);
       std::vector<unsigned char> pixels(static_cast<size_t>(w) * static_cast<size_t>(h) * 4);

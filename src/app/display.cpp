@@ -1,6 +1,7 @@
 // Displays and their cache. See display.h.
 #include "app/display.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -44,6 +45,20 @@ void compute_ranges(Display& d) {
   }
 }
 
+void upload(Display& d) {
+  const Layout& l = d.layout;
+  d.texture = AtlasTexture(d.atlas, l.atlas_cols, l.atlas_rows);
+  std::vector<ColourBand> shared, per_head;
+  shared.push_back({0, std::max<int64_t>(l.atlas_rows, 1), d.lo, d.hi});
+  for (size_t i = 0; i < l.blocks.size(); ++i)
+    per_head.push_back({l.blocks[i].atlas_row, l.blocks[i].rows, d.block_range[i][0],
+                        d.block_range[i][1]});
+  if (per_head.empty()) per_head = shared;
+  d.colours = heatmap_renderer().colourize(d.texture, l.atlas_cols, l.atlas_rows, d.map, shared);
+  d.colours_per_head =
+      heatmap_renderer().colourize(d.texture, l.atlas_cols, l.atlas_rows, d.map, per_head);
+}
+
 const Display& DisplayCache::get(uint64_t generation, int run, const Step& step, int64_t batch,
                                  LayoutKind kind, int64_t strip_wrap) {
   drop_except(generation);
@@ -59,7 +74,7 @@ const Display& DisplayCache::get(uint64_t generation, int run, const Step& step,
       d->atlas = atlas_values(d->layout, step.out);
     }
     compute_ranges(*d);
-    d->texture = AtlasTexture(d->atlas, d->layout.atlas_cols, d->layout.atlas_rows);
+    upload(*d);
     slot = std::move(d);
   }
   return *slot;
@@ -77,7 +92,7 @@ const Display& DisplayCache::custom(const std::string& key, uint64_t generation,
     d->atlas = std::move(atlas);
     d->map = map;
     compute_ranges(*d);
-    d->texture = AtlasTexture(d->atlas, d->layout.atlas_cols, d->layout.atlas_rows);
+    upload(*d);
     slot = std::move(d);
   }
   return *slot;

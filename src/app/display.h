@@ -19,7 +19,9 @@ struct Display {
   std::string step;
   Layout layout;
   std::vector<float> atlas;  // CPU copy: hover values, row sums, diffs
-  AtlasTexture texture;
+  AtlasTexture texture;        // values (R32F)
+  AtlasTexture colours;        // colour atlas, one scale for all blocks
+  AtlasTexture colours_per_head;  // colour atlas, each block (head) its own scale
   ColourMap map = ColourMap::Diverging;
   float lo = 0, hi = 0;                         // finite range of the slice
   std::vector<std::array<float, 2>> block_range;  // per block (per-head colour scale)
@@ -51,5 +53,7 @@ class DisplayCache {
 
 // Fills lo/hi, block ranges and non-finite counts from d.atlas over the layout's cells.
 void compute_ranges(Display& d);
+// Uploads d.atlas and colours it (shared and per-head scales).
+void upload(Display& d);
 
 }  // namespace attnsim::app

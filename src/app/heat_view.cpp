@@ -64,34 +64,20 @@ HeatInstance block_instance(const Frame& f, const Block& b, float alpha = 1.0f) 
   return in;
 }
 
-HeatmapDraw base_draw(const Display& d, const Frame& f) {
+HeatmapDraw base_draw(const Display& d, const Frame& f, bool per_head = false) {
   HeatmapDraw hd;
-  hd.atlas_a = d.texture.id();
-  hd.map_a = hd.map_b = d.map;
-  hd.range_a[0] = hd.range_b[0] = d.lo;
-  hd.range_a[1] = hd.range_b[1] = d.hi;
+  hd.colour_a = per_head ? d.colours_per_head.id() : d.colours.id();
   hd.cell_px = f.scale;
   return hd;
 }
 
-// Static blocks of one display; one draw per block when each head has its own scale.
+// Static blocks of one display, with one scale or each head its own.
 void queue_static(ImDrawList* list, const Display& d, const Frame& f, bool per_head,
                   float opacity) {
-  if (!per_head) {
-    HeatmapDraw hd = base_draw(d, f);
-    hd.opacity = opacity;
-    for (const Block& b : d.layout.blocks) hd.instances.push_back(block_instance(f, b));
-    heatmap_renderer().queue(list, std::move(hd));
-    return;
-  }
-  for (size_t i = 0; i < d.layout.blocks.size(); ++i) {
-    HeatmapDraw hd = base_draw(d, f);
-    hd.opacity = opacity;
-    hd.range_a[0] = d.block_range[i][0];
-    hd.range_a[1] = d.block_range[i][1];
-    hd.instances.push_back(block_instance(f, d.layout.blocks[i]));
-    heatmap_renderer().queue(list, std::move(hd));
-  }
+  HeatmapDraw hd = base_draw(d, f, per_head);
+  hd.opacity = opacity;
+  for (const Block& b : d.layout.blocks) hd.instances.push_back(block_instance(f, b));
+  heatmap_renderer().queue(list, std::move(hd));
 }
 
 // [SECTION] instances
@@ -117,10 +103,7 @@ void queue_segments(ImDrawList* list, const HeatViewSpec& s, const Frame& f) {
 // Elementwise: same cells, colours of `from` cross-fade into colours of `to`.
 void queue_elementwise(ImDrawList* list, const HeatViewSpec& s, const Frame& f) {
   HeatmapDraw hd = base_draw(*s.from, f);
-  hd.atlas_b = s.to->texture.id();
-  hd.map_b = s.to->map;
-  hd.range_b[0] = s.to->lo;
-  hd.range_b[1] = s.to->hi;
+  hd.colour_b = s.to->colours.id();
   hd.mix = ease(s.t);
   for (size_t i = 0; i < s.to->layout.blocks.size(); ++i) {
     HeatInstance in = block_instance(f, s.to->layout.blocks[i]);
@@ -389,12 +372,11 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
 void draw_legend(const Display& d) {
   // A tiny display of its own: a 24-step ramp of the scale, then NaN, -inf, +inf. The
   // swatches go through the same shader as the heatmaps, so they match exactly.
-  static std::unique_ptr<AtlasTexture> texture;
-  static std::vector<float> values;
-  static float built_lo = 1, built_hi = -1;
-  static ColourMap built_map = ColourMap::Diverging;
+  static std::unique_ptr<Display> legend;
   constexpr int kRamp = 24;
-  if (!texture || built_lo != d.lo || built_hi != d.hi || built_map != d.map) {
+  if (!legend || legend->lo != d.lo || legend->hi != d.hi || legend->map != d.map) {
+    legend = std::make_unique<Display>();
+    std::vector<float>& values = legend->atlas;
     values.assign(kRamp + 3, 0);
     for (int i = 0; i < kRamp; ++i)
       values[static_cast<size_t>(i)] = d.lo + (d.hi - d.lo) * static_cast<float>(i) / (kRamp - 1);
@@ -405,18 +387,17 @@ void draw_legend(const Display& d) {
     values[kRamp] = std::nanf("");
     values[kRamp + 1] = -INFINITY;
     values[kRamp + 2] = INFINITY;
-    texture = std::make_unique<AtlasTexture>(values, kRamp + 3, 1);
-    built_lo = d.lo;
-    built_hi = d.hi;
-    built_map = d.map;
+    legend->map = d.map;
+    legend->lo = d.lo;
+    legend->hi = d.hi;
+    legend->texture = AtlasTexture(values, kRamp + 3, 1);
+    legend->colours = heatmap_renderer().colourize(legend->texture, kRamp + 3, 1, d.map,
+                                                   {{0, 1, d.lo, d.hi}});
   }
   const float h = ImGui::GetTextLineHeight();
   ImDrawList* list = ImGui::GetWindowDrawList();
   HeatmapDraw hd;
-  hd.atlas_a = texture->id();
-  hd.map_a = hd.map_b = d.map;
-  hd.range_a[0] = hd.range_b[0] = d.lo;
-  hd.range_a[1] = hd.range_b[1] = d.hi;
+  hd.colour_a = legend->colours.id();
   auto swatch = [&](float col, float cols, ImVec2 p, float w) {
     HeatInstance in{};
     in.from[0] = in.to[0] = p.x;

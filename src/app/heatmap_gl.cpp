@@ -3,6 +3,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 #include "app/shaders_embedded.h"
@@ -24,6 +25,18 @@ AtlasTexture::AtlasTexture(const std::vector<float>& values, int64_t cols, int64
   glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, static_cast<GLsizei>(std::max<int64_t>(cols, 1)),
                static_cast<GLsizei>(std::max<int64_t>(rows, 1)), 0, GL_RED, GL_FLOAT,
                values.empty() ? nullptr : values.data());
+}
+
+AtlasTexture AtlasTexture::rgba(int64_t cols, int64_t rows) {
+  AtlasTexture t;
+  glGenTextures(1, &t.id_);
+  glBindTexture(GL_TEXTURE_2D, t.id_);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(std::max<int64_t>(cols, 1)),
+               static_cast<GLsizei>(std::max<int64_t>(rows, 1)), 0, GL_RGBA, GL_UNSIGNED_BYTE,
+               nullptr);
+  return t;
 }
 
 AtlasTexture::~AtlasTexture() {
@@ -59,35 +72,44 @@ GLuint compile(GLenum type, const char* source, const char* what) {
   return s;
 }
 
-}  // namespace
-
-void HeatmapRenderer::init() {
-  const GLuint vs = compile(GL_VERTEX_SHADER, kHeatmapVert, "shaders/heatmap.vert");
-  const GLuint fs = compile(GL_FRAGMENT_SHADER, kHeatmapFrag, "shaders/heatmap.frag");
-  program_ = glCreateProgram();
-  glAttachShader(program_, vs);
-  glAttachShader(program_, fs);
-  glLinkProgram(program_);
+GLuint link(const char* vert, const char* vert_name, const char* frag, const char* frag_name) {
+  const GLuint vs = compile(GL_VERTEX_SHADER, vert, vert_name);
+  const GLuint fs = compile(GL_FRAGMENT_SHADER, frag, frag_name);
+  const GLuint program = glCreateProgram();
+  glAttachShader(program, vs);
+  glAttachShader(program, fs);
+  glLinkProgram(program);
   glDeleteShader(vs);
   glDeleteShader(fs);
   GLint ok = 0;
-  glGetProgramiv(program_, GL_LINK_STATUS, &ok);
+  glGetProgramiv(program, GL_LINK_STATUS, &ok);
   if (!ok) {
     char log[2048] = {};
-    glGetProgramInfoLog(program_, sizeof log, nullptr, log);
-    throw Error(std::string("heatmap shader failed to link: ") + log);
+    glGetProgramInfoLog(program, sizeof log, nullptr, log);
+    throw Error(std::string(frag_name) + " failed to link: " + log);
   }
+  return program;
+}
+
+}  // namespace
+
+void HeatmapRenderer::init() {
+  program_ = link(kHeatmapVert, "shaders/heatmap.vert", kHeatmapFrag, "shaders/heatmap.frag");
   u_proj_ = glGetUniformLocation(program_, "u_proj");
   u_move_ = glGetUniformLocation(program_, "u_move");
-  u_atlas_a_ = glGetUniformLocation(program_, "u_atlas_a");
-  u_atlas_b_ = glGetUniformLocation(program_, "u_atlas_b");
-  u_map_a_ = glGetUniformLocation(program_, "u_map_a");
-  u_map_b_ = glGetUniformLocation(program_, "u_map_b");
-  u_range_a_ = glGetUniformLocation(program_, "u_range_a");
-  u_range_b_ = glGetUniformLocation(program_, "u_range_b");
+  u_colour_a_ = glGetUniformLocation(program_, "u_colour_a");
+  u_colour_b_ = glGetUniformLocation(program_, "u_colour_b");
   u_mix_ = glGetUniformLocation(program_, "u_mix");
   u_gridline_ = glGetUniformLocation(program_, "u_gridline");
   u_opacity_ = glGetUniformLocation(program_, "u_opacity");
+  colourize_ = link(kColourizeVert, "shaders/colourize.vert", kColourizeFrag,
+                    "shaders/colourize.frag");
+  c_values_ = glGetUniformLocation(colourize_, "u_values");
+  c_map_ = glGetUniformLocation(colourize_, "u_map");
+  c_range_ = glGetUniformLocation(colourize_, "u_range");
+  c_rows_ = glGetUniformLocation(colourize_, "u_rows");
+  c_height_ = glGetUniformLocation(colourize_, "u_height");
+  glGenFramebuffers(1, &fbo_);
 
   glGenVertexArrays(1, &vao_);
   glBindVertexArray(vao_);
@@ -109,19 +131,66 @@ void HeatmapRenderer::init() {
                           reinterpret_cast<const void*>(offsets[i]));
     glVertexAttribDivisor(i + 1, 1);
   }
+  // Pass 1 reads the corners only.
+  glGenVertexArrays(1, &colour_vao_);
+  glBindVertexArray(colour_vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, corner_vbo_);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
   glBindVertexArray(0);
 }
 
 void HeatmapRenderer::shutdown() {
   frame_.clear();
   if (program_) glDeleteProgram(program_);
+  if (colourize_) glDeleteProgram(colourize_);
+  if (colour_vao_) glDeleteVertexArrays(1, &colour_vao_);
+  if (fbo_) glDeleteFramebuffers(1, &fbo_);
+  colourize_ = fbo_ = colour_vao_ = 0;
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (corner_vbo_) glDeleteBuffers(1, &corner_vbo_);
   if (instance_vbo_) glDeleteBuffers(1, &instance_vbo_);
   program_ = vao_ = corner_vbo_ = instance_vbo_ = 0;
 }
 
-// [SECTION] drawing inside ImGui's render pass
+// [SECTION] pass 1: colour atlases
+
+AtlasTexture HeatmapRenderer::colourize(const AtlasTexture& values, int64_t cols, int64_t rows,
+                                        ColourMap map, const std::vector<ColourBand>& bands) {
+  AtlasTexture out = AtlasTexture::rgba(cols, rows);
+  GLint last_fbo = 0, last_viewport[4] = {}, last_program = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &last_fbo);
+  glGetIntegerv(GL_VIEWPORT, last_viewport);
+  glGetIntegerv(GL_CURRENT_PROGRAM, &last_program);
+  const GLboolean blend = glIsEnabled(GL_BLEND), scissor = glIsEnabled(GL_SCISSOR_TEST);
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, out.id(), 0);
+  glViewport(0, 0, static_cast<GLsizei>(std::max<int64_t>(cols, 1)),
+             static_cast<GLsizei>(std::max<int64_t>(rows, 1)));
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glUseProgram(colourize_);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, values.id());
+  glUniform1i(c_values_, 0);
+  glUniform1i(c_map_, static_cast<int>(map));
+  glUniform1f(c_height_, static_cast<float>(std::max<int64_t>(rows, 1)));
+  glBindVertexArray(colour_vao_);
+  for (const ColourBand& b : bands) {
+    glUniform2f(c_range_, b.lo, b.hi);
+    glUniform2f(c_rows_, static_cast<float>(b.row0), static_cast<float>(b.row0 + b.rows));
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  }
+  glBindVertexArray(0);
+  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(last_fbo));
+  glViewport(last_viewport[0], last_viewport[1], last_viewport[2], last_viewport[3]);
+  glUseProgram(static_cast<GLuint>(last_program));
+  if (blend) glEnable(GL_BLEND);
+  if (scissor) glEnable(GL_SCISSOR_TEST);
+  return out;
+}
+
+// [SECTION] pass 2: drawing inside ImGui's render pass
 
 void HeatmapRenderer::queue(ImDrawList* list, HeatmapDraw draw) {
   if (draw.instances.empty()) return;
@@ -158,18 +227,14 @@ void HeatmapRenderer::render(const HeatmapDraw& d, const ImDrawCmd* cmd) {
   glUniformMatrix4fv(u_proj_, 1, GL_FALSE, proj);
   glUniform1f(u_move_, d.move);
   glUniform1f(u_mix_, d.mix);
-  glUniform1i(u_map_a_, static_cast<int>(d.map_a));
-  glUniform1i(u_map_b_, static_cast<int>(d.map_b));
-  glUniform2f(u_range_a_, d.range_a[0], d.range_a[1]);
-  glUniform2f(u_range_b_, d.range_b[0], d.range_b[1]);
   glUniform1f(u_gridline_, d.cell_px * sx);
   glUniform1f(u_opacity_, d.opacity);
-  glUniform1i(u_atlas_a_, 0);
-  glUniform1i(u_atlas_b_, 1);
+  glUniform1i(u_colour_a_, 0);
+  glUniform1i(u_colour_b_, 1);
   glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, d.atlas_a);
+  glBindTexture(GL_TEXTURE_2D, d.colour_a);
   glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_2D, d.atlas_b ? d.atlas_b : d.atlas_a);
+  glBindTexture(GL_TEXTURE_2D, d.colour_b ? d.colour_b : d.colour_a);
   glActiveTexture(GL_TEXTURE0);
   glBindVertexArray(vao_);
   glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);

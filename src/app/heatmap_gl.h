@@ -1,5 +1,11 @@
-// Heatmap drawing on the GPU: value atlases as R32F textures, coloured by the shaders in
-// shaders/ (heatmap.vert / heatmap.frag, embedded at build time).
+// Heatmap drawing on the GPU, in two passes with the shaders in shaders/ (embedded at build
+// time):
+//   1. colourize.vert/.frag, once per display: the value atlas (R32F) becomes a colour atlas
+//      (RGBA8, the alpha says finite / NaN / -inf / +inf / hidden / empty)
+//   2. heatmap.vert/.frag, every frame: instanced rectangles sample colour atlases, move
+//      between layouts, cross-fade, and draw the NaN / inf / hidden marks in screen space
+// Colouring once keeps the per-pixel work of an animated frame to one texel fetch, which is
+// what a software rasteriser (Mesa llvmpipe under Xvfb) can afford at the article's size.
 //
 // Drawing happens inside ImGui's render pass: a panel queues a HeatmapDraw into the current
 // window's draw list (an ImGui callback), so heatmaps are clipped and layered like any widget
@@ -24,7 +30,8 @@ enum class ColourMap : int { Diverging = 0, Sequential = 1, Bool = 2 };
 class AtlasTexture {
  public:
   AtlasTexture() = default;
-  AtlasTexture(const std::vector<float>& values, int64_t cols, int64_t rows);
+  AtlasTexture(const std::vector<float>& values, int64_t cols, int64_t rows);  // R32F
+  static AtlasTexture rgba(int64_t cols, int64_t rows);                         // RGBA8
   ~AtlasTexture();
   AtlasTexture(AtlasTexture&& o) noexcept;
   AtlasTexture& operator=(AtlasTexture&& o) noexcept;
@@ -47,20 +54,27 @@ struct HeatInstance {
 
 struct HeatmapDraw {
   std::vector<HeatInstance> instances;
-  GLuint atlas_a = 0, atlas_b = 0;
-  ColourMap map_a = ColourMap::Diverging, map_b = ColourMap::Diverging;
-  float range_a[2] = {-1, 1}, range_b[2] = {-1, 1};
+  GLuint colour_a = 0, colour_b = 0;  // colour atlases (pass 1 output)
   float move = 0;      // position mix
   float mix = 0;       // colour mix
   float cell_px = 0;   // cell size on screen, for grid lines
   float opacity = 1;
 };
 
-// The shader program and the instance buffer. One per GL context.
+// Rows [row0, row0 + rows) of an atlas coloured with the scale [lo, hi].
+struct ColourBand {
+  int64_t row0 = 0, rows = 0;
+  float lo = 0, hi = 0;
+};
+
+// The shader programs and the instance buffer. One per GL context.
 class HeatmapRenderer {
  public:
   // Compiles the embedded shaders; throws attnsim::Error with the GL log on failure.
   void init();
+  // Pass 1: a colour atlas for a value atlas. Call outside ImGui's render pass.
+  AtlasTexture colourize(const AtlasTexture& values, int64_t cols, int64_t rows, ColourMap map,
+                         const std::vector<ColourBand>& bands);
   void shutdown();
   // Queues `draw` into `list` (kept alive until the frame is rendered).
   void queue(ImDrawList* list, HeatmapDraw draw);
@@ -71,9 +85,10 @@ class HeatmapRenderer {
   static void callback(const ImDrawList* list, const ImDrawCmd* cmd);
   void render(const HeatmapDraw& d, const ImDrawCmd* cmd);
   GLuint program_ = 0, vao_ = 0, corner_vbo_ = 0, instance_vbo_ = 0;
-  GLint u_proj_ = -1, u_move_ = -1, u_atlas_a_ = -1, u_atlas_b_ = -1, u_map_a_ = -1,
-        u_map_b_ = -1, u_range_a_ = -1, u_range_b_ = -1, u_mix_ = -1, u_gridline_ = -1,
-        u_opacity_ = -1;
+  GLint u_proj_ = -1, u_move_ = -1, u_colour_a_ = -1, u_colour_b_ = -1, u_mix_ = -1,
+        u_gridline_ = -1, u_opacity_ = -1;
+  GLuint colourize_ = 0, fbo_ = 0, colour_vao_ = 0;
+  GLint c_values_ = -1, c_map_ = -1, c_range_ = -1, c_rows_ = -1, c_height_ = -1;
   std::vector<std::unique_ptr<HeatmapDraw>> frame_;
 };
 

@@ -29,8 +29,11 @@ void style_for_projector(float scale) {
   s.WindowRounding = 0;
   s.FrameRounding = 3;
   s.WindowBorderSize = 1;
-  s.Colors[ImGuiCol_WindowBg] = {0.11f, 0.12f, 0.14f, 1.0f};
-  s.Colors[ImGuiCol_ChildBg] = {0.11f, 0.12f, 0.14f, 1.0f};
+  // Panels tile the window, so their background is the clear colour (kClearColour) and
+  // ImGui draws none: on a software rasteriser (llvmpipe) that saves a full-screen blended
+  // pass every frame. Popups, tooltips and the banner keep their own backgrounds.
+  s.Colors[ImGuiCol_WindowBg] = {0, 0, 0, 0};
+  s.Colors[ImGuiCol_ChildBg] = {0, 0, 0, 0};
   s.ScaleAllSizes(scale);
 }
 
@@ -107,8 +110,7 @@ void render_frame(App& app, Window& w, float dt) {
   glfwGetFramebufferSize(w.handle, &fw, &fh);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glViewport(0, 0, fw, fh);
-  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glClearColor(kClearColour[0], kClearColour[1], kClearColour[2], 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(dd);
   heatmap_renderer().end_frame();

@@ -10,6 +10,9 @@ namespace attnsim::app {
 
 struct App;
 
+// The background behind every panel (panels draw no background of their own).
+inline constexpr float kClearColour[3] = {0.11f, 0.12f, 0.14f};
+
 struct Window {
   GLFWwindow* handle = nullptr;
   float ui_scale = 1.0f;  // HiDPI content scale

@@ -1,0 +1,29 @@
+// The lesson player in the app: a lesson browser with progress, the lesson panel (narrative,
+// step n of m, next/previous, try-it tasks and quizzes with feedback), progress saved per
+// user (lessons/progress.h) and resumed, presenter mode, and the slide export.
+//
+// It plugs into the frame with two calls from app_frame (app.cpp) and one from main.cpp:
+//   lesson_handle_keys  presenter mode takes ←/→, space, Page Up/Down and Esc
+//   lesson_frame        draws the menu bar (with a Lessons menu) and, while a lesson is open,
+//                       lays out the panels around the lesson itself
+//   run_lesson_slides   attnsim --lesson FILE --export-slides DIR [--scale N] [--lang ko|en]
+// The lesson logic (steps, goals, answers, progress) lives in src/lessons, without a screen.
+#pragma once
+
+#include "app/options.h"
+
+namespace attnsim::app {
+
+struct App;
+
+// True when the lesson player took this frame's keys (presenter mode).
+bool lesson_handle_keys(App& app);
+// Draws the menu bar; when a lesson is open also lays out and draws every panel and returns
+// true (app_frame then draws nothing else but the banner).
+bool lesson_frame(App& app);
+// Opens a lesson file (the window's --lesson FILE); false with a banner when it fails to load.
+bool open_lesson_file(App& app, const std::string& path);
+// --lesson FILE --export-slides DIR: one PNG per lesson step and DIR/index.md.
+int run_lesson_slides(const Options& options);
+
+}  // namespace attnsim::app
