@@ -133,17 +133,15 @@ MaskPlan plan_mask(const FlashMask& mask, int64_t B, int64_t H, int64_t tq, int6
 }  // namespace
 
 bool FlashMask::hidden(int64_t b, int64_t h, int64_t i, int64_t j, int64_t tq, int64_t tk) const {
-  MaskPlan plan{this, tq, tk, Tensor()};
-  if (dense.defined()) {
-    Dims shape = dense.shape();
-    while (shape.size() < 4) shape.insert(shape.begin(), 1);
-    const Tensor d = dense.dim() < 4 ? dense.reshape(shape) : dense;
-    const Dims& s = d.strides();
+  if (dense.defined()) {  // broadcast from the right: dim k of dense is dim 4 - dim + k of (b,h,i,j)
     const int64_t idx[4] = {b, h, i, j};
+    const int64_t nd = dense.dim();
     int64_t pos = 0;
-    for (int k = 0; k < 4; ++k) pos += (d.size(k) == 1 ? 0 : idx[k]) * s[k];
-    if (d.b8()[pos]) return true;
+    for (int64_t k = 0; k < nd; ++k)
+      if (dense.shape()[k] != 1) pos += idx[4 - nd + k] * dense.strides()[k];
+    if (dense.b8()[pos]) return true;
   }
+  const MaskPlan plan{this, tq, tk, Tensor()};
   return plan.hidden(b, h, i, j);
 }
 

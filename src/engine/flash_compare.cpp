@@ -1,8 +1,10 @@
 // The oracle and the comparison: the attention core in plain loops (float64 and float32),
 // and the FlashAttention tests' rule  max|flash - std32| <= 2·max|std32 - ref64| + floor.
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "error.h"
 #include "flash.h"
@@ -24,36 +26,47 @@ template <class T>
 std::vector<T> core_loops(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask, T scale) {
   check_heads(q, k, v);
   const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), dk = q.size(3), Tk = k.size(2);
+  // the same checks the tiled core makes (lengths per batch element, dense shape)
+  (void)flash_io_tiled(FlashShape{B, H, Tq, Tk, dk, Tq, Tk}, mask);
   std::vector<T> out(static_cast<size_t>(B * H * Tq * dk));
-  std::vector<T> s(static_cast<size_t>(Tk));
-  std::vector<char> hid(static_cast<size_t>(Tk));
   const Dims &qs = q.strides(), &ks = k.strides(), &vs = v.strides();
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t i = 0; i < Tq; ++i) {
-        const float* qi = q.f32() + b * qs[0] + h * qs[1] + i * qs[2];
-        T mx = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < Tk; ++j) {  // pass 1: scores, scaled, masked; the row max
-          hid[j] = mask.hidden(b, h, i, j, Tq, Tk);
-          const float* kj = k.f32() + b * ks[0] + h * ks[1] + j * ks[2];
-          T dot = 0;
-          for (int64_t c = 0; c < dk; ++c) dot += T(qi[c * qs[3]]) * T(kj[c * ks[3]]);
-          s[j] = hid[j] ? -std::numeric_limits<T>::infinity() : dot * scale;
-          mx = std::max(mx, s[j]);
-        }
-        T sum = 0;
-        for (int64_t j = 0; j < Tk; ++j) {  // pass 2: exp and sum
-          s[j] = hid[j] ? T(0) : std::exp(s[j] - mx);
-          sum += s[j];
-        }
-        for (int64_t j = 0; j < Tk; ++j) s[j] /= sum;  // alpha (NaN when sum = 0)
-        T* o = out.data() + ((b * H + h) * Tq + i) * dk;
-        for (int64_t c = 0; c < dk; ++c) o[c] = 0;
-        for (int64_t j = 0; j < Tk; ++j) {  // pass 3: alpha·v
-          const float* vj = v.f32() + b * vs[0] + h * vs[1] + j * vs[2];
-          for (int64_t c = 0; c < dk; ++c) o[c] += s[j] * T(vj[c * vs[3]]);
-        }
-      }
+  // One row at a time; rows are independent, so workers take rows from a shared counter.
+  auto row = [&](int64_t b, int64_t h, int64_t i, std::vector<T>& s, std::vector<char>& hid) {
+    const float* qi = q.f32() + b * qs[0] + h * qs[1] + i * qs[2];
+    T mx = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < Tk; ++j) {  // pass 1: scores, scaled, masked; the row max
+      hid[j] = mask.hidden(b, h, i, j, Tq, Tk);
+      const float* kj = k.f32() + b * ks[0] + h * ks[1] + j * ks[2];
+      T dot = 0;
+      for (int64_t c = 0; c < dk; ++c) dot += T(qi[c * qs[3]]) * T(kj[c * ks[3]]);
+      s[j] = hid[j] ? -std::numeric_limits<T>::infinity() : dot * scale;
+      mx = std::max(mx, s[j]);
+    }
+    T sum = 0;
+    for (int64_t j = 0; j < Tk; ++j) {  // pass 2: exp and sum
+      s[j] = hid[j] ? T(0) : std::exp(s[j] - mx);
+      sum += s[j];
+    }
+    for (int64_t j = 0; j < Tk; ++j) s[j] /= sum;  // alpha (NaN when sum = 0)
+    T* o = out.data() + ((b * H + h) * Tq + i) * dk;
+    for (int64_t c = 0; c < dk; ++c) o[c] = 0;
+    for (int64_t j = 0; j < Tk; ++j) {  // pass 3: alpha·v
+      const float* vj = v.f32() + b * vs[0] + h * vs[1] + j * vs[2];
+      for (int64_t c = 0; c < dk; ++c) o[c] += s[j] * T(vj[c * vs[3]]);
+    }
+  };
+  const int64_t rows = B * H * Tq;
+  std::atomic<int64_t> next{0};
+  auto work = [&] {
+    std::vector<T> s(static_cast<size_t>(Tk));
+    std::vector<char> hid(static_cast<size_t>(Tk));
+    for (int64_t r; (r = next.fetch_add(1)) < rows;) row(r / (H * Tq), (r / Tq) % H, r % Tq, s, hid);
+  };
+  const int64_t threads = rows * Tk * dk < (1 << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (int64_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
   return out;
 }
 
