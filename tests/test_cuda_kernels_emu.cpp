@@ -294,3 +294,110 @@ TEST_CASE("emulated flash kernels v1 and v2: the 2x rule, NaN rows, and the CPU'
     CHECK(worst <= 1e-5);
   }
 }
+
+// [SECTION] the cuBLAS plans (gemm_plan.h) through a plain column-major GEMM
+
+#include "engine/cuda/gemm_plan.h"
+
+namespace {
+
+// cublasSgemmStridedBatched's semantics (alpha 1, beta 0), with its argument checks.
+void host_sgemm(const cudak::GemmCall& g, const float* A, const float* B, float* C) {
+  REQUIRE(g.lda >= std::max<int64_t>(1, g.transa ? g.k : g.m));
+  REQUIRE(g.ldb >= std::max<int64_t>(1, g.transb ? g.n : g.k));
+  REQUIRE(g.ldc >= std::max<int64_t>(1, g.m));
+  for (int64_t p = 0; p < g.batch; ++p)
+    for (int64_t j = 0; j < g.n; ++j)
+      for (int64_t i = 0; i < g.m; ++i) {
+        double s = 0;
+        for (int64_t l = 0; l < g.k; ++l) {
+          const float* a = A + g.a_off + p * g.stride_a;
+          const float* b = B + g.b_off + p * g.stride_b;
+          const float av = g.transa ? a[l + i * g.lda] : a[i + l * g.lda];
+          const float bv = g.transb ? b[j + l * g.ldb] : b[l + j * g.ldb];
+          s += double(av) * bv;
+        }
+        C[g.c_off + p * g.stride_c + i + j * g.ldc] = float(s);
+      }
+}
+
+// What CudaBackend::bmm does, with the host GEMM in place of cuBLAS.
+Tensor planned_bmm(const Tensor& l_in, const Tensor& r_in, bool trans_right, bool* in_place) {
+  Tensor l = l_in, r = r_in;
+  std::vector<cudak::GemmCall> calls;
+  *in_place = cudak::plan_bmm(l.shape().data(), l.strides().data(), r.shape().data(),
+                              r.strides().data(), trans_right, &calls);
+  if (!*in_place) {
+    if (!cudak::mat_operand(l.size(2), l.size(3), l.strides()[2], l.strides()[3]).ok)
+      l = l.clone();
+    if (!cudak::mat_operand(r.size(2), r.size(3), r.strides()[2], r.strides()[3]).ok)
+      r = r.clone();
+    calls.clear();
+    REQUIRE(cudak::plan_bmm(l.shape().data(), l.strides().data(), r.shape().data(),
+                            r.strides().data(), trans_right, &calls));
+  }
+  const int64_t N = trans_right ? r.size(2) : r.size(3);
+  Tensor c = Tensor::empty({l.size(0), l.size(1), l.size(2), N});
+  for (const auto& g : calls) host_sgemm(g, r.f32(), l.f32(), c.f32());
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the cuBLAS plans read transposed head views in place and give q·kᵀ and alpha·v") {
+  struct Shape {
+    int64_t B, H, Tq, Tk, dk;
+  };
+  for (const Shape s : {Shape{2, 3, 5, 7, 4}, Shape{1, 1, 1, 3, 1}, Shape{3, 2, 4, 1, 6},
+                        Shape{2, 4, 9, 9, 16}}) {
+    INFO("B=" << s.B << " h=" << s.H << " Tq=" << s.Tq << " Tk=" << s.Tk << " dk=" << s.dk);
+    const int64_t d = s.H * s.dk;
+    const Tensor q = randn({s.B, s.Tq, d}, 1).view({s.B, s.Tq, s.H, s.dk}).transpose(1, 2);
+    const Tensor k = randn({s.B, s.Tk, d}, 2).view({s.B, s.Tk, s.H, s.dk}).transpose(1, 2);
+    const Tensor v = randn({s.B, s.Tk, d}, 3).view({s.B, s.Tk, s.H, s.dk}).transpose(1, 2);
+    bool in_place = false;
+    CHECK(max_diff(planned_bmm(q, k, true, &in_place), reference::qk(q, k)) <= 1e-5);
+    CHECK(in_place);  // the transposed views needed no copy
+    const Tensor alpha = randn({s.B, s.H, s.Tq, s.Tk}, 4);
+    CHECK(max_diff(planned_bmm(alpha, v, false, &in_place), reference::av(alpha, v)) <= 1e-5);
+    CHECK(in_place);
+    // v stored transposed (its rows are columns in memory): still read in place
+    const Tensor vt = randn({s.B, s.H, s.dk, s.Tk}, 5).transpose(2, 3);
+    CHECK(max_diff(planned_bmm(alpha, vt, false, &in_place), reference::av(alpha, vt)) <= 1e-5);
+    CHECK(in_place);
+    // k broadcast along its rows (stride 0): cannot be read in place, copied first
+    if (s.Tk > 1 && s.dk > 1) {
+      const Tensor kb = randn({s.B, s.H, 1, s.dk}, 6).expand({s.B, s.H, s.Tk, s.dk});
+      CHECK(max_diff(planned_bmm(q, kb, true, &in_place), reference::qk(q, kb)) <= 1e-5);
+      CHECK_FALSE(in_place);
+    }
+  }
+}
+
+TEST_CASE("the cuBLAS plan for linear merges batch and time, and refuses views it cannot") {
+  const Tensor w = randn({6, 8}, 7), none;
+  auto planned = [&](const Tensor& x_in, bool* in_place) {
+    Tensor x = x_in;
+    cudak::GemmCall g;
+    *in_place = cudak::plan_linear(x.dim(), x.shape().data(), x.strides().data(), 6, &g);
+    if (!*in_place) {
+      x = x.clone();
+      REQUIRE(cudak::plan_linear(x.dim(), x.shape().data(), x.strides().data(), 6, &g));
+    }
+    Dims shape = x.shape();
+    shape.back() = 6;
+    Tensor y = Tensor::empty(shape);
+    host_sgemm(g, w.f32(), x.f32(), y.f32());
+    return y;
+  };
+  bool in_place = false;
+  const Tensor x = randn({3, 5, 8}, 8);
+  CHECK(max_diff(planned(x, &in_place), reference::linear(x, w, none)) <= 1e-5);
+  CHECK(in_place);
+  const Tensor rows = randn({3, 9, 8}, 9).narrow(1, 2, 5);  // rows 2..6 of each batch element
+  CHECK(max_diff(planned(rows, &in_place), reference::linear(rows, w, none)) <= 1e-5);
+  CHECK_FALSE(in_place);  // batch stride 72 != 5 x 8: copied first
+  const Tensor one = randn({1, 5, 8}, 10).narrow(1, 1, 3);  // B = 1: a row stride is enough
+  CHECK(max_diff(planned(one, &in_place), reference::linear(one, w, none)) <= 1e-5);
+  CHECK(in_place);
+}

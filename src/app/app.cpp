@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app/i18n.h"
+#include "app/lesson_ui.h"
 
 namespace attnsim::app {
 
@@ -109,11 +110,12 @@ void app_frame(App& app, float dt) {
   if (app.session.poll() || (app.data() && app.shown_generation != app.data()->generation))
     on_new_run(app);
   advance(app.playback, app.active_steps(), dt);
-  handle_keys(app);
+  if (!lesson_handle_keys(app)) handle_keys(app);  // presenter mode: the keys drive the lesson
   app.hover = app.next_hover;
   app.next_hover = {};
 
-  panel_menu(app);
+  // The menu bar (with Lessons); while a lesson is open it lays out the panels itself.
+  if (lesson_frame(app)) return panel_banner(app);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
   const float left_w = std::clamp(w * 0.21f, 230.0f, 330.0f);

@@ -10,6 +10,7 @@
 #include "app/capture.h"
 #include "app/headless.h"
 #include "app/i18n.h"
+#include "app/lesson_ui.h"
 #include "app/window.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
@@ -67,7 +68,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     case Mode::Export: return run_export(options);
-    case Mode::ExportSlides: return run_export_slides(options);
+    case Mode::ExportSlides:
+      return options.lesson.empty() ? run_export_slides(options) : run_lesson_slides(options);
     case Mode::Bench: return run_bench(options);
     case Mode::Window: return run_window(options, argv[0]);
   }

@@ -6,7 +6,8 @@
 namespace attnsim::app {
 
 const char* const kUsage =
-    "usage: attnsim [--scenario NAME] [--lang ko|en]\n"
+    "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE]\n"
+    "       attnsim --lesson FILE --export-slides DIR [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|controls] [--batch B]\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
@@ -47,6 +48,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.mode = Mode::Bench;
       o.bench_frames = parse_int(a, value());
       if (o.bench_frames < 1) throw Error("--bench-frames needs at least 1 frame");
+    } else if (a == "--lesson") {
+      o.lesson = value();
     } else if (a == "--scenario") {
       o.scenario = value();
     } else if (a == "--step") {

@@ -23,6 +23,7 @@ struct Options {
   std::string panel = "window";
   std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
   std::string lang;          // empty = from LANG
+  std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
   int bench_frames = 0;

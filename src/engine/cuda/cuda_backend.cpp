@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../error.h"
+#include "gemm_plan.h"
 #include "kernels.h"
 
 namespace attnsim {
@@ -190,10 +191,43 @@ class CudaBackend final : public Backend {
     if (g_copy_back) fetch(out);
   }
 
-  // C (M,N) row-major = op(A) · op(B), batched with element strides; see the mapping below.
-  void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
-            int64_t sA, const float* B, int64_t ldb, int64_t sB, float* C, int64_t ldc,
-            int64_t sC, int64_t batch, float beta = 0.0f);
+  // Runs planned calls (gemm_plan.h): right is cuBLAS's A, left its B.
+  void run(const std::vector<cudak::GemmCall>& calls, const float* left, const float* right,
+           float* c) {
+    const float one = 1.0f, zero = 0.0f;
+    for (const cudak::GemmCall& g : calls) {
+      if (g.m == 0 || g.n == 0 || g.batch == 0) continue;
+      check(cublasSgemmStridedBatched(
+                blas_, g.transa ? CUBLAS_OP_T : CUBLAS_OP_N, g.transb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), &one,
+                right + g.a_off, static_cast<int>(g.lda), g.stride_a, left + g.b_off,
+                static_cast<int>(g.ldb), g.stride_b, &zero, c + g.c_off, static_cast<int>(g.ldc),
+                g.stride_c, static_cast<int>(g.batch)),
+            "sgemm");
+    }
+  }
+
+  // left (B,h,M,K) · right (or rightᵀ) into c (B,h,M,N); odd operands made row-major first
+  void bmm(const Tensor& l, const Tensor& r, bool trans_right, float* c) {
+    DevRef ld = device(l), rd = device(r);
+    Dims lst = l.strides(), rst = r.strides();
+    std::vector<cudak::GemmCall> calls;
+    if (!cudak::plan_bmm(l.shape().data(), lst.data(), r.shape().data(), rst.data(), trans_right,
+                         &calls)) {
+      if (!cudak::mat_operand(l.size(2), l.size(3), lst[2], lst[3]).ok) {
+        ld = device_rowmajor(l);  // copies
+        lst = contiguous_strides(l.shape());
+      }
+      if (!cudak::mat_operand(r.size(2), r.size(3), rst[2], rst[3]).ok) {
+        rd = device_rowmajor(r);  // copies
+        rst = contiguous_strides(r.shape());
+      }
+      calls.clear();
+      cudak::plan_bmm(l.shape().data(), lst.data(), r.shape().data(), rst.data(), trans_right,
+                      &calls);
+    }
+    run(calls, ld.f32(), rd.f32(), c);
+  }
 
   cublasHandle_t blas_ = nullptr;
   std::unordered_map<int64_t, Mirror> mirrors_;  // by host storage id
@@ -201,46 +235,7 @@ class CudaBackend final : public Backend {
 
 // [SECTION] CudaBackend: ops
 
-// cuBLAS is column-major. A row-major (R,C) matrix with leading dimension ld is, read
-// column-major, its transpose. So row-major C = op(A)·op(B) is column-major
-// Cᵀ = op(B)ᵀ·op(A)ᵀ: pass B first, A second, swap M and N; the op flags stay as they are.
-void CudaBackend::gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A,
-                       int64_t lda, int64_t sA, const float* B, int64_t ldb, int64_t sB,
-                       float* C, int64_t ldc, int64_t sC, int64_t batch, float beta) {
-  if (M == 0 || N == 0 || batch == 0) return;
-  const float one = 1.0f;
-  check(cublasSgemmStridedBatched(blas_, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                  ta ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(N),
-                                  static_cast<int>(M), static_cast<int>(K), &one, B,
-                                  static_cast<int>(ldb), sB, A, static_cast<int>(lda), sA, &beta,
-                                  C, static_cast<int>(ldc), sC, static_cast<int>(batch)),
-        "sgemm");
-}
-
 namespace {
-
-// A matrix operand read in place: the last two dims of t, row-major with leading dimension
-// ld (inner stride 1), or its transpose (stride 1 on the second-to-last dim).
-struct MatOperand {
-  bool ok = false;
-  bool trans = false;  // stored transposed relative to the logical (rows, cols)
-  int64_t ld = 0;
-};
-
-MatOperand mat_operand(const Tensor& t) {
-  const int64_t n = t.dim();
-  const int64_t rows = t.shape()[n - 2], cols = t.shape()[n - 1];
-  const int64_t rs = t.strides()[n - 2], cs = t.strides()[n - 1];
-  if (cols <= 1 || cs == 1) {  // row-major rows
-    const int64_t ld = rows <= 1 ? std::max<int64_t>(cols, 1) : rs;
-    if (ld >= std::max<int64_t>(cols, 1)) return {true, false, ld};
-  }
-  if (rows <= 1 || rs == 1) {  // column-major: the transpose is row-major
-    const int64_t ld = cols <= 1 ? std::max<int64_t>(rows, 1) : cs;
-    if (ld >= std::max<int64_t>(rows, 1)) return {true, true, ld};
-  }
-  return {};
-}
 
 void require_f32(const Tensor& t, const char* what) {
   if (!t.defined() || t.dtype() != DType::F32)
@@ -262,24 +257,16 @@ Tensor CudaBackend::linear(const Tensor& x, const Tensor& weight, const Tensor& 
   out_shape.back() = N;
   auto [out, y] = output(out_shape);  // (..., out)
 
-  // x as (M,K): in place when the leading dims collapse to one stride, else a row-major copy
-  bool collapses = nd >= 2 && (K <= 1 || x.strides()[nd - 1] == 1);
-  int64_t row_stride = K, span = 0;  // span: rows covered by the dims seen so far
-  for (int64_t d = nd - 2; collapses && d >= 0; --d) {
-    if (x.shape()[d] == 1) continue;
-    if (span == 0) {
-      row_stride = x.strides()[d];
-      span = x.shape()[d];
-      collapses = row_stride >= K;
-    } else {
-      collapses = x.strides()[d] == row_stride * span;
-      span *= x.shape()[d];
-    }
+  // x as (M,K): in place when the leading dims merge into one row stride, else a copy
+  cudak::GemmCall call;
+  DevRef xd = device(x);
+  if (!cudak::plan_linear(nd, x.shape().data(), x.strides().data(), N, &call)) {
+    xd = device_rowmajor(x);  // copies
+    const Dims cs = contiguous_strides(x.shape());
+    cudak::plan_linear(nd, x.shape().data(), cs.data(), N, &call);
   }
-  DevRef xd = collapses ? device(x) : device_rowmajor(x);
-  const int64_t lda = collapses ? row_stride : K;
   DevRef wd = device_rowmajor(weight);  // (N,K)
-  gemm(false, true, M, N, K, xd.f32(), lda, 0, wd.f32(), K, 0, y, N, 0, 1);
+  run({call}, xd.f32(), wd.f32(), y);
   if (bias.defined()) {
     require_f32(bias, "linear bias");
     DevRef bd = device_rowmajor(bias);
@@ -298,19 +285,9 @@ Tensor CudaBackend::qk(const Tensor& q, const Tensor& k) {
       q.size(3) != k.size(3))
     throw Error("cuda qk: q " + format_dims(q.shape()) + " and k " + format_dims(k.shape()) +
                 " do not match");
-  const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(2), dk = q.size(3);
+  const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(2);
   auto [out, c] = output({B, H, Tq, Tk});  // (B,h,Tq,Tk)
-  MatOperand qa = mat_operand(q), ka = mat_operand(k);
-  DevRef qd = qa.ok ? device(q) : device_rowmajor(q);
-  DevRef kd = ka.ok ? device(k) : device_rowmajor(k);
-  const Dims qs = qa.ok ? q.strides() : contiguous_strides(q.shape());
-  const Dims ks = ka.ok ? k.strides() : contiguous_strides(k.shape());
-  if (!qa.ok) qa = {true, false, dk};
-  if (!ka.ok) ka = {true, false, dk};
-  // scores = q · kᵀ: B operand is k (Tk,dk) transposed (or k's transposed storage as is)
-  for (int64_t b = 0; b < B; ++b)
-    gemm(qa.trans, !ka.trans, Tq, Tk, dk, qd.f32() + b * qs[0], qa.ld, qs[1],
-         kd.f32() + b * ks[0], ka.ld, ks[1], c + b * H * Tq * Tk, Tk, Tq * Tk, H);
+  bmm(q, k, true, c);
   finish(out);
   return out;
 }
@@ -323,19 +300,9 @@ Tensor CudaBackend::av(const Tensor& alpha, const Tensor& v) {
       alpha.size(1) != v.size(1) || alpha.size(3) != v.size(2))
     throw Error("cuda av: alpha " + format_dims(alpha.shape()) + " and v " +
                 format_dims(v.shape()) + " do not match");
-  const int64_t B = alpha.size(0), H = alpha.size(1), Tq = alpha.size(2), Tk = alpha.size(3),
-                dk = v.size(3);
+  const int64_t B = alpha.size(0), H = alpha.size(1), Tq = alpha.size(2), dk = v.size(3);
   auto [out, c] = output({B, H, Tq, dk});  // (B,h,Tq,dk)
-  MatOperand aa = mat_operand(alpha), va = mat_operand(v);
-  DevRef ad = aa.ok ? device(alpha) : device_rowmajor(alpha);
-  DevRef vd = va.ok ? device(v) : device_rowmajor(v);
-  const Dims as = aa.ok ? alpha.strides() : contiguous_strides(alpha.shape());
-  const Dims vs = va.ok ? v.strides() : contiguous_strides(v.shape());
-  if (!aa.ok) aa = {true, false, Tk};
-  if (!va.ok) va = {true, false, dk};
-  for (int64_t b = 0; b < B; ++b)
-    gemm(aa.trans, va.trans, Tq, dk, Tk, ad.f32() + b * as[0], aa.ld, as[1],
-         vd.f32() + b * vs[0], va.ld, vs[1], c + b * H * Tq * dk, dk, Tq * dk, H);
+  bmm(alpha, v, false, c);
   finish(out);
   return out;
 }
