@@ -69,7 +69,7 @@ const char* const kFlashNotes =
     "Bc rows inside) keeps a running max m and sum l per row and never holds the (Tq,Tk) scores.\n"
     "A tile whose every score is hidden is skipped (nothing read). Where it differs from `trace`\n"
     "by design: rounding (it divides by l once at the end; --compare checks the FlashAttention\n"
-    "rule max|flash - std| <= 2 x max|std32 - f64| + floor, floor = FLT_EPSILON x max|f64|);\n"
+    "rule max|flash - std| <= 2 x max|std32 - f64| + floor, floor = FLT_EPSILON/2 x max|f64|);\n"
     "teaching bugs and train-mode dropout are refused (correct math only); the score-sized steps\n"
     "are listed as skipped. Fully hidden rows are NaN in both paths, at the same places.\n"
     "Slow-memory traffic follows the paper's IO model (elements; the standard path writes S and P\n"

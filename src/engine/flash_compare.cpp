@@ -104,7 +104,7 @@ FlashCompareFigures compare_with_reference(const Tensor& flash, const Tensor& st
     r.flash_error = std::max(r.flash_error, std::fabs(double(f[i]) - ref64[i]));
     ref_max = std::max(ref_max, std::fabs(ref64[i]));
   }
-  r.floor = FLT_EPSILON * ref_max;
+  r.floor = 0.5 * FLT_EPSILON * ref_max;  // unit roundoff at the largest output magnitude
   r.tolerance = 2 * r.std_error + r.floor;
   return r;
 }

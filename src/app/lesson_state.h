@@ -1,0 +1,67 @@
+// The lesson player's state inside the app (one per process). See lesson_ui.h.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+#include "lessons/player.h"
+#include "lessons/progress.h"
+#include "lessons/quantity.h"
+
+namespace attnsim::app {
+
+struct App;
+
+// One engine figure shown beside a step (cost model, IO model).
+struct Figure {
+  std::string quantity, sizes, value;
+};
+
+struct LessonUi {
+  // The lessons folder, loaded on first use for the browser.
+  std::vector<lessons::Lesson> library;
+  std::string dir;
+  bool library_loaded = false;
+
+  lessons::Player player;
+  lessons::Progress progress;
+  std::string progress_path;  // empty = lessons::default_progress_path()
+  bool progress_loaded = false;
+  bool no_save = false;       // slide export: leave the learner's progress alone
+
+  bool browser_open = false;
+  bool presenting = false;    // presenter mode: large type, controls hidden, keys drive
+  bool slide_mode = false;    // slide export layout
+  float presenter_scale = 1.6f;
+  bool opened_from_options = false;
+
+  // The step on screen and its interaction state.
+  std::string applied_lesson;
+  int applied_step = -1;
+  char answer[64] = {};
+  int picked = 0;
+  std::optional<lessons::QuizResult> result;
+  bool show_explanation = false;
+  std::string task_key;       // the live state the task was last checked on
+  bool task_done = false;
+  std::string task_message;
+  std::vector<Figure> figures;
+  int figures_step = -1;
+  lessons::Evaluator eval;
+};
+
+LessonUi& lesson_ui();
+// The lesson text language (follows the UI language).
+lessons::Lang lesson_lang();
+// Korean or English by the UI language.
+const char* L(const char* ko, const char* en);
+// The slide line of a step: its `short` text, else its first paragraph.
+std::string step_short(const lessons::LessonStep& step);
+// Shows the player's current step on the simulator (scenario, focus step, zoom) and records
+// progress.
+void apply_step(App& app);
+void open_lesson(App& app, const lessons::Lesson& lesson, int step);
+
+}  // namespace attnsim::app

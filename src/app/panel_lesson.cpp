@@ -1,0 +1,704 @@
+// The lesson player. See lesson_ui.h.
+//
+// Index
+//   [SECTION] State                 LessonUi, text helpers
+//   [SECTION] Applying a step       apply_step: the simulator shows what the step says
+//   [SECTION] Markup                draw_markup: **bold**, `code`, lists, wrapped
+//   [SECTION] Figures               engine figures of the step (cost model, IO model)
+//   [SECTION] Task and quiz         try-it goal checking, answers with feedback
+//   [SECTION] Lesson panel          narrative, step n of m, previous / next
+//   [SECTION] Browser               the lessons with their progress
+//   [SECTION] Layout                normal, presenter and slide layouts
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "app/app.h"
+#include "app/fonts.h"
+#include "app/i18n.h"
+#include "app/lesson_state.h"
+#include "app/lesson_ui.h"
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/scenario.h"
+#include "lessons/markup.h"
+
+namespace attnsim::app {
+
+// [SECTION] State ---------------------------------------------------------------------------
+
+LessonUi& lesson_ui() {
+  static LessonUi ui;
+  return ui;
+}
+
+lessons::Lang lesson_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En; }
+
+const char* L(const char* ko, const char* en) { return ui_lang() == Lang::Ko ? ko : en; }
+
+std::string step_short(const lessons::LessonStep& s) {
+  const std::string& text = s.short_text.get(lesson_lang());
+  return text.empty() ? lessons::first_paragraph(s.text.get(lesson_lang())) : text;
+}
+
+namespace {
+
+void want_lesson_glyphs(const lessons::Lesson& l) {
+  auto want = [](const lessons::Text& t) {
+    fonts().want(t.ko);
+    fonts().want(t.en);
+  };
+  want(l.title);
+  want(l.summary);
+  for (const auto& s : l.steps) {
+    want(s.title);
+    want(s.short_text);
+    want(s.text);
+    if (s.task) {
+      want(s.task->prompt);
+      want(s.task->done);
+      want(s.task->hint);
+    }
+    if (s.quiz) {
+      want(s.quiz->question);
+      want(s.quiz->explanation);
+      for (const auto& c : s.quiz->choices_ko) fonts().want(c);
+    }
+  }
+  fonts().want("강의 단계 이전 다음 발표 모드 확인 정답 틀렸다 다시 해 보자 해설 목표 달성 힌트 진행 "
+               "수치 엔진 계산 닫기 처음부터 이어서 완료 퀴즈 해 보기 읽을 수 없는 숫자 열기 목록");
+}
+
+void ensure_progress(LessonUi& ui) {
+  if (ui.progress_loaded) return;
+  ui.progress_loaded = true;
+  if (ui.progress_path.empty()) ui.progress_path = lessons::default_progress_path();
+  std::string warning;
+  ui.progress = lessons::load_progress(ui.progress_path, &warning);
+  if (!warning.empty()) std::fprintf(stderr, "attnsim: %s\n", warning.c_str());
+}
+
+void save(App& app, LessonUi& ui) {
+  if (ui.no_save) return;
+  std::string error;
+  if (!lessons::save_progress(ui.progress, ui.progress_path, &error))
+    app.show_banner(std::string(L("진행 상황을 저장하지 못했다: ", "Could not save progress: ")) + error, true);
+}
+
+void ensure_library(LessonUi& ui) {
+  if (ui.library_loaded) return;
+  ui.library_loaded = true;
+  ui.dir = lessons::default_lesson_dir();
+  if (ui.dir.empty()) return;
+  std::vector<lessons::Diagnostic> problems;
+  ui.library = lessons::load_lesson_dir(ui.dir, &problems);
+  for (const auto& p : problems) std::fprintf(stderr, "attnsim: %s\n", p.str().c_str());
+  for (const auto& l : ui.library) {
+    fonts().want(l.title.ko);
+    fonts().want(l.summary.ko);
+  }
+}
+
+}  // namespace
+
+// [SECTION] Applying a step -----------------------------------------------------------------
+
+void apply_step(App& app) {
+  LessonUi& ui = lesson_ui();
+  if (!ui.player.is_open()) return;
+  const lessons::LessonStep& step = ui.player.step();
+  ui.applied_lesson = ui.player.lesson().id;
+  ui.applied_step = ui.player.step_index();
+  ui.answer[0] = '\0';
+  ui.picked = 0;
+  ui.result.reset();
+  ui.show_explanation = false;
+  ui.task_key.clear();
+  ui.task_done = false;
+  ui.task_message.clear();
+  ui.figures.clear();
+  ui.figures_step = -1;
+  lessons::Resolved r;
+  try {
+    r = ui.player.state();
+  } catch (const Error& e) {
+    app.show_banner(std::string(L("이 단계의 설정을 엔진이 거부했다: ", "The engine refused this step's settings: ")) + e.what(), true, 8.0);
+    return;
+  }
+  app_load_scenario(app, r.preset);
+  Scenario& s = app.session.scenario();
+  const MhaConfig preset_reference = s.reference;
+  s.config = r.config;
+  s.sentences = r.sentences;
+  s.key_sentences = r.key_sentences;
+  s.input_scale = r.input_scale;
+  if (s.has_reference) {
+    // The correct run beside it: the preset's mask and bug, at this step's sizes.
+    s.reference = r.config;
+    s.reference.mask = preset_reference.mask;
+    s.reference.bug = preset_reference.bug;
+  }
+  if (!step.trace_step.empty()) s.focus_step = step.trace_step;
+  s.focus_batch = step.batch;
+  app.session.request();
+  app.presenting_bug_lab = s.has_reference && step.panel == "buglab";
+  app.tensor_view.zoom = static_cast<float>(step.zoom);
+  app.tensor_view.pan = {0, 0};
+  ui.player.record(ui.progress);
+  save(app, ui);
+}
+
+void open_lesson(App& app, const lessons::Lesson& lesson, int step) {
+  LessonUi& ui = lesson_ui();
+  ensure_progress(ui);
+  want_lesson_glyphs(lesson);
+  ui.player.open(lesson, step);
+  ui.browser_open = false;
+  apply_step(app);
+}
+
+bool open_lesson_file(App& app, const std::string& path) {
+  auto r = lessons::load_lesson(path);
+  if (!r.lesson) {
+    std::string text = "cannot open lesson " + path;
+    if (!r.diagnostics.empty()) text += ": " + r.diagnostics.front().str();
+    std::fprintf(stderr, "attnsim: %s\n", text.c_str());
+    app.show_banner(text, true, 10.0);
+    return false;
+  }
+  LessonUi& ui = lesson_ui();
+  ensure_progress(ui);
+  const auto it = ui.progress.lessons.find(r.lesson->id);
+  open_lesson(app, *r.lesson, it == ui.progress.lessons.end() ? 0 : it->second.step);
+  return true;
+}
+
+namespace {
+
+void go(App& app, int delta) {
+  LessonUi& ui = lesson_ui();
+  const bool moved = delta > 0 ? ui.player.next() : ui.player.previous();
+  if (moved) apply_step(app);
+}
+
+void close_lesson() {
+  LessonUi& ui = lesson_ui();
+  ui.player = lessons::Player();
+  ui.presenting = false;
+  fonts().set_raster_scale(1.0f);
+}
+
+// [SECTION] Markup --------------------------------------------------------------------------
+
+const ImVec4 kBold{1.0f, 0.85f, 0.35f, 1.0f};
+const ImVec4 kCode{0.55f, 0.85f, 1.0f, 1.0f};
+
+// Draws words one by one so bold and code can take their own colour and still wrap.
+void draw_spans(const std::vector<lessons::Span>& spans, float left, float right) {
+  const float space = ImGui::CalcTextSize(" ").x;
+  bool line_start = true;
+  for (const auto& span : spans) {
+    size_t i = 0;
+    const std::string& t = span.text;
+    while (i < t.size()) {
+      const bool lead_space = t[i] == ' ';
+      while (i < t.size() && t[i] == ' ') ++i;
+      size_t j = i;
+      while (j < t.size() && t[j] != ' ') ++j;
+      if (j == i) break;
+      const std::string word = t.substr(i, j - i);
+      const float w = ImGui::CalcTextSize(word.c_str()).x;
+      if (!line_start) {
+        ImGui::SameLine(0, lead_space ? space : 0);
+        if (ImGui::GetCursorPosX() + w > right) {
+          ImGui::NewLine();
+          ImGui::SetCursorPosX(left);
+        }
+      } else {
+        ImGui::SetCursorPosX(left);
+      }
+      if (span.bold || span.code)
+        ImGui::TextColored(span.code ? kCode : kBold, "%s", word.c_str());
+      else
+        ImGui::TextUnformatted(word.c_str());
+      line_start = false;
+      i = j;
+    }
+  }
+}
+
+void draw_markup(const std::string& text) {
+  const auto blocks = lessons::parse_markup(text);
+  const float left = ImGui::GetCursorPosX();
+  const float right = ImGui::GetWindowContentRegionMax().x - 4;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const auto& block = blocks[b];
+    if (block.list_item) {
+      ImGui::SetCursorPosX(left);
+      ImGui::TextUnformatted("•");
+      ImGui::SameLine();
+      draw_spans(block.spans, left + ImGui::CalcTextSize("• ").x + 2, right);
+    } else {
+      if (b > 0) ImGui::Spacing();
+      draw_spans(block.spans, left, right);
+    }
+  }
+}
+
+// [SECTION] Figures -------------------------------------------------------------------------
+
+std::string format_figure(const std::string& quantity, const lessons::Value& v) {
+  if (const double* d = std::get_if<double>(&v)) {
+    if (quantity.find("bytes") != std::string::npos && *d == std::floor(*d))
+      return format_bytes(static_cast<int64_t>(*d));
+    if (*d == std::floor(*d) && std::fabs(*d) < 9e15) return format_count(static_cast<int64_t>(*d));
+  }
+  return lessons::format_value(v);
+}
+
+std::string describe_sizes(const lessons::Claim& c) {
+  std::string s;
+  auto add = [&](const char* name, const std::optional<int64_t>& v) {
+    if (v) s += (s.empty() ? "" : " ") + std::string(name) + "=" + std::to_string(*v);
+  };
+  if (c.quantity.rfind("cost.", 0) == 0) {
+    add("d", c.cost.d_model);
+    add("h", c.cost.heads);
+    add("d_k", c.cost.head_dim);
+    add("g", c.cost.kv_heads);
+    add("L", c.cost.layers);
+    add("B", c.cost.batch);
+    add("T", c.cost.seq);
+    if (c.cost.dtype) s += " " + *c.cost.dtype;
+  } else if (c.quantity.rfind("flash.", 0) == 0) {
+    add("B", c.flash.batch);
+    add("h", c.flash.heads);
+    add("T", c.flash.tq);
+    add("d_k", c.flash.head_dim);
+    add("Br", c.flash.block_q);
+    add("Bc", c.flash.block_k);
+  } else if (c.quantity.rfind("flashrun.", 0) == 0) {
+    add("Br", c.flash.block_q);
+    add("Bc", c.flash.block_k);
+  }
+  return s;
+}
+
+// The step's figures from the cost model and the IO model, computed once per step.
+void compute_figures(LessonUi& ui) {
+  if (ui.figures_step == ui.player.step_index()) return;
+  ui.figures_step = ui.player.step_index();
+  ui.figures.clear();
+  const auto& step = ui.player.step();
+  const lessons::Settings base = ui.player.lesson().settings_at(static_cast<size_t>(ui.figures_step));
+  auto add = [&](const lessons::Claim& c) {
+    const bool wanted = c.quantity.rfind("cost.", 0) == 0 || c.quantity.rfind("flash.", 0) == 0 ||
+                        c.quantity.rfind("flashrun.", 0) == 0;
+    if (!wanted) return;
+    Figure f;
+    f.quantity = c.quantity;
+    f.sizes = describe_sizes(c);
+    try {
+      f.value = format_figure(c.quantity, ui.eval.evaluate(c, base));
+    } catch (const Error& e) {
+      f.value = e.what();
+    }
+    ui.figures.push_back(f);
+  };
+  for (const auto& c : step.claims) add(c);
+}
+
+void draw_figures(LessonUi& ui) {
+  compute_figures(ui);
+  if (ui.figures.empty()) return;
+  ImGui::TextDisabled("%s", L("엔진이 계산한 수치", "Figures computed by the engine"));
+  if (ImGui::BeginTable("##figures", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
+                                            ImGuiTableFlags_SizingStretchProp)) {
+    for (const auto& f : ui.figures) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextColored(kCode, "%s", f.quantity.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", f.sizes.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(f.value.c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+void panel_figures(App& app, const ImVec4& rect) {
+  if (!begin_panel(app, "cost", L("수치", "Figures"), rect)) return end_panel();
+  draw_figures(lesson_ui());
+  end_panel();
+}
+
+// [SECTION] Task and quiz -------------------------------------------------------------------
+
+lessons::LiveState live_state(const App& app) {
+  lessons::LiveState live;
+  const Scenario& s = const_cast<App&>(app).session.scenario();
+  live.config = s.config;
+  live.sentences = s.sentences;
+  live.key_sentences = s.key_sentences;
+  live.input_scale = s.input_scale;
+  live.preset = s.name;
+  if (const Step* st = app.current_step()) live.trace_step = st->name;
+  return live;
+}
+
+void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::string& step_id) {
+  const auto lang = lesson_lang();
+  ImGui::Spacing();
+  ImGui::TextColored(kBold, "%s", L("해 보기", "Try it"));
+  draw_markup(task.prompt.get(lang));
+  const lessons::LiveState live = live_state(app);
+  std::string why;
+  bool reached = false;
+  try {
+    reached = lessons::goal_reached(task, live, &why);
+  } catch (const Error& e) {
+    why = e.what();
+  }
+  if (reached && !app.session.busy()) {
+    // The goal settings are on screen: check the engine facts once per state.
+    const std::string key = lessons::format_value(std::vector<int64_t>{live.config.heads, live.config.d_model,
+                                                                        live.config.tq, live.config.batch}) +
+                            bug_name(live.config.bug) + format_mask_spec(live.config.mask) +
+                            (live.config.wo_identity ? "I" : "W") + live.trace_step;
+    if (key != ui.task_key) {
+      ui.task_key = key;
+      ui.task_done = true;
+      ui.task_message.clear();
+      for (const auto& c : task.claims) {
+        std::string w;
+        if (!ui.eval.holds(c, lessons::settings_of(live), &w)) {
+          ui.task_done = false;
+          ui.task_message = c.quantity + ": " + w;
+        }
+      }
+      if (ui.task_done && ui.progress.lessons[ui.player.lesson().id].tasks_done.insert(step_id).second)
+        save(app, ui);
+    }
+  } else if (!reached) {
+    ui.task_key.clear();
+    ui.task_done = false;
+  }
+  if (reached && ui.task_done) {
+    ImGui::TextColored({0.45f, 0.9f, 0.45f, 1}, "✓ %s", L("목표 달성", "Goal reached"));
+    draw_markup(task.done.get(lang));
+  } else if (reached && !ui.task_message.empty()) {
+    ImGui::TextColored({1, 0.5f, 0.4f, 1}, "%s", ui.task_message.c_str());
+  } else {
+    ImGui::TextDisabled("%s", why.c_str());
+    if (!task.hint.empty() && ImGui::TreeNode(L("힌트", "Hint"))) {
+      draw_markup(task.hint.get(lang));
+      ImGui::TreePop();
+    }
+  }
+}
+
+void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::string& step_id) {
+  const auto lang = lesson_lang();
+  ImGui::Spacing();
+  ImGui::TextColored(kBold, "%s", L("퀴즈", "Quiz"));
+  draw_markup(quiz.question.get(lang));
+  bool check = false;
+  if (quiz.kind == lessons::QuizKind::Number) {
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    check |= ImGui::InputText("##answer", ui.answer, sizeof ui.answer, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (!quiz.unit.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", quiz.unit.c_str());
+    }
+    ImGui::SameLine();
+    check |= ImGui::Button(L("확인", "Check"));
+    if (check) ui.result = lessons::check_number(quiz, ui.answer);
+  } else {
+    const auto& choices = lang == lessons::Lang::Ko ? quiz.choices_ko : quiz.choices_en;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      ImGui::PushID(static_cast<int>(i));
+      if (ImGui::RadioButton(choices[i].c_str(), ui.picked == static_cast<int>(i + 1))) {
+        ui.picked = static_cast<int>(i + 1);
+        ui.result = lessons::check_choice(quiz, ui.picked);
+        check = true;
+      }
+      ImGui::PopID();
+    }
+  }
+  if (ui.result) {
+    if (!ui.result->readable) {
+      ImGui::TextColored({1, 0.6f, 0.3f, 1}, "%s", L("읽을 수 없는 숫자다 (예: 2147483648, 2 GiB)", "Cannot read that number (e.g. 2147483648, 2 GiB)"));
+    } else if (ui.result->right) {
+      ImGui::TextColored({0.45f, 0.9f, 0.45f, 1}, "✓ %s", L("정답", "Right"));
+      ui.show_explanation = true;
+      if (check && ui.progress.lessons[ui.player.lesson().id].quizzes_right.insert(step_id).second) save(app, ui);
+    } else {
+      ImGui::TextColored({1, 0.5f, 0.4f, 1}, "✗ %s", L("아니다. 다시 해 보자", "Not quite. Try again"));
+      ImGui::SameLine();
+      if (ImGui::SmallButton(L("해설 보기", "Show the answer"))) ui.show_explanation = true;
+    }
+  }
+  if (ui.show_explanation) {
+    if (quiz.kind == lessons::QuizKind::Number)
+      ImGui::Text("%s %s %s", L("정답:", "Answer:"), format_count(static_cast<int64_t>(quiz.answer)).c_str(), quiz.unit.c_str());
+    draw_markup(quiz.explanation.get(lang));
+  }
+}
+
+// [SECTION] Lesson panel --------------------------------------------------------------------
+
+void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
+  const auto lang = lesson_lang();
+  const lessons::Lesson& lesson = ui.player.lesson();
+  const lessons::LessonStep& step = ui.player.step();
+  ImGui::TextDisabled("%s  ·  %s %d / %d", lesson.title.get(lang).c_str(), L("단계", "step"),
+                      ui.player.step_index() + 1, ui.player.step_count());
+  const float title_scale = presenting ? 1.35f : 1.2f;
+  ImGui::SetWindowFontScale((presenting ? ui.presenter_scale : 1.0f) * title_scale);
+  ImGui::TextColored(kBold, "%s", step.title.get(lang).c_str());
+  ImGui::SetWindowFontScale(presenting ? ui.presenter_scale : 1.0f);
+  ImGui::Separator();
+  draw_markup(step.text.get(lang));
+  if (!presenting) {
+    if (step.task) draw_task(app, ui, *step.task, step.id);
+    if (step.quiz) draw_quiz(app, ui, *step.quiz, step.id);
+    if (step.panel != "cost") {
+      ImGui::Spacing();
+      draw_figures(ui);
+    }
+  }
+}
+
+void draw_nav(App& app, LessonUi& ui) {
+  const int i = ui.player.step_index(), n = ui.player.step_count();
+  ImGui::BeginDisabled(i == 0);
+  if (ImGui::Button(L("← 이전", "← Previous"))) go(app, -1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::ProgressBar(static_cast<float>(i + 1) / static_cast<float>(std::max(n, 1)), {ImGui::GetContentRegionAvail().x * 0.45f, 0},
+                     (std::to_string(i + 1) + " / " + std::to_string(n)).c_str());
+  ImGui::SameLine();
+  ImGui::BeginDisabled(i + 1 >= n);
+  if (ImGui::Button(L("다음 →", "Next →"))) go(app, +1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button(L("발표 모드", "Present"))) ui.presenting = true;
+  ImGui::SameLine();
+  if (ImGui::SmallButton(L("닫기", "Close"))) close_lesson();
+}
+
+void panel_lesson(App& app, const ImVec4& rect) {
+  LessonUi& ui = lesson_ui();
+  if (!begin_panel(app, "lesson", L("강의", "Lesson"), rect)) return end_panel();
+  if (ui.player.is_open()) {
+    draw_nav(app, ui);
+    ImGui::Separator();
+    ImGui::BeginChild("##lesson_text");
+    draw_lesson_body(app, ui, false);
+    ImGui::EndChild();
+  }
+  end_panel();
+}
+
+// [SECTION] Browser -------------------------------------------------------------------------
+
+void draw_browser(App& app) {
+  LessonUi& ui = lesson_ui();
+  if (!ui.browser_open) return;
+  ensure_library(ui);
+  ensure_progress(ui);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos({vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f},
+                          ImGuiCond_Appearing, {0.5f, 0.5f});
+  ImGui::SetNextWindowSize({std::min(760.0f, vp->WorkSize.x - 40), std::min(560.0f, vp->WorkSize.y - 40)},
+                           ImGuiCond_Appearing);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.10f, 0.11f, 0.13f, 0.98f));
+  if (ImGui::Begin(L("강의 목록###lessons", "Lessons###lessons"), &ui.browser_open, ImGuiWindowFlags_NoSavedSettings)) {
+    if (ui.library.empty())
+      ImGui::TextWrapped("%s", L("강의 폴더를 찾지 못했다 (ATTNSIM_LESSONS로 지정할 수 있다).",
+                                 "No lessons folder found (set ATTNSIM_LESSONS)."));
+    const auto lang = lesson_lang();
+    for (const auto& l : ui.library) {
+      ImGui::PushID(l.id.c_str());
+      const float frac = static_cast<float>(ui.progress.fraction(l.id, l.steps.size()));
+      const auto it = ui.progress.lessons.find(l.id);
+      const bool started = it != ui.progress.lessons.end();
+      const std::string label = std::to_string(l.order) + ". " + l.title.get(lang);
+      if (ImGui::Selectable(label.c_str(), ui.progress.last_lesson == l.id, 0, {ImGui::GetContentRegionAvail().x * 0.62f, 0}))
+        open_lesson(app, l, started ? it->second.step : 0);
+      ImGui::SameLine();
+      char overlay[64];
+      const size_t quizzes = started ? it->second.quizzes_right.size() : 0;
+      std::snprintf(overlay, sizeof overlay, "%d%%  ✓%zu", static_cast<int>(std::round(frac * 100)), quizzes);
+      ImGui::ProgressBar(frac, {-1, 0}, overlay);
+      ImGui::TextDisabled("   %s", l.summary.get(lang).c_str());
+      ImGui::PopID();
+    }
+  }
+  ImGui::End();
+  ImGui::PopStyleColor();
+}
+
+void lessons_menu(App& app) {
+  LessonUi& ui = lesson_ui();
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu(L("강의", "Lessons"))) {
+    if (ImGui::MenuItem(L("강의 목록…", "Browse lessons…"))) ui.browser_open = true;
+    ensure_progress(ui);
+    ensure_library(ui);
+    if (!ui.progress.last_lesson.empty() && !ui.player.is_open()) {
+      for (const auto& l : ui.library)
+        if (l.id == ui.progress.last_lesson &&
+            ImGui::MenuItem((std::string(L("이어서: ", "Resume: ")) + l.title.get(lesson_lang())).c_str()))
+          open_lesson(app, l, ui.progress.lessons[l.id].step);
+    }
+    if (ui.player.is_open()) {
+      ImGui::Separator();
+      ImGui::MenuItem(L("발표 모드", "Presenter mode"), "F5", &ui.presenting);
+      if (ImGui::MenuItem(L("강의 닫기", "Close the lesson"))) close_lesson();
+    }
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+// [SECTION] Layout --------------------------------------------------------------------------
+
+// The view a step asks for, in `rect`.
+void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
+  const std::string& p = step.panel;
+  if (p == "memory") panel_memory(app, rect);
+  else if (p == "pipeline") panel_pipeline(app, rect);
+  else if (p == "controls") panel_controls(app, rect);
+  else if (p == "cost") panel_figures(app, rect);
+  else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
+  else panel_tensor(app, rect);  // tensor, lesson, flash (until the flash panel lands)
+}
+
+void layout_normal(App& app, LessonUi& ui) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
+  const float left_w = std::clamp(w * 0.19f, 220.0f, 300.0f);
+  const float right_w = std::clamp(w * 0.22f, 250.0f, 340.0f);
+  const float centre_w = std::max(200.0f, w - left_w - right_w);
+  const float view_h = std::floor(h * 0.55f);
+  const lessons::LessonStep& step = ui.player.step();
+  panel_pipeline(app, {0, top, left_w, h});
+  if (step.panel == "pipeline" || step.panel == "controls") {
+    lessons::LessonStep tensor = step;
+    tensor.panel = "tensor";
+    draw_view(app, tensor, {left_w, top, centre_w, view_h});
+  } else {
+    draw_view(app, step, {left_w, top, centre_w, view_h});
+  }
+  panel_lesson(app, {left_w, top + view_h, centre_w, h - view_h});
+  panel_controls(app, {left_w + centre_w, top, right_w, h});
+}
+
+// Presenter mode: no controls; the view above, the narrative below in large type. Slide mode
+// (export): the step title above, the view, the step's short text below.
+void layout_presenter(App& app, LessonUi& ui, bool slide) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float x = vp->WorkPos.x, top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
+  const lessons::LessonStep& step = ui.player.step();
+  const auto lang = lesson_lang();
+  const float scale = ui.presenter_scale;
+  const float title_h = slide ? std::floor(ImGui::GetFontSize() * scale * 1.5f + 24) : 0.0f;
+  const float text_h = slide ? std::floor(h * 0.15f) : std::floor(h * 0.36f);
+  const ImVec4 view{x, top + title_h, w, h - title_h - text_h};
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus;
+  if (slide) {
+    ImGui::SetNextWindowPos({x, top});
+    ImGui::SetNextWindowSize({w, title_h});
+    ImGui::Begin("##slide_title", nullptr, flags);
+    ImGui::SetWindowFontScale(scale * 1.45f);
+    ImGui::SetCursorPos({24, 12});
+    ImGui::TextColored(kBold, "%s", step.title.get(lang).c_str());
+    ImGui::End();
+  }
+  draw_view(app, step, view);
+  ImGui::SetNextWindowPos({x, top + h - text_h});
+  ImGui::SetNextWindowSize({w, text_h});
+  ImGui::Begin("##presenter_text", nullptr, flags);
+  app.panel_rects["lesson"] = {x, top + h - text_h, w, text_h};
+  ImGui::SetWindowFontScale(scale);
+  ImGui::SetCursorPosX(24);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, {4, 6});
+  if (slide) {
+    ImGui::SetCursorPosY(10);
+    ImGui::Indent(24);
+    draw_markup(step_short(step));
+    ImGui::Unindent(24);
+  } else {
+    ImGui::Indent(24);
+    draw_lesson_body(app, ui, true);
+    ImGui::Unindent(24);
+  }
+  ImGui::PopStyleVar();
+  if (!slide) {
+    // Step n of m, bottom right; nothing to click: the keys drive the lesson.
+    char where[32];
+    std::snprintf(where, sizeof where, "%d / %d", ui.player.step_index() + 1, ui.player.step_count());
+    ImGui::SetWindowFontScale(1.0f);
+    ImGui::SetCursorPos({w - ImGui::CalcTextSize(where).x - 16, text_h - ImGui::GetFontSize() - 10});
+    ImGui::TextDisabled("%s", where);
+  }
+  ImGui::End();
+}
+
+}  // namespace
+
+bool lesson_handle_keys(App& app) {
+  LessonUi& ui = lesson_ui();
+  if (!ui.player.is_open()) return false;
+  ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_F5, false)) ui.presenting = !ui.presenting;
+  if (!ui.presenting) {
+    if (io.WantTextInput) return false;
+    if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN)) go(app, +1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP)) go(app, -1);
+    return false;
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)) ||
+      ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_DOWN))
+    go(app, +1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)) || ImGui::IsKeyPressed(GLFW_KEY_PAGE_UP))
+    go(app, -1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ui.presenting = false;
+  return true;
+}
+
+bool lesson_frame(App& app) {
+  LessonUi& ui = lesson_ui();
+  if (!ui.opened_from_options) {
+    ui.opened_from_options = true;
+    if (!app.options.lesson.empty()) open_lesson_file(app, app.options.lesson);
+  }
+  const bool open = ui.player.is_open();
+  if (!(open && (ui.presenting || ui.slide_mode))) {
+    panel_menu(app);
+    lessons_menu(app);
+  }
+  draw_browser(app);
+  if (!open) {
+    if (!app.headless) fonts().set_raster_scale(1.0f);
+    return false;
+  }
+  // Presenter type is large: rasterise glyphs at 2x so they stay sharp (exports set their own).
+  if (!app.headless) fonts().set_raster_scale(ui.presenting ? 2.0f : 1.0f);
+  if (ui.presenting || ui.slide_mode)
+    layout_presenter(app, ui, ui.slide_mode);
+  else
+    layout_normal(app, ui);
+  return true;
+}
+
+}  // namespace attnsim::app
