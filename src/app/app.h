@@ -92,6 +92,12 @@ void panel_memory(App& app, const ImVec4& rect);
 void panel_buglab(App& app, const ImVec4& rect);
 void panel_controls(App& app, const ImVec4& rect);
 void panel_banner(App& app);
+// The actions behind the bug lab's and memory panel's buttons (also --action in headless
+// export): check hidden weights are exactly 0, jump to the first NaN, try the view.
+void buglab_check_hidden(App& app);
+void buglab_first_nan(App& app);
+void memory_try_view(App& app);
+
 // Batch selector, colour scale and Fit, shared by the tensor panel and the bug lab.
 void tensor_toolbar(App& app, ViewState& view);
 

@@ -88,6 +88,9 @@ int run_export(const Options& options) {
     close_window(w);
     return 2;
   }
+  if (options.action == "check-hidden") buglab_check_hidden(app);
+  if (options.action == "first-nan") buglab_first_nan(app);
+  if (options.action == "try-view") memory_try_view(app);
   if (options.progress < 1.0f) {
     // Freeze the transition from the previous active step into this one at `progress`.
     const int step = app.playback.step;

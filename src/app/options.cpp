@@ -11,6 +11,7 @@ const char* const kUsage =
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|controls] [--batch B]\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
+    "               [--action check-hidden|first-nan|try-view]\n"
     "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
     "       attnsim --bench-frames N [--scenario NAME]\n";
 
@@ -80,6 +81,10 @@ Options parse_options(const std::vector<std::string>& args) {
       }
       if (!(o.progress >= 0.0f && o.progress <= 1.0f))
         throw Error("--progress expects a number from 0 to 1, got '" + v + "'");
+    } else if (a == "--action") {
+      o.action = value();
+      if (o.action != "check-hidden" && o.action != "first-nan" && o.action != "try-view")
+        throw Error("--action must be check-hidden, first-nan or try-view, got '" + o.action + "'");
     } else if (a == "--transparent") {
       o.transparent = true;
     } else {

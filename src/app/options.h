@@ -27,6 +27,7 @@ struct Options {
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
   int bench_frames = 0;
+  std::string action;        // --action check-hidden|first-nan|try-view: press that button first
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;
 };

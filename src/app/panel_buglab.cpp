@@ -32,7 +32,9 @@ std::vector<float> diff_atlas(const Display& bug, const Display& ok, int64_t* di
   return out;
 }
 
-void hidden_check(App& app) {
+}  // namespace
+
+void buglab_check_hidden(App& app) {
   const RunData* d = app.data();
   // Which positions should be hidden: the correct mask (a mask bug's own mask is wrong).
   const bool mask_bug = is_mask_bug(d->config.bug) && d->has_reference;
@@ -75,6 +77,14 @@ void hidden_check(App& app) {
   if (failed > 40) app.hidden_check += "  …\n";
   app.hidden_check_pass = failed == 0;
 }
+
+void buglab_first_nan(App& app) {
+  const std::string first = app.data() ? app.data()->run.trace.first_nan_step() : "";
+  if (first.empty()) app.show_banner(tr("no NaN anywhere"), false);
+  else go_to(app.playback, app.step_index(first), false);
+}
+
+namespace {
 
 void nan_table(const App& app) {
   const RunData* d = app.data();
@@ -128,13 +138,9 @@ void panel_buglab(App& app, const ImVec4& rect) {
   }
 
   // actions
-  if (ImGui::Button(tr("Check hidden weights are exactly 0"))) hidden_check(app);
+  if (ImGui::Button(tr("Check hidden weights are exactly 0"))) buglab_check_hidden(app);
   ImGui::SameLine();
-  if (ImGui::Button(tr("Run to first NaN"))) {
-    const std::string first = d->run.trace.first_nan_step();
-    if (first.empty()) app.show_banner(tr("no NaN anywhere"), false);
-    else go_to(app.playback, app.step_index(first), false);
-  }
+  if (ImGui::Button(tr("Run to first NaN"))) buglab_first_nan(app);
   tensor_toolbar(app, app.buglab_view);
   if (!d->run.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.40f, 1));

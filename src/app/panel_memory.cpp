@@ -57,17 +57,7 @@ void walk_line(ImDrawList* list, const HeatViewResult& r, const Layout& l, int64
 }
 
 void view_without_contiguous(App& app) {
-  const RunData* d = app.data();
-  const Step* t = d->run.trace.find("ctx_transposed");
-  if (ImGui::Button(tr("Try view(B, T, d) without contiguous()")) && t && t->out.defined()) {
-    const Dims target{d->config.batch, d->config.tq, d->config.d_model};
-    try {
-      const Tensor v = t->out.view(target);  // view: the engine decides whether strides allow it
-      app.view_error = std::string(tr("view succeeded")) + ": " + format_dims(v.shape());
-    } catch (const Error& e) {
-      app.view_error = e.what();
-    }
-  }
+  if (ImGui::Button(tr("Try view(B, T, d) without contiguous()"))) memory_try_view(app);
   if (!app.view_error.empty()) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s:", tr("engine says"));
@@ -78,6 +68,19 @@ void view_without_contiguous(App& app) {
 }
 
 }  // namespace
+
+void memory_try_view(App& app) {
+  const RunData* d = app.data();
+  const Step* t = d ? d->run.trace.find("ctx_transposed") : nullptr;
+  if (!t || !t->out.defined()) return;
+  const Dims target{d->config.batch, d->config.tq, d->config.d_model};
+  try {
+    const Tensor v = t->out.view(target);  // view: the engine decides whether strides allow it
+    app.view_error = std::string(tr("view succeeded")) + ": " + format_dims(v.shape());
+  } catch (const Error& e) {
+    app.view_error = e.what();
+  }
+}
 
 void panel_memory(App& app, const ImVec4& rect) {
   if (!begin_panel(app, "memory", tr("Memory"), rect)) return end_panel();
