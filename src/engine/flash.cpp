@@ -20,6 +20,7 @@
 
 #include "cost.h"
 #include "error.h"
+#include "vector_exp.h"
 
 namespace attnsim {
 
@@ -152,10 +153,9 @@ FlashBlocks default_flash_blocks(int64_t dk, int64_t l2_bytes) {
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     l2_bytes = l2 > 0 ? l2 : (1 << 20);
   }
-  const int64_t m_floats = l2_bytes / 4 / 4;  // fast memory M: a quarter of L2, in floats
-  const int64_t bc = std::clamp<int64_t>(m_floats / (4 * std::max<int64_t>(dk, 1)), 1, 1024);
-  const int64_t br = std::clamp<int64_t>(std::min(bc, dk), 1, 1024);
-  return {br, bc};
+  for (int64_t b : {128, 96, 64, 48, 32, 16, 8, 4, 2})  // multiples of the kernels' padding first
+    if (flash_fast_bytes(b, b, dk) <= l2_bytes / 4) return {b, b};
+  return {1, 1};
 }
 
 FlashIo flash_io_standard(const FlashShape& s) {
@@ -458,11 +458,9 @@ void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, It
         for (int64_t j = 0; j < cols; ++j) srow[j] = 0.0f;
       } else {
         c = std::exp(m_old - m_new);  // exp(-inf) = 0 on the first visible tile
-        for (int64_t j = 0; j < cols; ++j) {
-          const float p = std::exp(srow[j] - m_new);  // exp(-inf) = 0 where hidden
-          srow[j] = p;
-          sum += p;
-        }
+        // P = exp(S - m_new) in place, with the standard path's vector exp (vector_exp.h);
+        // exp(-inf) = 0 where hidden
+        sum = exp_shifted_sum(srow, m_new, srow, cols);
       }
       w.m[r] = m_new;
       w.c[r] = c;

@@ -1,13 +1,16 @@
-// The oracle and the comparison: the attention core in plain loops (float64 and float32),
+// The oracle and the comparison: the attention core in plain loops (float64 and float32;
+// the float32 one uses the standard path's vector exp, so it is the standard path's math),
 // and the FlashAttention tests' rule  max|flash - std32| <= 2·max|std32 - ref64| + floor.
 #include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "error.h"
 #include "flash.h"
+#include "vector_exp.h"
 
 namespace attnsim {
 
@@ -43,9 +46,14 @@ std::vector<T> core_loops(const Tensor& q, const Tensor& k, const Tensor& v, con
       mx = std::max(mx, s[j]);
     }
     T sum = 0;
-    for (int64_t j = 0; j < Tk; ++j) {  // pass 2: exp and sum
-      s[j] = hid[j] ? T(0) : std::exp(s[j] - mx);
-      sum += s[j];
+    if constexpr (std::is_same_v<T, float>) {  // pass 2: exp and sum, with the standard path's exp
+      if (mx != -std::numeric_limits<T>::infinity()) sum = exp_shifted_sum(s.data(), mx, s.data(), Tk);
+      else std::fill(s.begin(), s.end(), T(0));
+    } else {
+      for (int64_t j = 0; j < Tk; ++j) {
+        s[j] = hid[j] ? T(0) : std::exp(s[j] - mx);
+        sum += s[j];
+      }
     }
     for (int64_t j = 0; j < Tk; ++j) s[j] /= sum;  // alpha (NaN when sum = 0)
     T* o = out.data() + ((b * H + h) * Tq + i) * dk;
