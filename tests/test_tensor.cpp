@@ -73,7 +73,7 @@ TEST_CASE("view splits and merges dims without copying, as in split_heads") {
   CHECK(x.view({-1, 8}).shape() == Dims{10, 8});
 }
 
-TEST_CASE("view on the transposed context fails with PyTorch's reason; reshape copies instead") {
+TEST_CASE("view on the transposed context fails with PyTorch's reason, and reshape copies instead") {
   const Tensor ctx = arange({2, 4, 5, 3});  // (B,h,T,dk)
   const Tensor t = ctx.transpose(1, 2);     // (B,T,h,dk), not contiguous
   try {
