@@ -133,3 +133,30 @@ TEST_CASE("flash_forward: at T=16384 the tiled path predicts a few hundred MiB w
   CHECK(tiled < (1LL << 30));
   CHECK(standard > 16 * (1LL << 30));  // two or more (8, 16384, 16384) float tensors
 }
+
+TEST_CASE("flash_core_for_trace: replaying the core on a standard trace gives the flash_forward result; rows converge") {
+  const MhaConfig c = config(1, 10, 10, 8, 2, "causal");
+  const MhaWeights w = init_weights(c.d_model, c.bias, c.seed);
+  const MhaInputs in = random_inputs(c);
+  const ForwardResult s = forward(c, w, in);
+  FlashOptions o;
+  o.block_q = 4;
+  o.block_k = 3;
+  o.record_tiles = true;
+  const FlashCoreResult replay = flash_core_for_trace(c, in, s.trace, o);
+  const FlashResult f = flash_forward(c, w, in, o);
+  REQUIRE(replay.out.to_vector() == f.trace.at("ctx_heads").out.to_vector());
+  // the partial output after the last visited tile of a block is the block's final output
+  const FlashEvent* last_tile = nullptr;
+  int64_t finals = 0;
+  for (const FlashEvent& e : replay.events) {
+    if (e.kind == FlashEventKind::Tile) last_tile = &e;
+    if (e.kind != FlashEventKind::Final) continue;
+    REQUIRE(last_tile != nullptr);
+    REQUIRE(flash_partial_output(*last_tile).to_vector() == flash_partial_output(e).to_vector());
+    ++finals;
+  }
+  CHECK(finals == 2 * 3);
+  REQUIRE(replay.events[2].kind == FlashEventKind::Skipped);  // rows 0..3 never see keys 6..8
+  CHECK_FALSE(flash_partial_output(replay.events[2]).defined());
+}

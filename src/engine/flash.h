@@ -257,6 +257,17 @@ FlashResult flash_forward(const MhaConfig& config, const MhaWeights& weights,
                           const MhaInputs& inputs, const FlashOptions& options = FlashOptions(),
                           Backend& backend = cpu_backend());
 
+// The tiled core on the heads of an existing trace (from forward() or flash_forward()) with
+// the config's mask (spec OR inputs.mask_file) and scale (1/sqrt(dk); 1 with Bug::NoScale):
+// what the app replays when the block sizes change. Same refusals as flash_forward.
+FlashCoreResult flash_core_for_trace(const MhaConfig& config, const MhaInputs& inputs, const Trace& trace,
+                                     const FlashOptions& options = FlashOptions());
+
+// The output of a tile event's rows as it stands: acc / l_after for a Tile event (NaN where a
+// row has seen no visible key yet), out for a Final event; (rows, dk). Undefined for Skipped.
+// After the last tile of a query block it equals the final out (the panel's converging rows).
+Tensor flash_partial_output(const FlashEvent& event);
+
 // [SECTION] Comparison with the standard path -----------------------------------------------
 //
 // The exactness rule (FlashAttention's tests): with ref64 the same math in float64 from the

@@ -173,4 +173,25 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   return result;
 }
 
+FlashCoreResult flash_core_for_trace(const MhaConfig& c, const MhaInputs& in, const Trace& trace,
+                                     const FlashOptions& options) {
+  validate(c);
+  check_supported(c);
+  FlashOptions o = options;
+  if (o.mem_limit <= 0) o.mem_limit = effective_mem_limit(c);
+  const float scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
+  return flash_attention_core(trace.at("q_heads").out, trace.at("k_heads").out, trace.at("v_heads").out,
+                              FlashMask::from_spec(c.mask, in.mask_file), scale, o);
+}
+
+Tensor flash_partial_output(const FlashEvent& e) {
+  if (e.kind == FlashEventKind::Final) return e.out;
+  if (e.kind != FlashEventKind::Tile || !e.acc.defined()) return Tensor();
+  const int64_t rows = e.acc.size(0), dk = e.acc.size(1);
+  Tensor out = Tensor::empty({rows, dk});  // (rows, dk) new storage
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t x = 0; x < dk; ++x) out.f32()[r * dk + x] = e.acc.f32()[r * dk + x] / e.l_after.f32()[r];
+  return out;
+}
+
 }  // namespace attnsim
