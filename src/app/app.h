@@ -19,6 +19,8 @@
 
 namespace attnsim::app {
 
+struct FlashPanelState;  // panel_flash.cpp
+
 struct Banner {
   std::string text;
   bool error = false;
@@ -64,6 +66,8 @@ struct App {
   std::map<std::string, ImVec4> panel_rects;  // x, y, w, h of each panel this frame
   uint64_t shown_generation = 0;
   bool presenting_bug_lab = false;  // centre shows the bug lab instead of the tensor view
+  bool presenting_flash = false;    // centre shows the flash panel
+  std::shared_ptr<FlashPanelState> flash;
   std::string view_error;           // result of "view without contiguous"
   std::string hidden_check;         // result of "check hidden weights are exactly 0"
   bool hidden_check_pass = false;
@@ -90,6 +94,9 @@ void panel_pipeline(App& app, const ImVec4& rect);
 void panel_tensor(App& app, const ImVec4& rect);
 void panel_memory(App& app, const ImVec4& rect);
 void panel_buglab(App& app, const ImVec4& rect);
+void panel_flash(App& app, const ImVec4& rect);
+// Puts the flash panel at fraction t (0..1) of its tile events (headless export).
+void set_flash_progress(App& app, float t);
 void panel_controls(App& app, const ImVec4& rect);
 void panel_banner(App& app);
 // The actions behind the bug lab's and memory panel's buttons (also --action in headless

@@ -27,6 +27,7 @@ void compute_ranges(Display& d) {
   d.block_range.assign(d.layout.blocks.size(), {inf, -inf});
   for (size_t e = 0; e < d.layout.places.size(); ++e) {
     const float v = d.value(static_cast<int64_t>(e));
+    if (v == kEmptyCell) continue;  // not computed yet (flash panel)
     if (std::isnan(v)) { ++d.nan; continue; }
     if (std::isinf(v)) { ++(v < 0 ? d.neginf : d.posinf); continue; }
     auto& r = d.block_range[static_cast<size_t>(d.layout.places[e].block)];

@@ -83,6 +83,11 @@ int run_export(const Options& options) {
     close_window(w);
     return 2;
   }
+  if (options.panel == "flash") {
+    // the flash panel takes the centre; let it lay out and compute its tile trace
+    app.presenting_flash = true;
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+  }
   if (options.panel == "buglab" && !app.presenting_bug_lab) {
     std::fprintf(stderr, "attnsim: scenario '%s' has no bug lab\n", options.scenario.c_str());
     close_window(w);
@@ -91,7 +96,10 @@ int run_export(const Options& options) {
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
-  if (options.progress < 1.0f) {
+  if (options.progress < 1.0f && options.panel == "flash") {
+    // The flash panel's own position: that fraction of its tile events.
+    set_flash_progress(app, options.progress);
+  } else if (options.progress < 1.0f) {
     // Freeze the transition from the previous active step into this one at `progress`.
     const int step = app.playback.step;
     scrub(app.playback, prev_step(app.active_steps(), step), step, options.progress);

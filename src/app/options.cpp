@@ -9,7 +9,7 @@ const char* const kUsage =
     "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE]\n"
     "       attnsim --lesson FILE --export-slides DIR [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
-    "               [--panel window|pipeline|tensor|memory|buglab|controls] [--batch B]\n"
+    "               [--panel window|pipeline|tensor|memory|buglab|flash|controls] [--batch B]\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "               [--action check-hidden|first-nan|try-view]\n"
     "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
@@ -62,9 +62,10 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (a == "--panel") {
       o.panel = value();
       if (o.panel != "window" && o.panel != "pipeline" && o.panel != "tensor" &&
-          o.panel != "memory" && o.panel != "buglab" && o.panel != "controls")
-        throw Error("--panel must be window, pipeline, tensor, memory, buglab or controls, got '" +
-                    o.panel + "'");
+          o.panel != "memory" && o.panel != "buglab" && o.panel != "controls" &&
+          o.panel != "flash")
+        throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash or "
+                    "controls, got '" + o.panel + "'");
     } else if (a == "--batch") {
       o.batch = parse_int(a, value());
     } else if (a == "--geometry") {

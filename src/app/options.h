@@ -2,7 +2,7 @@
 //
 //   attnsim [--scenario NAME] [--lang ko|en]                       the window
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
-//           [--panel window|tensor|pipeline|memory|buglab|controls] [--batch B]
+//           [--panel window|tensor|pipeline|memory|buglab|flash|controls] [--batch B]
 //           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
 //   attnsim --export-slides DIR [--scenario NAME] [--scale N]      one PNG per step
 //   attnsim --bench-frames N [--scenario NAME]                     median / p95 frame ms

@@ -48,6 +48,7 @@ void panel_menu(App& app) {
     const bool has_ref = app.data() && app.data()->has_reference;
     if (ImGui::MenuItem(tr("Bug lab"), nullptr, app.presenting_bug_lab, has_ref))
       app.presenting_bug_lab = !app.presenting_bug_lab;
+    ImGui::MenuItem("FlashAttention (tiled)", nullptr, &app.presenting_flash);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("Scenario"))) {

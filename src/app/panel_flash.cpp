@@ -1,0 +1,335 @@
+// Flash panel: FlashAttention's tiled online softmax on one (batch, head), tile by tile.
+//   - the score matrix as a grid of Br x Bc tiles: tiles seen so far show their scores, the
+//     current tile is lit, wholly hidden tiles are marked skipped
+//   - per query row, the running max m and running sum l as bars; when a tile raises the
+//     max, the old bar stays as a ghost and the rescale factor exp(m_old - m_new) is shown
+//   - the output rows so far (O_i / l) beside the exact output of the standard path, with
+//     the largest difference per row: they converge as the key blocks go by
+//   - fast/slow memory: bytes held now, tiled vs standard; slow-memory traffic so far
+//   - step by tile or by query block, or play; Br and Bc adjustable live
+// Numbers come from the engine's tile trace (flash_attention_core with record_tiles).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/app.h"
+#include "app/heat_view.h"
+#include "app/i18n.h"
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/flash.h"
+
+namespace attnsim::app {
+
+struct FlashPanelState {
+  // what the trace below was computed for
+  uint64_t generation = 0;
+  int64_t batch = -1, head = 0, block_q = 4, block_k = 4;
+  FlashCoreResult core;
+  std::string error;
+  int event = 0;          // index into core.events
+  bool playing = false;
+  float clock = 0;
+  ViewState scores_view, out_view, exact_view;
+  int64_t head_wanted = 0, bq_wanted = 4, bk_wanted = 4;
+};
+
+namespace {
+
+void recompute(App& app, FlashPanelState& f) {
+  const RunData* d = app.data();
+  f.generation = d->generation;
+  f.batch = app.batch;
+  f.head = f.head_wanted;
+  f.block_q = f.bq_wanted;
+  f.block_k = f.bk_wanted;
+  f.event = 0;
+  f.error.clear();
+  f.core = {};
+  const Step* q = d->run.trace.find("q_heads");
+  const Step* k = d->run.trace.find("k_heads");
+  const Step* v = d->run.trace.find("v_heads");
+  if (!q || !k || !v || !q->out.defined()) {
+    f.error = "no q_heads / k_heads / v_heads in this run";
+    return;
+  }
+  try {
+    FlashOptions o;
+    o.block_q = f.block_q;
+    o.block_k = f.block_k;
+    o.record_tiles = true;
+    o.trace_batch = f.batch;
+    o.trace_head = f.head;
+    o.threads = 1;
+    // The tiled path runs the correct math (flash.h); only the missing 1/sqrt(dk) is a bug
+    // it can show.
+    const float scale = d->config.bug == Bug::NoScale
+                            ? 1.0f
+                            : 1.0f / std::sqrt(static_cast<float>(d->config.head_dim()));
+    f.core = flash_attention_core(q->out, k->out, v->out, FlashMask::from_spec(d->config.mask),
+                                  scale, o);
+  } catch (const Error& e) {
+    f.error = e.what();
+  }
+}
+
+// Events of query block `qb` up to and including `upto`, latest first found.
+const FlashEvent* latest_for_block(const std::vector<FlashEvent>& ev, int upto, int64_t qb) {
+  for (int i = upto; i >= 0; --i)
+    if (ev[static_cast<size_t>(i)].q_block == qb && ev[static_cast<size_t>(i)].kind != FlashEventKind::Skipped)
+      return &ev[static_cast<size_t>(i)];
+  return nullptr;
+}
+
+Layout matrix_layout(int64_t rows, int64_t cols) {
+  return make_layout(LayoutKind::Matrix, {1, rows, cols}, {rows * cols, cols, 1}, 0, 0);
+}
+
+void transport(FlashPanelState& f, int n) {
+  auto& ev = f.core.events;
+  if (ImGui::ArrowButton("##fprev", ImGuiDir_Left)) f.event = std::max(0, f.event - 1);
+  ImGui::SameLine();
+  if (ImGui::ArrowButton("##fnext", ImGuiDir_Right)) f.event = std::min(n - 1, f.event + 1);
+  ImGui::SameLine();
+  if (ImGui::Button("query block >>")) {
+    // to the Final event of the current query block, or the next block's
+    const int64_t qb = ev[static_cast<size_t>(f.event)].q_block;
+    int i = f.event + 1;
+    while (i < n - 1 && !(ev[static_cast<size_t>(i)].kind == FlashEventKind::Final &&
+                          ev[static_cast<size_t>(i)].q_block >= qb))
+      ++i;
+    f.event = std::min(i, n - 1);
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(f.playing ? tr("Pause") : tr("Play"))) f.playing = !f.playing;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  ImGui::SliderInt("##event", &f.event, 0, n - 1, "event %d");
+}
+
+// Bars of m and l per row of the current query block.
+void row_bars(const FlashEvent& e, float width) {
+  if (e.kind == FlashEventKind::Skipped) {
+    ImGui::TextDisabled("tile (%lld, %lld) skipped: every score is hidden, nothing is read",
+                        static_cast<long long>(e.q_block), static_cast<long long>(e.k_block));
+    return;
+  }
+  const bool fin = e.kind == FlashEventKind::Final;
+  const Tensor& m_after = fin ? e.m : e.m_after;
+  const Tensor& l_after = fin ? e.l : e.l_after;
+  float lmax = 1e-6f, mabs = 1e-6f;
+  for (int64_t r = 0; r < e.rows; ++r) {
+    const float l = l_after.at({r});
+    const float m = m_after.at({r});
+    if (std::isfinite(l)) lmax = std::max(lmax, l);
+    if (std::isfinite(m)) mabs = std::max(mabs, std::abs(m));
+  }
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const float h = ImGui::GetTextLineHeight();
+  const float bar_w = width * 0.18f;
+  for (int64_t r = 0; r < e.rows; ++r) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float m = m_after.at({r}), l = l_after.at({r});
+    const float m0 = fin ? m : e.m_before.at({r}), l0 = fin ? l : e.l_before.at({r});
+    const float c = fin ? 1.0f : e.rescale.at({r});
+    auto bar = [&](float x0, float v, float scale, ImU32 col) {
+      if (!std::isfinite(v)) return;
+      const float w = std::clamp(std::abs(v) / scale, 0.0f, 1.0f) * bar_w;
+      list->AddRectFilled({p.x + x0, p.y + 2}, {p.x + x0 + w, p.y + h - 2}, col);
+    };
+    const float x_m = ImGui::CalcTextSize("row 000 ").x, x_l = x_m + bar_w + 8;
+    ImGui::Text("row %lld", static_cast<long long>(e.q0 + r));
+    // ghost of the value before this tile, then the value after
+    bar(x_m, m0, mabs, IM_COL32(120, 120, 120, 120));
+    bar(x_m, m, mabs, c < 1.0f ? IM_COL32(255, 170, 40, 255) : IM_COL32(90, 170, 250, 255));
+    bar(x_l, l0, lmax, IM_COL32(120, 120, 120, 120));
+    bar(x_l, l, lmax, IM_COL32(120, 210, 120, 255));
+    ImGui::SameLine(x_l + bar_w + 12);
+    if (c < 1.0f)
+      ImGui::TextColored({1.0f, 0.67f, 0.16f, 1}, "m %.3g  l %.3g  x%.3g", m, l, c);
+    else
+      ImGui::Text("m %.3g  l %.3g", m, l);
+  }
+}
+
+}  // namespace
+
+void set_flash_progress(App& app, float t) {
+  if (!app.flash || app.flash->core.events.empty()) return;
+  const auto n = static_cast<float>(app.flash->core.events.size() - 1);
+  app.flash->event = static_cast<int>(std::lround(std::clamp(t, 0.0f, 1.0f) * n));
+}
+
+void panel_flash(App& app, const ImVec4& rect) {
+  if (!begin_panel(app, "flash", "FlashAttention", rect)) return end_panel();
+  const RunData* d = app.data();
+  if (!d) return end_panel();
+  if (!app.flash) app.flash = std::make_shared<FlashPanelState>();
+  FlashPanelState& f = *app.flash;
+  const MhaConfig& c = d->config;
+
+  // block sizes and head: changing one recomputes the tile trace (small: one head)
+  int bq = static_cast<int>(f.bq_wanted), bk = static_cast<int>(f.bk_wanted), hd = static_cast<int>(f.head_wanted);
+  ImGui::SetNextItemWidth(110);
+  ImGui::SliderInt("Br", &bq, 1, static_cast<int>(c.tq));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  ImGui::SliderInt("Bc", &bk, 1, static_cast<int>(c.tk));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  ImGui::SliderInt(tr("head"), &hd, 0, static_cast<int>(c.heads - 1));
+  if (c.batch > 1) {
+    ImGui::SameLine();
+    int b = static_cast<int>(app.batch);
+    ImGui::SetNextItemWidth(90);
+    if (ImGui::SliderInt(tr("Batch"), &b, 0, static_cast<int>(c.batch - 1))) app.batch = b;
+  }
+  f.bq_wanted = bq;
+  f.bk_wanted = bk;
+  f.head_wanted = hd;
+  if (f.generation != d->generation || f.batch != app.batch || f.head != f.head_wanted ||
+      f.block_q != f.bq_wanted || f.block_k != f.bk_wanted)
+    recompute(app, f);
+  if (!f.error.empty()) {
+    ImGui::TextColored({1, 0.45f, 0.4f, 1}, "%s", f.error.c_str());
+    return end_panel();
+  }
+  auto& ev = f.core.events;
+  const int n = static_cast<int>(ev.size());
+  if (n == 0) return end_panel();
+  if (f.playing) {
+    f.clock += ImGui::GetIO().DeltaTime * app.playback.speed;
+    if (f.clock > 0.6f) {
+      f.clock = 0;
+      if (++f.event >= n) { f.event = n - 1; f.playing = false; }
+    }
+  }
+  f.event = std::clamp(f.event, 0, n - 1);
+  transport(f, n);
+  const FlashEvent& e = ev[static_cast<size_t>(f.event)];
+
+  // figures: memory now, traffic so far
+  const FlashStats& st = f.core.stats;
+  ImGui::Text("%s (%lld, %lld)  ·  %s %s  ·  fast %s", flash_event_kind_name(e.kind),
+              static_cast<long long>(e.q_block), static_cast<long long>(e.k_block),
+              tr("held by the trace"), human_bytes(e.held_bytes).c_str(),
+              human_bytes(e.fast_bytes).c_str());
+  const double std_bytes = static_cast<double>(st.standard_core_bytes);
+  const double tiled = static_cast<double>(st.core_bytes);
+  ImGui::Text("memory  tiled %s  vs  standard S+P %s", human_bytes(st.core_bytes).c_str(),
+              human_bytes(st.standard_core_bytes).c_str());
+  ImGui::ProgressBar(static_cast<float>(tiled / std::max(std::max(tiled, std_bytes), 1.0)), {-1, 0}, "tiled");
+  const double io = static_cast<double>(e.io.reads + e.io.writes);
+  const double io_std = static_cast<double>(e.io_standard.reads + e.io_standard.writes);
+  char traffic[128];
+  std::snprintf(traffic, sizeof traffic, "slow-memory traffic: tiled %.0f  vs  standard %.0f elements", io, io_std);
+  ImGui::ProgressBar(static_cast<float>(io / std::max(std::max(io, io_std), 1.0)), {-1, 0}, traffic);
+
+  // the score grid with the tiles seen so far
+  const int64_t tq = c.tq, tk = c.tk, dk = c.head_dim();
+  std::vector<float> seen(static_cast<size_t>(tq * tk), kEmptyCell);
+  for (int i = 0; i <= f.event; ++i) {
+    const FlashEvent& x = ev[static_cast<size_t>(i)];
+    if (x.kind != FlashEventKind::Tile) continue;
+    for (int64_t r = 0; r < x.rows; ++r)
+      for (int64_t s = 0; s < x.cols; ++s)
+        seen[static_cast<size_t>((x.q0 + r) * tk + x.k0 + s)] = x.scores.at({r, s});
+  }
+  const std::string key = "flash|" + std::to_string(app.batch) + "|" + std::to_string(f.head) + "|" +
+                          std::to_string(f.block_q) + "x" + std::to_string(f.block_k) + "|" +
+                          std::to_string(f.event);
+  const Display& grid = app.displays.custom(key, d->generation, matrix_layout(tq, tk), seen,
+                                            ColourMap::Diverging);
+  const float avail = ImGui::GetContentRegionAvail().y;
+  const float w = ImGui::GetContentRegionAvail().x;
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted("S = Q·K^T·scale  (tiles so far)");
+  const ImVec2 grid_pos = ImGui::GetCursorScreenPos();
+  HeatViewSpec gs;
+  gs.to = &grid;
+  gs.id = "flash-grid";
+  gs.size = {w * 0.32f, avail * 0.62f};
+  const HeatViewResult gr = draw_heat_view(f.scores_view, gs);
+  // tile lines and the lit tile
+  if (!gr.block_rows.empty()) {
+    ImDrawList* list = ImGui::GetWindowDrawList();
+    const float cell = gr.block_rows[0].w, x0 = gr.block_rows[0].x, y0 = gr.block_rows[0].y;
+    for (int64_t q0 = 0; q0 <= tq; q0 += f.block_q)
+      list->AddLine({x0, y0 + q0 * cell}, {x0 + tk * cell, y0 + q0 * cell}, IM_COL32(255, 255, 255, 90));
+    for (int64_t k0 = 0; k0 <= tk; k0 += f.block_k)
+      list->AddLine({x0 + k0 * cell, y0}, {x0 + k0 * cell, y0 + tq * cell}, IM_COL32(255, 255, 255, 90));
+    for (const FlashEvent& x : ev)
+      if (x.kind == FlashEventKind::Skipped)
+        list->AddRectFilled({x0 + x.k0 * cell, y0 + x.q0 * cell},
+                            {x0 + (x.k0 + x.cols) * cell, y0 + (x.q0 + x.rows) * cell}, IM_COL32(60, 60, 60, 200));
+    if (e.kind != FlashEventKind::Final)
+      list->AddRect({x0 + e.k0 * cell, y0 + e.q0 * cell}, {x0 + (e.k0 + e.cols) * cell, y0 + (e.q0 + e.rows) * cell},
+                    e.kind == FlashEventKind::Skipped ? IM_COL32(160, 160, 160, 255) : IM_COL32(255, 220, 0, 255), 0, 0, 3);
+    else
+      list->AddRect({x0, y0 + e.q0 * cell}, {x0 + tk * cell, y0 + (e.q0 + e.rows) * cell}, IM_COL32(120, 230, 120, 255), 0, 0, 3);
+  }
+  (void)grid_pos;
+  ImGui::EndGroup();
+  ImGui::SameLine();
+
+  // running max and sum of the current query block
+  ImGui::BeginChild("rows", {w * 0.34f, avail * 0.62f + ImGui::GetTextLineHeightWithSpacing()});
+  ImGui::TextUnformatted("running max m  |  running sum l");
+  row_bars(e, w * 0.34f);
+  ImGui::EndChild();
+  ImGui::SameLine();
+
+  // output rows so far vs the exact output
+  std::vector<float> now(static_cast<size_t>(tq * dk), kEmptyCell);
+  for (int64_t qb = 0; qb * f.block_q < tq; ++qb) {
+    const FlashEvent* x = latest_for_block(ev, f.event, qb);
+    if (!x) continue;
+    for (int64_t r = 0; r < x->rows; ++r) {
+      const float l = x->kind == FlashEventKind::Final ? 1.0f : x->l_after.at({r});
+      const Tensor& src = x->kind == FlashEventKind::Final ? x->out : x->acc;
+      for (int64_t j = 0; j < dk; ++j)
+        now[static_cast<size_t>((x->q0 + r) * dk + j)] = src.at({r, j}) / l;
+    }
+  }
+  // The exact output: the standard path's ctx_heads; for a bug the tiled path does not
+  // reproduce, the correct run beside it.
+  const bool use_reference = d->has_reference && d->config.bug != Bug::None && d->config.bug != Bug::NoScale;
+  const Step* exact_step = (use_reference ? d->reference.trace : d->run.trace).find("ctx_heads");
+  std::vector<float> exact(static_cast<size_t>(tq * dk), 0.0f);
+  double worst = 0;
+  if (exact_step && exact_step->out.defined())
+    for (int64_t r = 0; r < tq; ++r)
+      for (int64_t j = 0; j < dk; ++j) {
+        const float v = exact_step->out.at({app.batch, f.head, r, j});
+        exact[static_cast<size_t>(r * dk + j)] = v;
+        const float o = now[static_cast<size_t>(r * dk + j)];
+        if (o != kEmptyCell && std::isfinite(o) && std::isfinite(v)) worst = std::max(worst, std::abs(static_cast<double>(o - v)));
+      }
+  const Display& out_now = app.displays.custom(key + "|out", d->generation, matrix_layout(tq, dk), now,
+                                               ColourMap::Diverging);
+  const Display& out_exact = app.displays.custom("flash-exact|" + std::to_string(app.batch) + "|" + std::to_string(f.head),
+                                                 d->generation, matrix_layout(tq, dk), exact, ColourMap::Diverging);
+  ImGui::BeginGroup();
+  ImGui::Text("O/l now | exact: max diff %.2g", worst);
+  HeatViewSpec os;
+  os.to = &out_now;
+  os.id = "flash-out";
+  os.size = {w * 0.14f, avail * 0.62f};
+  draw_heat_view(f.out_view, os);
+  ImGui::SameLine();
+  HeatViewSpec es;
+  es.to = &out_exact;
+  es.id = "flash-exact";
+  es.size = {w * 0.14f, avail * 0.62f};
+  draw_heat_view(f.exact_view, es);
+  ImGui::EndGroup();
+
+  ImGui::TextWrapped(
+      "Same multiplications as the standard path; the (Tq, Tk) matrices S and P are never "
+      "stored: each tile's scores live in fast memory only. The tiled sum adds exp(s - m) in "
+      "tile order and divides once at the end, so it matches the standard output to rounding, "
+      "not bit for bit; a fully hidden row ends with l = 0 and gives NaN, as softmax does.");
+  end_panel();
+}
+
+}  // namespace attnsim::app
