@@ -41,7 +41,7 @@ HeatViewSpec step_view_spec(App& app, int run, const Step& step, bool animate) {
   s.from = &app.displays.get(gen, run, *src, app.batch, layout_for_step(src->name));
   if (s.kind == TransitionKind::Rearrange || s.kind == TransitionKind::Copy)
     s.segments = &app.displays.segments(*s.from, *s.to, s.kind == TransitionKind::Rearrange);
-  s.by_column = step.op == "linear";
+  s.by_column = step.op.rfind("linear", 0) == 0;  // each output column reads every input feature
   return s;
 }
 

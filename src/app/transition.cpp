@@ -22,8 +22,9 @@ TransitionKind transition_kind(const Step* from, const Step& to) {
     return TransitionKind::Appear;
   if (to.kind == StepKind::View) return TransitionKind::Rearrange;
   if (to.kind == StepKind::Copy) return TransitionKind::Copy;
-  if (from->out.defined() && to.out.defined() && from->out.shape() == to.out.shape() &&
-      to.op != "linear" && to.op != "matmul")
+  // Ops are named "linear W_O", "matmul q·kᵀ", ...: the first word is the kind of op.
+  const bool product = to.op.rfind("linear", 0) == 0 || to.op.rfind("matmul", 0) == 0;
+  if (!product && from->out.defined() && to.out.defined() && from->out.shape() == to.out.shape())
     return TransitionKind::Elementwise;
   return TransitionKind::Product;
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/transition.h"
+#include "engine/mha.h"
 
 using namespace attnsim;
 using namespace attnsim::app;
@@ -119,4 +120,26 @@ TEST_CASE("a copy moves each value from its old storage cell to its new one") {
   // old storage 12 (head 1 block) -> new storage 3
   REQUIRE(old_strip.storage[3] == 12);
   REQUIRE(new_strip.storage[3] == 3);
+}
+
+TEST_CASE("each step of a real forward pass gets the transition its op calls for") {
+  MhaConfig c;  // 1 x 6 x 16, 4 heads
+  c.mask.causal = true;
+  const auto r = forward(c, init_weights(c.d_model, true, 0), random_inputs(c));
+  auto kind = [&](const std::string& name) {
+    const Step& s = r.trace.at(name);
+    return transition_kind(r.trace.find(s.inputs.empty() ? "" : s.inputs[0]), s);
+  };
+  REQUIRE(kind("q_proj") == TransitionKind::Product);       // linear: columns form
+  REQUIRE(kind("q_view") == TransitionKind::Rearrange);     // view: same storage
+  REQUIRE(kind("q_heads") == TransitionKind::Rearrange);    // transpose: same storage
+  REQUIRE(kind("scores") == TransitionKind::Product);       // q·kᵀ
+  REQUIRE(kind("scores_scaled") == TransitionKind::Elementwise);
+  REQUIRE(kind("mask") == TransitionKind::Appear);
+  REQUIRE(kind("scores_masked") == TransitionKind::Elementwise);  // cells going dark
+  REQUIRE(kind("alpha") == TransitionKind::Elementwise);          // rows normalised
+  REQUIRE(kind("ctx_transposed") == TransitionKind::Rearrange);
+  REQUIRE(kind("ctx_contiguous") == TransitionKind::Copy);        // new storage
+  REQUIRE(kind("ctx_concat") == TransitionKind::Rearrange);
+  REQUIRE(kind("out") == TransitionKind::Product);                // W_O reads all heads
 }
