@@ -251,6 +251,10 @@ struct FlashResult {
 // recorded), computed before anything is allocated.
 int64_t predict_flash_bytes(const MhaConfig& config, const FlashOptions& options);
 
+// With backend.name() == "cuda" (builds with ATTNSIM_HAVE_CUDA) the core runs on the GPU
+// (cuda_flash_attention_core): its tile events carry the running m and l but not the tiles'
+// scores, probs and acc (see cuda/cuda_backend.h); traffic and byte figures are the closed
+// forms above.
 // Throws Error on a bad config, an unsupported bug mode / train-mode dropout (see the top of
 // this file), or predicted bytes over the limit (options.mem_limit, else config.mem_limit).
 FlashResult flash_forward(const MhaConfig& config, const MhaWeights& weights,

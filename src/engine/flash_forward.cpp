@@ -1,11 +1,15 @@
 // flash_forward: the forward pass of mha.cpp with the tiled core in place of
 // scores .. alpha_dropped. Same weights, inputs, projections, views and step names.
+// With the CUDA backend the core is cuda_flash_attention_core (cuda/cuda_backend.h).
 #include <cmath>
 #include <thread>
 
 #include "cost.h"
 #include "error.h"
 #include "flash.h"
+#ifdef ATTNSIM_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
 
 namespace attnsim {
 
@@ -62,6 +66,26 @@ Step skipped_step(const char* name, const char* op, std::vector<std::string> inp
   s.kind = StepKind::Skipped;
   s.note = std::move(why);
   return s;
+}
+
+// A core run elsewhere (the CUDA kernel) leaves traffic and byte figures to the host: they
+// are closed forms of the shape and the mask, the same the CPU core's counters equal.
+[[maybe_unused]] void fill_closed_form_figures(FlashCoreResult& r, const FlashMask& mask) {
+  FlashStats& st = r.stats;
+  const FlashShape& s = st.shape;
+  st.io = flash_io_tiled(s, mask);
+  st.io_standard = flash_io_standard(s);
+  st.fast_bytes = flash_fast_bytes(s.block_q, s.block_k, s.head_dim);
+  st.core_bytes = r.out.nbytes() + (r.m.defined() ? r.m.nbytes() : 0) + (r.l.defined() ? r.l.nbytes() : 0);
+  st.standard_core_bytes = 2 * s.batch * s.heads * s.tq * s.tk * 4;
+  if (st.tiles_visited + st.tiles_skipped != st.tiles_total) {
+    st.tiles_visited = st.tiles_skipped = 0;
+    for (int64_t b = 0; b < s.batch; ++b)
+      for (int64_t h = 0; h < s.heads; ++h)
+        for (int64_t qb = 0; qb < s.q_blocks(); ++qb)
+          for (int64_t kb = 0; kb < s.k_blocks(); ++kb)
+            ++(flash_tile_hidden(s, mask, b, h, qb, kb) ? st.tiles_skipped : st.tiles_visited);
+  }
 }
 
 }  // namespace
@@ -148,12 +172,23 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
 
   // the tiled core                                        (B,h,Tq,dk) new storage
   const float scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(dk));
-  result.core = flash_attention_core(q_heads, k_heads, v_heads, mask, scale, o);
+  std::string core_backend = "cpu";
+  if (bn == "cuda") {
+#ifdef ATTNSIM_HAVE_CUDA
+    result.core = cuda_flash_attention_core(q_heads, k_heads, v_heads, mask, scale, o);
+    fill_closed_form_figures(result.core, mask);
+    core_backend = "cuda";
+#else
+    throw Error("this build has no CUDA backend for the tiled core");
+#endif
+  } else {
+    result.core = flash_attention_core(q_heads, k_heads, v_heads, mask, scale, o);
+  }
   const FlashShape& s = result.core.stats.shape;
   const std::string op = "flash (online softmax, Br=" + std::to_string(s.block_q) + ", Bc=" +
                          std::to_string(s.block_k) + ")";
   t.add(made_step("ctx_heads", op.c_str(), {"q_heads", "k_heads", "v_heads", "mask"}, StepKind::Compute,
-                  result.core.out, "cpu"));
+                  result.core.out, core_backend));
 
   // heads back next to each other, the one copy, the concat view
   const Tensor ctx_transposed = result.core.out.transpose(1, 2);  // (B,Tq,h,dk) view
