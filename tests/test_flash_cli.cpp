@@ -87,3 +87,27 @@ TEST_CASE("cli flash: bad input is one line and exit code 2") {
   CHECK(r.output.find("tile trace would hold") != std::string::npos);
   CHECK_FALSE(fs::exists(dir));
 }
+
+TEST_CASE("cli flash --dump --tiles-head B:H: one head's events, counters still over every head before it") {
+  const std::string dir = temp_dir("head");
+  fs::remove_all(dir);
+  const auto r = run_cli("flash --batch 2 --tq 12 --d-model 16 --heads 4 --block-q 4 --block-k 4 --tiles-head 1:2 --dump " + dir);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  std::ifstream in(dir + "/tiles.json");
+  const nlohmann::json tiles = nlohmann::json::parse(in);
+  REQUIRE(tiles["events"].size() == 3 * 3 + 3);  // 3 x 3 tiles and 3 finals of head (1, 2)
+  for (const auto& e : tiles["events"]) {
+    REQUIRE(e["b"] == 1);
+    REQUIRE(e["h"] == 2);
+  }
+  // heads (0,0..3) and (1,0..1) come before: 6 heads of Q once + K,V three times, out once
+  const int64_t per_head_reads = 12 * 4 + 2 * 3 * 12 * 4, per_head_writes = 12 * 4;
+  CHECK(tiles["events"].back()["io"]["reads"] == 7 * per_head_reads);
+  CHECK(tiles["events"].back()["io"]["writes"] == 7 * per_head_writes);
+  CHECK(tiles["io_tiled"]["reads"] == 8 * per_head_reads);
+  fs::remove_all(dir);
+  CHECK(run_cli("flash --tq 8 --d-model 8 --heads 2 --tiles-head 0:5 --dump " + dir).code == 2);
+  CHECK(run_cli("flash --tq 8 --d-model 8 --heads 2 --tiles-head x").code == 2);
+  CHECK_FALSE(fs::exists(dir));
+}
