@@ -203,11 +203,12 @@ const ImVec4 kCode{0.55f, 0.85f, 1.0f, 1.0f};
 void draw_spans(const std::vector<lessons::Span>& spans, float left, float right) {
   const float space = ImGui::CalcTextSize(" ").x;
   bool line_start = true;
+  bool space_before = false;  // a space ended the previous span
   for (const auto& span : spans) {
     size_t i = 0;
     const std::string& t = span.text;
     while (i < t.size()) {
-      const bool lead_space = t[i] == ' ';
+      const bool lead_space = t[i] == ' ' || (i == 0 && space_before);
       while (i < t.size() && t[i] == ' ') ++i;
       size_t j = i;
       while (j < t.size() && t[j] != ' ') ++j;
@@ -230,6 +231,7 @@ void draw_spans(const std::vector<lessons::Span>& spans, float left, float right
       line_start = false;
       i = j;
     }
+    space_before = !t.empty() && t.back() == ' ';
   }
 }
 

@@ -97,7 +97,7 @@ struct Claim {
   Settings against;                // the second run of diff.* quantities
   CostSettings cost;               // for cost.*
   FlashSettings flash;             // for flash.*
-  int64_t head = 0;                // for ablate.*
+  int64_t head = -1;               // ablate.*: the head zeroed; alpha.*: only this head (-1 all)
   std::string step_b;              // for pair.*: the second step ("ctx_concat")
   // What it must be: exactly one of these is set.
   std::optional<double> equals;

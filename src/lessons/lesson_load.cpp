@@ -339,6 +339,9 @@ void read_quantity(Reader& r, Claim& c, bool required) {
   if (quantity_uses_against(c.quantity) && !r.has("against"))
     r.ctx().error(r.where(), "missing key 'against' in " + r.name() + " (" + c.quantity +
                                  " compares with a second run)");
+  if (c.quantity.rfind("ablate.", 0) == 0 && !r.has("head"))
+    r.ctx().error(r.where(), "missing key 'head' in " + r.name() + " (" + c.quantity +
+                                 " zeroes one head)");
   if (c.quantity.rfind("pair.", 0) == 0 && c.step_b.empty())
     r.ctx().error(r.where(), "missing key 'step_b' in " + r.name() + " (" + c.quantity +
                                  " compares two steps)");

@@ -35,7 +35,7 @@ const std::vector<std::string> kRunFields = {"held_bytes", "nan_steps", "first_n
                                              "failed", "error"};
 const std::vector<std::string> kAlphaFields = {
     "hidden_max", "hidden_nonzero", "row_sum_max_dev", "col_sum_max_dev", "nan_rows",
-    "hidden_rows", "max_weight_mean", "entropy_mean"};
+    "hidden_rows", "max_weight_mean", "entropy_mean", "diag_share", "prev_share", "first_share"};
 const std::vector<std::string> kAblateFields = {"out_change", "outside_slice", "inside_slice"};
 const std::vector<std::string> kFlashFields = {
     "standard_reads", "standard_writes", "standard_traffic", "tiled_reads", "tiled_writes",
@@ -237,7 +237,7 @@ Value run_field(const Run& run, const std::string& f) {
   throw Error("unknown run field '" + f + "'");
 }
 
-Value alpha_field(const Run& run, const std::string& f) {
+Value alpha_field(const Run& run, const std::string& f, int64_t only_head) {
   const Step& s = step_of(run, "alpha");
   if (s.skipped()) throw Error("alpha was skipped");
   const Tensor& a = s.out;  // (B,h,Tq,Tk)
@@ -249,9 +249,12 @@ Value alpha_field(const Run& run, const std::string& f) {
     return v[static_cast<size_t>(((b * H + h) * Tq + i) * Tk + j)];
   };
   double hidden_max = 0, hidden_nonzero = 0, row_dev = 0, col_dev = 0, nan_rows = 0,
-         hidden_rows = 0, max_sum = 0, ent_sum = 0, rows = 0;
+         hidden_rows = 0, max_sum = 0, ent_sum = 0, rows = 0, diag = 0, prev = 0, first = 0;
+  if (only_head >= H)
+    throw Error("head " + std::to_string(only_head) + " does not exist (heads = " + std::to_string(H) + ")");
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h) {
+      if (only_head >= 0 && h != only_head) continue;
       for (int64_t i = 0; i < Tq; ++i) {
         bool has_nan = false, all_hidden = true;
         double sum = 0, mx = 0, ent = 0;
@@ -275,6 +278,9 @@ Value alpha_field(const Run& run, const std::string& f) {
           continue;
         }
         row_dev = std::max(row_dev, std::fabs(sum - 1.0));
+        if (i < Tk) diag += at(b, h, i, i);
+        if (i >= 1 && i - 1 < Tk) prev += at(b, h, i, i - 1);
+        first += at(b, h, i, 0);
         max_sum += mx;
         ent_sum += ent;
         ++rows;
@@ -298,13 +304,17 @@ Value alpha_field(const Run& run, const std::string& f) {
   if (f == "hidden_rows") return hidden_rows;
   if (f == "max_weight_mean") return rows ? max_sum / rows : 0.0;
   if (f == "entropy_mean") return rows ? ent_sum / rows : 0.0;
+  if (f == "diag_share") return rows ? diag / rows : 0.0;
+  if (f == "prev_share") return rows ? prev / rows : 0.0;
+  if (f == "first_share") return rows ? first / rows : 0.0;
   throw Error("unknown alpha field '" + f + "'");
 }
 
 // Head `head`'s slice of ctx_concat zeroed, then W_O applied again (plain loops).
 Value ablate_field(const Run& run, int64_t head, const std::string& f) {
   const MhaConfig& c = run.resolved.config;
-  if (head < 0 || head >= c.heads)
+  if (head < 0) throw Error("ablate.* needs `head`, the head to zero");
+  if (head >= c.heads)
     throw Error("head " + std::to_string(head) + " does not exist (heads = " + std::to_string(c.heads) + ")");
   const Tensor& ctx = step_of(run, "ctx_concat").out;  // (B,Tq,d)
   const Tensor& out = step_of(run, "out").out;         // (B,Tq,d)
@@ -439,7 +449,7 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
   const auto run = cache_->run(settings);
   if (kind == "trace") return trace_field(*run, p[1], p[2]);
   if (kind == "run") return run_field(*run, p[1]);
-  if (kind == "alpha") return alpha_field(*run, p[1]);
+  if (kind == "alpha") return alpha_field(*run, p[1], claim.head);
   if (kind == "ablate") return ablate_field(*run, claim.head, p[1]);
   if (kind == "reshape_copy") {
     // reshape merging the last two axes (what ctx_concat needs): bytes it copies, 0 = a view.

@@ -19,7 +19,9 @@
 //                          row_sum_max_dev (max |row sum - 1|, NaN rows left out),
 //                          col_sum_max_dev, nan_rows (rows with NaN), hidden_rows (rows with
 //                          every key hidden), max_weight_mean (mean of each row's largest
-//                          weight), entropy_mean (mean row entropy in nats)
+//                          weight), entropy_mean (mean row entropy in nats), diag_share,
+//                          prev_share, first_share (mean weight a row gives to its own
+//                          position, the one before it, the first token: head-role statistics)
 //   diff.<step>            max |a - b| between this run and the `against` run at a step
 //                          (NaN in the same places counts as equal; anywhere else: inf)
 //   pair.<step>            max |a - b| between two steps of one run (`step_b`), same shape
