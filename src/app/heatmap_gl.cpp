@@ -93,6 +93,20 @@ GLuint link(const char* vert, const char* vert_name, const char* frag, const cha
 
 }  // namespace
 
+void HeatmapRenderer::bind_instances(GLuint vbo) {
+  glBindBuffer(GL_ARRAY_BUFFER, vbo);
+  const auto stride = static_cast<GLsizei>(sizeof(HeatInstance));
+  const size_t offsets[5] = {offsetof(HeatInstance, from), offsetof(HeatInstance, to),
+                             offsetof(HeatInstance, texel_a), offsetof(HeatInstance, texel_b),
+                             offsetof(HeatInstance, alpha)};
+  for (GLuint i = 0; i < 5; ++i) {
+    glEnableVertexAttribArray(i + 1);
+    glVertexAttribPointer(i + 1, i == 4 ? 1 : 4, GL_FLOAT, GL_FALSE, stride,
+                          reinterpret_cast<const void*>(offsets[i]));
+    glVertexAttribDivisor(i + 1, 1);
+  }
+}
+
 void HeatmapRenderer::init() {
   program_ = link(kHeatmapVert, "shaders/heatmap.vert", kHeatmapFrag, "shaders/heatmap.frag");
   u_proj_ = glGetUniformLocation(program_, "u_proj");
@@ -119,18 +133,8 @@ void HeatmapRenderer::init() {
   glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
   glEnableVertexAttribArray(0);
   glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-  glGenBuffers(1, &instance_vbo_);
-  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
-  const auto stride = static_cast<GLsizei>(sizeof(HeatInstance));
-  const size_t offsets[5] = {offsetof(HeatInstance, from), offsetof(HeatInstance, to),
-                             offsetof(HeatInstance, texel_a), offsetof(HeatInstance, texel_b),
-                             offsetof(HeatInstance, alpha)};
-  for (GLuint i = 0; i < 5; ++i) {
-    glEnableVertexAttribArray(i + 1);
-    glVertexAttribPointer(i + 1, i == 4 ? 1 : 4, GL_FLOAT, GL_FALSE, stride,
-                          reinterpret_cast<const void*>(offsets[i]));
-    glVertexAttribDivisor(i + 1, 1);
-  }
+  glGenBuffers(kRing, ring_);
+  bind_instances(ring_[0]);
   // Pass 1 reads the corners only.
   glGenVertexArrays(1, &colour_vao_);
   glBindVertexArray(colour_vao_);
@@ -149,8 +153,9 @@ void HeatmapRenderer::shutdown() {
   colourize_ = fbo_ = colour_vao_ = 0;
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (corner_vbo_) glDeleteBuffers(1, &corner_vbo_);
-  if (instance_vbo_) glDeleteBuffers(1, &instance_vbo_);
-  program_ = vao_ = corner_vbo_ = instance_vbo_ = 0;
+  if (ring_[0]) glDeleteBuffers(kRing, ring_);
+  for (GLuint& b : ring_) b = 0;
+  program_ = vao_ = corner_vbo_ = 0;
 }
 
 // [SECTION] pass 1: colour atlases
@@ -237,9 +242,16 @@ void HeatmapRenderer::render(const HeatmapDraw& d, const ImDrawCmd* cmd) {
   glBindTexture(GL_TEXTURE_2D, d.colour_b ? d.colour_b : d.colour_a);
   glActiveTexture(GL_TEXTURE0);
   glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+  // A buffer from a ring, so this frame never rewrites one the rasteriser may still be
+  // reading for an earlier frame (which would make the UI thread wait for it).
+  bind_instances(ring_[next_vbo_++ % kRing]);
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(d.instances.size() * sizeof(HeatInstance)),
                d.instances.data(), GL_STREAM_DRAW);
+  // Opaque draws skip blending: reading back the framebuffer per pixel is a large part of
+  // a software rasteriser's cost. ImGui's ResetRenderState callback turns it on again.
+  bool opaque = d.opacity >= 1.0f;
+  for (const HeatInstance& in : d.instances) opaque = opaque && in.alpha >= 1.0f;
+  if (opaque) glDisable(GL_BLEND);
   glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, static_cast<GLsizei>(d.instances.size()));
   glBindVertexArray(0);
 }

@@ -84,7 +84,11 @@ class HeatmapRenderer {
  private:
   static void callback(const ImDrawList* list, const ImDrawCmd* cmd);
   void render(const HeatmapDraw& d, const ImDrawCmd* cmd);
-  GLuint program_ = 0, vao_ = 0, corner_vbo_ = 0, instance_vbo_ = 0;
+  void bind_instances(GLuint vbo);
+  static constexpr int kRing = 48;  // instance buffers, used round-robin (several frames' worth)
+  GLuint program_ = 0, vao_ = 0, corner_vbo_ = 0;
+  GLuint ring_[kRing] = {};
+  unsigned next_vbo_ = 0;
   GLint u_proj_ = -1, u_move_ = -1, u_colour_a_ = -1, u_colour_b_ = -1, u_mix_ = -1,
         u_gridline_ = -1, u_opacity_ = -1;
   GLuint colourize_ = 0, fbo_ = 0, colour_vao_ = 0;
