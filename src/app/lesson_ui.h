@@ -8,6 +8,7 @@
 //                       lays out the panels around the lesson itself
 //   run_lesson_slides   attnsim --lesson FILE --export-slides DIR [--scale N] [--lang ko|en]
 // The lesson logic (steps, goals, answers, progress) lives in src/lessons, without a screen.
+// Presenter mode: F5 or Lessons > Presenter mode; ATTNSIM_PRESENT=1 with --lesson starts in it.
 #pragma once
 
 #include "app/options.h"

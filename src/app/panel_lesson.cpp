@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -49,7 +50,13 @@ std::string step_short(const lessons::LessonStep& s) {
 
 namespace {
 
+void want_ui_glyphs() {
+  // Every Korean character of this panel's own UI strings and figure labels.
+  fonts().want("…←→간값강개거건경계공기나너넷느는니다단닫달답당더동드든뛴라량로록를리린메모목못미바발보부불비산상서설성소수숫시쓰아안어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제준즈지진차찾층치캐퀴키타터텐투트파편포폴표하한할함해했행향허헤확황힌");
+}
+
 void want_lesson_glyphs(const lessons::Lesson& l) {
+  want_ui_glyphs();
   auto want = [](const lessons::Text& t) {
     fonts().want(t.ko);
     fonts().want(t.en);
@@ -71,8 +78,6 @@ void want_lesson_glyphs(const lessons::Lesson& l) {
       for (const auto& c : s.quiz->choices_ko) fonts().want(c);
     }
   }
-  fonts().want("강의 단계 이전 다음 발표 모드 확인 정답 틀렸다 다시 해 보자 해설 목표 달성 힌트 진행 "
-               "수치 엔진 계산 닫기 처음부터 이어서 완료 퀴즈 해 보기 읽을 수 없는 숫자 열기 목록");
 }
 
 void ensure_progress(LessonUi& ui) {
@@ -94,6 +99,7 @@ void save(App& app, LessonUi& ui) {
 void ensure_library(LessonUi& ui) {
   if (ui.library_loaded) return;
   ui.library_loaded = true;
+  want_ui_glyphs();
   ui.dir = lessons::default_lesson_dir();
   if (ui.dir.empty()) return;
   std::vector<lessons::Diagnostic> problems;
@@ -264,6 +270,38 @@ std::string format_figure(const std::string& quantity, const lessons::Value& v) 
   return lessons::format_value(v);
 }
 
+// A reader's name for a quantity (the code name stays beside it).
+const char* figure_label(const std::string& q) {
+  static const std::map<std::string, std::pair<const char*, const char*>> names = {
+      {"cost.params_no_bias", {"투영 넷의 파라미터 (편향 제외)", "parameters of the four projections (no biases)"}},
+      {"cost.params_with_bias", {"투영 넷의 파라미터 (편향 포함)", "parameters of the four projections (with biases)"}},
+      {"cost.param_bytes", {"파라미터 바이트", "parameter bytes"}},
+      {"cost.score_elements", {"점수 텐서 원소 수, 층 하나", "score tensor elements, one layer"}},
+      {"cost.score_bytes_layer", {"점수 텐서, 층 하나", "score tensor, one layer"}},
+      {"cost.score_bytes_model", {"점수 텐서, 모든 층", "score tensor, all layers"}},
+      {"cost.kv_cache_bytes", {"KV 캐시 (헤드 h개)", "KV cache (h heads)"}},
+      {"cost.kv_cache_bytes_grouped", {"KV 캐시 (키·값 헤드 g개)", "KV cache (g key/value heads)"}},
+      {"cost.qk_flops_layer", {"q·kᵀ 연산 (FLOP), 층 하나", "q·kᵀ FLOPs, one layer"}},
+      {"cost.projection_flops_layer", {"투영 연산 (FLOP), 층 하나", "projection FLOPs, one layer"}},
+      {"cost.head_dim", {"헤드당 차원 d_k", "width per head d_k"}},
+      {"cost.heads", {"헤드 수", "heads"}},
+      {"cost.kv_heads", {"키·값 헤드 수", "key/value heads"}},
+      {"flash.standard_traffic", {"느린 메모리 이동, 표준 경로 (원소)", "slow-memory traffic, standard path (elements)"}},
+      {"flash.tiled_traffic", {"느린 메모리 이동, 타일 경로 (원소)", "slow-memory traffic, tiled path (elements)"}},
+      {"flash.tiled_writes", {"느린 메모리 쓰기, 타일 경로 (원소)", "slow-memory writes, tiled path (elements)"}},
+      {"flash.traffic_ratio", {"이동량 비 (표준 / 타일)", "traffic ratio (standard / tiled)"}},
+      {"flash.score_bytes", {"표준 경로의 S와 P (float32)", "S and P of the standard path (float32)"}},
+      {"flash.fast_bytes", {"타일 하나의 작업 공간", "one tile's working set"}},
+      {"flashrun.within_tolerance", {"타일 경로 = 표준 경로 (허용 오차 안, 1 = 예)", "tiled = standard within tolerance (1 = yes)"}},
+      {"flashrun.tiles_total", {"타일 수", "tiles"}},
+      {"flashrun.tiles_skipped", {"건너뛴 타일 수", "tiles skipped"}},
+      {"flashrun.nan_mismatches", {"NaN 위치 불일치", "NaN mismatches"}},
+  };
+  const auto it = names.find(q);
+  if (it == names.end()) return q.c_str();
+  return L(it->second.first, it->second.second);
+}
+
 std::string describe_sizes(const lessons::Claim& c) {
   std::string s;
   auto add = [&](const char* name, const std::optional<int64_t>& v) {
@@ -325,7 +363,8 @@ void draw_figures(LessonUi& ui) {
     for (const auto& f : ui.figures) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextColored(kCode, "%s", f.quantity.c_str());
+      ImGui::TextUnformatted(figure_label(f.quantity));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.quantity.c_str());
       ImGui::TableNextColumn();
       ImGui::TextDisabled("%s", f.sizes.c_str());
       ImGui::TableNextColumn();
@@ -337,6 +376,9 @@ void draw_figures(LessonUi& ui) {
 
 void panel_figures(App& app, const ImVec4& rect) {
   if (!begin_panel(app, "cost", L("수치", "Figures"), rect)) return end_panel();
+  const LessonUi& ui = lesson_ui();
+  if (ui.presenting || ui.slide_mode) ImGui::SetWindowFontScale(ui.presenter_scale);
+  ImGui::Spacing();
   draw_figures(lesson_ui());
   end_panel();
 }
@@ -581,7 +623,8 @@ void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   else if (p == "controls") panel_controls(app, rect);
   else if (p == "cost") panel_figures(app, rect);
   else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
-  else panel_tensor(app, rect);  // tensor, lesson, flash (until the flash panel lands)
+  else if (p == "flash") panel_flash(app, rect);
+  else panel_tensor(app, rect);  // tensor, lesson
 }
 
 void layout_normal(App& app, LessonUi& ui) {
@@ -682,7 +725,12 @@ bool lesson_frame(App& app) {
   LessonUi& ui = lesson_ui();
   if (!ui.opened_from_options) {
     ui.opened_from_options = true;
-    if (!app.options.lesson.empty()) open_lesson_file(app, app.options.lesson);
+    want_ui_glyphs();
+    if (!app.options.lesson.empty() && open_lesson_file(app, app.options.lesson)) {
+      // ATTNSIM_PRESENT=1 starts the lesson in presenter mode (a classroom's launcher).
+      const char* present = std::getenv("ATTNSIM_PRESENT");
+      ui.presenting = present && std::strcmp(present, "1") == 0;
+    }
   }
   const bool open = ui.player.is_open();
   if (!(open && (ui.presenting || ui.slide_mode))) {
