@@ -183,6 +183,8 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
     if (b.head >= 0 && (l.kind != LayoutKind::HeadGrid || l.blocks.size() > 1)) {
       char name[48];
       std::snprintf(name, sizeof name, "%s %lld", tr("head"), static_cast<long long>(b.head));
+      if (ImGui::CalcTextSize(name).x > static_cast<float>(b.cols) * f.scale + kBandGap * f.scale)
+        std::snprintf(name, sizeof name, "h%lld", static_cast<long long>(b.head));  // narrow band
       const ImVec2 p = f.px(b.x, b.y);
       const bool under_keys = s.col_labels && b.y == 0.0f && keys_fit;
       text_at(list, {p.x, p.y - line * (under_keys ? 3.2f : 1.2f)}, head_colour(b.head), name);
