@@ -38,17 +38,7 @@ void launch_v1(const FlashArgs& a) {
   check_last("flash v1");
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
-
 }  // namespace
-
-bool flash_v2_fits(const FlashArgs& a) {
-  if (a.dk != kD || a.block_q != kBr || a.block_k != kBc) return false;
-  if (a.qs[3] != 1 || a.ks[3] != 1 || a.vs[3] != 1) return false;
-  for (int d = 0; d < 3; ++d)
-    if (a.qs[d] % 4 != 0 || a.ks[d] % 4 != 0 || a.vs[d] % 4 != 0) return false;
-  return aligned16(a.q) && aligned16(a.k) && aligned16(a.v) && aligned16(a.out);
-}
 
 int flash_forward(const FlashArgs& a, int version) {
   if (version == 0) version = flash_v2_fits(a) ? 2 : 1;

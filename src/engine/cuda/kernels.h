@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #ifdef __CUDACC__
 #define ATTNSIM_HD __host__ __device__
@@ -102,7 +103,16 @@ struct FlashArgs {
   int block_k = 64;  // keys per tile (v1: 1..128; v2: 64)
 };
 // True when v2 can run these arguments (dk == 64, 64x64 blocks, 16-byte aligned rows).
-bool flash_v2_fits(const FlashArgs& args);
+inline bool flash_v2_fits(const FlashArgs& a) {
+  if (a.dk != 64 || a.block_q != 64 || a.block_k != 64) return false;
+  if (a.qs[3] != 1 || a.ks[3] != 1 || a.vs[3] != 1) return false;
+  for (int d = 0; d < 3; ++d)
+    if (a.qs[d] % 4 != 0 || a.ks[d] % 4 != 0 || a.vs[d] % 4 != 0) return false;
+  for (const void* p : {static_cast<const void*>(a.q), static_cast<const void*>(a.k),
+                        static_cast<const void*>(a.v), static_cast<const void*>(a.out)})
+    if (reinterpret_cast<uintptr_t>(p) % 16 != 0) return false;
+  return true;
+}
 // version 0 picks v2 when it fits, else v1. Returns the version run; throws
 // std::runtime_error (with the reason) when no version can run the arguments.
 int flash_forward(const FlashArgs& args, int version);
