@@ -226,6 +226,18 @@ std::vector<Scenario> make_scenarios() {
   en.sentences = {kSentenceEn};
   all.push_back(en);
 
+  Scenario cross = ko;
+  cross.name = "cross";
+  cross.title_en = "Cross-attention: 6 queries, 4 keys";
+  cross.title_ko = "크로스 어텐션: 질의 6개, 키 4개";
+  cross.summary_en = "Queries from one sentence, keys and values from another: scores are 6 x 4.";
+  cross.summary_ko = "질의는 한 문장에서, 키와 값은 다른 문장에서: 점수 행렬이 6 x 4가 된다.";
+  cross.key_sentences = {"고양이 한 마리가 있다"};
+  cross.config.self_attention = false;
+  cross.config.tk = 4;
+  cross.focus_step = "scores";
+  all.push_back(cross);
+
   Scenario article;
   article.name = "article";
   article.title_en = "The article's shape: B=32, T=128, d=512, h=8";

@@ -3,6 +3,7 @@
 //
 //   default            self-attention over a short Korean sentence, d_model 16, 4 heads
 //   default-en         the same in English
+//   cross              cross-attention: 6 query tokens, 4 key tokens (non-square scores)
 //   article            the article's shape: B=32, T=128, d_model=512, h=8 (random inputs)
 //   query-padding-nan  a padded batch whose padded query rows are fully hidden -> NaN
 //   mask-inverted, mask-two-fills, mask-additive, mask-finite-fill, softmax-wrong-axis,
