@@ -615,6 +615,8 @@ void lessons_menu(App& app) {
 
 // [SECTION] Layout --------------------------------------------------------------------------
 
+void draw_highlights(App& app, const lessons::LessonStep& step);
+
 // The view a step asks for, in `rect`.
 void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   const std::string& p = step.panel;
@@ -624,7 +626,46 @@ void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   else if (p == "cost") panel_figures(app, rect);
   else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
   else if (p == "flash") panel_flash(app, rect);
-  else panel_tensor(app, rect);  // tensor, lesson
+  else {
+    panel_tensor(app, rect);  // tensor, lesson
+    draw_highlights(app, step);
+  }
+}
+
+// Outlines the rows, columns and head a step points at, over the tensor view just drawn
+// (app.geometry_rows: the screen rect of every block row, blocks = heads for 4-D tensors).
+void draw_highlights(App& app, const lessons::LessonStep& step) {
+  if (step.rows.empty() && step.cols.empty() && !step.head) return;
+  const Step* shown = app.current_step();
+  const auto rect = app.panel_rects.find("tensor");
+  if (!shown || !shown->out.defined() || shown->out.dim() < 2 || rect == app.panel_rects.end()) return;
+  const auto& rows = app.geometry_rows;
+  const int64_t per_block = shown->out.size(-2);
+  if (per_block <= 0 || rows.empty() || static_cast<int64_t>(rows.size()) % per_block != 0) return;
+  const int64_t blocks = static_cast<int64_t>(rows.size()) / per_block;
+  ImDrawList* list = ImGui::GetForegroundDrawList();
+  const ImVec4 clip = rect->second;
+  list->PushClipRect({clip.x, clip.y}, {clip.x + clip.z, clip.y + clip.w}, true);
+  const ImU32 colour = IM_COL32(255, 214, 64, 255);
+  const float thick = 2.5f;
+  for (int64_t b = 0; b < blocks; ++b) {
+    if (step.head && shown->out.dim() == 4 && *step.head != b) continue;
+    const ImVec4 first = rows[static_cast<size_t>(b * per_block)];
+    const ImVec4 last = rows[static_cast<size_t>(b * per_block + per_block - 1)];
+    const float cell = first.w;
+    if (step.head && shown->out.dim() == 4 && step.rows.empty() && step.cols.empty())
+      list->AddRect({first.x - 3, first.y - 3}, {first.x + first.z + 3, last.y + last.w + 3}, colour, 0, 0, thick);
+    for (int64_t r : step.rows)
+      if (r >= 0 && r < per_block) {
+        const ImVec4 row = rows[static_cast<size_t>(b * per_block + r)];
+        list->AddRect({row.x - 1, row.y - 1}, {row.x + row.z + 1, row.y + row.w + 1}, colour, 0, 0, thick);
+      }
+    for (int64_t c : step.cols)
+      if (c >= 0 && static_cast<float>(c) * cell < first.z)
+        list->AddRect({first.x + static_cast<float>(c) * cell - 1, first.y - 1},
+                      {first.x + static_cast<float>(c + 1) * cell + 1, last.y + last.w + 1}, colour, 0, 0, thick);
+  }
+  list->PopClipRect();
 }
 
 void layout_normal(App& app, LessonUi& ui) {
