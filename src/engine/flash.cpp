@@ -350,12 +350,12 @@ struct ItemResult {
 struct Worker {
   int64_t br_p, bc_p, dk_p;
   FastBuffer Q, KT, V, S, O;
-  std::vector<float> m, l, m_prev, l_prev, c;
+  std::vector<float> m, l, c;  // running max, running sum, rescale factor (rows)
   std::vector<int64_t> lo, hi;
   Worker(int64_t br, int64_t bc, int64_t dk)
       : br_p(round_up(br, kRowPad)), bc_p(round_up(bc, kColPad)), dk_p(round_up(dk, kColPad)),
         Q(br_p * dk_p), KT(dk_p * bc_p), V(bc_p * dk_p), S(br_p * bc_p), O(br_p * dk_p),
-        m(br_p), l(br_p), m_prev(br_p), l_prev(br_p), c(br_p), lo(br_p), hi(br_p) {}
+        m(br_p), l(br_p), c(br_p), lo(br_p), hi(br_p) {}
 };
 
 void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, ItemResult& res) {
