@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "engine/error.h"
+#include "engine/scenario.h"
 #include "engine/trace.h"
 #include "lessons/lesson.h"
 #include "lessons/quantity.h"
@@ -47,9 +48,26 @@ void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out) {
       for (int64_t col : s.cols)
         if (col < 0 || col >= r.config.tk)
           report(s.where, label + ": column " + std::to_string(col) + " is outside Tk = " + std::to_string(r.config.tk));
+      if (s.panel == "buglab" && !find_scenario(r.preset).has_reference)
+        report(s.where, label + ": panel \"buglab\" needs a bug-lab scenario (one with a correct "
+                                "run beside it), not '" + r.preset + "'");
     } catch (const Error& e) {
       report(s.where, label + ": the engine refuses this step's settings: " + e.what());
       continue;
+    }
+    // The trace step it shows must have run in this state (not skipped, not cut off).
+    if (!s.trace_step.empty() && s.panel != "cost") {
+      Claim shown;
+      shown.quantity = "trace." + s.trace_step + ".skipped";
+      shown.equals = 0;
+      try {
+        const Value v = eval.evaluate(shown, base);
+        if (const double* d = std::get_if<double>(&v); d && *d != 0)
+          report(s.where, label + ": it shows trace step '" + s.trace_step +
+                              "', which is skipped in this step's settings");
+      } catch (const Error& e) {
+        report(s.where, label + ": it shows trace step '" + s.trace_step + "', which does not run: " + e.what());
+      }
     }
     for (const Claim& c : s.claims) check_claim(c, base, label + " claim");
     if (s.task) {
