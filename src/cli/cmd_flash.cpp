@@ -89,7 +89,7 @@ Runner add_flash_command(CLI::App& app) {
   cmd->add_option("--dump", opts->dump, "write DIR/out.npy, DIR/tiles.json (every tile event) and DIR/trace.json");
   cmd->add_option("--tiles-head", opts->tiles_head, "with --dump: record the tile events of one head only, B:H");
   cmd->add_flag("--compare", opts->compare,
-                "also run the standard path: max abs difference and the tolerance 2·|std32 − f64| + floor");
+                "also run the standard path: max abs difference and the tolerance 2·|std32 − f64| + floor (exit 1 if over)");
   cmd->add_option("--bench", opts->bench, "time N runs of the tiled and of the standard path, interleaved; print medians");
   cmd->add_flag("--json", opts->json, "print the summary as JSON");
   return [opts] {
