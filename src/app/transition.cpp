@@ -2,7 +2,6 @@
 #include "app/transition.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace attnsim::app {
 
@@ -75,14 +74,22 @@ class SegmentBuilder {
 }  // namespace
 
 std::vector<Segment> match_by_storage(const Layout& from, const Layout& to) {
-  std::unordered_map<int64_t, int64_t> by_storage;  // storage index -> from element
-  by_storage.reserve(from.storage.size());
-  for (size_t e = 0; e < from.storage.size(); ++e)
-    by_storage.emplace(from.storage[e], static_cast<int64_t>(e));
   SegmentBuilder builder(from, to);
+  if (from.storage.empty()) return builder.take();
+  // storage index -> from element, over the slice's storage span (a flat table: the
+  // article's slices have 65536 elements and this runs whenever a step is first shown)
+  const auto [lo, hi] = std::minmax_element(from.storage.begin(), from.storage.end());
+  const int64_t base = *lo;
+  std::vector<int64_t> by_storage(static_cast<size_t>(*hi - base + 1), -1);
+  for (size_t e = 0; e < from.storage.size(); ++e) {
+    int64_t& slot = by_storage[static_cast<size_t>(from.storage[e] - base)];
+    if (slot < 0) slot = static_cast<int64_t>(e);
+  }
   for (size_t e = 0; e < to.storage.size(); ++e) {
-    const auto it = by_storage.find(to.storage[e]);
-    if (it != by_storage.end()) builder.add(static_cast<int64_t>(e), it->second);
+    const int64_t s = to.storage[e] - base;
+    if (s < 0 || s >= static_cast<int64_t>(by_storage.size())) continue;
+    const int64_t f = by_storage[static_cast<size_t>(s)];
+    if (f >= 0) builder.add(static_cast<int64_t>(e), f);
   }
   return builder.take();
 }
