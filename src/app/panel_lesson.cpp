@@ -52,7 +52,7 @@ namespace {
 
 void want_ui_glyphs() {
   // Every Korean character of this panel's own UI strings and figure labels.
-  fonts().want("…←→간값강개거건경계공기나너넷느는니다단닫달답당더동드든뛴라량로록를리린메모목못미바발보부불비산상서설성소수숫시쓰아안어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제준즈지진차찾층치캐퀴키타터텐투트파편포폴표하한할함해했행향허헤확황힌");
+  fonts().want("…←→간값강개거건경계공그금기끔나너넷느는니다단닫달답당더동드든등뛴라량렬로록를리린마메면모목못미바발배버보부불비산상서설성션소수숫스습시쓰아안어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제준즈지진차찾층치캐켬퀴크키타터텐투트파편포폴표하학한할함항해했행향허헤화확황힌");
 }
 
 void want_lesson_glyphs(const lessons::Lesson& l) {
@@ -397,6 +397,18 @@ lessons::LiveState live_state(const App& app) {
   return live;
 }
 
+// "지금 헤드 수는 1, 목표는 4": the goal gap in Korean.
+std::string gap_ko(const lessons::GoalGap& g) {
+  static const std::map<std::string, std::string> names = {
+      {"batch", "배치"}, {"heads", "헤드 수"}, {"seed", "시드"}, {"bias", "편향"},
+      {"W_O = identity", "W_O = 항등 행렬"}, {"train mode", "학습 모드"},
+      {"cross-attention", "크로스 어텐션"}, {"the mask", "마스크"}, {"the bug mode", "버그 모드"},
+      {"the step on screen", "화면의 단계"}};
+  auto word = [](const std::string& v) { return v == "on" ? std::string("켬") : v == "off" ? std::string("끔") : v; };
+  const auto it = names.find(g.setting);
+  return "지금 " + (it == names.end() ? g.setting : it->second) + ": " + word(g.have) + ", 목표: " + word(g.want);
+}
+
 void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::string& step_id) {
   const auto lang = lesson_lang();
   ImGui::Spacing();
@@ -404,9 +416,11 @@ void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::str
   draw_markup(task.prompt.get(lang));
   const lessons::LiveState live = live_state(app);
   std::string why;
+  lessons::GoalGap gap;
   bool reached = false;
   try {
-    reached = lessons::goal_reached(task, live, &why);
+    reached = lessons::goal_reached(task, live, &why, &gap);
+    if (!reached && ui_lang() == Lang::Ko) why = gap_ko(gap);
   } catch (const Error& e) {
     why = e.what();
   }
@@ -491,7 +505,7 @@ void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::str
   }
   if (ui.show_explanation) {
     if (quiz.kind == lessons::QuizKind::Number)
-      ImGui::Text("%s %s %s", L("정답:", "Answer:"), format_count(static_cast<int64_t>(quiz.answer)).c_str(), quiz.unit.c_str());
+      ImGui::Text("%s %s %s", L("정답:", "Answer:"), format_figure("", quiz.answer).c_str(), quiz.unit.c_str());
     draw_markup(quiz.explanation.get(lang));
   }
 }

@@ -33,11 +33,12 @@ Settings settings_of(const LiveState& live) {
   return s;
 }
 
-bool goal_reached(const Task& task, const LiveState& live, std::string* why) {
+bool goal_reached(const Task& task, const LiveState& live, std::string* why, GoalGap* gap) {
   const Settings& g = task.goal;
   const MhaConfig& c = live.config;
   auto differ = [&](const std::string& name, const std::string& want, const std::string& have) {
     if (why) *why = name + " is " + have + ", the task asks for " + want;
+    if (gap) *gap = GoalGap{name, want, have};
     return false;
   };
   auto num = [](auto v) { return std::to_string(v); };

@@ -25,8 +25,15 @@ struct LiveState {
 // Settings that reproduce a live state exactly (for engine claims on it).
 Settings settings_of(const LiveState& live);
 
-// Compares the goal's set fields with the live state; `why` names the first difference.
-bool goal_reached(const Task& task, const LiveState& live, std::string* why = nullptr);
+// The first setting where the live state differs from a task's goal.
+struct GoalGap {
+  std::string setting;  // "heads", "bias", "W_O = identity", "the mask", ...
+  std::string want, have;
+};
+// Compares the goal's set fields with the live state; `why` names the first difference
+// ("heads is 1, the task asks for 4"), `gap` gives its parts for a translated message.
+bool goal_reached(const Task& task, const LiveState& live, std::string* why = nullptr,
+                  GoalGap* gap = nullptr);
 
 // A learner's number: digits with optional , _ or spaces, a decimal point, an exponent,
 // and an optional unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB; k, M, G). nullopt if unreadable.
