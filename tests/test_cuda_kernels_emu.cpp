@@ -155,7 +155,8 @@ struct FlashCase {
 };
 
 struct FlashRun {
-  Tensor out, m, l, tile_max, tile_sum;
+  Tensor out, m, l, tile_max, tile_sum, scores, probs, acc;
+  Tensor out_fast;  // v2 only: the same launch compiled without the tile records
   int64_t nkb;
 };
 
@@ -169,6 +170,9 @@ FlashRun run_flash(const FlashCase& c, const Tensor& q, const Tensor& k, const T
   r.l = Tensor::empty({c.B, c.H, c.Tq});
   r.tile_max = Tensor::empty({c.B, c.H, c.Tq, r.nkb});
   r.tile_sum = Tensor::empty({c.B, c.H, c.Tq, r.nkb});
+  r.scores = Tensor::empty({c.B, c.H, c.Tq, c.Tk});
+  r.probs = Tensor::empty({c.B, c.H, c.Tq, c.Tk});
+  r.acc = Tensor::empty({c.B, c.H, c.Tq, r.nkb, c.dk});
   cudak::FlashArgs a;
   a.q = q.f32();
   a.k = k.f32();
@@ -193,6 +197,9 @@ FlashRun run_flash(const FlashCase& c, const Tensor& q, const Tensor& k, const T
   a.out = r.out.f32();
   a.tile_max = r.tile_max.f32();
   a.tile_sum = r.tile_sum.f32();
+  a.tile_scores = r.scores.f32();
+  a.tile_probs = r.probs.f32();
+  a.tile_acc = r.acc.f32();
   a.row_max = r.m.f32();
   a.row_sum = r.l.f32();
   a.B = c.B;
@@ -207,7 +214,13 @@ FlashRun run_flash(const FlashCase& c, const Tensor& q, const Tensor& k, const T
   if (c.version == 2) {
     REQUIRE(cudak::flash_v2_fits(a));
     attnsim_emu::launch(unsigned((c.Tq + 63) / 64), gy, cudak::kV2Threads, cudak::kV2Smem,
-                        cudak::flash_v2_kernel, a);
+                        cudak::flash_v2_kernel<true>, a);
+    cudak::FlashArgs fast = a;
+    r.out_fast = Tensor::empty({c.B, c.H, c.Tq, c.dk});
+    fast.out = r.out_fast.f32();
+    fast.tile_max = fast.tile_sum = fast.tile_scores = fast.tile_probs = fast.tile_acc = nullptr;
+    attnsim_emu::launch(unsigned((c.Tq + 63) / 64), gy, cudak::kV2Threads, cudak::kV2Smem,
+                        cudak::flash_v2_kernel<false>, fast);
   } else {
     const size_t smem = sizeof(float) * size_t(2 * c.bk * c.dk + c.bq * c.bk);
     const unsigned gx = unsigned((c.Tq + c.bq - 1) / c.bq);
@@ -256,6 +269,7 @@ TEST_CASE("emulated flash kernels v1 and v2: the 2x rule, NaN rows, and the CPU'
     INFO("max|flash-std32| " << f.max_abs_diff << " tolerance " << f.tolerance
                              << " NaN mismatches " << f.nan_mismatches);
     CHECK(f.ok());
+    if (c.version == 2) CHECK(max_diff(r.out_fast, r.out) == 0);  // records change nothing
 
     // the CPU's tiled core with the same blocks: same running max and sum after every tile
     FlashOptions fo;
@@ -264,7 +278,7 @@ TEST_CASE("emulated flash kernels v1 and v2: the 2x rule, NaN rows, and the CPU'
     fo.record_tiles = true;
     fo.threads = 1;
     const FlashCoreResult cpu = flash_attention_core(q, k, v, fm, scale, fo);
-    double worst_m = 0, worst_l = 0;
+    double worst_m = 0, worst_l = 0, worst_cells = 0;
     int64_t compared = 0;
     for (const FlashEvent& ev : cpu.events) {
       if (ev.kind != FlashEventKind::Tile) continue;
@@ -281,7 +295,18 @@ TEST_CASE("emulated flash kernels v1 and v2: the 2x rule, NaN rows, and the CPU'
         worst_l = std::fmax(worst_l, std::fabs(double(l) - cl) / std::fmax(1.0, std::fabs(cl)));
         ++compared;
       }
+      // the tile's S and P cells and the accumulator after it
+      const Tensor s_cells = r.scores.narrow(0, ev.b, 1).narrow(1, ev.h, 1).narrow(2, ev.q0, ev.rows)
+                                 .narrow(3, ev.k0, ev.cols).reshape({ev.rows, ev.cols});
+      const Tensor p_cells = r.probs.narrow(0, ev.b, 1).narrow(1, ev.h, 1).narrow(2, ev.q0, ev.rows)
+                                 .narrow(3, ev.k0, ev.cols).reshape({ev.rows, ev.cols});
+      const Tensor acc = r.acc.narrow(0, ev.b, 1).narrow(1, ev.h, 1).narrow(2, ev.q0, ev.rows)
+                             .narrow(3, ev.k_block, 1).reshape({ev.rows, c.dk});
+      worst_cells = std::fmax(worst_cells, max_diff(s_cells, ev.scores));
+      worst_cells = std::fmax(worst_cells, max_diff(p_cells, ev.probs));
+      worst_cells = std::fmax(worst_cells, max_diff(acc, ev.acc));
     }
+    CHECK(worst_cells <= 1e-4);
     CHECK(compared > 0);
     CHECK(worst_m <= 1e-5);
     CHECK(worst_l <= 1e-5);

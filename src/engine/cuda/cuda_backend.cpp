@@ -131,6 +131,8 @@ class CudaBackend final : public Backend {
     Tensor out;                 // (B,h,Tq,dk)
     Tensor m, l;                // (B,h,Tq)
     Tensor tile_max, tile_sum;  // (B,h,Tq,nkb) with record
+    Tensor scores, probs;       // (B,h,Tq,Tk) with record: S and P cells of the visited tiles
+    Tensor acc;                 // (B,h,Tq,nkb,dk) with record
     int version = 0;
   };
   FlashRun flash(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
@@ -437,9 +439,15 @@ CudaBackend::FlashRun CudaBackend::flash(const Tensor& q, const Tensor& k, const
   std::tie(r.out, out) = output({B, H, Tq, dk});  // (B,h,Tq,dk)
   std::tie(r.m, rmax) = output({B, H, Tq});       // (B,h,Tq)
   std::tie(r.l, rsum) = output({B, H, Tq});       // (B,h,Tq)
+  float* tscores = nullptr;
+  float* tprobs = nullptr;
+  float* tacc = nullptr;
   if (record) {
-    std::tie(r.tile_max, tmax) = output({B, H, Tq, nkb});  // (B,h,Tq,nkb)
-    std::tie(r.tile_sum, tsum) = output({B, H, Tq, nkb});  // (B,h,Tq,nkb)
+    std::tie(r.tile_max, tmax) = output({B, H, Tq, nkb});     // (B,h,Tq,nkb)
+    std::tie(r.tile_sum, tsum) = output({B, H, Tq, nkb});     // (B,h,Tq,nkb)
+    std::tie(r.scores, tscores) = output({B, H, Tq, Tk});     // (B,h,Tq,Tk)
+    std::tie(r.probs, tprobs) = output({B, H, Tq, Tk});       // (B,h,Tq,Tk)
+    std::tie(r.acc, tacc) = output({B, H, Tq, nkb, dk});      // (B,h,Tq,nkb,dk)
   }
   DevRef qd = device(q), kd = device(k), vd = device(v), md, kl, ql;
   cudak::FlashArgs a;
@@ -476,6 +484,9 @@ CudaBackend::FlashRun CudaBackend::flash(const Tensor& q, const Tensor& k, const
   a.out = out;
   a.tile_max = tmax;
   a.tile_sum = tsum;
+  a.tile_scores = tscores;
+  a.tile_probs = tprobs;
+  a.tile_acc = tacc;
   a.row_max = rmax;
   a.row_sum = rsum;
   a.B = B;
@@ -491,10 +502,8 @@ CudaBackend::FlashRun CudaBackend::flash(const Tensor& q, const Tensor& k, const
   if (g_copy_back) {
     fetch(r.m);
     fetch(r.l);
-    if (record) {
-      fetch(r.tile_max);
-      fetch(r.tile_sum);
-    }
+    if (record)
+      for (const Tensor* t : {&r.tile_max, &r.tile_sum, &r.scores, &r.probs, &r.acc}) fetch(*t);
   }
   return r;
 }
@@ -612,6 +621,16 @@ FlashCoreResult cuda_flash_attention_core(const Tensor& q, const Tensor& k, cons
           for (int64_t r = 0; r < rows; ++r) {
             const float mb = ev.m_before.f32()[r], ma = ev.m_after.f32()[r];
             ev.rescale.f32()[r] = ma == -INFINITY ? 1.0f : std::exp(mb - ma);
+          }
+          if (!skipped) {  // (rows, cols) and (rows, dk) slices of the kernel's records
+            auto cells = [&](const Tensor& t) {
+              return t.narrow(0, b, 1).narrow(1, h, 1).narrow(2, q0, rows).narrow(3, ev.k0, ev.cols)
+                  .reshape({rows, ev.cols});  // copies
+            };
+            ev.scores = cells(run.scores);
+            ev.probs = cells(run.probs);
+            ev.acc = run.acc.narrow(0, b, 1).narrow(1, h, 1).narrow(2, q0, rows).narrow(3, kb, 1)
+                         .reshape({rows, sh.head_dim});  // copies
           }
           m_before = ev.m_after;
           l_before = ev.l_after;

@@ -54,10 +54,11 @@ int cuda_last_softmax_version();
 //   its strides); causal tiles past the diagonal are skipped
 //   result.out (B,h,Tq,dk), result.m / result.l (B,h,Tq) final running max and sum
 //   options.block_q / block_k: 0 = 64x64 (kernel v2 when dk = 64, else v1); v1 takes 1..128
-//   options.record_tiles: events as in flash.h, in the same order, with the fields the kernel
-//   writes: Tile / Skipped events carry m_before, m_after, rescale, l_before, l_after (each
-//   (rows)); scores, probs and acc stay undefined (the kernel keeps them in registers);
-//   Final events carry m, l, out. Traffic and byte figures are left 0.
+//   options.record_tiles: events as in flash.h, in the same order, every tensor written by
+//   the kernel itself (S and P cells, the accumulator, running max and sum after each key
+//   block; rescale and the "before" values derived from them on the host). Skipped tiles
+//   (causal, past the diagonal) carry m/l before and after only. Traffic and byte figures
+//   are left 0 (flash_forward fills them from the closed forms).
 // version: 0 = dispatcher's choice, 1 or 2 forces a kernel (Error when it cannot run).
 FlashCoreResult cuda_flash_attention_core(const Tensor& q, const Tensor& k, const Tensor& v,
                                           const FlashMask& mask, float scale,

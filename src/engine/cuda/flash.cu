@@ -49,12 +49,15 @@ int flash_forward(const FlashArgs& a, int version) {
   if (version == 2) {
     if (!flash_v2_fits(a))
       throw std::runtime_error("flash v2 needs head dim 64, 64x64 blocks and 16-byte aligned rows");
-    cudaFuncSetAttribute(flash_v2_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    const bool record = a.tile_max != nullptr || a.tile_sum != nullptr ||
+                        a.tile_scores != nullptr || a.tile_probs != nullptr || a.tile_acc != nullptr;
+    auto kernel = record ? flash_v2_kernel<true> : flash_v2_kernel<false>;
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          static_cast<int>(kV2Smem));
     check_last("flash v2 (shared memory size)");
     const dim3 grid(static_cast<unsigned>((a.Tq + kBr - 1) / kBr),
                     static_cast<unsigned>(a.B * a.H));
-    flash_v2_kernel<<<grid, kV2Threads, kV2Smem>>>(a);
+    kernel<<<grid, kV2Threads, kV2Smem>>>(a);
     check_last("flash v2");
     return 2;
   }

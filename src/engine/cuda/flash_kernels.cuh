@@ -11,7 +11,8 @@
 // and finally out = o / l. A fully hidden row ends with l = 0 and o = 0: 0/0 = NaN, the
 // same NaN the standard path gives. The (Tq,Tk) score matrix is never written out; with
 // tile_max / tile_sum set, each row's m and l after each key block are written for the
-// app's flash panel.
+// app's flash panel; with tile_scores / tile_probs / tile_acc also the tile's S and P cells
+// and the unnormalised accumulator after each key block.
 // The kernels only (no launchers): included by flash.cu, and by the CPU emulation test
 // (tests/test_cuda_kernels_emu.cpp) with tests/cuda_emu.h standing in for the CUDA runtime.
 #pragma once
@@ -74,6 +75,7 @@ ATTNSIM_UNROLL
       if (mask_hidden(a.mask, b, h, i, j0 + c)) s = -INFINITY;
       srow[c] = s;
       mt = s > mt ? s : mt;
+      if (a.tile_scores != nullptr) a.tile_scores[(bh * a.Tq + i) * a.Tk + j0 + c] = s;
     }
     // pass 2: new running max, rescale what was accumulated, add this tile
     const float m_new = mt > m ? mt : m;
@@ -85,16 +87,24 @@ ATTNSIM_UNROLL
       for (int c = 0; c < n; ++c) {
         const float p = expf(srow[c] - m_new);
         l += p;
+        if (a.tile_probs != nullptr) a.tile_probs[(bh * a.Tq + i) * a.Tk + j0 + c] = p;
 ATTNSIM_UNROLL
         for (int d = 0; d < DMAX; ++d)
           if (d < dk) o[d] += p * Vs[c * dk + d];
       }
+    } else if (a.tile_probs != nullptr) {
+      for (int c = 0; c < n; ++c) a.tile_probs[(bh * a.Tq + i) * a.Tk + j0 + c] = 0.0f;
     }
     m = m_new;
     if (a.tile_max != nullptr) {
       const int64_t t = (bh * a.Tq + i) * nkb + kb;
       a.tile_max[t] = m;
       a.tile_sum[t] = l;
+    }
+    if (a.tile_acc != nullptr) {
+ATTNSIM_UNROLL
+      for (int d = 0; d < DMAX; ++d)
+        if (d < dk) a.tile_acc[((bh * a.Tq + i) * nkb + kb) * dk + d] = o[d];
     }
   }
   if (!active) return;
@@ -141,6 +151,8 @@ __device__ __forceinline__ void unpack(const float4 v, float (&x)[4]) {
   x[3] = v.w;
 }
 
+// kRecord: write the tile figures (tile_* pointers); the fast path is compiled without them.
+template <bool kRecord>
 __global__ void __launch_bounds__(kV2Threads) flash_v2_kernel(FlashArgs a) {
   ATTNSIM_DYNAMIC_SMEM(float4, smem4);
   float* Qt = reinterpret_cast<float*>(smem4);  // (kD, kPad)  Qt[k][r] = q[r][k]
@@ -231,6 +243,8 @@ ATTNSIM_UNROLL
         if (j >= a.Tk || (i < a.Tq && mask_hidden(a.mask, b, h, i, j))) x = -INFINITY;
         s[e][f] = x;
         mt = x > mt ? x : mt;
+        if (kRecord && a.tile_scores != nullptr && i < a.Tq && j < a.Tk)
+          a.tile_scores[(bh * a.Tq + i) * a.Tk + j] = x;
       }
       mt = row16_max(mt);
       const float m_new = mt > m[e] ? mt : m[e];
@@ -241,6 +255,9 @@ ATTNSIM_UNROLL
         const float p = m_new == -INFINITY ? 0.0f : expf(s[e][f] - m_new);
         s[e][f] = p;
         rs += p;
+        const int64_t j = j0 + tx * 4 + f;
+        if (kRecord && a.tile_probs != nullptr && i < a.Tq && j < a.Tk)
+          a.tile_probs[(bh * a.Tq + i) * a.Tk + j] = p;
       }
       rs = row16_sum(rs);
       l[e] = l[e] * corr + rs;
@@ -265,7 +282,7 @@ ATTNSIM_UNROLL
 ATTNSIM_UNROLL
         for (int f = 0; f < 4; ++f) o[e][f] = fmaf(pa[e], va[f], o[e][f]);
     }
-    if (a.tile_max != nullptr && tx == 0) {
+    if (kRecord && a.tile_max != nullptr && tx == 0) {
 ATTNSIM_UNROLL
       for (int e = 0; e < 4; ++e) {
         const int64_t i = i0 + ty * 4 + e;
@@ -273,6 +290,15 @@ ATTNSIM_UNROLL
           a.tile_max[(bh * a.Tq + i) * nkb + kb] = m[e];
           a.tile_sum[(bh * a.Tq + i) * nkb + kb] = l[e];
         }
+      }
+    }
+    if (kRecord && a.tile_acc != nullptr) {
+ATTNSIM_UNROLL
+      for (int e = 0; e < 4; ++e) {
+        const int64_t i = i0 + ty * 4 + e;
+        if (i < a.Tq)
+          *reinterpret_cast<float4*>(a.tile_acc + ((bh * a.Tq + i) * nkb + kb) * kD + tx * 4) =
+              make_float4(o[e][0], o[e][1], o[e][2], o[e][3]);
       }
     }
     __syncthreads();  // Kt, Vs and Pt are rewritten by the next tile
@@ -283,7 +309,7 @@ ATTNSIM_UNROLL
   for (int e = 0; e < 4; ++e) {
     const int64_t i = i0 + ty * 4 + e;
     if (i < a.Tq && tx == 0) {
-      for (int64_t kb = nkb_run; a.tile_max != nullptr && kb < nkb; ++kb) {  // skipped tiles
+      for (int64_t kb = nkb_run; kRecord && a.tile_max != nullptr && kb < nkb; ++kb) {  // skipped tiles
         a.tile_max[(bh * a.Tq + i) * nkb + kb] = m[e];
         a.tile_sum[(bh * a.Tq + i) * nkb + kb] = l[e];
       }

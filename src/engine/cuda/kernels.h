@@ -95,6 +95,10 @@ struct FlashArgs {
   float* out = nullptr;       // (B,h,Tq,dk) row-major
   float* tile_max = nullptr;  // (B,h,Tq,nkb) running max after each key block, or nullptr
   float* tile_sum = nullptr;  // (B,h,Tq,nkb) running sum after each key block, or nullptr
+  float* tile_scores = nullptr;  // (B,h,Tq,Tk) S cells (scaled, -inf where hidden), or nullptr
+  float* tile_probs = nullptr;   // (B,h,Tq,Tk) P cells = exp(S - m after the tile), or nullptr
+  float* tile_acc = nullptr;     // (B,h,Tq,nkb,dk) accumulator after each key block, or nullptr
+  // (tiles skipped by the causal rule leave their cells of these three unwritten)
   float* row_max = nullptr;   // (B,h,Tq) final running max, or nullptr
   float* row_sum = nullptr;   // (B,h,Tq) final running sum, or nullptr
   int64_t B = 0, H = 0, Tq = 0, Tk = 0, dk = 0;
