@@ -211,7 +211,7 @@ int run_bench(const Options& options) {
   return 0;
 }
 
-int run_without_display(const Options& options, const char* argv0, const std::string& why) {
+int run_without_display(const Options& options, const std::string& why) {
   const std::string dir = "attnsim-views";
   std::fprintf(stderr, "attnsim: %s: cannot open a window.\n", why.c_str());
   // xvfb-run gives a virtual display; export the scenario's views there instead.
@@ -226,7 +226,6 @@ int run_without_display(const Options& options, const char* argv0, const std::st
                options.scenario.c_str(), dir.c_str());
   std::fflush(stderr);
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
-  (void)argv0;
   execlp("xvfb-run", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24", self.c_str(),
          "--export-slides", dir.c_str(), "--scenario", options.scenario.c_str(),
          static_cast<char*>(nullptr));

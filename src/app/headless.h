@@ -13,7 +13,7 @@ int run_export_slides(const Options& options);
 // --bench-frames N: frame times while animating; prints median and p95 in ms.
 int run_bench(const Options& options);
 // No display: re-run under xvfb-run exporting the default scenario's views to a folder, or
-// say what to install. argv0 is this program.
-int run_without_display(const Options& options, const char* argv0, const std::string& why);
+// say what to install.
+int run_without_display(const Options& options, const std::string& why);
 
 }  // namespace attnsim::app

@@ -20,10 +20,10 @@ using namespace attnsim::app;
 
 namespace {
 
-int run_window(const Options& options, const char* argv0) {
+int run_window(const Options& options) {
   Window w;
   std::string why;
-  if (!open_window(w, 1440, 900, true, &why)) return run_without_display(options, argv0, why);
+  if (!open_window(w, 1440, 900, true, &why)) return run_without_display(options, why);
   App app;
   app.options = options;
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     case Mode::ExportSlides:
       return options.lesson.empty() ? run_export_slides(options) : run_lesson_slides(options);
     case Mode::Bench: return run_bench(options);
-    case Mode::Window: return run_window(options, argv[0]);
+    case Mode::Window: return run_window(options);
   }
   return 0;
 }

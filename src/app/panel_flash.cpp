@@ -244,7 +244,6 @@ void panel_flash(App& app, const ImVec4& rect) {
   const float w = ImGui::GetContentRegionAvail().x;
   ImGui::BeginGroup();
   ImGui::TextUnformatted("S = Q·K^T·scale  (tiles so far)");
-  const ImVec2 grid_pos = ImGui::GetCursorScreenPos();
   HeatViewSpec gs;
   gs.to = &grid;
   gs.id = "flash-grid";
@@ -268,7 +267,6 @@ void panel_flash(App& app, const ImVec4& rect) {
     else
       list->AddRect({x0, y0 + e.q0 * cell}, {x0 + tk * cell, y0 + (e.q0 + e.rows) * cell}, IM_COL32(120, 230, 120, 255), 0, 0, 3);
   }
-  (void)grid_pos;
   ImGui::EndGroup();
   ImGui::SameLine();
 
