@@ -180,7 +180,7 @@ TEST_CASE("flash: equals the standard path within 2x the float32 error across sh
   CHECK(within_2x_without_floor >= checked * 9 / 10);
 }
 
-TEST_CASE("flash: a fully hidden row is NaN exactly where the standard path has NaN; a row whose first tiles are hidden is not") {
+TEST_CASE("flash: a fully hidden row is NaN exactly where the standard path has NaN, a row whose first tiles are hidden is not") {
   const Tensor q = random_heads(2, 2, 10, 4, 31), k = random_heads(2, 2, 12, 4, 32), v = random_heads(2, 2, 12, 4, 33);
   MaskSpec spec;
   spec.query_lengths = {10, 6};  // batch 1: rows 6..9 padded -> fully hidden -> NaN

@@ -134,7 +134,7 @@ TEST_CASE("flash_forward: at T=16384 the tiled path predicts a few hundred MiB w
   CHECK(standard > 16 * (1LL << 30));  // two or more (8, 16384, 16384) float tensors
 }
 
-TEST_CASE("flash_core_for_trace: replaying the core on a standard trace gives the flash_forward result; rows converge") {
+TEST_CASE("flash_core_for_trace: replaying the core on a standard trace gives the flash_forward result, rows converge") {
   const MhaConfig c = config(1, 10, 10, 8, 2, "causal");
   const MhaWeights w = init_weights(c.d_model, c.bias, c.seed);
   const MhaInputs in = random_inputs(c);
