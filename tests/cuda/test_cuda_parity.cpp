@@ -117,6 +117,21 @@ std::string describe(const std::string& what, const Figures& f) {
     CHECK(fig_.ok());                                \
   } while (0)
 
+// max |a - b| with NaN required at the same places (+inf when not)
+double max_abs_diff_nan_equal(const Tensor& a, const Tensor& b) {
+  const auto va = a.to_vector(), vb = b.to_vector();
+  if (va.size() != vb.size()) return INFINITY;
+  double worst = 0;
+  for (size_t i = 0; i < va.size(); ++i) {
+    if (std::isnan(va[i]) || std::isnan(vb[i])) {
+      if (std::isnan(va[i]) != std::isnan(vb[i])) return INFINITY;
+      continue;
+    }
+    worst = std::fmax(worst, std::fabs(double(va[i]) - vb[i]));
+  }
+  return worst;
+}
+
 // [SECTION] double references, one per op ---------------------------------------------------
 
 // Logical contents in C order as double (to_vector reads any view).
@@ -546,6 +561,32 @@ TEST_CASE("with copy-back off only the steps fetched reach the host", "[gpu]") {
   CHECK(s.f32()[0] == 1);
   cuda_fetch(sm.alpha);
   CHECK(sm.alpha.f32()[0] == Approx(std::exp(1.0) / (std::exp(1.0) + 1)));
+}
+
+TEST_CASE("cuda_forward copies only the kept steps down and still counts every NaN", "[gpu]") {
+  require_gpu();
+  uint64_t seed = 301;
+  for (const Case& c : grid()) {
+    if (c.bug != Bug::None) continue;
+    INFO("case: " << c.name);
+    const Run run = make_run(c, seed++);
+    const ForwardResult cpu = forward(run.config, run.weights, run.inputs, cpu_backend());
+    const ForwardResult gpu = cuda_forward(run.config, run.weights, run.inputs, {"out", "alpha"});
+    REQUIRE(gpu.trace.steps.size() == cpu.trace.steps.size());
+    for (size_t i = 0; i < cpu.trace.steps.size(); ++i) {
+      const Step& a = gpu.trace.steps[i];
+      const Step& b = cpu.trace.steps[i];
+      INFO("step " << b.name << " note '" << a.note << "'");
+      CHECK(a.nan_count == b.nan_count);
+      CHECK(a.neginf_count == b.neginf_count);
+      const bool device_only = a.note.find("on the device only") != std::string::npos;
+      if (b.name == "out" || b.name == "alpha") CHECK_FALSE(device_only);
+      if (b.name == "scores" || b.name == "ctx_contiguous") CHECK(device_only);
+    }
+    const Step& o = cpu.trace.at("out");
+    CHECK(max_abs_diff_nan_equal(gpu.trace.at("out").out, o.out) <= 1e-3);
+    CHECK(max_abs_diff_nan_equal(gpu.trace.at("alpha").out, cpu.trace.at("alpha").out) <= 1e-5);
+  }
 }
 
 TEST_CASE("the CLI with backend cuda runs where a GPU is present, else one line and exit 2") {

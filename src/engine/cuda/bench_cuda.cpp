@@ -3,6 +3,7 @@
 //   article   B=32 T=128 d=512 h=8, the standard path on the CUDA backend:
 //             "trace"  = forward() with every step copied to the host (what the app sees)
 //             "device" = the same ops with copy-back off, only `out` fetched
+//             "cuda_forward keep {out}" = forward() itself, only `out` copied down
 //   standard  B=1 T=4096 d=512 h=8: q·kᵀ, scale+mask+softmax, alpha·v on the device
 //   flash     B=1 T=4096 and 16384 d=512 h=8: the flash kernel alone (q, k, v already on
 //             the device as transposed head views of (B,T,d) projections)
@@ -203,6 +204,12 @@ int main(int argc, char** argv) {
     const double art_flops = 4 * 2.0 * 32 * 128 * 512 * 512 + 2 * 2.0 * 32 * 8 * 128 * 128 * 64;
     report("article B=32 T=128 d=512 h=8, device, out only", cuda_time_ms(article_device, &art, 2, reps),
            art_flops, g_json ? "\"kind\": \"article_device\"" : "");
+    report("article B=32 T=128 d=512 h=8, cuda_forward keep {out}",
+           cuda_time_ms([](void* p) {
+             auto* c = static_cast<ArticleCtx*>(p);
+             (void)cuda_forward(c->config, c->weights, c->inputs, {"out"});
+           }, &art, 1, std::max(3, reps / 4)),
+           art_flops, g_json ? "\"kind\": \"article_forward_out\"" : "");
     report("article B=32 T=128 d=512 h=8, every step on host",
            cuda_time_ms(article_trace, &art, 1, std::max(3, reps / 4)), art_flops,
            g_json ? "\"kind\": \"article_trace\"" : "");

@@ -138,6 +138,27 @@ class CudaBackend final : public Backend {
   FlashRun flash(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
                  float scale, int64_t block_q, int64_t block_k, bool record, int version);
   void fetch(const Tensor& t);
+  bool has_mirror(const Tensor& t) const {
+    return t.defined() && mirrors_.count(t.storage()->id) > 0;
+  }
+  // NaN / -inf / +inf of t's logical elements, counted on the device from its mirror.
+  NonFinite count_on_device(const Tensor& t) {
+    DevRef ref = device(t);
+    DevBuf counts(3 * sizeof(unsigned long long));
+    check(cudaMemset(counts.get(), 0, 3 * sizeof(unsigned long long)), "memset");
+    auto* c = static_cast<unsigned long long*>(counts.get());
+    kernel_call([&] {
+      cudak::count_nonfinite(ref.f32(), static_cast<int>(t.dim()), t.shape().data(),
+                             t.strides().data(), c);
+    });
+    unsigned long long host[3] = {0, 0, 0};
+    check(cudaMemcpy(host, c, sizeof host, cudaMemcpyDeviceToHost), "copy counts");
+    NonFinite nf;
+    nf.nan = static_cast<int64_t>(host[0]);
+    nf.neginf = static_cast<int64_t>(host[1]);
+    nf.posinf = static_cast<int64_t>(host[2]);
+    return nf;
+  }
 
  private:
   struct Mirror {
@@ -656,6 +677,44 @@ FlashCoreResult cuda_flash_attention_core(const Tensor& q, const Tensor& k, cons
 }
 
 int cuda_last_flash_version() { return g_last_flash_version; }
+
+ForwardResult cuda_forward(const MhaConfig& config, const MhaWeights& weights,
+                           const MhaInputs& inputs, const std::vector<std::string>& keep) {
+  CudaBackend& be = the_backend();
+  const bool copy_back = g_copy_back;
+  g_copy_back = false;
+  ForwardResult r;
+  try {
+    r = forward(config, weights, inputs, be);
+  } catch (...) {
+    g_copy_back = copy_back;
+    throw;
+  }
+  g_copy_back = copy_back;
+  // copy down the storages of the kept steps (a kept view brings its parent's storage)
+  std::vector<int64_t> fetched;
+  for (const Step& s : r.trace.steps) {
+    if (s.skipped() || !be.has_mirror(s.out)) continue;
+    if (std::find(keep.begin(), keep.end(), s.name) == keep.end()) continue;
+    if (std::find(fetched.begin(), fetched.end(), s.out.storage()->id) != fetched.end()) continue;
+    be.fetch(s.out);
+    fetched.push_back(s.out.storage()->id);
+  }
+  // the counts the trace took from unfilled host memory, taken again where the data is
+  for (Step& s : r.trace.steps) {
+    if (s.skipped() || !be.has_mirror(s.out) || s.out.dtype() != DType::F32) continue;
+    const bool on_host =
+        std::find(fetched.begin(), fetched.end(), s.out.storage()->id) != fetched.end();
+    const NonFinite nf = on_host ? count_nonfinite(s.out) : be.count_on_device(s.out);
+    s.nan_count = nf.nan;
+    s.neginf_count = nf.neginf;
+    s.posinf_count = nf.posinf;
+    if (!on_host)
+      s.note += std::string(s.note.empty() ? "" : "; ") +
+                "on the device only: its host tensor was not filled";
+  }
+  return r;
+}
 
 void cuda_synchronize() { check(cudaDeviceSynchronize(), "synchronize"); }
 

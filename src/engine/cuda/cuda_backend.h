@@ -23,8 +23,12 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
 #include "../backend.h"
 #include "../flash.h"
+#include "../mha.h"
+#include "../trace.h"
 
 namespace attnsim {
 
@@ -65,6 +69,15 @@ FlashCoreResult cuda_flash_attention_core(const Tensor& q, const Tensor& k, cons
                                           const FlashOptions& options = FlashOptions(),
                                           int version = 0);
 int cuda_last_flash_version();
+
+// forward() (mha.h) on the CUDA backend, copying to the host only the steps named in `keep`
+// (e.g. {"out"}, or the steps a panel shows); a kept view brings its parent's storage with
+// it. Every other computed step stays on the device: its Step keeps shape, strides, storage
+// id and bytes, its NaN / -inf / +inf counts are counted on the device, its note says "on the
+// device only", and its host tensor is NOT filled (read it only after cuda_fetch(step.out)).
+// Inputs, the mask and dropout's output are host tensors anyway.
+ForwardResult cuda_forward(const MhaConfig& config, const MhaWeights& weights,
+                           const MhaInputs& inputs, const std::vector<std::string>& keep);
 
 // Device-resident timing for attnsim-cuda-bench: runs fn() `reps` times after `warmup`
 // runs and returns the median milliseconds measured with CUDA events.

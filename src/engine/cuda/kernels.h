@@ -127,6 +127,11 @@ void add_bias(float* y, const float* bias, int64_t M, int64_t N);
 void strided_copy(float* dst, const float* src, int ndim, const int64_t* shape,
                   const int64_t* strides);
 
+// NaN, -inf and +inf among the logical elements of a strided view (ndim <= kMaxDims), counted
+// on the device; counts[0..2] (device memory, zeroed by the caller) receive them.
+void count_nonfinite(const float* src, int ndim, const int64_t* shape, const int64_t* strides,
+                     unsigned long long* counts);
+
 // Throws std::runtime_error("CUDA error in <where>: ...") when a launch failed (no sync).
 void check_last(const char* where);
 
