@@ -250,6 +250,7 @@ class CudaBackend final : public Backend {
                       &calls);
     }
     run(calls, ld.f32(), rd.f32(), c);
+    check(cudaDeviceSynchronize(), "sgemm");  // ld / rd may own temporary device copies
   }
 
   cublasHandle_t blas_ = nullptr;
@@ -290,9 +291,10 @@ Tensor CudaBackend::linear(const Tensor& x, const Tensor& weight, const Tensor& 
   }
   DevRef wd = device_rowmajor(weight);  // (N,K)
   run({call}, xd.f32(), wd.f32(), y);
+  DevRef bd;  // held until finish(): it may own a temporary device copy
   if (bias.defined()) {
     require_f32(bias, "linear bias");
-    DevRef bd = device_rowmajor(bias);
+    bd = device_rowmajor(bias);
     kernel_call([&] { cudak::add_bias(y, bd.f32(), M, N); });
   }
   finish(out);
@@ -362,7 +364,7 @@ SoftmaxSteps CudaBackend::scale_mask_softmax(const Tensor& scores, const Softmax
   if (spec.axis != -1 && spec.axis != -2 && spec.axis != 3 && spec.axis != 2)
     throw Error("cuda scale_mask_softmax: axis must be -1 or -2");
   DevRef sd = device_rowmajor(scores);
-  const bool has_mask = spec.mask.defined() || spec.mask2.defined();
+  const bool has_mask = spec.mask.defined();  // as the CPU: mask2 only goes with a mask
   SoftmaxSteps steps;
   float* scaled = nullptr;
   float* masked = nullptr;
