@@ -187,13 +187,21 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
         std::snprintf(name, sizeof name, "h%lld", static_cast<long long>(b.head));  // narrow band
       const ImVec2 p = f.px(b.x, b.y);
       const bool under_keys = s.col_labels && b.y == 0.0f && keys_fit;
-      text_at(list, {p.x, p.y - line * (under_keys ? 3.2f : 1.2f)}, head_colour(b.head), name);
+      if (b.y > 0.0f && kBlockGap * f.scale < line * 1.2f) {
+        // no room in the gap above: a tag inside the block's top-left corner
+        const ImVec2 size = ImGui::CalcTextSize(name);
+        list->AddRectFilled(p, {p.x + size.x + 6, p.y + size.y}, IM_COL32(20, 22, 26, 220));
+        text_at(list, {p.x + 3, p.y}, head_colour(b.head), name);
+      } else {
+        text_at(list, {p.x, p.y - line * (under_keys ? 3.2f : 1.2f)}, head_colour(b.head), name);
+      }
       list->AddRect(f.px(b.x, b.y), f.px(b.x + static_cast<float>(b.cols), b.y + static_cast<float>(b.rows)),
                     head_colour(b.head), 0, 0, std::max(1.0f, f.scale * 0.06f));
     }
     // row labels: tokens, or storage offsets on a strip
     if (b.x == 0.0f) {
-      for (int64_t r = 0; r < b.rows; r += every) {
+      // every `every`-th row; with sparse labels the last one would crowd the next block
+      for (int64_t r = 0; r < (every > 1 ? b.rows - every + 1 : b.rows); r += every) {
         std::string label;
         if (l.kind == LayoutKind::Strip)
           label = std::to_string(l.storage_base + r * b.cols);

@@ -67,10 +67,34 @@ Dims Layout::index_of(int64_t element) const {
 
 namespace {
 
+// Blocks per column of a Stacked layout: one column while the stack is at most
+// kStackMaxRows cell rows tall, else the number of columns that gives the largest cells
+// in a 16:10 view, keeping at least two blocks per column.
+constexpr int64_t kStackMaxRows = 64;
+
+int64_t stacked_rows(int64_t n, int64_t rows, int64_t cols) {
+  if (n * rows <= kStackMaxRows) return std::max<int64_t>(n, 1);
+  int64_t best = n;
+  float best_scale = 0;
+  for (int64_t c = 1; c <= n; ++c) {
+    const int64_t per_col = (n + c - 1) / c;
+    if (per_col < 2 && n >= 2) break;
+    const float w = static_cast<float>(c) * (static_cast<float>(cols) + kBlockGap);
+    const float h = static_cast<float>(per_col) * (static_cast<float>(rows) + kBlockGap);
+    const float scale = std::min(1.6f / w, 1.0f / h);
+    if (scale > best_scale) {
+      best_scale = scale;
+      best = per_col;
+    }
+  }
+  return best;
+}
+
 // Blocks for the rank-3 kinds; `inner` = (rows, cols) of one block, n = number of blocks.
 void place_blocks(Layout& l, int64_t n, int64_t rows, int64_t cols) {
   const float fr = static_cast<float>(rows), fc = static_cast<float>(cols);
   const int64_t grid_cols = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(n))));
+  const int64_t stack_rows = stacked_rows(n, rows, cols);
   for (int64_t i = 0; i < n; ++i) {
     Block b;
     b.head = l.kind == LayoutKind::Matrix || l.kind == LayoutKind::Strip ? -1 : i;
@@ -79,7 +103,11 @@ void place_blocks(Layout& l, int64_t n, int64_t rows, int64_t cols) {
     const float fi = static_cast<float>(i);
     switch (l.kind) {
       case LayoutKind::Bands: b.x = fi * (fc + kBandGap); break;
-      case LayoutKind::Stacked: b.y = fi * (fr + kBlockGap); break;
+      case LayoutKind::Stacked:
+        // top to bottom; a tall stack (the article: 8 x 128 rows) wraps into columns
+        b.x = static_cast<float>(i / stack_rows) * (fc + kBlockGap);
+        b.y = static_cast<float>(i % stack_rows) * (fr + kBlockGap);
+        break;
       case LayoutKind::HeadGrid:
         b.x = static_cast<float>(i % grid_cols) * (fc + kBlockGap);
         b.y = static_cast<float>(i / grid_cols) * (fr + kBlockGap);

@@ -8,6 +8,8 @@
 //   Bands     (T, h, dk)    q_view, ctx_transposed, ...          h bands side by side, a gap
 //                                                                between them: the d axis split
 //   Stacked   (h, T, dk)    q_heads, k_heads, v_heads, ctx_heads h blocks top to bottom
+//                                                                (a very tall stack wraps
+//                                                                into columns)
 //   HeadGrid  (h, Tq, Tk)   scores ... alpha, mask (h = 1)       one block per head, in a grid
 //   Strip     storage order the memory view                      storage cells, wrapped
 //

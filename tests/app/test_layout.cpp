@@ -106,3 +106,15 @@ TEST_CASE("steps get the layout of their shape") {
   REQUIRE(layout_for_step("ctx_transposed") == LayoutKind::Bands);
   REQUIRE(layout_for_step("ctx_concat") == LayoutKind::Matrix);
 }
+
+TEST_CASE("the article's 8 x 128-row stack wraps into columns, a small one does not") {
+  const Tensor small = Tensor::zeros({1, 6, 16}).view({1, 6, 4, 4}).transpose(1, 2);
+  const Layout s = make_layout(LayoutKind::Stacked, small, 0);
+  for (const Block& b : s.blocks) REQUIRE(b.x == 0.0f);
+  const Tensor big = Tensor::zeros({1, 128, 512}).view({1, 128, 8, 64}).transpose(1, 2);
+  const Layout l = make_layout(LayoutKind::Stacked, big, 0);
+  check_one_cell_each(l);
+  REQUIRE(l.blocks[1].y > l.blocks[0].y);  // head 1 below head 0
+  REQUIRE(l.width > 64.0f);                // more than one column
+  REQUIRE(l.height < 8 * 128.0f);
+}
