@@ -143,6 +143,22 @@ void panel_memory(App& app, const ImVec4& rect) {
   }
   if (app.hover.step == step->name) spec.highlight_storage = app.hover.storage;
   const HeatViewResult r = draw_heat_view(app.memory_view, spec);
+  if (copy && spec.to->layout.blocks.size() == 2 && !r.block_rows.empty() && spec.t >= 1.0f) {
+    // name the two strips: where the values were, and the storage the copy made
+    const auto second = static_cast<size_t>(spec.to->layout.blocks[0].rows);
+    const float line = ImGui::GetTextLineHeight();
+    const std::string top = std::string(tr("storage")) + " #" + std::to_string(src->storage_id) +
+                            " (" + src->name + ")";
+    const std::string bottom = std::string(tr("new storage")) + " #" +
+                               std::to_string(step->storage_id) + ": " +
+                               human_bytes(step->copied_bytes) + " " + tr("copied");
+    ImDrawList* list = ImGui::GetWindowDrawList();
+    list->AddText({r.block_rows[0].x, r.block_rows[0].y - line * 1.1f},
+                  ImGui::GetColorU32(ImGuiCol_Text), top.c_str());
+    if (second < r.block_rows.size())
+      list->AddText({r.block_rows[second].x, r.block_rows[second].y - line * 1.1f},
+                    IM_COL32(242, 140, 38, 255), bottom.c_str());
+  }
   // The walk only says something when the strides jump (a transposed view).
   if (!copy && !out.is_contiguous()) walk_line(ImGui::GetWindowDrawList(), r, strip.layout, 0, strip.layout.numel());
   if (r.hovered >= 0 && !copy) {
