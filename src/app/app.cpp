@@ -87,6 +87,25 @@ void handle_keys(App& app) {
   }
 }
 
+// Builds the next step's display (and its transition's matching) while nothing moves, so
+// stepping forward does not stall on a large tensor (the article's slices).
+void prefetch_next(App& app) {
+  const RunData* d = app.data();
+  if (!d || app.playback.animating()) return;
+  const int next = next_step(app.active_steps(), app.playback.step);
+  const Step* s = app.step_at(next);
+  if (!s || next == app.playback.step || !s->out.defined()) return;
+  const Display& to = app.displays.get(d->generation, 0, *s, app.batch, layout_for_step(s->name));
+  const Step* src = s->inputs.empty() ? nullptr : d->run.trace.find(s->inputs[0]);
+  const TransitionKind kind = transition_kind(src, *s);
+  if (src && src->out.defined() &&
+      (kind == TransitionKind::Rearrange || kind == TransitionKind::Copy)) {
+    const Display& from =
+        app.displays.get(d->generation, 0, *src, app.batch, layout_for_step(src->name));
+    app.displays.segments(from, to, kind == TransitionKind::Rearrange);
+  }
+}
+
 }  // namespace
 
 bool begin_panel(App& app, const char* id, const char* title, const ImVec4& rect) {
@@ -132,6 +151,7 @@ void app_frame(App& app, float dt) {
   panel_memory(app, {left_w, top + tensor_h, centre_w, h - tensor_h});
   panel_controls(app, {left_w + centre_w, top, right_w, h});
   panel_banner(app);
+  prefetch_next(app);
 }
 
 void panel_banner(App& app) {
