@@ -13,6 +13,18 @@ float Display::value(int64_t element) const {
   return atlas[static_cast<size_t>((b.atlas_row + p.row) * layout.atlas_cols + p.col)];
 }
 
+GLuint Display::colours_in_range(float range_lo, float range_hi) const {
+  auto it = recoloured_.find({range_lo, range_hi});
+  if (it == recoloured_.end())
+    it = recoloured_
+             .emplace(std::make_pair(range_lo, range_hi),
+                      heatmap_renderer().colourize(texture, layout.atlas_cols, layout.atlas_rows,
+                                                   map, {{0, std::max<int64_t>(layout.atlas_rows, 1),
+                                                          range_lo, range_hi}}))
+             .first;
+  return it->second.id();
+}
+
 ColourMap colour_map_for(const std::string& step) {
   if (step == "mask") return ColourMap::Bool;
   if (step == "alpha" || step == "alpha_dropped") return ColourMap::Sequential;

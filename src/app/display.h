@@ -27,6 +27,12 @@ struct Display {
   std::vector<std::array<float, 2>> block_range;  // per block (per-head colour scale)
   int64_t nan = 0, neginf = 0, posinf = 0;
   float value(int64_t element) const;
+  // The colour atlas on another display's scale (a transition keeps the source's scale, so
+  // dividing by sqrt(dk) visibly fades the cells); made on first use.
+  GLuint colours_in_range(float lo, float hi) const;
+
+ private:
+  mutable std::map<std::pair<float, float>, AtlasTexture> recoloured_;
 };
 
 // Diverging for signed values, sequential for probabilities, bool for the mask.

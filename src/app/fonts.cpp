@@ -33,6 +33,8 @@ std::string find_korean_font(std::string* why) {
 
 namespace {
 
+constexpr const char* kSymbolFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
 // UTF-8 -> code points; invalid bytes are skipped.
 void decode_into(const std::string& text, std::u32string& out) {
   for (size_t i = 0; i < text.size();) {
@@ -125,6 +127,14 @@ void Fonts::build() {
       std::fprintf(stderr, "attnsim: %s\n", message_.c_str());
       path_.clear();
       io.Fonts->AddFontDefault();
+    } else if (std::filesystem::is_regular_file(kSymbolFont)) {
+      // Symbols NanumGothic lacks (the transpose mark in "q·kᵀ") come from DejaVu Sans,
+      // which Debian installs with most desktops; glyphs Nanum has are not replaced.
+      static const ImWchar symbols[] = {0x1D40, 0x1D40, 0x2211, 0x2211, 0x221A, 0x221A, 0};
+      ImFontConfig merge;
+      merge.MergeMode = true;
+      merge.OversampleH = merge.OversampleV = 1;
+      io.Fonts->AddFontFromFileTTF(kSymbolFont, px, &merge, symbols);
     }
   }
   io.Fonts->Build();

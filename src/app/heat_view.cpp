@@ -103,7 +103,10 @@ void queue_segments(ImDrawList* list, const HeatViewSpec& s, const Frame& f) {
 // Elementwise: same cells, colours of `from` cross-fade into colours of `to`.
 void queue_elementwise(ImDrawList* list, const HeatViewSpec& s, const Frame& f) {
   HeatmapDraw hd = base_draw(*s.from, f);
-  hd.colour_b = s.to->colours.id();
+  // Same colour map: keep the source's scale, so a rescale (scores / sqrt(dk)) shows as
+  // cells fading; the panel re-fits the scale when the step is reached.
+  hd.colour_b = s.from->map == s.to->map ? s.to->colours_in_range(s.from->lo, s.from->hi)
+                                         : s.to->colours.id();
   hd.mix = ease(s.t);
   for (size_t i = 0; i < s.to->layout.blocks.size(); ++i) {
     HeatInstance in = block_instance(f, s.to->layout.blocks[i]);
