@@ -72,7 +72,10 @@ void panel_tensor(App& app, const ImVec4& rect) {
     app.next_hover.element = r.hovered;
     app.next_hover.storage = spec.to->layout.storage[static_cast<size_t>(r.hovered)];
   }
-  draw_legend(*spec.to);
+  // mid-way through an elementwise transition the cells are on the source's scale
+  const bool source_scale = spec.from && spec.t < 1.0f && spec.kind == TransitionKind::Elementwise &&
+                            spec.from->map == spec.to->map;
+  draw_legend(source_scale ? *spec.from : *spec.to);
   end_panel();
 }
 
