@@ -97,3 +97,21 @@ TEST_CASE("export-slides writes one PNG per step that ran") {
   for (std::string line; std::getline(index, line);) n += line.find(".png") != std::string::npos;
   REQUIRE(n >= 20);  // 23 steps minus the skipped mask and dropout
 }
+
+TEST_CASE("the bug lab and the flash panel export on their own at 2x") {
+  REQUIRE(run("--export " + kOut + "/buglab.png --scenario mask-inverted --panel buglab "
+              "--action check-hidden --scale 2") == 0);
+  REQUIRE(run("--export " + kOut + "/flash.png --scenario query-padding-nan --batch 1 "
+              "--panel flash --progress 0.5") == 0);
+  for (const char* name : {"/buglab.png", "/flash.png"}) {
+    const Image img = load(kOut + name);
+    std::set<uint32_t> colours;
+    for (int y = 0; y < img.h; y += 2)
+      for (int x = 0; x < img.w; x += 2) {
+        const unsigned char* p = img.at(x, y);
+        colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
+      }
+    INFO(name);
+    REQUIRE(colours.size() > 100);
+  }
+}
