@@ -86,10 +86,11 @@ void launch(unsigned gx, unsigned gy, unsigned threads, size_t smem_bytes, Kerne
   grid_dim = {gx, gy, 1};
   for (unsigned by = 0; by < gy; ++by)
     for (unsigned bx = 0; bx < gx; ++bx) {
-      const size_t floats = smem_bytes / sizeof(float) + 4;
-      std::unique_ptr<float4[]> smem(new float4[floats / 4 + 1]);
+      // exactly the bytes asked for (rounded to 16), so AddressSanitizer sees any overrun
+      const size_t vec4 = (smem_bytes + 15) / 16;
+      std::unique_ptr<float4[]> smem(vec4 ? new float4[vec4] : nullptr);
       float* f = reinterpret_cast<float*>(smem.get());
-      for (size_t i = 0; i < floats; ++i) f[i] = std::numeric_limits<float>::quiet_NaN();
+      for (size_t i = 0; i < vec4 * 4; ++i) f[i] = std::numeric_limits<float>::quiet_NaN();
       std::vector<float> slots(threads);
       std::barrier<> bar(static_cast<std::ptrdiff_t>(threads));
       std::vector<std::thread> pool;

@@ -509,8 +509,10 @@ TEST_CASE("flash kernels v1 and v2 match the standard path, NaN rows included", 
                 worst_l = std::fmax(worst_l, std::fabs(gl - sum) / sum);
               }
             }
-        CHECK(worst_m <= 1e-5);
-        CHECK(worst_l <= 1e-4);
+        // scores come from different summation orders (kernel FMAs vs BLAS): a few ulp at
+        // the scale of the scores, so these bounds are loose on purpose
+        CHECK(worst_m <= 1e-4);
+        CHECK(worst_l <= 1e-3);
         // tile events: in flash.h order, and each tile's m_after is its successor's m_before
         REQUIRE_FALSE(r.events.empty());
         int64_t tiles = 0;
