@@ -97,6 +97,8 @@ void panel_buglab(App& app, const ImVec4& rect);
 void panel_flash(App& app, const ImVec4& rect);
 // Puts the flash panel at fraction t (0..1) of its tile events (headless export).
 void set_flash_progress(App& app, float t);
+// True while the flash panel plays its tiles (the window keeps drawing).
+bool flash_playing(const App& app);
 void panel_controls(App& app, const ImVec4& rect);
 void panel_banner(App& app);
 // The actions behind the bug lab's and memory panel's buttons (also --action in headless

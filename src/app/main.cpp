@@ -29,8 +29,19 @@ int run_window(const Options& options) {
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
   app_load_scenario(app, options.scenario);
   auto last = std::chrono::steady_clock::now();
+  int settle = 0;  // frames still to draw after the last event (ImGui settles over a few)
   while (!glfwWindowShouldClose(w.handle) && !app.quit) {
-    glfwPollEvents();
+    // Nothing moving and nothing computing: sleep until an event (or a quarter second,
+    // for banners and the progress line) instead of redrawing a still picture.
+    const bool moving = app.playback.playing || app.playback.animating() ||
+                        app.session.busy() || flash_playing(app);
+    if (moving || settle > 0) {
+      glfwPollEvents();
+      settle = moving ? 3 : settle - 1;
+    } else {
+      glfwWaitEventsTimeout(0.25);
+      settle = 3;
+    }
     const auto now = std::chrono::steady_clock::now();
     const float dt = std::min(std::chrono::duration<float>(now - last).count(), 0.1f);
     last = now;

@@ -154,6 +154,8 @@ void row_bars(const FlashEvent& e, float width) {
 
 }  // namespace
 
+bool flash_playing(const App& app) { return app.flash && app.flash->playing; }
+
 void set_flash_progress(App& app, float t) {
   if (!app.flash || app.flash->core.events.empty()) return;
   const auto n = static_cast<float>(app.flash->core.events.size() - 1);
