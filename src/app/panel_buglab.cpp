@@ -60,10 +60,13 @@ void buglab_check_hidden(App& app) {
           if (w == 0.0f) continue;
           if (++failed <= 40) {
             char line[128];
-            std::snprintf(line, sizeof line, "  %s  b=%lld h=%lld q=%lld k=%lld  %s = %g\n",
+            char value[32];
+            if (std::isnan(w)) std::snprintf(value, sizeof value, "NaN");  // not "-nan"
+            else std::snprintf(value, sizeof value, "%g", static_cast<double>(w));
+            std::snprintf(line, sizeof line, "  %s  b=%lld h=%lld q=%lld k=%lld  %s = %s\n",
                           tr("fail"), static_cast<long long>(b), static_cast<long long>(h),
                           static_cast<long long>(q), static_cast<long long>(k),
-                          alpha->name.c_str(), static_cast<double>(w));
+                          alpha->name.c_str(), value);
             failures += line;
           }
         }
@@ -150,7 +153,7 @@ void panel_buglab(App& app, const ImVec4& rect) {
 
   const Step* ok = d->reference.trace.find(step->name);
   const float avail_h = ImGui::GetContentRegionAvail().y;
-  const float top_h = avail_h * 0.56f;
+  const float top_h = avail_h * 0.6f;
   const float w = ImGui::GetContentRegionAvail().x;
   const float col_w = (w - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
   ImGui::BeginGroup();
