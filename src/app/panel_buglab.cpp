@@ -59,7 +59,7 @@ void buglab_check_hidden(App& app) {
           ++checked;
           if (w == 0.0f) continue;
           if (++failed <= 40) {
-            char line[128];
+            char line[256];
             char value[32];
             if (std::isnan(w)) std::snprintf(value, sizeof value, "NaN");  // not "-nan"
             else std::snprintf(value, sizeof value, "%g", static_cast<double>(w));
