@@ -113,7 +113,11 @@ int g_last_softmax_version = 0;
 // [SECTION] CudaBackend: mirrors
 class CudaBackend final : public Backend {
  public:
-  CudaBackend() { check(cublasCreate(&blas_), "cublasCreate"); }
+  CudaBackend() {
+    check(cublasCreate(&blas_), "cublasCreate");
+    // float32 products in float32 (no TF32 tensor cores): the parity tolerance assumes it
+    check(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  }
   ~CudaBackend() override {
     mirrors_.clear();
     if (blas_ != nullptr) cublasDestroy(blas_);
