@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 build=${BUILD:-build-gpu-check}
 jobs=${JOBS:-$(nproc)}
 t0=$(date +%s)
+export NVIDIA_TF32_OVERRIDE=0  # float32 everywhere (cuBLAS and PyTorch): what the parity rule assumes
 say() { printf '[gpu-check %3ds] %s\n' $(($(date +%s) - t0)) "$*"; }
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
