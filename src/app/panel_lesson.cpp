@@ -52,7 +52,7 @@ namespace {
 
 void want_ui_glyphs() {
   // Every Korean character of this panel's own UI strings and figure labels.
-  fonts().want("…←→간값강개거건경계공그금기끔나너넷느는니다단닫달답당더동드든등뛴라량렬로록를리린마메면모목못미바발배버보부불비산상서설성션소수숫스습시쓰아안어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제준즈지진차찾층치캐켬퀴크키타터텐투트파편포폴표하학한할함항해했행향허헤화확황힌");
+  fonts().want("…←→간값강개거건경계공그금기끔나너넷느는니다단닫달답당더동드든등뛴라량렬로록류를리린마메면모목못미바발배버보부불비산상서설성션소수숫스습시쓰아안양어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제종준즈지진차찾층치캐켬퀴크키타터텐투트파편포폴표하학한할함항해했행향허헤화확황힌");
 }
 
 void want_lesson_glyphs(const lessons::Lesson& l) {
@@ -631,11 +631,57 @@ void lessons_menu(App& app) {
 
 void draw_highlights(App& app, const lessons::LessonStep& step);
 
+// Every step of the run as one table (name, op, shape, strides, kind, bytes), the step the
+// lesson points at lit: the pipeline view for presenter mode and slides, where the narrow
+// pipeline list would waste the width.
+void panel_shapes(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
+  if (!begin_panel(app, "pipeline", tr("Pipeline"), rect)) return end_panel();
+  const RunData* d = app.data();
+  if (!d) return end_panel();
+  auto dims = [](const Tensor& t, bool strides) {
+    if (!t.defined()) return std::string("-");
+    return format_dims(strides ? t.strides() : t.shape());
+  };
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_ScrollY;
+  if (ImGui::BeginTable("##shapes", 6, flags)) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {L("단계", "step"), L("연산", "op"), L("모양", "shape"), L("스트라이드", "strides"),
+                          L("종류", "kind"), L("바이트", "bytes")})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const Step& st : d->run.trace.steps) {
+      ImGui::TableNextRow();
+      const bool lit = st.name == step.trace_step;
+      if (lit) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(110, 90, 20, 200));
+      const ImVec4 dim{0.55f, 0.57f, 0.6f, 1};
+      ImGui::TableNextColumn();
+      ImGui::TextColored(st.skipped() ? dim : (lit ? kBold : ImVec4(1, 1, 1, 1)), "%s", st.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(dim, "%s", st.op.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(dims(st.out, false).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(dim, "%s", dims(st.out, true).c_str());
+      ImGui::TableNextColumn();
+      const ImVec4 kind_colour = st.kind == StepKind::View ? kCode
+                                 : st.kind == StepKind::Copy ? ImVec4(1.0f, 0.55f, 0.35f, 1)
+                                                             : dim;
+      ImGui::TextColored(kind_colour, "%s", tr(step_kind_name(st.kind)));
+      ImGui::TableNextColumn();
+      const int64_t bytes = st.kind == StepKind::Copy ? st.copied_bytes : st.new_bytes;
+      ImGui::TextUnformatted(bytes ? human_bytes(bytes).c_str() : "0");
+    }
+    ImGui::EndTable();
+  }
+  end_panel();
+}
+
 // The view a step asks for, in `rect`.
 void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   const std::string& p = step.panel;
   if (p == "memory") panel_memory(app, rect);
-  else if (p == "pipeline") panel_pipeline(app, rect);
+  else if (p == "pipeline") panel_shapes(app, step, rect);
   else if (p == "controls") panel_controls(app, rect);
   else if (p == "cost") panel_figures(app, rect);
   else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
