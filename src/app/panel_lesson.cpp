@@ -512,6 +512,15 @@ void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::str
 
 // [SECTION] Lesson panel --------------------------------------------------------------------
 
+// When the pass stopped with the engine's error (view without contiguous), say it in red.
+void draw_run_error(const App& app) {
+  const RunData* d = app.data();
+  if (!d || d->run.error.empty()) return;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored({1.0f, 0.45f, 0.4f, 1.0f}, "%s %s", L("엔진의 오류:", "The engine's error:"), d->run.error.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   const auto lang = lesson_lang();
   const lessons::Lesson& lesson = ui.player.lesson();
@@ -524,6 +533,7 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   ImGui::SetWindowFontScale(presenting ? ui.presenter_scale : 1.0f);
   ImGui::Separator();
   draw_markup(step.text.get(lang));
+  draw_run_error(app);
   if (!presenting) {
     if (step.task) draw_task(app, ui, *step.task, step.id);
     if (step.quiz) draw_quiz(app, ui, *step.quiz, step.id);
@@ -757,7 +767,7 @@ void layout_presenter(App& app, LessonUi& ui, bool slide) {
   const auto lang = lesson_lang();
   const float scale = ui.presenter_scale;
   const float title_h = slide ? std::floor(ImGui::GetFontSize() * scale * 1.5f + 24) : 0.0f;
-  const float text_h = slide ? std::floor(h * 0.15f) : std::floor(h * 0.36f);
+  const float text_h = slide ? std::floor(h * 0.19f) : std::floor(h * 0.36f);
   const ImVec4 view{x, top + title_h, w, h - title_h - text_h};
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus;
@@ -782,6 +792,7 @@ void layout_presenter(App& app, LessonUi& ui, bool slide) {
     ImGui::SetCursorPosY(10);
     ImGui::Indent(24);
     draw_markup(step_short(step));
+    draw_run_error(app);
     ImGui::Unindent(24);
   } else {
     ImGui::Indent(24);
