@@ -9,6 +9,7 @@
 //   run_lesson_slides   attnsim --lesson FILE --export-slides DIR [--scale N] [--lang ko|en]
 // The lesson logic (steps, goals, answers, progress) lives in src/lessons, without a screen.
 // Presenter mode: F5 or Lessons > Presenter mode; ATTNSIM_PRESENT=1 with --lesson starts in it.
+// --lesson DIR opens the lesson browser over that folder.
 #pragma once
 
 #include "app/options.h"

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 
 #include "app/app.h"
@@ -52,7 +53,7 @@ namespace {
 
 void want_ui_glyphs() {
   // Every Korean character of this panel's own UI strings and figure labels.
-  fonts().want("…←→간값강개거건경계공그금기끔나너넷느는니다단닫달답당더동드든등뛴라량렬로록류를리린마메면모목못미바발배버보부불비산상서설성션소수숫스습시쓰아안양어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제종준즈지진차찾층치캐켬퀴크키타터텐투트파편포폴표하학한할함항해했행향허헤화확황힌");
+  fonts().want("·•…←→간값강개거건경계공그금기끔나너넷느는니다단닫달답당더동드든등뛴라량렬로록류를리린마맞메면모목못미바발배버보부불비산상서설성션소수숫스습시쓰아안양어업없엔연영예오와외용원위을음의이인일읽있자작장저전점정제종준즈지진차찾층치캐켬퀴크키타터텐투트파편포폴표하학한할함항해했행향허헤화확황힌");
 }
 
 void want_lesson_glyphs(const lessons::Lesson& l) {
@@ -449,7 +450,7 @@ void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::str
     ui.task_done = false;
   }
   if (reached && ui.task_done) {
-    ImGui::TextColored({0.45f, 0.9f, 0.45f, 1}, "✓ %s", L("목표 달성", "Goal reached"));
+    ImGui::TextColored({0.45f, 0.9f, 0.45f, 1}, "%s", L("목표 달성!", "Goal reached!"));
     draw_markup(task.done.get(lang));
   } else if (reached && !ui.task_message.empty()) {
     ImGui::TextColored({1, 0.5f, 0.4f, 1}, "%s", ui.task_message.c_str());
@@ -494,11 +495,11 @@ void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::str
     if (!ui.result->readable) {
       ImGui::TextColored({1, 0.6f, 0.3f, 1}, "%s", L("읽을 수 없는 숫자다 (예: 2147483648, 2 GiB)", "Cannot read that number (e.g. 2147483648, 2 GiB)"));
     } else if (ui.result->right) {
-      ImGui::TextColored({0.45f, 0.9f, 0.45f, 1}, "✓ %s", L("정답", "Right"));
+      ImGui::TextColored({0.45f, 0.9f, 0.45f, 1}, "%s", L("정답!", "Right!"));
       ui.show_explanation = true;
       if (check && ui.progress.lessons[ui.player.lesson().id].quizzes_right.insert(step_id).second) save(app, ui);
     } else {
-      ImGui::TextColored({1, 0.5f, 0.4f, 1}, "✗ %s", L("아니다. 다시 해 보자", "Not quite. Try again"));
+      ImGui::TextColored({1, 0.5f, 0.4f, 1}, "%s", L("아니다. 다시 해 보자", "Not quite. Try again"));
       ImGui::SameLine();
       if (ImGui::SmallButton(L("해설 보기", "Show the answer"))) ui.show_explanation = true;
     }
@@ -602,11 +603,16 @@ void draw_browser(App& app) {
       if (ImGui::Selectable(label.c_str(), ui.progress.last_lesson == l.id, 0, {ImGui::GetContentRegionAvail().x * 0.62f, 0}))
         open_lesson(app, l, started ? it->second.step : 0);
       ImGui::SameLine();
-      char overlay[64];
+      char overlay[96];
       const size_t quizzes = started ? it->second.quizzes_right.size() : 0;
-      std::snprintf(overlay, sizeof overlay, "%d%%  ✓%zu", static_cast<int>(std::round(frac * 100)), quizzes);
+      std::snprintf(overlay, sizeof overlay, "%d%%  ·  %s %zu", static_cast<int>(std::round(frac * 100)),
+                    L("맞힌 퀴즈", "quizzes right"), quizzes);
       ImGui::ProgressBar(frac, {-1, 0}, overlay);
-      ImGui::TextDisabled("   %s", l.summary.get(lang).c_str());
+      ImGui::Indent(16);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", l.summary.get(lang).c_str());
+      ImGui::PopStyleColor();
+      ImGui::Unindent(16);
       ImGui::PopID();
     }
   }
@@ -838,7 +844,17 @@ bool lesson_frame(App& app) {
   if (!ui.opened_from_options) {
     ui.opened_from_options = true;
     want_ui_glyphs();
-    if (!app.options.lesson.empty() && open_lesson_file(app, app.options.lesson)) {
+    std::error_code ec;
+    if (!app.options.lesson.empty() && std::filesystem::is_directory(app.options.lesson, ec)) {
+      // --lesson DIR: the browser over that folder.
+      ui.dir = app.options.lesson;
+      ui.library_loaded = true;
+      std::vector<lessons::Diagnostic> problems;
+      ui.library = lessons::load_lesson_dir(ui.dir, &problems);
+      for (const auto& p : problems) std::fprintf(stderr, "attnsim: %s\n", p.str().c_str());
+      for (const auto& l : ui.library) fonts().want(l.title.ko + l.summary.ko);
+      ui.browser_open = true;
+    } else if (!app.options.lesson.empty() && open_lesson_file(app, app.options.lesson)) {
       // ATTNSIM_PRESENT=1 starts the lesson in presenter mode (a classroom's launcher).
       const char* present = std::getenv("ATTNSIM_PRESENT");
       ui.presenting = present && std::strcmp(present, "1") == 0;
