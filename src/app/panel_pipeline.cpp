@@ -34,7 +34,12 @@ const char* badge_text(StepKind kind) {
   return "";
 }
 
-std::string dims_text(const Dims& d) { return format_dims(d); }
+// "(1,6,16)": format_dims without spaces, so shape, strides and bytes fit one line.
+std::string dims_text(const Dims& d, char open = '(', char close = ')') {
+  std::string out(1, open);
+  for (size_t i = 0; i < d.size(); ++i) out += (i ? "," : "") + std::to_string(d[i]);
+  return out + close;
+}
 
 // The scrubber position: active step k plus the transition progress into step k.
 void scrubber(App& app, const std::vector<bool>& active) {
@@ -112,17 +117,32 @@ void panel_pipeline(App& app, const ImVec4& rect) {
       ImGui::SameLine();
       ImGui::TextColored({0.95f, 0.1f, 0.85f, 1}, "NaN %lld", static_cast<long long>(s.nan_count));
     }
-    ImGui::SetCursorPosX(name_x);
+    // the detail line starts under the badge: the article's shapes need the width
+    ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x * 2);
     if (s.out.defined()) {
-      std::string info = dims_text(s.out.shape()) + "  " + dims_text(s.out.strides());
-      if (s.copied_bytes > 0) info += "  " + human_bytes(s.copied_bytes);
-      else if (s.new_bytes > 0) info += "  +" + human_bytes(s.new_bytes);
+      // shape, then strides in brackets, then the bytes this step allocated or copied
+      std::string info = dims_text(s.out.shape()) + " " + dims_text(s.out.strides(), '[', ']');
+      if (s.copied_bytes > 0) info += " " + human_bytes(s.copied_bytes);
+      else if (s.new_bytes > 0) info += " +" + human_bytes(s.new_bytes);
       ImGui::TextDisabled("%s", info.c_str());
     } else {
       ImGui::TextDisabled("%s", s.note.empty() ? tr("skipped") : s.note.c_str());
     }
     if (s.skipped()) ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered() && !s.note.empty()) ImGui::SetTooltip("%s", s.note.c_str());
+    if (ImGui::IsItemHovered() && s.out.defined()) {
+      ImGui::BeginTooltip();
+      ImGui::Text("%s  %s", s.name.c_str(), s.op.c_str());
+      ImGui::Text("%s %s  %s %s  offset %lld", tr("shape"), format_dims(s.out.shape()).c_str(),
+                  tr("strides"), format_dims(s.out.strides()).c_str(),
+                  static_cast<long long>(s.out.offset()));
+      ImGui::Text("%s #%lld  %s", tr("storage"), static_cast<long long>(s.storage_id),
+                  s.copied_bytes > 0 ? (human_bytes(s.copied_bytes) + " " + tr("copied")).c_str()
+                                     : (human_bytes(s.new_bytes) + " " + tr("new storage")).c_str());
+      if (!s.note.empty()) ImGui::TextWrapped("%s", s.note.c_str());
+      ImGui::EndTooltip();
+    } else if (ImGui::IsItemHovered() && !s.note.empty()) {
+      ImGui::SetTooltip("%s", s.note.c_str());
+    }
     ImGui::PopID();
   }
   if (!d->run.error.empty()) {
