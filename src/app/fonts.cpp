@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "app/gl.h"
 #include "app/i18n.h"
 #include "engine/scenario.h"
 
@@ -91,13 +90,6 @@ void Fonts::rebuild_if_needed() {
   build();
   ImGui_ImplOpenGL3_DestroyFontsTexture();
   ImGui_ImplOpenGL3_CreateFontsTexture();
-  // Glyphs are rasterised at the size they are drawn (raster scale included), so texels map
-  // 1:1 to pixels and nearest sampling looks the same as linear; on a software rasteriser
-  // it is several times cheaper per text pixel.
-  const auto id = static_cast<GLuint>(reinterpret_cast<uintptr_t>(ImGui::GetIO().Fonts->TexID));
-  glBindTexture(GL_TEXTURE_2D, id);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
   dirty_ = false;
 }
 
