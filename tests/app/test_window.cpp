@@ -115,3 +115,17 @@ TEST_CASE("the bug lab and the flash panel export on their own at 2x") {
     REQUIRE(colours.size() > 100);
   }
 }
+
+TEST_CASE("a transparent export keeps the background see-through and the heatmap opaque") {
+  const std::string png = kOut + "/transparent.png";
+  REQUIRE(run("--export " + png + " --panel tensor --step alpha --transparent") == 0);
+  const Image img = load(png);
+  int clear = 0;
+  for (int x = 0; x < img.w; ++x) clear += img.at(x, img.h - 2)[3] == 0;  // bottom edge
+  REQUIRE(clear > img.w / 4);
+  // the heatmaps fill the middle of the tensor panel
+  int opaque = 0;
+  for (int y = img.h / 3; y < img.h * 2 / 3; y += 4)
+    for (int x = img.w / 4; x < img.w * 3 / 4; x += 4) opaque += img.at(x, y)[3] == 255;
+  REQUIRE(opaque > 0);
+}
