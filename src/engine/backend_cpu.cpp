@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "error.h"
+#include "parallel.h"
 #include "random.h"
 #include "reference.h"
 #include "vector_exp.h"
@@ -67,24 +68,11 @@ class CpuBackend final : public Backend {
     SoftmaxSteps out;
     out.scaled = Tensor::empty(scores.shape());
     out.alpha = Tensor::empty(scores.shape());
-    const bool masked = spec.mask.defined();
-    if (masked) out.masked = Tensor::empty(scores.shape());
+    if (spec.mask.defined()) out.masked = Tensor::empty(scores.shape());
     const float* src = scores.f32();
-    const int64_t rows = B * H * Tq;
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t b = r / (H * Tq), h = r / Tq % H, i = r % Tq, row = r * Tk;
-      float* scaled = out.scaled.f32() + row;
-      for (int64_t j = 0; j < Tk; ++j) scaled[j] = src[row + j] * spec.scale;
-      const float* logits = scaled;
-      if (masked) {
-        float* m = out.masked.f32() + row;
-        apply_mask_row(spec.mask, b, h, i, scaled, m, Tk, spec);
-        if (spec.mask2.defined()) apply_mask_row(spec.mask2, b, h, i, m, m, Tk, spec);
-        logits = m;
-      }
-      softmax_row(logits, out.alpha.f32() + row, Tk);
-    }
+    parallel_for(B * H * Tq, 256, [&](int64_t first, int64_t last) {
+      for (int64_t r = first; r < last; ++r) softmax_side_row(src, out, spec, r, H, Tq, Tk);
+    });
     return out;
   }
 
@@ -117,6 +105,22 @@ class CpuBackend final : public Backend {
   Tensor contiguous(const Tensor& x) override { return x.contiguous(); }  // copies
 
  private:
+  // Row r of (B·h·Tq): scaled, then masked, then alpha, while the row is in L1.
+  static void softmax_side_row(const float* src, SoftmaxSteps& out, const SoftmaxSpec& spec, int64_t r,
+                               int64_t H, int64_t Tq, int64_t Tk) {
+    const int64_t b = r / (H * Tq), h = r / Tq % H, i = r % Tq, row = r * Tk;
+    float* scaled = out.scaled.f32() + row;
+    for (int64_t j = 0; j < Tk; ++j) scaled[j] = src[row + j] * spec.scale;
+    const float* logits = scaled;
+    if (out.masked.defined()) {
+      float* m = out.masked.f32() + row;
+      apply_mask_row(spec.mask, b, h, i, scaled, m, Tk, spec);
+      if (spec.mask2.defined()) apply_mask_row(spec.mask2, b, h, i, m, m, Tk, spec);
+      logits = m;
+    }
+    softmax_row(logits, out.alpha.f32() + row, Tk);
+  }
+
   // dst[j] = hidden ? fill : src[j]   (or src[j] + 1 for the additive bug)
   static void apply_mask_row(const Tensor& mask, int64_t b, int64_t h, int64_t i, const float* src,
                              float* dst, int64_t Tk, const SoftmaxSpec& spec) {

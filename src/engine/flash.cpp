@@ -16,10 +16,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <thread>
 
 #include "cost.h"
 #include "error.h"
+#include "parallel.h"
 #include "vector_exp.h"
 
 namespace attnsim {
@@ -546,35 +546,20 @@ FlashCoreResult flash_attention_core(const Tensor& q, const Tensor& k, const Ten
   result.out = Tensor::empty({B, H, Tq, dk});  // (B,h,Tq,dk) ctx_heads
   result.m = Tensor::empty({B, H, Tq});
   result.l = Tensor::empty({B, H, Tq});
-  int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = o.threads > 0 ? o.threads : default_threads();
   const int64_t nq = s.q_blocks(), items = B * H * nq;
   threads = static_cast<int>(std::min<int64_t>(threads, items));
 
   CoreArgs args{&q, &k, &v, &plan, scale, s, &o, result.out.f32(), result.m.f32(), result.l.f32()};
   std::vector<ItemResult> item_results(static_cast<size_t>(items));
   std::atomic<int64_t> next{0};
-  std::vector<std::string> errors(static_cast<size_t>(threads));
-  auto work = [&](int t) {
-    try {
-      Worker w(s.block_q, s.block_k, dk);
-      for (int64_t it; (it = next.fetch_add(1)) < items;) {
-        const int64_t qb = it % nq, h = (it / nq) % H, b = it / (nq * H);
-        run_item(args, w, b, h, qb, item_results[static_cast<size_t>(it)]);
-      }
-    } catch (const std::exception& e) {
-      errors[static_cast<size_t>(t)] = e.what();
-      next = items;
+  run_workers(threads, [&](int) {  // one Worker (the fast-memory buffers) per thread
+    Worker w(s.block_q, s.block_k, dk);
+    for (int64_t it; (it = next.fetch_add(1)) < items;) {
+      const int64_t qb = it % nq, h = (it / nq) % H, b = it / (nq * H);
+      run_item(args, w, b, h, qb, item_results[static_cast<size_t>(it)]);
     }
-  };
-  if (threads <= 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work, t);
-    for (auto& th : pool) th.join();
-  }
-  for (const std::string& e : errors)
-    if (!e.empty()) throw Error("flash: " + e);
+  });
 
   // Gather counters and events in the sequential order (b, h, query block, key block).
   FlashStats& st = result.stats;

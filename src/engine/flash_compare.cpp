@@ -1,15 +1,14 @@
 // The oracle and the comparison: the attention core in plain loops (float64 and float32;
 // the float32 one uses the standard path's vector exp, so it is the standard path's math),
 // and the FlashAttention tests' rule  max|flash - std32| <= 2·max|std32 - ref64| + floor.
-#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <type_traits>
 
 #include "error.h"
 #include "flash.h"
+#include "parallel.h"
 #include "vector_exp.h"
 
 namespace attnsim {
@@ -64,17 +63,13 @@ std::vector<T> core_loops(const Tensor& q, const Tensor& k, const Tensor& v, con
     }
   };
   const int64_t rows = B * H * Tq;
-  std::atomic<int64_t> next{0};
-  auto work = [&] {
+  // Small problems in one chunk (one thread); large ones in chunks of about 2^20 multiply-adds.
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(Tk * dk, 1));
+  parallel_for(rows, grain, [&](int64_t first, int64_t last) {
     std::vector<T> s(static_cast<size_t>(Tk));
     std::vector<char> hid(static_cast<size_t>(Tk));
-    for (int64_t r; (r = next.fetch_add(1)) < rows;) row(r / (H * Tq), (r / Tq) % H, r % Tq, s, hid);
-  };
-  const int64_t threads = rows * Tk * dk < (1 << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (int64_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
+    for (int64_t r = first; r < last; ++r) row(r / (H * Tq), (r / Tq) % H, r % Tq, s, hid);
+  });
   return out;
 }
 

@@ -2,11 +2,11 @@
 // scores .. alpha_dropped. Same weights, inputs, projections, views and step names.
 // With the CUDA backend the core is cuda_flash_attention_core (cuda/cuda_backend.h).
 #include <cmath>
-#include <thread>
 
 #include "cost.h"
 #include "error.h"
 #include "flash.h"
+#include "parallel.h"
 #ifdef ATTNSIM_HAVE_CUDA
 #include "cuda/cuda_backend.h"
 #endif
@@ -95,7 +95,7 @@ int64_t predict_flash_bytes(const MhaConfig& c, const FlashOptions& o) {
   const FlashShape s = shape_of(c, o);
   const int64_t f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
   const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f;
-  const int64_t threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const int64_t threads = o.threads > 0 ? o.threads : default_threads();
   int64_t bytes = c.self_attention ? q_side : q_side + 2 * k_side;  // query key value
   bytes += q_side + 2 * k_side;                                     // q_proj k_proj v_proj
   bytes += q_side + 2 * B * h * Tq * f;                             // ctx_heads, m, l
