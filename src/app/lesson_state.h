@@ -47,6 +47,7 @@ struct LessonUi {
   std::string task_key;       // the live state the task was last checked on
   bool task_done = false;
   std::string task_message;
+  std::string pending_action;  // the step's action, pressed once its run is on screen
   std::vector<Figure> figures;
   int figures_step = -1;
   lessons::Evaluator eval;

@@ -131,6 +131,7 @@ void apply_step(App& app) {
   ui.task_message.clear();
   ui.figures.clear();
   ui.figures_step = -1;
+  ui.pending_action = step.action;
   lessons::Resolved r;
   try {
     r = ui.player.state();
@@ -513,6 +514,14 @@ void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::str
 
 // [SECTION] Lesson panel --------------------------------------------------------------------
 
+// The result of the step's action (check-hidden): the report's first line, green or red.
+void draw_action_result(const App& app, const lessons::LessonStep& step) {
+  if (step.action != "check-hidden" || app.hidden_check.empty()) return;
+  const std::string first = app.hidden_check.substr(0, app.hidden_check.find('\n'));
+  ImGui::TextColored(app.hidden_check_pass ? ImVec4(0.45f, 0.9f, 0.45f, 1) : ImVec4(1, 0.5f, 0.4f, 1), "%s",
+                     first.c_str());
+}
+
 // When the pass stopped with the engine's error (view without contiguous), say it in red.
 void draw_run_error(const App& app) {
   const RunData* d = app.data();
@@ -534,6 +543,7 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   ImGui::SetWindowFontScale(presenting ? ui.presenter_scale : 1.0f);
   ImGui::Separator();
   draw_markup(step.text.get(lang));
+  draw_action_result(app, step);
   draw_run_error(app);
   if (!presenting) {
     if (step.task) draw_task(app, ui, *step.task, step.id);
@@ -798,6 +808,7 @@ void layout_presenter(App& app, LessonUi& ui, bool slide) {
     ImGui::SetCursorPosY(10);
     ImGui::Indent(24);
     draw_markup(step_short(step));
+    draw_action_result(app, step);
     draw_run_error(app);
     ImGui::Unindent(24);
   } else {
@@ -869,6 +880,15 @@ bool lesson_frame(App& app) {
   if (!open) {
     if (!app.headless) fonts().set_raster_scale(1.0f);
     return false;
+  }
+  // The step's button, pressed once the step's own run is the one on screen.
+  if (!ui.pending_action.empty() && !app.session.busy() && app.data() &&
+      app.shown_generation == app.data()->generation) {
+    const std::string action = ui.pending_action;
+    ui.pending_action.clear();
+    if (action == "check-hidden") buglab_check_hidden(app);
+    else if (action == "first-nan") buglab_first_nan(app);
+    else if (action == "try-view") memory_try_view(app);
   }
   // Presenter type is large: rasterise glyphs at 2x so they stay sharp (exports set their own).
   if (!app.headless) fonts().set_raster_scale(ui.presenting ? 2.0f : 1.0f);

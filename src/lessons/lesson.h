@@ -148,6 +148,8 @@ struct Quiz {
 inline constexpr const char* kPanelNames[] = {"pipeline", "tensor", "memory", "buglab",
                                               "controls", "flash", "cost", "lesson"};
 bool is_panel_name(const std::string& name);
+// The app's button actions a step can press.
+inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view"};
 
 struct LessonStep {
   std::string id;          // unique in the lesson
@@ -161,6 +163,8 @@ struct LessonStep {
   std::vector<int64_t> rows, cols;  // cells to highlight (query rows, key columns)
   double zoom = 1.0;
   std::optional<std::vector<int64_t>> tile;  // flash panel: {query block, key block}
+  std::string action;      // a button the step presses once its run is on screen:
+                           // "check-hidden", "first-nan", "try-view" (kActionNames)
   Settings settings;       // overrides at this step
   std::vector<Claim> claims;
   std::optional<Task> task;

@@ -500,6 +500,13 @@ LessonStep read_step(Reader& r) {
       r.ctx().error(where_of(*r.get("tile")), "tile must be [query block, key block] in " + r.name());
     s.tile = t;
   }
+  if (auto a = r.string("action")) {
+    std::vector<std::string> names(std::begin(kActionNames), std::end(kActionNames));
+    if (std::find(names.begin(), names.end(), *a) == names.end())
+      r.ctx().error(where_of(*r.get("action")),
+                    "unknown action '" + *a + "' in " + r.name() + " (known: " + join(names) + ")");
+    s.action = *a;
+  }
   s.settings = read_settings_table(r, "scenario");
   s.claims = read_claims(r, "claim");
   if (const toml::table* t = r.table("task")) {
