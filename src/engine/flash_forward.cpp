@@ -6,6 +6,7 @@
 #include "cost.h"
 #include "error.h"
 #include "flash.h"
+#include "forward_steps.h"
 #include "parallel.h"
 #ifdef ATTNSIM_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -34,38 +35,6 @@ void check_supported(const MhaConfig& c) {
                 "' is shown by the standard path (attnsim-cli trace --bug ...)");
   if (c.train && c.dropout > 0)
     throw Error("the tiled path runs in eval mode only (no dropout); drop --train or use --dropout 0");
-}
-
-Step view_step(const char* name, const char* op, const char* input, const Tensor& t) {
-  Step s;
-  s.name = name;
-  s.op = op;
-  s.inputs = {input};
-  s.kind = StepKind::View;
-  s.out = t;
-  return s;
-}
-
-Step made_step(const char* name, const char* op, std::vector<std::string> inputs, StepKind kind,
-               const Tensor& t, const std::string& backend) {
-  Step s;
-  s.name = name;
-  s.op = op;
-  s.inputs = std::move(inputs);
-  s.kind = kind;
-  s.out = t;
-  s.backend = backend;
-  return s;
-}
-
-Step skipped_step(const char* name, const char* op, std::vector<std::string> inputs, std::string why) {
-  Step s;
-  s.name = name;
-  s.op = op;
-  s.inputs = std::move(inputs);
-  s.kind = StepKind::Skipped;
-  s.note = std::move(why);
-  return s;
 }
 
 // A core run elsewhere (the CUDA kernel) leaves traffic and byte figures to the host: they
@@ -123,39 +92,11 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
                                  " of it: record one head (--tiles-head B:H) or use a shorter sequence"
                            : ""));
   }
-  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads, dk = c.head_dim();
+  const int64_t dk = c.head_dim();
   const std::string bn = be.name();
   Trace& t = result.trace;
 
-  // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
-  Step sq, sk, sv;
-  for (auto [step, name, tensor] : {std::tuple{&sq, "query", &in.query}, std::tuple{&sk, "key", &in.key},
-                                    std::tuple{&sv, "value", &in.value}}) {
-    step->name = name;
-    step->op = "input";
-    step->kind = StepKind::Input;
-    step->out = *tensor;
-    t.add(*step);
-  }
-
-  // projections: x·Wᵀ + b                                 (B,T,d), new storage each
-  const Tensor q_proj = be.linear(in.query, w.W_Q.weight, w.W_Q.bias);
-  const Tensor k_proj = be.linear(in.key, w.W_K.weight, w.W_K.bias);
-  const Tensor v_proj = be.linear(in.value, w.W_V.weight, w.W_V.bias);
-  t.add(made_step("q_proj", "linear W_Q", {"query"}, StepKind::Compute, q_proj, bn));
-  t.add(made_step("k_proj", "linear W_K", {"key"}, StepKind::Compute, k_proj, bn));
-  t.add(made_step("v_proj", "linear W_V", {"value"}, StepKind::Compute, v_proj, bn));
-
-  // split the d axis into heads, heads first              (B,T,h,dk) then (B,h,T,dk)   views
-  const Tensor q_view = q_proj.view({B, Tq, h, dk}), q_heads = q_view.transpose(1, 2);
-  const Tensor k_view = k_proj.view({B, Tk, h, dk}), k_heads = k_view.transpose(1, 2);
-  const Tensor v_view = v_proj.view({B, Tk, h, dk}), v_heads = v_view.transpose(1, 2);
-  t.add(view_step("q_view", "view", "q_proj", q_view));
-  t.add(view_step("k_view", "view", "k_proj", k_view));
-  t.add(view_step("v_view", "view", "v_proj", v_view));
-  t.add(view_step("q_heads", "transpose(1,2)", "q_view", q_heads));
-  t.add(view_step("k_heads", "transpose(1,2)", "k_view", k_heads));
-  t.add(view_step("v_heads", "transpose(1,2)", "v_view", v_heads));
+  const Heads heads = add_head_steps(t, c, w, in, be);
 
   // the score-sized steps are not materialised            (B,h,Tq,Tk) never held
   const std::string not_held = "not materialised by the tiled path (see the tile events)";
@@ -175,14 +116,14 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   std::string core_backend = "cpu";
   if (bn == "cuda") {
 #ifdef ATTNSIM_HAVE_CUDA
-    result.core = cuda_flash_attention_core(q_heads, k_heads, v_heads, mask, scale, o);
+    result.core = cuda_flash_attention_core(heads.q, heads.k, heads.v, mask, scale, o);
     fill_closed_form_figures(result.core, mask);
     core_backend = "cuda";
 #else
     throw Error("this build has no CUDA backend for the tiled core");
 #endif
   } else {
-    result.core = flash_attention_core(q_heads, k_heads, v_heads, mask, scale, o);
+    result.core = flash_attention_core(heads.q, heads.k, heads.v, mask, scale, o);
   }
   const FlashShape& s = result.core.stats.shape;
   const std::string op = "flash (online softmax, Br=" + std::to_string(s.block_q) + ", Bc=" +
@@ -190,21 +131,7 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   t.add(made_step("ctx_heads", op.c_str(), {"q_heads", "k_heads", "v_heads", "mask"}, StepKind::Compute,
                   result.core.out, core_backend));
 
-  // heads back next to each other, the one copy, the concat view
-  const Tensor ctx_transposed = result.core.out.transpose(1, 2);  // (B,Tq,h,dk) view
-  t.add(view_step("ctx_transposed", "transpose(1,2)", "ctx_heads", ctx_transposed));
-  const Tensor ctx_contiguous = be.contiguous(ctx_transposed);     // (B,Tq,h,dk) copies
-  t.add(made_step("ctx_contiguous", "contiguous()", {"ctx_transposed"}, StepKind::Copy, ctx_contiguous, bn));
-  const Tensor ctx_concat = ctx_contiguous.view({B, Tq, d});       // (B,Tq,d) view
-  t.add(view_step("ctx_concat", "view", "ctx_contiguous", ctx_concat));
-
-  // output projection                                     (B,Tq,d)
-  if (c.wo_identity) {
-    t.add(view_step("out", "identity (W_O = I)", "ctx_concat", ctx_concat));
-  } else {
-    const Tensor out = be.linear(ctx_concat, w.W_O.weight, w.W_O.bias);
-    t.add(made_step("out", "linear W_O", {"ctx_concat"}, StepKind::Compute, out, bn));
-  }
+  add_merge_steps(t, c, w, result.core.out, be);
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "cost.h"
 #include "error.h"
+#include "forward_steps.h"
 #include "npy.h"
 #include "random.h"
 
@@ -160,37 +161,6 @@ int64_t effective_mem_limit(const MhaConfig& c) {
 
 namespace {
 
-Step input_step(const char* name, const Tensor& t) {
-  Step s;
-  s.name = name;
-  s.op = "input";
-  s.kind = StepKind::Input;
-  s.out = t;
-  return s;
-}
-
-Step made_step(const char* name, const char* op, std::vector<std::string> inputs, StepKind kind,
-               const Tensor& t, const std::string& backend) {
-  Step s;
-  s.name = name;
-  s.op = op;
-  s.inputs = std::move(inputs);
-  s.kind = kind;
-  s.out = t;
-  if (kind != StepKind::View) s.backend = backend;
-  return s;
-}
-
-Step skipped_step(const char* name, const char* op, std::vector<std::string> inputs, std::string why) {
-  Step s;
-  s.name = name;
-  s.op = op;
-  s.inputs = std::move(inputs);
-  s.kind = StepKind::Skipped;
-  s.note = std::move(why);
-  return s;
-}
-
 // The mask step's tensor and, for the two-fills bug, the two parts it is made of.
 struct MaskParts {
   Tensor mask, first, second;
@@ -228,37 +198,10 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   ForwardResult result;
   Trace& t = result.trace;
 
-  // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
-  t.add(input_step("query", in.query));
-  t.add(input_step("key", in.key));
-  t.add(input_step("value", in.value));
-
-  // projections: x·Wᵀ + b                                 (B,T,d), new storage each
-  const Tensor q_proj = be.linear(in.query, w.W_Q.weight, w.W_Q.bias);
-  const Tensor k_proj = be.linear(in.key, w.W_K.weight, w.W_K.bias);
-  const Tensor v_proj = be.linear(in.value, w.W_V.weight, w.W_V.bias);
-  t.add(made_step("q_proj", "linear W_Q", {"query"}, StepKind::Compute, q_proj, bn));
-  t.add(made_step("k_proj", "linear W_K", {"key"}, StepKind::Compute, k_proj, bn));
-  t.add(made_step("v_proj", "linear W_V", {"value"}, StepKind::Compute, v_proj, bn));
-
-  // split the d axis into heads                           (B,T,h,dk)       view
-  const Tensor q_view = q_proj.view({B, Tq, h, dk});
-  const Tensor k_view = k_proj.view({B, Tk, h, dk});
-  const Tensor v_view = v_proj.view({B, Tk, h, dk});
-  t.add(made_step("q_view", "view", {"q_proj"}, StepKind::View, q_view, bn));
-  t.add(made_step("k_view", "view", {"k_proj"}, StepKind::View, k_view, bn));
-  t.add(made_step("v_view", "view", {"v_proj"}, StepKind::View, v_view, bn));
-
-  // heads first                                           (B,h,T,dk)       view, not contiguous
-  const Tensor q_heads = q_view.transpose(1, 2);
-  const Tensor k_heads = k_view.transpose(1, 2);
-  const Tensor v_heads = v_view.transpose(1, 2);
-  t.add(made_step("q_heads", "transpose(1,2)", {"q_view"}, StepKind::View, q_heads, bn));
-  t.add(made_step("k_heads", "transpose(1,2)", {"k_view"}, StepKind::View, k_heads, bn));
-  t.add(made_step("v_heads", "transpose(1,2)", {"v_view"}, StepKind::View, v_heads, bn));
+  const Heads heads = add_head_steps(t, c, w, in, be);
 
   // scores = q·kᵀ                                         (B,h,Tq,Tk)
-  const Tensor scores = be.qk(q_heads, k_heads);
+  const Tensor scores = be.qk(heads.q, heads.k);
   t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, StepKind::Compute, scores, bn));
 
   // scale, mask, softmax                                  (B,h,Tq,Tk) each
@@ -310,12 +253,11 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   }
 
   // per-head context, then heads back next to each other  (B,h,Tq,dk) -> (B,Tq,h,dk)
-  const Tensor ctx_heads = be.av(alpha_used, v_heads);
+  const Tensor ctx_heads = be.av(alpha_used, heads.v);
   t.add(made_step("ctx_heads", "matmul alpha·v", {ctx_input, "v_heads"}, StepKind::Compute, ctx_heads, bn));
-  const Tensor ctx_transposed = ctx_heads.transpose(1, 2);
-  t.add(made_step("ctx_transposed", "transpose(1,2)", {"ctx_heads"}, StepKind::View, ctx_transposed, bn));
-
   if (c.bug == Bug::ViewWithoutContiguous) {  // the real error, from the real view()
+    const Tensor ctx_transposed = ctx_heads.transpose(1, 2);  // (B,Tq,h,dk) view
+    t.add(made_step("ctx_transposed", "transpose(1,2)", {"ctx_heads"}, StepKind::View, ctx_transposed, bn));
     t.add(skipped_step("ctx_contiguous", "contiguous()", {"ctx_transposed"},
                        "left out by the view-without-contiguous bug"));
     try {
@@ -328,19 +270,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
     return result;
   }
 
-  // the one copy of the pass, then the concat view        (B,Tq,h,dk) -> (B,Tq,d)
-  const Tensor ctx_contiguous = be.contiguous(ctx_transposed);
-  t.add(made_step("ctx_contiguous", "contiguous()", {"ctx_transposed"}, StepKind::Copy, ctx_contiguous, bn));
-  const Tensor ctx_concat = ctx_contiguous.view({B, Tq, d});
-  t.add(made_step("ctx_concat", "view", {"ctx_contiguous"}, StepKind::View, ctx_concat, bn));
-
-  // output projection                                     (B,Tq,d)
-  if (c.wo_identity) {
-    t.add(made_step("out", "identity (W_O = I)", {"ctx_concat"}, StepKind::View, ctx_concat, bn));
-  } else {
-    const Tensor out = be.linear(ctx_concat, w.W_O.weight, w.W_O.bias);
-    t.add(made_step("out", "linear W_O", {"ctx_concat"}, StepKind::Compute, out, bn));
-  }
+  add_merge_steps(t, c, w, ctx_heads, be);
   return result;
 }
 

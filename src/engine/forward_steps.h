@@ -1,0 +1,30 @@
+// The steps every forward pass shares, whatever computes the attention core (the standard
+// path in mha.cpp, the tiled path in flash_forward.cpp):
+//   before the core: query key value, q/k/v_proj, q/k/v_view, q/k/v_heads
+//   after the core:  ctx_transposed, ctx_contiguous, ctx_concat, out
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mha.h"
+
+namespace attnsim {
+
+Step input_step(const char* name, const Tensor& t);
+// A step that made `t`; views carry no backend (nothing was computed).
+Step made_step(const char* name, const std::string& op, std::vector<std::string> inputs, StepKind kind,
+               const Tensor& t, const std::string& backend);
+Step skipped_step(const char* name, const std::string& op, std::vector<std::string> inputs, std::string why);
+
+struct Heads {
+  Tensor q, k, v;  // (B,h,Tq,dk) (B,h,Tk,dk) (B,h,Tk,dk), transposed views of the projections
+};
+
+// Adds the inputs, the projections and the head split to `t`; returns the head views.
+Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be);
+
+// Adds ctx_transposed, ctx_contiguous, ctx_concat and out after the core's ctx_heads.
+void add_merge_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Tensor& ctx_heads, Backend& be);
+
+}  // namespace attnsim
