@@ -87,6 +87,7 @@ TEST_CASE("broken lesson fixtures give their message with file:line:column", "[l
       {"unknown-names.toml", "unknown-names.toml:15:9: unknown panel 'heatmap' in step 1 (\"one\")"},
       {"unknown-names.toml", "unknown-names.toml:16:10: unknown key 'colour' in step 1 (\"one\")"},
       {"unknown-scenario.toml", "unknown-scenario.toml:9:10: unknown scenario 'nonsense'"},
+      {"unknown-action.toml", "unknown-action.toml:15:10: unknown action 'press-all' in step 1 (\"one\")"},
       {"skipped-step.toml",
        "skipped-step.toml:11:1: step 1 (\"one\"): it shows trace step 'mask', which is skipped"},
   };
