@@ -2,9 +2,9 @@
 //
 // Index
 //   [SECTION] Names
-//   [SECTION] Runs (cached forward passes)
-//   [SECTION] trace.* run.* alpha.* diff.* pair.* ablate.*
+//   [SECTION] Runs (cached forward passes) and trace.* run.* alpha.* ablate.*
 //   [SECTION] cost.* flash.* flashrun.*
+//   [SECTION] Evaluator (diff.* pair.* reshape_copy.* and the dispatch)
 //   [SECTION] Conditions
 #include "lessons/quantity.h"
 
@@ -136,7 +136,7 @@ std::string format_value(const Value& v) {
   return "\"" + std::get<std::string>(v) + "\"";
 }
 
-// [SECTION] Runs (cached forward passes) ---------------------------------------------------
+// [SECTION] Runs (cached forward passes) and trace.* run.* alpha.* ablate.* -----------------
 
 namespace {
 
