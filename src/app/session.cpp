@@ -8,6 +8,7 @@ namespace attnsim::app {
 void Session::load(const std::string& name) {
   scenario_ = find_scenario(name);
   edits_.clear();
+  ++epoch_;
   request();
 }
 
@@ -24,8 +25,9 @@ void Session::launch() {
   started_ = std::chrono::steady_clock::now();
   // The worker gets copies: the UI may edit the scenario while it runs.
   worker_ = std::async(std::launch::async, [s = scenario_, edits = edits_, backend = backend_,
-                                            gen = ++generation_]() -> Job {
+                                            gen = ++generation_, epoch = epoch_]() -> Job {
     Job job;
+    job.epoch = epoch;
     try {
       auto data = std::make_shared<RunData>();
       data->generation = gen;
@@ -67,8 +69,9 @@ bool Session::poll() {
       worker_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     return false;
   Job job = worker_.get();
-  error_ = job.error;
-  const bool arrived = job.data != nullptr;
+  const bool current = job.epoch == epoch_;  // not a run of a scenario left since
+  if (current) error_ = job.error;
+  const bool arrived = current && job.data != nullptr;
   if (arrived) data_ = std::move(job.data);
   if (pending_) launch();
   return arrived;

@@ -57,6 +57,7 @@ class Session {
   struct Job {
     std::shared_ptr<const RunData> data;
     std::string error;
+    uint64_t epoch = 0;  // the load() it was computed for
   };
   void launch();
 
@@ -68,6 +69,7 @@ class Session {
   std::future<Job> worker_;
   bool pending_ = false;
   uint64_t generation_ = 0;
+  uint64_t epoch_ = 0;  // bumped by load(): a run of the previous scenario is dropped
   std::chrono::steady_clock::time_point started_;
 };
 

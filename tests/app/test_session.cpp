@@ -57,3 +57,12 @@ TEST_CASE("a bug-lab scenario computes the correct run beside it") {
   REQUIRE(s.data()->run.trace.first_nan_step() == "alpha");
   REQUIRE(s.data()->reference.trace.first_nan_step().empty());
 }
+
+TEST_CASE("switching scenario while one computes never shows the old scenario's run") {
+  Session s;
+  s.load("article");  // long: still running when the next load comes
+  s.load("default");
+  s.wait();
+  REQUIRE(s.data()->config.d_model == 16);
+  REQUIRE(s.data()->q_tokens[0].size() == 6);
+}
