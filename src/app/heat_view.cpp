@@ -349,6 +349,11 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
     }
 
   // [SECTION] hover
+  if (!moving)
+    for (int64_t m : s.marked_storage) {
+      const int64_t e = l.element_at_storage(m);
+      if (e >= 0) outline(list, f, l.rect(e), IM_COL32(255, 140, 0, 255));
+    }
   if (s.highlight_storage >= 0 && !moving) {
     const int64_t e = l.element_at_storage(s.highlight_storage);
     if (e >= 0) outline(list, f, l.rect(e), IM_COL32(255, 220, 0, 255));

@@ -28,6 +28,7 @@ struct HeatViewSpec {
   bool row_sums = false;                // alpha: show each row's sum
   int64_t heads = 0;                    // Matrix of width d: mark the h head ranges on top
   int64_t highlight_storage = -1;       // outline the element at this storage index
+  std::vector<int64_t> marked_storage;  // outline these too (edited input cells)
   ImVec2 size{0, 0};                    // 0 = the remaining content region
   const char* id = "heat";
 };

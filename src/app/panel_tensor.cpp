@@ -63,6 +63,12 @@ void panel_tensor(App& app, const ImVec4& rect) {
   HeatViewSpec spec = step_view_spec(app, 0, *step, true);
   spec.id = "tensor";
   if (app.hover.step == step->name) spec.highlight_storage = app.hover.storage;
+  // Edited input cells live in the query tensor (self-attention: key and value too).
+  if (step->kind == StepKind::Input)
+    for (const auto& [index, value] : app.session.edits())
+      if (index.size() == 3 && index[0] == app.batch && index[1] < step->out.size(1) &&
+          index[2] < step->out.size(2))
+        spec.marked_storage.push_back(step->out.storage_index(index));
   const float legend_h = ImGui::GetFrameHeightWithSpacing() + 4;
   spec.size = {0, ImGui::GetContentRegionAvail().y - legend_h};
   const HeatViewResult r = draw_heat_view(app.tensor_view, spec);
