@@ -64,7 +64,7 @@ void panel_tensor(App& app, const ImVec4& rect) {
   spec.id = "tensor";
   if (app.hover.step == step->name) spec.highlight_storage = app.hover.storage;
   // Edited input cells live in the query tensor (self-attention: key and value too).
-  if (step->kind == StepKind::Input)
+  if (step->kind == StepKind::Input && (step->name == "query" || app.data()->config.self_attention))
     for (const auto& [index, value] : app.session.edits())
       if (index.size() == 3 && index[0] == app.batch && index[1] < step->out.size(1) &&
           index[2] < step->out.size(2))
