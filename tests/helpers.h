@@ -29,6 +29,7 @@ inline double max_abs_diff(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+#ifdef ATTNSIM_CLI
 struct CliResult {
   int code;
   std::string output;  // stdout and stderr together
@@ -46,5 +47,6 @@ inline CliResult run_cli(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+#endif  // ATTNSIM_CLI
 
 }  // namespace attnsim::test

@@ -14,6 +14,7 @@
 #include "engine/flash.h"
 #include "engine/mask.h"
 #include "engine/reference.h"
+#include "helpers.h"
 
 // The stand-in CUDA runtime, then the kernels' source itself.
 #include "cuda/cuda_emu.h"
@@ -30,25 +31,6 @@ Tensor randn(const Dims& shape, uint32_t seed, float scale = 1.0f) {
   std::vector<float> v(static_cast<size_t>(numel_of(shape)));
   for (float& x : v) x = normal(rng);
   return Tensor::from_values(shape, v);
-}
-
-// max |a - b| with NaN required at the same places (a NaN in only one gives +inf).
-double max_diff(const Tensor& a, const Tensor& b) {
-  const auto va = a.to_vector(), vb = b.to_vector();
-  if (va.size() != vb.size()) return INFINITY;
-  double worst = 0;
-  for (size_t i = 0; i < va.size(); ++i) {
-    if (std::isnan(va[i]) || std::isnan(vb[i])) {
-      if (std::isnan(va[i]) != std::isnan(vb[i])) return INFINITY;
-      continue;
-    }
-    if (std::isinf(va[i]) || std::isinf(vb[i])) {
-      if (va[i] != vb[i]) return INFINITY;
-      continue;
-    }
-    worst = std::fmax(worst, std::fabs(double(va[i]) - vb[i]));
-  }
-  return worst;
 }
 
 cudak::MaskView dense_view(const Tensor& expanded) {
@@ -125,14 +107,14 @@ TEST_CASE("emulated softmax kernels: v1 is the CPU loop to the bit, v2 within fl
     INFO(v.name);
     const SoftmaxSteps ref = reference::scale_mask_softmax(scores, v.spec);
     const SoftmaxRun v1 = run_softmax(1, scores, v.spec);
-    CHECK(max_diff(v1.scaled, ref.scaled) == 0);
-    if (v.spec.mask.defined()) CHECK(max_diff(v1.masked, ref.masked) == 0);
-    CHECK(max_diff(v1.alpha, ref.alpha) == 0);
+    CHECK(test::max_abs_diff(v1.scaled, ref.scaled) == 0);
+    if (v.spec.mask.defined()) CHECK(test::max_abs_diff(v1.masked, ref.masked) == 0);
+    CHECK(test::max_abs_diff(v1.alpha, ref.alpha) == 0);
     if (v.spec.axis == -1 && !v.spec.fp16_no_max) {
       const SoftmaxRun v2 = run_softmax(2, scores, v.spec);
-      CHECK(max_diff(v2.scaled, ref.scaled) == 0);
-      if (v.spec.mask.defined()) CHECK(max_diff(v2.masked, ref.masked) == 0);
-      CHECK(max_diff(v2.alpha, ref.alpha) <= 1e-6);
+      CHECK(test::max_abs_diff(v2.scaled, ref.scaled) == 0);
+      if (v.spec.mask.defined()) CHECK(test::max_abs_diff(v2.masked, ref.masked) == 0);
+      CHECK(test::max_abs_diff(v2.alpha, ref.alpha) <= 1e-6);
     }
   }
   // the fully hidden rows are NaN, as on the CPU
@@ -269,7 +251,7 @@ TEST_CASE("emulated flash kernels v1 and v2: the 2x rule, NaN rows, and the CPU'
     INFO("max|flash-std32| " << f.max_abs_diff << " tolerance " << f.tolerance
                              << " NaN mismatches " << f.nan_mismatches);
     CHECK(f.ok());
-    if (c.version == 2) CHECK(max_diff(r.out_fast, r.out) == 0);  // records change nothing
+    if (c.version == 2) CHECK(test::max_abs_diff(r.out_fast, r.out) == 0);  // records change nothing
 
     // the CPU's tiled core with the same blocks: same running max and sum after every tile
     FlashOptions fo;
@@ -302,16 +284,16 @@ TEST_CASE("emulated flash kernels v1 and v2: the 2x rule, NaN rows, and the CPU'
                                  .narrow(3, ev.k0, ev.cols).reshape({ev.rows, ev.cols});
       const Tensor acc = r.acc.narrow(0, ev.b, 1).narrow(1, ev.h, 1).narrow(2, ev.q0, ev.rows)
                              .narrow(3, ev.k_block, 1).reshape({ev.rows, c.dk});
-      worst_cells = std::fmax(worst_cells, max_diff(s_cells, ev.scores));
-      worst_cells = std::fmax(worst_cells, max_diff(p_cells, ev.probs));
-      worst_cells = std::fmax(worst_cells, max_diff(acc, ev.acc));
+      worst_cells = std::fmax(worst_cells, test::max_abs_diff(s_cells, ev.scores));
+      worst_cells = std::fmax(worst_cells, test::max_abs_diff(p_cells, ev.probs));
+      worst_cells = std::fmax(worst_cells, test::max_abs_diff(acc, ev.acc));
     }
     CHECK(worst_cells <= 1e-4);
     CHECK(compared > 0);
     CHECK(worst_m <= 1e-5);
     CHECK(worst_l <= 1e-5);
     // final figures: the CPU core's m and l
-    CHECK(max_diff(r.m, cpu.m) <= 1e-5);
+    CHECK(test::max_abs_diff(r.m, cpu.m) <= 1e-5);
     const auto lg = r.l.to_vector(), lc = cpu.l.to_vector();
     double worst = 0;
     for (size_t i = 0; i < lg.size(); ++i)
@@ -381,19 +363,19 @@ TEST_CASE("the cuBLAS plans read transposed head views in place and give q·kᵀ
     const Tensor k = randn({s.B, s.Tk, d}, 2).view({s.B, s.Tk, s.H, s.dk}).transpose(1, 2);
     const Tensor v = randn({s.B, s.Tk, d}, 3).view({s.B, s.Tk, s.H, s.dk}).transpose(1, 2);
     bool in_place = false;
-    CHECK(max_diff(planned_bmm(q, k, true, &in_place), reference::qk(q, k)) <= 1e-5);
+    CHECK(test::max_abs_diff(planned_bmm(q, k, true, &in_place), reference::qk(q, k)) <= 1e-5);
     CHECK(in_place);  // the transposed views needed no copy
     const Tensor alpha = randn({s.B, s.H, s.Tq, s.Tk}, 4);
-    CHECK(max_diff(planned_bmm(alpha, v, false, &in_place), reference::av(alpha, v)) <= 1e-5);
+    CHECK(test::max_abs_diff(planned_bmm(alpha, v, false, &in_place), reference::av(alpha, v)) <= 1e-5);
     CHECK(in_place);
     // v stored transposed (its rows are columns in memory): still read in place
     const Tensor vt = randn({s.B, s.H, s.dk, s.Tk}, 5).transpose(2, 3);
-    CHECK(max_diff(planned_bmm(alpha, vt, false, &in_place), reference::av(alpha, vt)) <= 1e-5);
+    CHECK(test::max_abs_diff(planned_bmm(alpha, vt, false, &in_place), reference::av(alpha, vt)) <= 1e-5);
     CHECK(in_place);
     // k broadcast along its rows (stride 0): cannot be read in place, copied first
     if (s.Tk > 1 && s.dk > 1) {
       const Tensor kb = randn({s.B, s.H, 1, s.dk}, 6).expand({s.B, s.H, s.Tk, s.dk});
-      CHECK(max_diff(planned_bmm(q, kb, true, &in_place), reference::qk(q, kb)) <= 1e-5);
+      CHECK(test::max_abs_diff(planned_bmm(q, kb, true, &in_place), reference::qk(q, kb)) <= 1e-5);
       CHECK_FALSE(in_place);
     }
   }
@@ -417,12 +399,12 @@ TEST_CASE("the cuBLAS plan for linear merges batch and time, and refuses views i
   };
   bool in_place = false;
   const Tensor x = randn({3, 5, 8}, 8);
-  CHECK(max_diff(planned(x, &in_place), reference::linear(x, w, none)) <= 1e-5);
+  CHECK(test::max_abs_diff(planned(x, &in_place), reference::linear(x, w, none)) <= 1e-5);
   CHECK(in_place);
   const Tensor rows = randn({3, 9, 8}, 9).narrow(1, 2, 5);  // rows 2..6 of each batch element
-  CHECK(max_diff(planned(rows, &in_place), reference::linear(rows, w, none)) <= 1e-5);
+  CHECK(test::max_abs_diff(planned(rows, &in_place), reference::linear(rows, w, none)) <= 1e-5);
   CHECK_FALSE(in_place);  // batch stride 72 != 5 x 8: copied first
   const Tensor one = randn({1, 5, 8}, 10).narrow(1, 1, 3);  // B = 1: a row stride is enough
-  CHECK(max_diff(planned(one, &in_place), reference::linear(one, w, none)) <= 1e-5);
+  CHECK(test::max_abs_diff(planned(one, &in_place), reference::linear(one, w, none)) <= 1e-5);
   CHECK(in_place);
 }

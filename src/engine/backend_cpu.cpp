@@ -44,20 +44,8 @@ class CpuBackend final : public Backend {
     return y;
   }
 
-  // scores (B,h,Tq,Tk) = q (B,h,Tq,dk) · k (B,h,Tk,dk)ᵀ, one sgemm per (b, h), read in place.
-  Tensor qk(const Tensor& q_in, const Tensor& k_in) override {
-    const Tensor q = unit_inner_stride(q_in), k = unit_inner_stride(k_in);
-    const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(2), dk = q.size(3);
-    Tensor s = Tensor::empty({B, H, Tq, Tk});
-    const Dims& qs = q.strides();
-    const Dims& ks = k.strides();
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < H; ++h)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Tq, Tk, dk, 1.0f,
-                    q.f32() + b * qs[0] + h * qs[1], qs[2], k.f32() + b * ks[0] + h * ks[1], ks[2],
-                    0.0f, s.f32() + (b * H + h) * Tq * Tk, Tk);
-    return s;
-  }
+  // scores (B,h,Tq,Tk) = q (B,h,Tq,dk) · k (B,h,Tk,dk)ᵀ
+  Tensor qk(const Tensor& q, const Tensor& k) override { return batched_matmul(q, k, CblasTrans); }
 
   // One pass per row of Tk: scaled, masked, then max / exp / sum / divide while the row is
   // in L1. Bug modes that change the axis or the precision use the reference loops.
@@ -87,24 +75,28 @@ class CpuBackend final : public Backend {
     return out;
   }
 
-  // ctx (B,h,Tq,dk) = alpha (B,h,Tq,Tk) · v (B,h,Tk,dk), one sgemm per (b, h).
-  Tensor av(const Tensor& alpha_in, const Tensor& v_in) override {
-    const Tensor a = unit_inner_stride(alpha_in), v = unit_inner_stride(v_in);
-    const int64_t B = a.size(0), H = a.size(1), Tq = a.size(2), Tk = a.size(3), dk = v.size(3);
-    Tensor c = Tensor::empty({B, H, Tq, dk});
-    const Dims& as = a.strides();
-    const Dims& vs = v.strides();
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < H; ++h)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Tq, dk, Tk, 1.0f,
-                    a.f32() + b * as[0] + h * as[1], as[2], v.f32() + b * vs[0] + h * vs[1], vs[2],
-                    0.0f, c.f32() + (b * H + h) * Tq * dk, dk);
-    return c;
-  }
+  // ctx (B,h,Tq,dk) = alpha (B,h,Tq,Tk) · v (B,h,Tk,dk)
+  Tensor av(const Tensor& alpha, const Tensor& v) override { return batched_matmul(alpha, v, CblasNoTrans); }
 
   Tensor contiguous(const Tensor& x) override { return x.contiguous(); }  // copies
 
  private:
+  // c[b,h] = a[b,h] · op(b[b,h]) for 4-D operands, one sgemm per (b, h), each matrix read in
+  // place through its row stride (the leading dimension).            c: (B,h,M,N) new storage
+  static Tensor batched_matmul(const Tensor& a_in, const Tensor& b_in, CBLAS_TRANSPOSE op_b) {
+    const Tensor a = unit_inner_stride(a_in), b = unit_inner_stride(b_in);
+    const int64_t B = a.size(0), H = a.size(1), M = a.size(2), K = a.size(3);
+    const int64_t N = op_b == CblasTrans ? b.size(2) : b.size(3);
+    Tensor c = Tensor::empty({B, H, M, N});
+    const Dims& as = a.strides();
+    const Dims& bs = b.strides();
+    for (int64_t i = 0; i < B; ++i)
+      for (int64_t h = 0; h < H; ++h)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, M, N, K, 1.0f, a.f32() + i * as[0] + h * as[1], as[2],
+                    b.f32() + i * bs[0] + h * bs[1], bs[2], 0.0f, c.f32() + (i * H + h) * M * N, N);
+    return c;
+  }
+
   // Row r of (B·h·Tq): scaled, then masked, then alpha, while the row is in L1.
   static void softmax_side_row(const float* src, SoftmaxSteps& out, const SoftmaxSpec& spec, int64_t r,
                                int64_t H, int64_t Tq, int64_t Tk) {

@@ -30,6 +30,7 @@
 #include "engine/mha.h"
 #include "engine/trace.h"
 #include "gpu_skip.h"
+#include "../helpers.h"
 
 using namespace attnsim;
 using attnsim::testing::require_gpu;
@@ -116,21 +117,6 @@ std::string describe(const std::string& what, const Figures& f) {
     INFO(describe(what, fig_));                      \
     CHECK(fig_.ok());                                \
   } while (0)
-
-// max |a - b| with NaN required at the same places (+inf when not)
-double max_abs_diff_nan_equal(const Tensor& a, const Tensor& b) {
-  const auto va = a.to_vector(), vb = b.to_vector();
-  if (va.size() != vb.size()) return INFINITY;
-  double worst = 0;
-  for (size_t i = 0; i < va.size(); ++i) {
-    if (std::isnan(va[i]) || std::isnan(vb[i])) {
-      if (std::isnan(va[i]) != std::isnan(vb[i])) return INFINITY;
-      continue;
-    }
-    worst = std::fmax(worst, std::fabs(double(va[i]) - vb[i]));
-  }
-  return worst;
-}
 
 // [SECTION] double references, one per op ---------------------------------------------------
 
@@ -586,8 +572,8 @@ TEST_CASE("cuda_forward copies only the kept steps down and still counts every N
       if (b.name == "scores" || b.name == "ctx_contiguous") CHECK(device_only);
     }
     const Step& o = cpu.trace.at("out");
-    CHECK(max_abs_diff_nan_equal(gpu.trace.at("out").out, o.out) <= 1e-3);
-    CHECK(max_abs_diff_nan_equal(gpu.trace.at("alpha").out, cpu.trace.at("alpha").out) <= 1e-5);
+    CHECK(test::max_abs_diff(gpu.trace.at("out").out, o.out) <= 1e-3);
+    CHECK(test::max_abs_diff(gpu.trace.at("alpha").out, cpu.trace.at("alpha").out) <= 1e-5);
   }
 }
 
