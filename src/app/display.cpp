@@ -84,6 +84,9 @@ const Display& DisplayCache::get(uint64_t generation, int run, const Step& step,
     d->map = colour_map_for(step.name);
     if (step.out.defined()) {
       d->layout = make_layout(kind, step.out, batch, strip_wrap);
+      d->strides = step.out.strides();
+      d->offset = step.out.offset();
+      d->batch = batch;
       d->atlas = atlas_values(d->layout, step.out);
     }
     compute_ranges(*d);

@@ -26,6 +26,10 @@ struct Display {
   float lo = 0, hi = 0;                         // finite range of the slice
   std::vector<std::array<float, 2>> block_range;  // per block (per-head colour scale)
   int64_t nan = 0, neginf = 0, posinf = 0;
+  // The tensor's stride rule, for the hover's "storage = offset + Σ index·stride" line;
+  // empty strides for displays the app computed itself (diffs, tiles).
+  Dims strides;
+  int64_t offset = 0, batch = 0;
   float value(int64_t element) const;
   // The colour atlas on another display's scale (a transition keeps the source's scale, so
   // dividing by sqrt(dk) visibly fades the cells); made on first use.

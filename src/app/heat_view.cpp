@@ -373,6 +373,14 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
       ImGui::Text("%s %s", s.to->step.c_str(), index.c_str());
       ImGui::Text("%s: %s", tr("value"), format_value(s.to->value(e)).c_str());
       ImGui::Text("%s: %lld", tr("storage offset"), static_cast<long long>(l.storage[static_cast<size_t>(e)]));
+      if (s.to->strides.size() == idx.size() + 1) {
+        // the stride rule of tensor.h, with this element's numbers
+        std::string rule = "= " + std::to_string(s.to->offset) + " + " +
+                           std::to_string(s.to->batch) + "·" + std::to_string(s.to->strides[0]);
+        for (size_t k = 0; k < idx.size(); ++k)
+          rule += " + " + std::to_string(idx[k]) + "·" + std::to_string(s.to->strides[k + 1]);
+        ImGui::TextDisabled("%s", rule.c_str());
+      }
       if (s.row_labels && !idx.empty() && l.kind != LayoutKind::Strip) {
         const int64_t row = idx.size() == 3 && l.kind == LayoutKind::Bands ? idx[0] : idx[idx.size() - 2];
         if (row < static_cast<int64_t>(s.row_labels->size()))
