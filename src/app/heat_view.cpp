@@ -366,8 +366,10 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
       result.hovered = e;
       outline(list, f, l.rect(e), IM_COL32(255, 255, 255, 255));
       const Dims idx = l.index_of(e);
-      std::string index = "[b";
-      for (int64_t v : idx) index += ", " + std::to_string(v);
+      // [batch, i, j, ...] for a trace step; [i, j, ...] for a computed display
+      std::string index = s.to->strides.empty() ? "[" : "[" + std::to_string(s.to->batch);
+      for (size_t k = 0; k < idx.size(); ++k)
+        index += (k == 0 && s.to->strides.empty() ? "" : ", ") + std::to_string(idx[k]);
       index += "]";
       ImGui::BeginTooltip();
       ImGui::Text("%s %s", s.to->step.c_str(), index.c_str());
