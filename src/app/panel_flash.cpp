@@ -8,6 +8,11 @@
 //   - fast/slow memory: bytes held now, tiled vs standard; slow-memory traffic so far
 //   - step by tile or by query block, or play; Br and Bc adjustable live
 // Numbers come from the engine's tile trace (flash_attention_core with record_tiles).
+//
+// Index
+//   [SECTION] state and recompute   the tile trace of one (batch, head) at Br x Bc
+//   [SECTION] transport and bars    stepping, and m / l per row
+//   [SECTION] the panel             figures, the tile grid, output rows vs exact
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +25,8 @@
 #include "engine/flash.h"
 
 namespace attnsim::app {
+
+// [SECTION] state and recompute
 
 struct FlashPanelState {
   // what the trace below was computed for
@@ -72,6 +79,8 @@ void recompute(App& app, FlashPanelState& f) {
     f.error = e.what();
   }
 }
+
+// [SECTION] transport and bars
 
 // Events of query block `qb` up to and including `upto`, latest first found.
 const FlashEvent* latest_for_block(const std::vector<FlashEvent>& ev, int upto, int64_t qb) {
@@ -153,6 +162,8 @@ void row_bars(const FlashEvent& e, float width) {
 }
 
 }  // namespace
+
+// [SECTION] the panel
 
 bool flash_playing(const App& app) { return app.flash && app.flash->playing; }
 
