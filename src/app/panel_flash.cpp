@@ -39,6 +39,12 @@ struct FlashPanelState {
   float clock = 0;
   ViewState scores_view, out_view, exact_view;
   int64_t head_wanted = 0, bq_wanted = 4, bk_wanted = 4;
+  // The panel's pictures at `built_event`: rebuilt when the event changes, not per frame.
+  int built_event = -1;
+  std::vector<float> seen;   // (Tq, Tk) scores of the tiles visited so far, kEmptyCell elsewhere
+  std::vector<float> now;    // (Tq, dk) O / l of every query block so far
+  std::vector<float> exact;  // (Tq, dk) the standard path's output
+  double worst = 0;          // max |now - exact| over the rows so far
 };
 
 namespace {
@@ -51,6 +57,7 @@ void recompute(App& app, FlashPanelState& f) {
   f.block_q = f.bq_wanted;
   f.block_k = f.bk_wanted;
   f.event = 0;
+  f.built_event = -1;
   f.error.clear();
   f.core = {};
   const Step* q = d->run.trace.find("q_heads");
@@ -163,6 +170,46 @@ void row_bars(const FlashEvent& e, float width) {
 
 }  // namespace
 
+// The tile grid, the output so far and the exact output at the current event.
+void build_pictures(const App& app, FlashPanelState& f, int64_t tq, int64_t tk, int64_t dk) {
+  const RunData* d = app.data();
+  const auto& ev = f.core.events;
+  f.built_event = f.event;
+  f.seen.assign(static_cast<size_t>(tq * tk), kEmptyCell);
+  for (int i = 0; i <= f.event; ++i) {
+    const FlashEvent& x = ev[static_cast<size_t>(i)];
+    if (x.kind != FlashEventKind::Tile) continue;
+    for (int64_t r = 0; r < x.rows; ++r)
+      for (int64_t s = 0; s < x.cols; ++s)
+        f.seen[static_cast<size_t>((x.q0 + r) * tk + x.k0 + s)] = x.scores.at({r, s});
+  }
+  f.now.assign(static_cast<size_t>(tq * dk), kEmptyCell);
+  for (int64_t qb = 0; qb * f.block_q < tq; ++qb) {
+    const FlashEvent* x = latest_for_block(ev, f.event, qb);
+    if (!x) continue;
+    for (int64_t r = 0; r < x->rows; ++r) {
+      const float l = x->kind == FlashEventKind::Final ? 1.0f : x->l_after.at({r});
+      const Tensor& src = x->kind == FlashEventKind::Final ? x->out : x->acc;
+      for (int64_t j = 0; j < dk; ++j)
+        f.now[static_cast<size_t>((x->q0 + r) * dk + j)] = src.at({r, j}) / l;
+    }
+  }
+  // The exact output: the standard path's ctx_heads; for a bug the tiled path does not
+  // reproduce, the correct run beside it.
+  const bool use_reference = d->has_reference && d->config.bug != Bug::None && d->config.bug != Bug::NoScale;
+  const Step* exact_step = (use_reference ? d->reference.trace : d->run.trace).find("ctx_heads");
+  f.exact.assign(static_cast<size_t>(tq * dk), 0.0f);
+  f.worst = 0;
+  if (exact_step && exact_step->out.defined())
+    for (int64_t r = 0; r < tq; ++r)
+      for (int64_t j = 0; j < dk; ++j) {
+        const float v = exact_step->out.at({app.batch, f.head, r, j});
+        f.exact[static_cast<size_t>(r * dk + j)] = v;
+        const float o = f.now[static_cast<size_t>(r * dk + j)];
+        if (o != kEmptyCell && std::isfinite(o) && std::isfinite(v)) f.worst = std::max(f.worst, std::abs(static_cast<double>(o - v)));
+      }
+}
+
 // [SECTION] the panel
 
 bool flash_playing(const App& app) { return app.flash && app.flash->playing; }
@@ -240,18 +287,11 @@ void panel_flash(App& app, const ImVec4& rect) {
 
   // the score grid with the tiles seen so far
   const int64_t tq = c.tq, tk = c.tk, dk = c.head_dim();
-  std::vector<float> seen(static_cast<size_t>(tq * tk), kEmptyCell);
-  for (int i = 0; i <= f.event; ++i) {
-    const FlashEvent& x = ev[static_cast<size_t>(i)];
-    if (x.kind != FlashEventKind::Tile) continue;
-    for (int64_t r = 0; r < x.rows; ++r)
-      for (int64_t s = 0; s < x.cols; ++s)
-        seen[static_cast<size_t>((x.q0 + r) * tk + x.k0 + s)] = x.scores.at({r, s});
-  }
+  if (f.built_event != f.event) build_pictures(app, f, tq, tk, dk);
   const std::string key = "flash|" + std::to_string(app.batch) + "|" + std::to_string(f.head) + "|" +
                           std::to_string(f.block_q) + "x" + std::to_string(f.block_k) + "|" +
                           std::to_string(f.event);
-  const Display& grid = app.displays.custom(key, d->generation, matrix_layout(tq, tk), seen,
+  const Display& grid = app.displays.custom(key, d->generation, matrix_layout(tq, tk), f.seen,
                                             ColourMap::Diverging);
   const float avail = ImGui::GetContentRegionAvail().y;
   const float w = ImGui::GetContentRegionAvail().x;
@@ -291,37 +331,12 @@ void panel_flash(App& app, const ImVec4& rect) {
   ImGui::SameLine();
 
   // output rows so far vs the exact output
-  std::vector<float> now(static_cast<size_t>(tq * dk), kEmptyCell);
-  for (int64_t qb = 0; qb * f.block_q < tq; ++qb) {
-    const FlashEvent* x = latest_for_block(ev, f.event, qb);
-    if (!x) continue;
-    for (int64_t r = 0; r < x->rows; ++r) {
-      const float l = x->kind == FlashEventKind::Final ? 1.0f : x->l_after.at({r});
-      const Tensor& src = x->kind == FlashEventKind::Final ? x->out : x->acc;
-      for (int64_t j = 0; j < dk; ++j)
-        now[static_cast<size_t>((x->q0 + r) * dk + j)] = src.at({r, j}) / l;
-    }
-  }
-  // The exact output: the standard path's ctx_heads; for a bug the tiled path does not
-  // reproduce, the correct run beside it.
-  const bool use_reference = d->has_reference && d->config.bug != Bug::None && d->config.bug != Bug::NoScale;
-  const Step* exact_step = (use_reference ? d->reference.trace : d->run.trace).find("ctx_heads");
-  std::vector<float> exact(static_cast<size_t>(tq * dk), 0.0f);
-  double worst = 0;
-  if (exact_step && exact_step->out.defined())
-    for (int64_t r = 0; r < tq; ++r)
-      for (int64_t j = 0; j < dk; ++j) {
-        const float v = exact_step->out.at({app.batch, f.head, r, j});
-        exact[static_cast<size_t>(r * dk + j)] = v;
-        const float o = now[static_cast<size_t>(r * dk + j)];
-        if (o != kEmptyCell && std::isfinite(o) && std::isfinite(v)) worst = std::max(worst, std::abs(static_cast<double>(o - v)));
-      }
-  const Display& out_now = app.displays.custom(key + "|out", d->generation, matrix_layout(tq, dk), now,
-                                               ColourMap::Diverging);
+  const Display& out_now = app.displays.custom(key + "|out", d->generation, matrix_layout(tq, dk),
+                                               f.now, ColourMap::Diverging);
   const Display& out_exact = app.displays.custom("flash-exact|" + std::to_string(app.batch) + "|" + std::to_string(f.head),
-                                                 d->generation, matrix_layout(tq, dk), exact, ColourMap::Diverging);
+                                                 d->generation, matrix_layout(tq, dk), f.exact, ColourMap::Diverging);
   ImGui::BeginGroup();
-  ImGui::Text("O/l now | exact: max diff %.2g", worst);
+  ImGui::Text("O/l now | exact: max diff %.2g", f.worst);
   HeatViewSpec os;
   os.to = &out_now;
   os.id = "flash-out";
