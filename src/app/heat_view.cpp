@@ -190,7 +190,12 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
         std::snprintf(name, sizeof name, "h%lld", static_cast<long long>(b.head));  // narrow band
       const ImVec2 p = f.px(b.x, b.y);
       const bool under_keys = s.col_labels && b.y == 0.0f && keys_fit;
-      if (b.y > 0.0f && kBlockGap * f.scale < line * 1.2f) {
+      const bool rightmost = b.x + static_cast<float>(b.cols) >= l.width - 0.01f;
+      if (b.y > 0.0f && kBlockGap * f.scale < line * 1.2f && rightmost) {
+        // no room in the gap above, room to the right: the name beside the block
+        const ImVec2 r = f.px(b.x + static_cast<float>(b.cols) + 0.4f, b.y);
+        text_at(list, r, head_colour(b.head), name);
+      } else if (b.y > 0.0f && kBlockGap * f.scale < line * 1.2f) {
         // no room in the gap above: a tag inside the block's top-left corner
         const ImVec2 size = ImGui::CalcTextSize(name);
         list->AddRectFilled(p, {p.x + size.x + 6, p.y + size.y}, IM_COL32(20, 22, 26, 220));
