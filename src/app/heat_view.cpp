@@ -14,6 +14,7 @@
 
 #include "app/app.h"
 #include "app/i18n.h"
+#include "app/zoom.h"
 
 namespace attnsim::app {
 
@@ -310,16 +311,9 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
   const float top = line * (s.col_labels ? 3.3f : 1.6f);
   const float right = s.row_sums ? ImGui::CalcTextSize("1.00 ").x : 6.0f;
   const float fit = std::max(0.01f, std::min((size.x - left - right) / width, (size.y - top - 4) / height));
-  if (hovered && io.MouseWheel != 0.0f) {
-    // Zoom about the pointer: the cell under it stays under it.
-    const float old_scale = fit * view.zoom;
-    view.zoom = std::clamp(view.zoom * std::pow(1.15f, io.MouseWheel), 1.0f, 64.0f);
-    const float new_scale = fit * view.zoom;
-    const ImVec2 o{pos.x + left + view.pan.x, pos.y + top + view.pan.y};
-    const float lx = (io.MousePos.x - o.x) / old_scale, ly = (io.MousePos.y - o.y) / old_scale;
-    view.pan.x = io.MousePos.x - pos.x - left - lx * new_scale;
-    view.pan.y = io.MousePos.y - pos.y - top - ly * new_scale;
-  }
+  if (hovered && io.MouseWheel != 0.0f)
+    zoom_about(view.zoom, view.pan.x, view.pan.y, fit, std::pow(1.15f, io.MouseWheel),
+               io.MousePos.x - pos.x - left, io.MousePos.y - pos.y - top);
   if (ImGui::IsItemActive() && (ImGui::IsMouseDragging(ImGuiMouseButton_Left) ||
                                 ImGui::IsMouseDragging(ImGuiMouseButton_Middle))) {
     view.pan.x += io.MouseDelta.x;

@@ -4,6 +4,7 @@
 
 #include "app/options.h"
 #include "app/playback.h"
+#include "app/zoom.h"
 #include "engine/error.h"
 
 using namespace attnsim::app;
@@ -54,4 +55,21 @@ TEST_CASE("headless options parse and reject bad values") {
   REQUIRE_THROWS_AS(parse_options({"--scale", "3"}), attnsim::Error);
   REQUIRE_THROWS_AS(parse_options({"--bench-frames"}), attnsim::Error);
   REQUIRE_THROWS_AS(parse_options({"--frobnicate"}), attnsim::Error);
+}
+
+TEST_CASE("zooming keeps the cell under the pointer under the pointer") {
+  float zoom = 1, pan_x = 0, pan_y = 0;
+  const float fit = 10;               // 10 px per cell at zoom 1
+  const float px = 123, py = 77;      // pointer, relative to the view origin
+  const float lx = px / fit, ly = py / fit;  // layout point under it
+  for (float factor : {1.15f, 1.15f, 2.0f, 0.5f, 3.0f}) {
+    zoom_about(zoom, pan_x, pan_y, fit, factor, px, py);
+    REQUIRE(pan_x + lx * fit * zoom == Approx(px));
+    REQUIRE(pan_y + ly * fit * zoom == Approx(py));
+  }
+  zoom_about(zoom, pan_x, pan_y, fit, 1000.0f, px, py);
+  REQUIRE(zoom == kMaxZoom);
+  zoom_about(zoom, pan_x, pan_y, fit, 1e-6f, px, py);
+  REQUIRE(zoom == 1.0f);
+  REQUIRE(pan_x == 0.0f);  // back to fit
 }
