@@ -17,6 +17,7 @@
 #include <string>
 
 #include "tensor.h"
+#include "trace.h"
 
 namespace attnsim {
 
@@ -35,6 +36,8 @@ struct SoftmaxSteps {
   Tensor scaled;  // scores_scaled
   Tensor masked;  // scores_masked (undefined when there is no mask)
   Tensor alpha;   // alpha
+  bool counted = false;  // the NaN / inf counts below were taken while each row was in cache
+  NonFinite scaled_counts, masked_counts, alpha_counts;
 };
 
 class Backend {

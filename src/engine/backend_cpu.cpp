@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "backend.h"
 #include "error.h"
@@ -58,9 +59,24 @@ class CpuBackend final : public Backend {
     out.alpha = Tensor::empty(scores.shape());
     if (spec.mask.defined()) out.masked = Tensor::empty(scores.shape());
     const float* src = scores.f32();
+    std::mutex mutex;
     parallel_for(B * H * Tq, 256, [&](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) softmax_side_row(src, out, spec, r, H, Tq, Tk);
+      NonFinite scaled, masked, alpha;
+      for (int64_t r = first; r < last; ++r) {
+        softmax_side_row(src, out, spec, r, H, Tq, Tk);
+        count_nonfinite_into(out.scaled.f32() + r * Tk, Tk, scaled);
+        if (out.masked.defined()) count_nonfinite_into(out.masked.f32() + r * Tk, Tk, masked);
+        count_nonfinite_into(out.alpha.f32() + r * Tk, Tk, alpha);
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto [sum, part] : {std::pair{&out.scaled_counts, &scaled}, {&out.masked_counts, &masked},
+                               {&out.alpha_counts, &alpha}}) {
+        sum->nan += part->nan;
+        sum->neginf += part->neginf;
+        sum->posinf += part->posinf;
+      }
     });
+    out.counted = true;
     return out;
   }
 

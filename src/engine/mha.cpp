@@ -161,6 +161,15 @@ int64_t effective_mem_limit(const MhaConfig& c) {
 
 namespace {
 
+// A step whose counts the backend already took (when `known`).
+Step with_counts(Step s, bool known, const NonFinite& c) {
+  s.counts_known = known;
+  s.nan_count = c.nan;
+  s.neginf_count = c.neginf;
+  s.posinf_count = c.posinf;
+  return s;
+}
+
 // The mask step's tensor and, for the two-fills bug, the two parts it is made of.
 struct MaskParts {
   Tensor mask, first, second;
@@ -218,8 +227,9 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   if (c.bug == Bug::SoftmaxWrongAxis) spec.axis = -2;
   spec.fp16_no_max = c.bug == Bug::SoftmaxNoMaxFp16;
   const SoftmaxSteps sm = be.scale_mask_softmax(scores, spec);
-  t.add(made_step("scores_scaled", c.bug == Bug::NoScale ? "scale ×1 (no-scale bug)" : "scale ×1/√dk",
-                  {"scores"}, StepKind::Compute, sm.scaled, bn));
+  t.add(with_counts(made_step("scores_scaled", c.bug == Bug::NoScale ? "scale ×1 (no-scale bug)" : "scale ×1/√dk",
+                              {"scores"}, StepKind::Compute, sm.scaled, bn),
+                    sm.counted, sm.scaled_counts));
   const char* softmax_input = "scores_scaled";
   if (mask.mask.defined()) {
     Step ms = made_step("mask", "build mask", {}, StepKind::Compute, mask.mask, "");
@@ -229,7 +239,8 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
                      : mask.second.defined()      ? "masked_fill ×2 (two-fills bug)"
                      : c.bug == Bug::MaskFiniteFill ? "masked_fill(-1e9)"
                                                     : "masked_fill(-inf)";
-    t.add(made_step("scores_masked", op, {"scores_scaled", "mask"}, StepKind::Compute, sm.masked, bn));
+    t.add(with_counts(made_step("scores_masked", op, {"scores_scaled", "mask"}, StepKind::Compute, sm.masked, bn),
+                      sm.counted, sm.masked_counts));
     softmax_input = "scores_masked";
   } else {
     t.add(skipped_step("mask", "build mask", {}, "no mask"));
@@ -238,7 +249,8 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   const char* softmax_op = spec.axis == -2 ? "softmax(dim=-2) (wrong-axis bug)"
                            : spec.fp16_no_max ? "softmax fp16 without max (bug)"
                                               : "softmax(dim=-1)";
-  t.add(made_step("alpha", softmax_op, {softmax_input}, StepKind::Compute, sm.alpha, bn));
+  t.add(with_counts(made_step("alpha", softmax_op, {softmax_input}, StepKind::Compute, sm.alpha, bn), sm.counted,
+                    sm.alpha_counts));
 
   // dropout                                               (B,h,Tq,Tk)
   Tensor alpha_used = sm.alpha;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 
 #include "error.h"
+#include "parallel.h"
 
 namespace attnsim {
 
@@ -23,8 +25,8 @@ const char* step_kind_name(StepKind kind) {
   return "?";
 }
 
-// Most tensors have no NaN or inf at all, so first scan blocks with a branch-free test that
-// vectorises (an exponent of all ones marks both), and classify only inside blocks that hit.
+// Most tensors have no NaN or inf at all, so first test each block with a branch-free check
+// that vectorises (an exponent of all ones marks both), and classify only inside blocks that hit.
 static bool block_has_nonfinite(const float* p, int64_t n) {
   uint32_t hit = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -35,24 +37,34 @@ static bool block_has_nonfinite(const float* p, int64_t n) {
   return hit != 0;
 }
 
+static void visit(float v, NonFinite& c) {
+  if (std::isnan(v)) ++c.nan;
+  else if (std::isinf(v)) ++(v < 0 ? c.neginf : c.posinf);
+}
+
+void count_nonfinite_into(const float* p, int64_t n, NonFinite& c) {
+  constexpr int64_t kBlock = 4096;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    if (!block_has_nonfinite(p + start, len)) continue;
+    for (int64_t i = start; i < start + len; ++i) visit(p[i], c);
+  }
+}
+
 NonFinite count_nonfinite(const Tensor& t) {
   NonFinite c;
   if (!t.defined() || t.dtype() != DType::F32) return c;
-  auto visit = [&](float v) {
-    if (std::isnan(v)) ++c.nan;
-    else if (std::isinf(v)) ++(v < 0 ? c.neginf : c.posinf);
-  };
-  if (t.is_contiguous()) {
-    constexpr int64_t kBlock = 4096;
-    const float* p = t.f32();
-    for (int64_t start = 0, n = t.numel(); start < n; start += kBlock) {
-      const int64_t len = std::min(kBlock, n - start);
-      if (!block_has_nonfinite(p + start, len)) continue;
-      for (int64_t i = start; i < start + len; ++i) visit(p[i]);
-    }
+  if (t.is_contiguous()) {  // large tensors in chunks on all cores: the scan is memory-bound
+    std::mutex mutex;
+    parallel_for(t.numel(), int64_t{1} << 20, [&](int64_t first, int64_t last) {
+      NonFinite part;
+      count_nonfinite_into(t.f32() + first, last - first, part);
+      std::lock_guard<std::mutex> lock(mutex);
+      c.nan += part.nan, c.neginf += part.neginf, c.posinf += part.posinf;
+    });
   } else {
     const float* base = t.f32() - t.offset();
-    for_each_element(t, [&](int64_t, int64_t pos) { visit(base[pos]); });
+    for_each_element(t, [&](int64_t, int64_t pos) { visit(base[pos], c); });
   }
   return c;
 }
@@ -89,7 +101,10 @@ void Trace::add(Step step) {
     NonFinite c;
     auto cached = std::find_if(counted_.begin(), counted_.end(),
                                [&](const auto& e) { return e.first == id; });
-    if (covers_storage && cached != counted_.end()) {
+    if (step.counts_known) {  // the op counted while its output was in cache
+      c = {step.nan_count, step.neginf_count, step.posinf_count};
+      if (covers_storage) counted_.emplace_back(id, c);
+    } else if (covers_storage && cached != counted_.end()) {
       c = cached->second;
     } else {
       c = count_nonfinite(t);

@@ -44,6 +44,8 @@ struct NonFinite {
   int64_t nan = 0, neginf = 0, posinf = 0;
 };
 NonFinite count_nonfinite(const Tensor& t);
+// Adds the counts of p[0..n) to c (for ops that count their output while it is in cache).
+void count_nonfinite_into(const float* p, int64_t n, NonFinite& c);
 
 // How a step's tensor came to be.
 enum class StepKind {
@@ -67,6 +69,7 @@ struct Step {
   int64_t nan_count = 0;
   int64_t neginf_count = 0;
   int64_t posinf_count = 0;
+  bool counts_known = false;        // the three counts were filled in by the op itself
   std::string backend;              // "cpu", "cuda"; empty for inputs and views
   std::string note;                 // why skipped, or what a bug changed
 
