@@ -11,12 +11,17 @@ if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null
 fi
 [[ -x build/attnsim-cli ]] || tools/setup.sh
-ratios=()
-for ((r = 1; r <= rounds; r++)); do
-  ours=$(build/attnsim-cli bench --repeats 20 --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
-  torch=$(/usr/bin/python3 tools/bench_torch.py 32 128 512 8 "$threads" 20)
-  ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
-  ratios+=("$ratio")
-  echo "round $r: attnsim ${ours} ms   pytorch ${torch} ms   pytorch/attnsim ${ratio}x"
+# eval: no dropout (torch under no_grad); train: dropout 0.1 (torch as constructed, autograd on)
+for mode in eval train; do
+  flags=""
+  [[ $mode == train ]] && flags="--train --dropout 0.1"
+  ratios=()
+  for ((r = 1; r <= rounds; r++)); do
+    ours=$(build/attnsim-cli bench --repeats 20 --json $flags | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+    torch=$(/usr/bin/python3 tools/bench_torch.py 32 128 512 8 "$threads" 20 "$mode")
+    ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
+    ratios+=("$ratio")
+    echo "$mode round $r: attnsim ${ours} ms   pytorch ${torch} ms   pytorch/attnsim ${ratio}x"
+  done
+  printf '%s\n' "${ratios[@]}" | sort -n | awk -v m="$mode" '{ a[NR] = $1 } END { print m " median ratio: " a[int((NR + 1) / 2)] "x" }'
 done
-printf '%s\n' "${ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { print "median ratio: " a[int((NR + 1) / 2)] "x" }'
