@@ -71,6 +71,7 @@ struct App {
   std::string view_error;           // result of "view without contiguous"
   std::string hidden_check;         // result of "check hidden weights are exactly 0"
   bool hidden_check_pass = false;
+  int buglab_table_step = -1;       // step the bug lab's NaN table last scrolled to
   bool headless = false;
   bool quit = false;
   std::vector<ImVec4> geometry_rows;  // tensor view: screen rect of every block row (tests)

@@ -9,6 +9,7 @@
 #include "app/heat_view.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -172,44 +173,77 @@ void text_at(ImDrawList* list, ImVec2 p, ImU32 colour, const std::string& text) 
   list->AddText(p, colour, text.c_str());
 }
 
+// Row labels shrink to the row height (glyphs are a little shorter than the line, so
+// neighbours keep a gap), down to 3/4 of the text size; below that they keep the full size
+// on every k-th row.
+struct RowLabels {
+  float size;
+  int64_t every;
+};
+
+RowLabels row_labels_for(float cell) {
+  const float full = ImGui::GetFontSize();
+  const float size = std::min(full, cell);
+  if (size >= full * 0.75f) return {size, 1};
+  return {full, std::max<int64_t>(1, static_cast<int64_t>(std::ceil(full * 0.8f / std::max(cell, 0.01f))))};
+}
+
+// Every how many columns a key label fits: they are staggered on two lines, so one may
+// spread over two labelled columns.
+int64_t col_label_step(const std::vector<std::string>& labels, float cell) {
+  float widest = 0;
+  for (const auto& label : labels) widest = std::max(widest, ImGui::CalcTextSize(label.c_str()).x);
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil((widest + 4.0f) / (2.0f * std::max(cell, 0.01f)))));
+}
+
+// A head's name in the gap above its block, shrunk to the gap when a full line does not fit
+// there, so it never covers a cell; "h2" when "head 2" is wider than the block.
+void head_name(ImDrawList* list, const Block& b, const Frame& f, float line, float above) {
+  char name[48];
+  std::snprintf(name, sizeof name, "%s %lld", tr("head"), static_cast<long long>(b.head));
+  const float room_w = static_cast<float>(b.cols) * f.scale + kBandGap * f.scale;
+  const float room_h = b.y > 0.0f ? kBlockGap * f.scale : line;
+  const float size = std::min(ImGui::GetFontSize(), room_h * 0.95f);
+  ImFont* font = ImGui::GetFont();
+  if (font->CalcTextSizeA(size, FLT_MAX, 0, name).x > room_w)
+    std::snprintf(name, sizeof name, "h%lld", static_cast<long long>(b.head));
+  const ImVec2 p = f.px(b.x, b.y);
+  if (size < ImGui::GetFontSize() * 0.55f) {
+    // too small to read in the gap: a tag inside the block's top-left corner
+    const ImVec2 ts = ImGui::CalcTextSize(name);
+    list->AddRectFilled(p, {p.x + ts.x + 6, p.y + ts.y}, IM_COL32(20, 22, 26, 220));
+    list->AddText({p.x + 3, p.y}, head_colour(b.head), name);
+    return;
+  }
+  const float y = b.y > 0.0f ? p.y - size - 1 : p.y - line * above;
+  list->AddText(font, size, {p.x, y}, head_colour(b.head), name);
+}
+
+// Row sums sit in the gap right of each block: only when the gap holds "1.00" and a row
+// holds a line.
+bool sums_shown(const HeatViewSpec& s, float cell) {
+  return s.row_sums && cell * kBlockGap >= ImGui::CalcTextSize("1.00").x + 4 &&
+         cell >= ImGui::GetTextLineHeight() * 0.8f;
+}
+
 void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float line) {
   const Layout& l = s.to->layout;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-  const int64_t every = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(line / std::max(f.scale, 0.01f))));
-  // Key tokens go above the columns, staggered on two lines, when each fits in two cells.
-  bool keys_fit = s.col_labels != nullptr;
-  if (keys_fit)
-    for (const auto& label : *s.col_labels)
-      keys_fit = keys_fit && ImGui::CalcTextSize(label.c_str()).x <= f.scale * 2.0f - 4.0f;
+  const RowLabels rows = row_labels_for(f.scale);
+  const int64_t col_every = s.col_labels ? col_label_step(*s.col_labels, f.scale) : 0;
   for (const Block& b : l.blocks) {
     // head name above the block
     if (b.head >= 0 && (l.kind != LayoutKind::HeadGrid || l.blocks.size() > 1)) {
-      char name[48];
-      std::snprintf(name, sizeof name, "%s %lld", tr("head"), static_cast<long long>(b.head));
-      if (ImGui::CalcTextSize(name).x > static_cast<float>(b.cols) * f.scale + kBandGap * f.scale)
-        std::snprintf(name, sizeof name, "h%lld", static_cast<long long>(b.head));  // narrow band
-      const ImVec2 p = f.px(b.x, b.y);
-      const bool under_keys = s.col_labels && b.y == 0.0f && keys_fit;
-      const bool rightmost = b.x + static_cast<float>(b.cols) >= l.width - 0.01f;
-      if (b.y > 0.0f && kBlockGap * f.scale < line * 1.2f && rightmost) {
-        // no room in the gap above, room to the right: the name beside the block
-        const ImVec2 r = f.px(b.x + static_cast<float>(b.cols) + 0.4f, b.y);
-        text_at(list, r, head_colour(b.head), name);
-      } else if (b.y > 0.0f && kBlockGap * f.scale < line * 1.2f) {
-        // no room in the gap above: a tag inside the block's top-left corner
-        const ImVec2 size = ImGui::CalcTextSize(name);
-        list->AddRectFilled(p, {p.x + size.x + 6, p.y + size.y}, IM_COL32(20, 22, 26, 220));
-        text_at(list, {p.x + 3, p.y}, head_colour(b.head), name);
-      } else {
-        text_at(list, {p.x, p.y - line * (under_keys ? 3.2f : 1.2f)}, head_colour(b.head), name);
-      }
+      const bool under_keys = s.col_labels && b.y == 0.0f;
+      head_name(list, b, f, line, under_keys ? 3.2f : 1.2f);
       list->AddRect(f.px(b.x, b.y), f.px(b.x + static_cast<float>(b.cols), b.y + static_cast<float>(b.rows)),
                     head_colour(b.head), 0, 0, std::max(1.0f, f.scale * 0.06f));
     }
     // row labels: tokens, or storage offsets on a strip
-    if (b.x == 0.0f) {
-      // every `every`-th row; with sparse labels the last one would crowd the next block
+    if (b.x == 0.0f && s.label_rows) {
+      // with sparse labels the last one would crowd the next block
+      const int64_t every = rows.every;
       for (int64_t r = 0; r < (every > 1 ? b.rows - every + 1 : b.rows); r += every) {
         std::string label;
         if (l.kind == LayoutKind::Strip)
@@ -218,22 +252,27 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
           label = (*s.row_labels)[static_cast<size_t>(r)];
         else
           label = std::to_string(r);
-        const float w = ImGui::CalcTextSize(label.c_str()).x;
+        const float w = ImGui::GetFont()->CalcTextSizeA(rows.size, FLT_MAX, 0, label.c_str()).x;
         const ImVec2 p = f.px(b.x, b.y + static_cast<float>(r) + 0.5f);
-        text_at(list, {p.x - w - 6, p.y - line * 0.5f}, l.kind == LayoutKind::Strip ? dim : text, label);
+        list->AddText(ImGui::GetFont(), rows.size, {p.x - w - 6, p.y - rows.size * 0.5f},
+                      l.kind == LayoutKind::Strip ? dim : text, label.c_str());
       }
     }
-    // key tokens above the columns of a score block, staggered on two lines
-    if (keys_fit && b.y == 0.0f) {
-      for (int64_t c = 0; c < b.cols && c < static_cast<int64_t>(s.col_labels->size()); ++c) {
+    // key tokens above the columns of a score block, staggered on two lines; every
+    // `col_every`-th column when the cells are too narrow for each token
+    if (s.col_labels && b.y == 0.0f) {
+      for (int64_t c = 0; c < b.cols && c < static_cast<int64_t>(s.col_labels->size()); c += col_every) {
         const std::string& label = (*s.col_labels)[static_cast<size_t>(c)];
         const float w = ImGui::CalcTextSize(label.c_str()).x;
         const ImVec2 p = f.px(b.x + static_cast<float>(c) + 0.5f, b.y);
-        text_at(list, {p.x - w * 0.5f, p.y - line * (c % 2 ? 1.05f : 2.0f) - 2}, text, label);
+        const bool upper = (c / col_every) % 2 == 0;
+        // centred on its column, but not cut off by the view's left edge
+        const float x = std::max(p.x - w * 0.5f, list->GetClipRectMin().x);
+        text_at(list, {x, p.y - line * (upper ? 2.0f : 1.05f) - 2}, text, label);
       }
     }
     // row sums of a probability block
-    if (s.row_sums && f.scale * kBlockGap >= ImGui::CalcTextSize("1.00").x + 4 && f.scale >= line * 0.8f) {
+    if (sums_shown(s, f.scale)) {
       const ImVec2 h = f.px(b.x + static_cast<float>(b.cols) + 0.1f, b.y);
       text_at(list, {h.x, h.y - line * 1.1f}, dim, "Σ");
       for (int64_t r = 0; r < b.rows; ++r) {
@@ -258,6 +297,38 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
       list->AddRectFilled({a.x + 1, a.y}, {c.x - 1, c.y}, head_colour(h));
     }
   }
+}
+
+// Room around the cells: row labels on the left, key labels and head names on top, row
+// sums on the right.
+struct Margins {
+  float left = 0, top = 0, right = 0;
+};
+
+Margins margins(const HeatViewSpec& s) {
+  Margins m;
+  const float line = ImGui::GetTextLineHeight();
+  if (s.label_rows && (s.row_labels || s.to->layout.kind == LayoutKind::Strip)) {
+    m.left = ImGui::CalcTextSize("00000").x;
+    if (s.row_labels)
+      for (const auto& label : *s.row_labels) m.left = std::max(m.left, ImGui::CalcTextSize(label.c_str()).x);
+    m.left += 10;
+  }
+  m.top = line * (s.col_labels ? 3.3f : 1.6f);
+  m.right = 6.0f;
+  return m;
+}
+
+// Pixels per cell that fit the layout's `width` x `height` cells into `size`, with room for
+// row sums on the right only when the cells come out large enough to show them.
+float fit_cells(const HeatViewSpec& s, ImVec2 size, float width, float height, Margins* m) {
+  *m = margins(s);
+  auto fit = [&] {
+    return std::max(0.01f, std::min((size.x - m->left - m->right) / width, (size.y - m->top - 4) / height));
+  };
+  if (!sums_shown(s, fit())) return fit();
+  m->right = ImGui::CalcTextSize("1.00 ").x;
+  return fit();
 }
 
 // [SECTION] hover
@@ -300,27 +371,18 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
     width = std::max(width, s.from->layout.width);
     height = std::max(height, s.from->layout.height);
   }
-  const float line = ImGui::GetTextLineHeight();
-  float left = 0;
-  if (s.row_labels || l.kind == LayoutKind::Strip) {
-    left = ImGui::CalcTextSize("00000").x;
-    if (s.row_labels)
-      for (const auto& label : *s.row_labels) left = std::max(left, ImGui::CalcTextSize(label.c_str()).x);
-    left += 10;
-  }
-  const float top = line * (s.col_labels ? 3.3f : 1.6f);
-  const float right = s.row_sums ? ImGui::CalcTextSize("1.00 ").x : 6.0f;
-  const float fit = std::max(0.01f, std::min((size.x - left - right) / width, (size.y - top - 4) / height));
+  Margins m;
+  const float fit = fit_cells(s, size, width, height, &m);
   if (hovered && io.MouseWheel != 0.0f)
     zoom_about(view.zoom, view.pan.x, view.pan.y, fit, std::pow(1.15f, io.MouseWheel),
-               io.MousePos.x - pos.x - left, io.MousePos.y - pos.y - top);
+               io.MousePos.x - pos.x - m.left, io.MousePos.y - pos.y - m.top);
   if (ImGui::IsItemActive() && (ImGui::IsMouseDragging(ImGuiMouseButton_Left) ||
                                 ImGui::IsMouseDragging(ImGuiMouseButton_Middle))) {
     view.pan.x += io.MouseDelta.x;
     view.pan.y += io.MouseDelta.y;
   }
   if (view.zoom <= 1.0f) view.pan = {0, 0};
-  Frame f{{pos.x + left + view.pan.x, pos.y + top + view.pan.y}, fit * view.zoom};
+  Frame f{{pos.x + m.left + view.pan.x, pos.y + m.top + view.pan.y}, fit * view.zoom};
 
   ImDrawList* list = ImGui::GetWindowDrawList();
   list->PushClipRect(pos, {pos.x + size.x, pos.y + size.y}, true);
@@ -339,7 +401,7 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
   } else {
     queue_static(list, *s.to, f, s.per_head_scale, ease(t));
   }
-  if (!moving) draw_labels(list, s, f, line);
+  if (!moving) draw_labels(list, s, f, ImGui::GetTextLineHeight());
 
   for (const Block& b : l.blocks)
     for (int64_t r = 0; r < b.rows; ++r) {
@@ -392,6 +454,16 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
   }
   list->PopClipRect();
   return result;
+}
+
+float heat_view_label_width(const HeatViewSpec& s) { return s.to ? margins(s).left : 0; }
+
+float heat_view_height_for(const HeatViewSpec& s, float width) {
+  if (!s.to) return 0;
+  const Layout& l = s.to->layout;
+  Margins m;
+  const float cell = fit_cells(s, {width, 1e6f}, std::max(l.width, 1.0f), std::max(l.height, 1.0f), &m);
+  return m.top + 4 + cell * std::max(l.height, 1.0f);
 }
 
 // [SECTION] legend

@@ -25,6 +25,7 @@ struct HeatViewSpec {
   bool by_column = false;               // Product: columns form (a linear layer's output)
   const std::vector<std::string>* row_labels = nullptr;  // tokens for rows
   const std::vector<std::string>* col_labels = nullptr;  // tokens for columns (scores)
+  bool label_rows = true;               // false: a view right beside one with the same rows
   bool row_sums = false;                // alpha: show each row's sum
   int64_t heads = 0;                    // Matrix of width d: mark the h head ranges on top
   int64_t highlight_storage = -1;       // outline the element at this storage index
@@ -39,6 +40,13 @@ struct HeatViewResult {
 };
 
 HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& spec);
+
+// The height at which a view `width` wide is as large as its width allows (labels
+// included): a panel sharing its height gives the heatmaps this much and the rest away.
+float heat_view_height_for(const HeatViewSpec& spec, float width);
+
+// Width of the row labels left of the cells (0 when the spec draws none).
+float heat_view_label_width(const HeatViewSpec& spec);
 
 // Colour bar and the NaN / -inf / +inf swatches, drawn by the heatmap shader itself.
 void draw_legend(const Display& d);

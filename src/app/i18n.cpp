@@ -38,7 +38,6 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Speed", "속도"},
     {"Duration (s)", "전환 시간 (초)"},
     {"Transition", "전환"},
-    {"Step", "단계"},
     {"shape", "모양"},
     {"strides", "스트라이드"},
     {"bytes", "바이트"},

@@ -1,6 +1,7 @@
 // Bug lab: the scenario's buggy run beside the correct run at the current step, a
 // cell-level diff, NaN / -inf counts per step for both, "check that every hidden position
 // has weight exactly 0", and "run to first NaN".
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -89,14 +90,14 @@ void buglab_first_nan(App& app) {
 
 namespace {
 
-void nan_table(const App& app) {
+void nan_table(App& app) {
   const RunData* d = app.data();
   if (!ImGui::BeginTable("nan", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                                        ImGuiTableFlags_SizingFixedFit,
                          {0, ImGui::GetContentRegionAvail().y}))
     return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn(tr("Step"));
+  ImGui::TableSetupColumn(tr("NaN per step"));
   // correct run, then the run with the bug
   ImGui::TableSetupColumn("NaN ok");
   ImGui::TableSetupColumn("NaN bug");
@@ -107,9 +108,11 @@ void nan_table(const App& app) {
     const Step* ok = d->reference.trace.find(s.name);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    if (static_cast<int>(&s - d->run.trace.steps.data()) == app.playback.step)
+    if (static_cast<int>(&s - d->run.trace.steps.data()) == app.playback.step) {
       ImGui::TextColored({1, 0.85f, 0.2f, 1}, "%s", s.name.c_str());
-    else
+      // the table is kept short for the heatmaps: bring the current step's row into view
+      if (app.playback.step != app.buglab_table_step) ImGui::SetScrollHereY(0.5f);
+    } else
       ImGui::TextUnformatted(s.name.c_str());
     const long long v[4] = {ok ? ok->nan_count : 0, s.nan_count, ok ? ok->neginf_count : 0,
                             s.neginf_count};
@@ -120,6 +123,7 @@ void nan_table(const App& app) {
     }
   }
   ImGui::EndTable();
+  app.buglab_table_step = app.playback.step;
 }
 
 }  // namespace
@@ -151,35 +155,44 @@ void panel_buglab(App& app, const ImVec4& rect) {
     ImGui::PopStyleColor();
   }
 
+  // The heatmaps take the height their width allows; the NaN table keeps the rest, never
+  // less than a few rows (it scrolls to the current step).
   const Step* ok = d->reference.trace.find(step->name);
-  const float avail_h = ImGui::GetContentRegionAvail().y;
-  const float top_h = avail_h * 0.6f;
   const float w = ImGui::GetContentRegionAvail().x;
-  const float col_w = (w - ImGui::GetStyle().ItemSpacing.x * 2) / 3.0f;
-  ImGui::BeginGroup();
-  ImGui::TextUnformatted(tr("correct"));
   HeatViewSpec right, left;
   if (ok && ok->out.defined()) {
     left = step_view_spec(app, 1, *ok, false);
     left.id = "ok";
-    left.size = {col_w, top_h};
-    draw_heat_view(app.buglab_view, left);
-  } else {
-    ImGui::Dummy({col_w, top_h});
   }
+  if (step->out.defined()) {
+    right = step_view_spec(app, 0, *step, false);
+    right.id = "bug";
+    right.label_rows = !left.to;  // the rows line up with the correct run's labels
+  }
+  // Only the first view labels the rows, so it is wider by their width.
+  const float label_w = left.to ? heat_view_label_width(left) : 0;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float col_w = (w - style.ItemSpacing.x * 2 - label_w) / 3.0f;
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  // the table's header and three rows (the step before, this one, the one after)
+  const float table_min = 4 * (ImGui::GetTextLineHeight() + style.CellPadding.y * 2) +
+                          style.WindowPadding.y * 2 + style.ItemSpacing.y;
+  const float room = ImGui::GetContentRegionAvail().y - line;  // minus the titles
+  const float wanted = std::max(heat_view_height_for(left, col_w + label_w), heat_view_height_for(right, col_w));
+  const float top_h = std::max(line * 4, std::min(wanted, room - table_min));
+  left.size = {col_w + label_w, top_h};
+  right.size = {col_w, top_h};
+
+  ImGui::BeginGroup();
+  ImGui::TextUnformatted(tr("correct"));
+  if (left.to) draw_heat_view(app.buglab_view, left);
+  else ImGui::Dummy({col_w, top_h});
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
   ImGui::TextColored({1.0f, 0.5f, 0.45f, 1}, "%s", tr("with the bug"));
-  if (step->out.defined()) {
-    right = step_view_spec(app, 0, *step, false);
-    right.id = "bug";
-    right.size = {col_w, top_h};
-    const HeatViewResult r = draw_heat_view(app.buglab_view, right);
-    app.geometry_rows = r.block_rows;
-  } else {
-    ImGui::Dummy({col_w, top_h});
-  }
+  if (right.to) app.geometry_rows = draw_heat_view(app.buglab_view, right).block_rows;
+  else ImGui::Dummy({col_w, top_h});
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
@@ -204,19 +217,19 @@ void panel_buglab(App& app, const ImVec4& rect) {
   }
   ImGui::EndGroup();
 
-  // counts per step and the hidden-weights report
-  ImGui::BeginChild("counts", {w * 0.5f, 0}, true);
-  ImGui::TextUnformatted(tr("NaN per step"));
+  // counts per step, and beside them the hidden-weights report once there is one
+  const bool report = !app.hidden_check.empty();
+  ImGui::BeginChild("counts", {report ? w * 0.5f : 0, 0}, true);
   nan_table(app);
   ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("check", {0, 0}, true);
-  if (!app.hidden_check.empty()) {
+  if (report) {
+    ImGui::SameLine();
+    ImGui::BeginChild("check", {0, 0}, true);
     ImGui::TextColored(app.hidden_check_pass ? ImVec4(0.5f, 0.9f, 0.5f, 1) : ImVec4(1, 0.45f, 0.4f, 1),
                        "%s", app.hidden_check_pass ? tr("pass") : tr("fail"));
     ImGui::TextUnformatted(app.hidden_check.c_str());
+    ImGui::EndChild();
   }
-  ImGui::EndChild();
   end_panel();
 }
 
