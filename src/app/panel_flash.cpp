@@ -1,6 +1,7 @@
 // Flash panel: FlashAttention's tiled online softmax on one (batch, head), tile by tile.
-//   - the score matrix as a grid of Br x Bc tiles: tiles seen so far show their scores, the
-//     current tile is lit, wholly hidden tiles are marked skipped
+//   - the whole score matrix as a grid of Br x Bc tiles: tiles seen so far show their scores,
+//     tiles not reached yet are grey, the current tile is lit, wholly hidden tiles are
+//     crossed out as skipped
 //   - per query row, the running max m and running sum l as bars; when a tile raises the
 //     max, the old bar stays as a ghost and the rescale factor exp(m_old - m_new) is shown
 //   - the output rows so far (O_i / l) beside the exact output of the standard path, with
@@ -11,7 +12,7 @@
 //
 // Index
 //   [SECTION] state and recompute   the tile trace of one (batch, head) at Br x Bc
-//   [SECTION] transport and bars    stepping, and m / l per row
+//   [SECTION] transport and bars    stepping, m / l per row, the tile overlay
 //   [SECTION] the panel             figures, the tile grid, output rows vs exact
 #include <algorithm>
 #include <cmath>
@@ -28,6 +29,8 @@ namespace attnsim::app {
 
 // [SECTION] state and recompute
 
+enum class TileState : uint8_t { Pending, Seen, Skipped };
+
 struct FlashPanelState {
   // what the trace below was computed for
   uint64_t generation = 0;
@@ -42,6 +45,7 @@ struct FlashPanelState {
   // The panel's pictures at `built_event`: rebuilt when the event changes, not per frame.
   int built_event = -1;
   std::vector<float> seen;   // (Tq, Tk) scores of the tiles visited so far, kEmptyCell elsewhere
+  std::vector<TileState> tiles;  // per tile, row-major over (query block, key block)
   std::vector<float> now;    // (Tq, dk) O / l of every query block so far
   std::vector<float> exact;  // (Tq, dk) the standard path's output
   double worst = 0;          // max |now - exact| over the rows so far
@@ -123,13 +127,9 @@ void transport(FlashPanelState& f, int n) {
   ImGui::SliderInt("##event", &f.event, 0, n - 1, "event %d");
 }
 
-// Bars of m and l per row of the current query block.
+// Bars of m and l per row of the current query block, each with its number; columns
+// sized so the numbers always fit the width.
 void row_bars(const FlashEvent& e, float width) {
-  if (e.kind == FlashEventKind::Skipped) {
-    ImGui::TextDisabled("tile (%lld, %lld) skipped: every score is hidden, nothing is read",
-                        static_cast<long long>(e.q_block), static_cast<long long>(e.k_block));
-    return;
-  }
   const bool fin = e.kind == FlashEventKind::Final;
   const Tensor& m_after = fin ? e.m : e.m_after;
   const Tensor& l_after = fin ? e.l : e.l_after;
@@ -142,7 +142,16 @@ void row_bars(const FlashEvent& e, float width) {
   }
   ImDrawList* list = ImGui::GetWindowDrawList();
   const float h = ImGui::GetTextLineHeight();
-  const float bar_w = width * 0.18f;
+  const float label_w = ImGui::CalcTextSize("row 000 ").x;
+  const float num_w = ImGui::CalcTextSize("-0.000 ").x;
+  // row label | m bar, m | l bar, l | rescale
+  const float bar_w = std::max(h * 1.5f, (width - label_w - 2 * num_w - ImGui::CalcTextSize("rescale").x) / 2 - 8);
+  const float x_m = label_w, x_l = x_m + bar_w + num_w + 8, x_c = x_l + bar_w + num_w + 8;
+  const ImVec2 head = ImGui::GetCursorScreenPos();
+  ImGui::Dummy({width, h});  // the column names' line
+  list->AddText({head.x + x_m, head.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), "max m");
+  list->AddText({head.x + x_l, head.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), "sum l");
+  list->AddText({head.x + x_c, head.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), "rescale");
   for (int64_t r = 0; r < e.rows; ++r) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float m = m_after.at({r}), l = l_after.at({r});
@@ -153,19 +162,58 @@ void row_bars(const FlashEvent& e, float width) {
       const float w = std::clamp(std::abs(v) / scale, 0.0f, 1.0f) * bar_w;
       list->AddRectFilled({p.x + x0, p.y + 2}, {p.x + x0 + w, p.y + h - 2}, col);
     };
-    const float x_m = ImGui::CalcTextSize("row 000 ").x, x_l = x_m + bar_w + 8;
+    auto number = [&](float x0, const char* fmt, float v, ImU32 col) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, fmt, static_cast<double>(v));
+      list->AddText({p.x + x0, p.y}, col, std::isinf(v) ? (v < 0 ? "-inf" : "inf") : buf);
+    };
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), raised = IM_COL32(255, 170, 40, 255);
     ImGui::Text("row %lld", static_cast<long long>(e.q0 + r));
     // ghost of the value before this tile, then the value after
     bar(x_m, m0, mabs, IM_COL32(120, 120, 120, 120));
-    bar(x_m, m, mabs, c < 1.0f ? IM_COL32(255, 170, 40, 255) : IM_COL32(90, 170, 250, 255));
+    bar(x_m, m, mabs, c < 1.0f ? raised : IM_COL32(90, 170, 250, 255));
+    number(x_m + bar_w + 4, "%.3f", m, c < 1.0f ? raised : text);
     bar(x_l, l0, lmax, IM_COL32(120, 120, 120, 120));
     bar(x_l, l, lmax, IM_COL32(120, 210, 120, 255));
-    ImGui::SameLine(x_l + bar_w + 12);
-    if (c < 1.0f)
-      ImGui::TextColored({1.0f, 0.67f, 0.16f, 1}, "m %.3g  l %.3g  x%.3g", m, l, c);
-    else
-      ImGui::Text("m %.3g  l %.3g", m, l);
+    number(x_l + bar_w + 4, "%.3f", l, text);
+    if (c < 1.0f) number(x_c, "x%.3g", c, raised);
   }
+}
+
+// Over the score grid: tile boundaries, tiles not reached yet, skipped tiles crossed out,
+// the lit tile (or the query block being finished).
+void tile_overlay(const FlashPanelState& f, const FlashEvent& e, const ImVec4& first_row,
+                  int64_t tq, int64_t tk) {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  // first_row is (x, y, width, height): a row is one cell high
+  const float cell = first_row.w, x0 = first_row.x, y0 = first_row.y;
+  auto at = [&](int64_t row, int64_t col) {
+    return ImVec2{x0 + static_cast<float>(col) * cell, y0 + static_cast<float>(row) * cell};
+  };
+  const int64_t kbs = (tk + f.block_k - 1) / f.block_k;
+  for (size_t i = 0; i < f.tiles.size(); ++i) {
+    const int64_t q0 = static_cast<int64_t>(i) / kbs * f.block_q, k0 = static_cast<int64_t>(i) % kbs * f.block_k;
+    const ImVec2 a = at(q0, k0), b = at(std::min(q0 + f.block_q, tq), std::min(k0 + f.block_k, tk));
+    if (f.tiles[i] == TileState::Pending) {
+      list->AddRectFilled(a, b, IM_COL32(52, 56, 66, 255));
+    } else if (f.tiles[i] == TileState::Skipped) {
+      list->AddRectFilled(a, b, IM_COL32(24, 24, 28, 255));
+      list->AddLine(a, b, IM_COL32(150, 150, 150, 200), 1.5f);
+      list->AddLine({a.x, b.y}, {b.x, a.y}, IM_COL32(150, 150, 150, 200), 1.5f);
+      const ImVec2 ts = ImGui::CalcTextSize("skip");
+      if (ts.x + 6 < b.x - a.x && ts.y + 4 < b.y - a.y) {
+        const ImVec2 c{(a.x + b.x - ts.x) * 0.5f, (a.y + b.y - ts.y) * 0.5f};
+        list->AddRectFilled({c.x - 3, c.y}, {c.x + ts.x + 3, c.y + ts.y}, IM_COL32(24, 24, 28, 255));
+        list->AddText(c, IM_COL32(190, 190, 190, 255), "skip");
+      }
+    }
+    list->AddRect(a, b, IM_COL32(200, 200, 210, 200), 0, 0, 1.5f);
+  }
+  if (e.kind == FlashEventKind::Final)
+    list->AddRect(at(e.q0, 0), at(e.q0 + e.rows, tk), IM_COL32(120, 230, 120, 255), 0, 0, 3);
+  else
+    list->AddRect(at(e.q0, e.k0), at(e.q0 + e.rows, e.k0 + e.cols),
+                  e.kind == FlashEventKind::Skipped ? IM_COL32(200, 200, 200, 255) : IM_COL32(255, 220, 0, 255), 0, 0, 3);
 }
 
 }  // namespace
@@ -176,9 +224,16 @@ void build_pictures(const App& app, FlashPanelState& f, int64_t tq, int64_t tk, 
   const auto& ev = f.core.events;
   f.built_event = f.event;
   f.seen.assign(static_cast<size_t>(tq * tk), kEmptyCell);
+  const int64_t kbs = (tk + f.block_k - 1) / f.block_k;
+  f.tiles.assign(static_cast<size_t>((tq + f.block_q - 1) / f.block_q * kbs), TileState::Pending);
+  // a wholly hidden tile is known from the mask before the loop reaches it: marked from the start
+  for (const FlashEvent& x : ev)
+    if (x.kind == FlashEventKind::Skipped)
+      f.tiles[static_cast<size_t>(x.q_block * kbs + x.k_block)] = TileState::Skipped;
   for (int i = 0; i <= f.event; ++i) {
     const FlashEvent& x = ev[static_cast<size_t>(i)];
     if (x.kind != FlashEventKind::Tile) continue;
+    f.tiles[static_cast<size_t>(x.q_block * kbs + x.k_block)] = TileState::Seen;
     for (int64_t r = 0; r < x.rows; ++r)
       for (int64_t s = 0; s < x.cols; ++s)
         f.seen[static_cast<size_t>((x.q0 + r) * tk + x.k0 + s)] = x.scores.at({r, s});
@@ -285,7 +340,19 @@ void panel_flash(App& app, const ImVec4& rect) {
   std::snprintf(traffic, sizeof traffic, "slow-memory traffic: tiled %.0f  vs  standard %.0f elements", io, io_std);
   ImGui::ProgressBar(static_cast<float>(io / std::max(std::max(io, io_std), 1.0)), {-1, 0}, traffic);
 
-  // the score grid with the tiles seen so far
+  // The figures take the height the note below leaves them.
+  static const char* kNote =
+      "Same multiplications as the standard path; the (Tq, Tk) matrices S and P are never "
+      "stored: each tile's scores live in fast memory only. The tiled sum adds exp(s - m) in "
+      "tile order and divides once at the end, so it matches the standard output to rounding, "
+      "not bit for bit; a fully hidden row ends with l = 0 and gives NaN, as softmax does.";
+  const float w = ImGui::GetContentRegionAvail().x;
+  // (two item spacings: before the note, and below the figures' row)
+  const float note_h = ImGui::CalcTextSize(kNote, nullptr, false, w).y + ImGui::GetStyle().ItemSpacing.y * 2;
+  const float title_h = ImGui::GetTextLineHeightWithSpacing();
+  const float fig_h = std::max(title_h * 6, ImGui::GetContentRegionAvail().y - note_h);
+
+  // the whole score matrix as Br x Bc tiles, the ones visited so far with their scores
   const int64_t tq = c.tq, tk = c.tk, dk = c.head_dim();
   if (f.built_event != f.event) build_pictures(app, f, tq, tk, dk);
   const std::string key = "flash|" + std::to_string(app.batch) + "|" + std::to_string(f.head) + "|" +
@@ -293,68 +360,61 @@ void panel_flash(App& app, const ImVec4& rect) {
                           std::to_string(f.event);
   const Display& grid = app.displays.custom(key, d->generation, matrix_layout(tq, tk), f.seen,
                                             ColourMap::Diverging);
-  const float avail = ImGui::GetContentRegionAvail().y;
-  const float w = ImGui::GetContentRegionAvail().x;
   ImGui::BeginGroup();
-  ImGui::TextUnformatted("S = Q·K^T·scale  (tiles so far)");
+  ImGui::TextUnformatted("S = Q·K^T·scale, tile by tile");
   HeatViewSpec gs;
   gs.to = &grid;
   gs.id = "flash-grid";
-  gs.size = {w * 0.32f, avail * 0.62f};
-  const HeatViewResult gr = draw_heat_view(f.scores_view, gs);
-  // tile lines and the lit tile
-  if (!gr.block_rows.empty()) {
-    ImDrawList* list = ImGui::GetWindowDrawList();
-    const float cell = gr.block_rows[0].w, x0 = gr.block_rows[0].x, y0 = gr.block_rows[0].y;
-    for (int64_t q0 = 0; q0 <= tq; q0 += f.block_q)
-      list->AddLine({x0, y0 + q0 * cell}, {x0 + tk * cell, y0 + q0 * cell}, IM_COL32(255, 255, 255, 90));
-    for (int64_t k0 = 0; k0 <= tk; k0 += f.block_k)
-      list->AddLine({x0 + k0 * cell, y0}, {x0 + k0 * cell, y0 + tq * cell}, IM_COL32(255, 255, 255, 90));
-    for (const FlashEvent& x : ev)
-      if (x.kind == FlashEventKind::Skipped)
-        list->AddRectFilled({x0 + x.k0 * cell, y0 + x.q0 * cell},
-                            {x0 + (x.k0 + x.cols) * cell, y0 + (x.q0 + x.rows) * cell}, IM_COL32(60, 60, 60, 200));
-    if (e.kind != FlashEventKind::Final)
-      list->AddRect({x0 + e.k0 * cell, y0 + e.q0 * cell}, {x0 + (e.k0 + e.cols) * cell, y0 + (e.q0 + e.rows) * cell},
-                    e.kind == FlashEventKind::Skipped ? IM_COL32(160, 160, 160, 255) : IM_COL32(255, 220, 0, 255), 0, 0, 3);
-    else
-      list->AddRect({x0, y0 + e.q0 * cell}, {x0 + tk * cell, y0 + (e.q0 + e.rows) * cell}, IM_COL32(120, 230, 120, 255), 0, 0, 3);
+  if (app.batch < static_cast<int64_t>(d->q_tokens.size())) {
+    gs.row_labels = &d->q_tokens[static_cast<size_t>(app.batch)];
+    gs.col_labels = &d->k_tokens[static_cast<size_t>(app.batch)];
   }
+  gs.size = {w * 0.34f, fig_h - title_h};
+  const HeatViewResult gr = draw_heat_view(f.scores_view, gs);
+  if (!gr.block_rows.empty()) tile_overlay(f, e, gr.block_rows[0], tq, tk);
   ImGui::EndGroup();
   ImGui::SameLine();
 
   // running max and sum of the current query block
-  ImGui::BeginChild("rows", {w * 0.34f, avail * 0.62f + ImGui::GetTextLineHeightWithSpacing()});
-  ImGui::TextUnformatted("running max m  |  running sum l");
-  row_bars(e, w * 0.34f);
+  ImGui::BeginChild("rows", {w * 0.4f, fig_h});
+  ImGui::Text("query block %lld: m and l per row", static_cast<long long>(e.q_block));
+  if (e.kind == FlashEventKind::Skipped) {
+    ImGui::TextWrapped("tile (%lld, %lld) skipped: every score is hidden, nothing is read",
+                       static_cast<long long>(e.q_block), static_cast<long long>(e.k_block));
+    // a skip changes nothing: the block's bars as the last tile left them
+    if (const FlashEvent* last = latest_for_block(ev, f.event, e.q_block)) row_bars(*last, w * 0.4f);
+  } else {
+    row_bars(e, w * 0.4f);
+  }
   ImGui::EndChild();
   ImGui::SameLine();
 
-  // output rows so far vs the exact output
+  // output rows so far beside the exact output, each under its name
   const Display& out_now = app.displays.custom(key + "|out", d->generation, matrix_layout(tq, dk),
                                                f.now, ColourMap::Diverging);
   const Display& out_exact = app.displays.custom("flash-exact|" + std::to_string(app.batch) + "|" + std::to_string(f.head),
                                                  d->generation, matrix_layout(tq, dk), f.exact, ColourMap::Diverging);
+  const float out_w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) / 2;
+  // one group: the names over their maps, the difference under both (the texts are wider
+  // than one map)
   ImGui::BeginGroup();
-  ImGui::Text("O/l now | exact: max diff %.2g", f.worst);
+  ImGui::TextUnformatted("O/l so far");
+  ImGui::SameLine(out_w + ImGui::GetStyle().ItemSpacing.x);  // from the group's left edge
+  ImGui::TextUnformatted("exact");
   HeatViewSpec os;
   os.to = &out_now;
   os.id = "flash-out";
-  os.size = {w * 0.14f, avail * 0.62f};
+  os.size = {out_w, fig_h - title_h * 2};
   draw_heat_view(f.out_view, os);
   ImGui::SameLine();
-  HeatViewSpec es;
+  HeatViewSpec es = os;
   es.to = &out_exact;
   es.id = "flash-exact";
-  es.size = {w * 0.14f, avail * 0.62f};
   draw_heat_view(f.exact_view, es);
+  ImGui::Text("max |diff| %.2g", f.worst);
   ImGui::EndGroup();
 
-  ImGui::TextWrapped(
-      "Same multiplications as the standard path; the (Tq, Tk) matrices S and P are never "
-      "stored: each tile's scores live in fast memory only. The tiled sum adds exp(s - m) in "
-      "tile order and divides once at the end, so it matches the standard output to rounding, "
-      "not bit for bit; a fully hidden row ends with l = 0 and gives NaN, as softmax does.");
+  ImGui::TextWrapped("%s", kNote);
   end_panel();
 }
 
