@@ -86,8 +86,11 @@ class CpuBackend final : public Backend {
     const float keep_scale = 1.0f / (1.0f - p);
     const float* a = alpha.f32();
     float* o = out.f32();
-    for (int64_t i = 0, n = alpha.numel(); i < n; ++i)
-      o[i] = dropout_keeps(seed, static_cast<uint64_t>(i), p) ? a[i] * keep_scale : 0.0f;
+    // Each element's keep draw depends only on (seed, index), so chunks run in any order.
+    parallel_for(alpha.numel(), int64_t{1} << 16, [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i)
+        o[i] = dropout_keeps(seed, static_cast<uint64_t>(i), p) ? a[i] * keep_scale : 0.0f;
+    });
     return out;
   }
 
