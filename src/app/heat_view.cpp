@@ -232,6 +232,8 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
   const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
   const RowLabels rows = row_labels_for(f.scale);
   const int64_t col_every = s.col_labels ? col_label_step(*s.col_labels, f.scale) : 0;
+  // right edge of the last key label on each of its two lines, across the top row of blocks
+  float line_end[2] = {-FLT_MAX, -FLT_MAX};
   for (const Block& b : l.blocks) {
     // head name above the block
     if (b.head >= 0 && (l.kind != LayoutKind::HeadGrid || l.blocks.size() > 1)) {
@@ -265,9 +267,12 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
         const std::string& label = (*s.col_labels)[static_cast<size_t>(c)];
         const float w = ImGui::CalcTextSize(label.c_str()).x;
         const ImVec2 p = f.px(b.x + static_cast<float>(c) + 0.5f, b.y);
-        const bool upper = (c / col_every) % 2 == 0;
-        // centred on its column, but not cut off by the view's left edge
+        const int upper = (c / col_every) % 2 == 0 ? 1 : 0;
+        // centred on its column, but not cut off by the view's left edge; a label pushed
+        // right that way could reach the next one on its line, which then gives way
         const float x = std::max(p.x - w * 0.5f, list->GetClipRectMin().x);
+        if (x < line_end[upper] + 4) continue;
+        line_end[upper] = x + w;
         text_at(list, {x, p.y - line * (upper ? 2.0f : 1.05f) - 2}, text, label);
       }
     }
