@@ -116,7 +116,7 @@ int run_export(const Options& options) {
   close_window(w);
   if (!ok) {
     std::fprintf(stderr, "attnsim: %s\n", error.c_str());
-    return 1;
+    return 2;
   }
   std::printf("%s\n", written.c_str());
   return 0;
@@ -220,7 +220,7 @@ int run_without_display(const Options& options, const std::string& why) {
                  "attnsim: to export the views without a display install Xvfb "
                  "(apt-get install xvfb xauth), or run: xvfb-run -a attnsim --export-slides %s\n",
                  dir.c_str());
-    return 1;
+    return 2;
   }
   std::fprintf(stderr, "attnsim: exporting the '%s' scenario's views to ./%s/ instead\n",
                options.scenario.c_str(), dir.c_str());
@@ -230,7 +230,7 @@ int run_without_display(const Options& options, const std::string& why) {
          "--export-slides", dir.c_str(), "--scenario", options.scenario.c_str(),
          static_cast<char*>(nullptr));
   std::perror("attnsim: xvfb-run");
-  return 1;
+  return 2;
 }
 
 }  // namespace attnsim::app
