@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -128,4 +130,14 @@ TEST_CASE("a transparent export keeps the background see-through and the heatmap
   for (int y = img.h / 3; y < img.h * 2 / 3; y += 4)
     for (int x = img.w / 4; x < img.w * 3 / 4; x += 4) opaque += img.at(x, y)[3] == 255;
   REQUIRE(opaque > 0);
+}
+
+TEST_CASE("an export to an unwritable place exits 2 and leaves no file behind") {
+  const int status = run("--export /nonexistent-dir/x.png 2>/dev/null");
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_FALSE(std::ifstream("/nonexistent-dir/x.png").good());
+  const int bad_step = run("--export " + kOut + "/never.png --step alpah 2>/dev/null");
+  CHECK(WEXITSTATUS(bad_step) == 2);
+  CHECK_FALSE(std::ifstream(kOut + "/never.png").good());
 }
