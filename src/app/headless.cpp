@@ -33,25 +33,28 @@ double process_cpu_ms() {
           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3);
 }
 
-// Opens a hidden window, loads the scenario and waits for its run.
+// Opens a hidden window, loads the scenario and waits for its run; on failure prints one
+// line, closes the window and returns false.
 bool start(App& app, Window& w, const Options& options) {
   std::string why;
   if (!open_window(w, kWidth, kHeight, false, &why)) {
     std::fprintf(stderr, "attnsim: %s\n", why.c_str());
     return false;
   }
-  app.options = options;
-  app.headless = true;
-  if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
-  app_load_scenario(app, options.scenario);
-  app.session.wait();
-  if (!app.session.error().empty()) {
-    std::fprintf(stderr, "attnsim: %s\n", app.session.error().c_str());
+  try {
+    app.options = options;
+    app.headless = true;
+    if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
+    app_load_scenario(app, options.scenario);
+    app.session.wait();
+    if (!app.session.error().empty()) throw Error(app.session.error());
+    // ImGui sizes auto-fitting windows and tables over the first frames.
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s\n", e.what());
     close_window(w);
     return false;
   }
-  // ImGui sizes auto-fitting windows and tables over the first frames.
-  for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   return true;
 }
 
@@ -72,12 +75,7 @@ void write_geometry(const App& app, const std::string& path, int scale) {
 int run_export(const Options& options) {
   App app;
   Window w;
-  try {
-    if (!start(app, w, options)) return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n", e.what());
-    return 2;
-  }
+  if (!start(app, w, options)) return 2;
   if (!options.step.empty() && app.step_index(options.step) < 0) {
     std::fprintf(stderr, "attnsim: unknown step '%s'\n", options.step.c_str());
     close_window(w);
@@ -125,12 +123,7 @@ int run_export(const Options& options) {
 int run_export_slides(const Options& options) {
   App app;
   Window w;
-  try {
-    if (!start(app, w, options)) return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n", e.what());
-    return 2;
-  }
+  if (!start(app, w, options)) return 2;
   std::error_code ec;
   std::filesystem::create_directories(options.output, ec);
   if (ec) {
@@ -168,12 +161,7 @@ int run_export_slides(const Options& options) {
 int run_bench(const Options& options) {
   App app;
   Window w;
-  try {
-    if (!start(app, w, options)) return 2;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n", e.what());
-    return 2;
-  }
+  if (!start(app, w, options)) return 2;
   // Animate the whole time: no hold between steps, wrap at the end.
   app.playback.playing = true;
   app.playback.loop = true;
