@@ -5,9 +5,24 @@
 #include <cstdio>
 #include <string>
 
+#include "engine/mha.h"
 #include "engine/tensor.h"
 
 namespace attnsim::test {
+
+// A config of the given sizes: self-attention when Tq == Tk, cross-attention otherwise.
+inline MhaConfig sized_config(int64_t B, int64_t Tq, int64_t Tk, int64_t d, int64_t h,
+                              const std::string& mask = "none") {
+  MhaConfig c;
+  c.batch = B;
+  c.tq = Tq;
+  c.tk = Tk;
+  c.d_model = d;
+  c.heads = h;
+  c.self_attention = Tq == Tk;
+  c.mask = parse_mask_spec(mask);
+  return c;
+}
 
 // Largest |a - b| over all elements; NaN at the same place in both counts as equal, NaN in
 // only one of them (or different infinities) makes the result infinite.

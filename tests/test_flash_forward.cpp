@@ -5,21 +5,15 @@
 
 #include "engine/flash.h"
 #include "engine/npy.h"
+#include "helpers.h"
 
 using namespace attnsim;
 
 namespace {
 
 MhaConfig config(int64_t B, int64_t Tq, int64_t Tk, int64_t d, int64_t h, const std::string& mask) {
-  MhaConfig c;
-  c.batch = B;
-  c.tq = Tq;
-  c.tk = Tk;
-  c.d_model = d;
-  c.heads = h;
-  c.self_attention = Tq == Tk;
-  c.seed = static_cast<uint64_t>(Tq * 131 + Tk);
-  c.mask = parse_mask_spec(mask);
+  MhaConfig c = test::sized_config(B, Tq, Tk, d, h, mask);
+  c.seed = static_cast<uint64_t>(Tq * 131 + Tk);  // a different draw per shape
   return c;
 }
 

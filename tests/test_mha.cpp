@@ -16,14 +16,7 @@ static ForwardResult run(const MhaConfig& c) {
 }
 
 static MhaConfig small(int64_t b = 2, int64_t tq = 5, int64_t tk = 5, int64_t d = 12, int64_t h = 3) {
-  MhaConfig c;
-  c.batch = b;
-  c.tq = tq;
-  c.tk = tk;
-  c.d_model = d;
-  c.heads = h;
-  c.self_attention = tq == tk;
-  return c;
+  return test::sized_config(b, tq, tk, d, h);
 }
 
 TEST_CASE("the trace lists every step of DESIGN.md in order, skipped ones included") {
