@@ -1,11 +1,15 @@
 // attnsim-cli trace: run one forward pass and print every step (or dump it).
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include "commands.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/trace_json.h"
+#include "model/checkpoint.h"
+#include "model/tasks.h"
+#include "model/tokenizer.h"
 #include "options.h"
 #include "table.h"
 
@@ -17,7 +21,24 @@ struct TraceOptions {
   ModelOptions model;
   std::string dump;
   bool json = false;
+  std::string checkpoint;  // --model DIR: one layer of a trained model instead of random weights
+  int64_t layer = 0;
+  std::string text = "the cat sat. the cat sat.";
 };
+
+// One layer's attention of a trained model on BOS + the text's characters: the same 23 steps,
+// with the layer's real input (the residual stream) and weights.
+std::pair<MhaConfig, ForwardResult> trace_model_layer(const TraceOptions& o) {
+  const model::Model m = model::load_checkpoint(o.checkpoint);
+  if (o.layer < 0 || o.layer >= m.config.layers)
+    throw Error("--layer " + std::to_string(o.layer) + " is outside the model (layers 0.." +
+                std::to_string(m.config.layers - 1) + ")");
+  const model::Batch batch = model::batch_from_tokens({model::encode(o.text, m.config.vocab)});
+  model::Activations acts = model::forward(m, batch);
+  ForwardResult r;
+  r.trace = std::move(acts.layers[static_cast<size_t>(o.layer)].attn);
+  return {model::attention_config(m.config, batch.batch, batch.len), std::move(r)};
+}
 
 std::string bytes_cell(const Step& s) {
   switch (s.kind) {
@@ -59,10 +80,20 @@ Runner add_trace_command(CLI::App& app) {
   add_model_options(*cmd, opts->model);
   cmd->add_option("--dump", opts->dump, "write DIR/<step>.npy for every step that ran and DIR/trace.json");
   cmd->add_flag("--json", opts->json, "print the trace as JSON");
+  cmd->add_option("--model", opts->checkpoint, "a trained checkpoint: trace one of its layers (sizes come from it)");
+  cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str();
+  cmd->add_option("--text", opts->text, "with --model: the input, one token per character after BOS")->capture_default_str();
   return [opts] {
-    const Model m = build_model(opts->model);
-    const ForwardResult r = forward(m.config, m.weights, m.inputs, backend_by_name(opts->model.backend));
-    const nlohmann::json j = trace_to_json(m.config, r.trace);
+    MhaConfig config;
+    ForwardResult r;
+    if (!opts->checkpoint.empty()) {
+      std::tie(config, r) = trace_model_layer(*opts);
+    } else {
+      const Model m = build_model(opts->model);
+      config = m.config;
+      r = forward(m.config, m.weights, m.inputs, backend_by_name(opts->model.backend));
+    }
+    const nlohmann::json j = trace_to_json(config, r.trace);
     if (!opts->dump.empty())
       write_folder_atomically(opts->dump, [&](const std::string& dir) {
         dump_steps(r.trace, dir);
@@ -71,7 +102,7 @@ Runner add_trace_command(CLI::App& app) {
         if (!out) throw Error(opts->dump + ": cannot write trace.json");
       });
     if (opts->json) std::printf("%s\n", j.dump(2).c_str());
-    else print_table(m.config, r);
+    else print_table(config, r);
     return 0;
   };
 }

@@ -16,5 +16,9 @@ Runner add_cost_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 Runner add_flash_command(CLI::App& app);
 Runner add_lesson_command(CLI::App& app);
+Runner add_train_command(CLI::App& app);
+Runner add_heads_command(CLI::App& app);
+Runner add_ablate_command(CLI::App& app);
+Runner add_experiment_command(CLI::App& app);
 
 }  // namespace attnsim::cli

@@ -83,6 +83,14 @@ void check_inputs(const MhaConfig& c, const MhaInputs& in) {
       throw Error("mask of shape " + format_dims(in.mask_file.shape()) +
                   " does not broadcast to the scores' shape " + format_dims(full));
   }
+  for (const HeadPatch& p : in.head_patches) {
+    if (p.head < 0 || p.head >= c.heads)
+      throw Error("ablated head " + std::to_string(p.head) + " is out of range: the layer has heads 0.." +
+                  std::to_string(c.heads - 1));
+    if (!p.value.empty() && static_cast<int64_t>(p.value.size()) != c.head_dim())
+      throw Error("mean-ablation vector for head " + std::to_string(p.head) + " has " +
+                  std::to_string(p.value.size()) + " values but d_k is " + std::to_string(c.head_dim()));
+  }
 }
 
 // [SECTION] weights
@@ -190,6 +198,24 @@ MaskParts make_mask(const MhaConfig& c, const Tensor& mask_file) {
   return parts;
 }
 
+// Overwrites each patched head's (B,Tq,dk) slice of ctx_heads (B,h,Tq,dk, fresh storage) and
+// returns the step note, e.g. "ablated: head 1 (zero), head 3 (mean)".
+std::string apply_head_patches(Tensor& ctx_heads, const std::vector<HeadPatch>& patches) {
+  std::string note;
+  const int64_t B = ctx_heads.size(0), T = ctx_heads.size(2), dk = ctx_heads.size(3);
+  const Dims& st = ctx_heads.strides();
+  for (const HeadPatch& p : patches) {
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < T; ++i) {
+        float* row = ctx_heads.f32() + b * st[0] + p.head * st[1] + i * st[2];
+        for (int64_t e = 0; e < dk; ++e) row[e * st[3]] = p.value.empty() ? 0.0f : p.value[e];
+      }
+    note += std::string(note.empty() ? "ablated: " : ", ") + "head " + std::to_string(p.head) +
+            (p.value.empty() ? " (zero)" : " (mean)");
+  }
+  return note;
+}
+
 }  // namespace
 
 ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be) {
@@ -265,8 +291,10 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   }
 
   // per-head context, then heads back next to each other  (B,h,Tq,dk) -> (B,Tq,h,dk)
-  const Tensor ctx_heads = be.av(alpha_used, heads.v);
-  t.add(made_step("ctx_heads", "matmul alpha·v", {ctx_input, "v_heads"}, StepKind::Compute, ctx_heads, bn));
+  Tensor ctx_heads = be.av(alpha_used, heads.v);
+  Step ctx_step = made_step("ctx_heads", "matmul alpha·v", {ctx_input, "v_heads"}, StepKind::Compute, ctx_heads, bn);
+  if (!in.head_patches.empty()) ctx_step.note = apply_head_patches(ctx_heads, in.head_patches);
+  t.add(std::move(ctx_step));
   if (c.bug == Bug::ViewWithoutContiguous) {  // the real error, from the real view()
     const Tensor ctx_transposed = ctx_heads.transpose(1, 2);  // (B,Tq,h,dk) view
     t.add(made_step("ctx_transposed", "transpose(1,2)", {"ctx_heads"}, StepKind::View, ctx_transposed, bn));

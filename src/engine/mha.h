@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backend.h"
 #include "bugs.h"
@@ -60,11 +61,20 @@ MhaWeights init_weights(int64_t d_model, bool bias, uint64_t seed);
 MhaWeights load_weights(const std::string& dir, int64_t d_model, bool bias);
 void save_weights(const MhaWeights& weights, const std::string& dir);
 
+// Head ablation (TransformerLens's hook_z patching): the head's slice of ctx_heads, (B,Tq,dk),
+// is replaced before W_O by zeros (`value` empty) or by one fixed (dk) vector, e.g. the head's
+// mean context over a reference batch ("mean ablation").
+struct HeadPatch {
+  int64_t head = 0;
+  std::vector<float> value;  // empty = zero ablation, else dk values
+};
+
 struct MhaInputs {
   Tensor query;      // (B,Tq,d)
   Tensor key;        // (B,Tk,d); same tensor as query for self-attention
   Tensor value;      // (B,Tk,d)
   Tensor mask_file;  // optional bool mask broadcastable to (B,h,Tq,Tk); ORed with config.mask
+  std::vector<HeadPatch> head_patches;  // applied to ctx_heads; none = the plain pass
 };
 
 // Standard normal inputs, deterministic in seed.

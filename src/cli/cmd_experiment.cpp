@@ -1,0 +1,51 @@
+// attnsim-cli experiment NAME: the article's claims about heads, run on the toy model
+// (model/experiments.h). Prints a table and a one-line conclusion; --json writes JSON.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "model/checkpoint.h"
+#include "model/experiments.h"
+
+namespace attnsim::cli {
+
+Runner add_experiment_command(CLI::App& app) {
+  struct Args {
+    std::string name, model_dir, out;
+    model::ExperimentOptions o;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  a->o.train.steps = 1500;
+  std::string names;
+  for (const std::string& n : model::kExperimentNames) names += (names.empty() ? "" : " | ") + n;
+  CLI::App* cmd = app.add_subcommand("experiment", "the article's head experiments on the toy model (trains models as needed)");
+  cmd->add_option("name", a->name, names + " | all")->required();
+  cmd->add_option("--model", a->model_dir, "roles / ablation / sink: use this checkpoint instead of training one");
+  cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str();
+  cmd->add_option("--batch", a->o.train.batch, "sequences per step")->capture_default_str();
+  cmd->add_option("--lr", a->o.train.adamw.lr, "peak learning rate")->capture_default_str();
+  cmd->add_option("--d-model", a->o.base.d_model, "width of every model")->capture_default_str();
+  cmd->add_option("--layers", a->o.base.layers, "layers of every model")->capture_default_str();
+  cmd->add_option("--heads", a->o.base.heads, "heads of the base model")->capture_default_str();
+  cmd->add_option("--seed", a->o.base.seed, "initial weights")->capture_default_str();
+  cmd->add_option("--out", a->out, "also write the JSON to this file");
+  cmd->add_flag("--json", a->json, "print JSON instead of tables");
+  return [a] {
+    std::vector<std::string> todo = a->name == "all" ? model::kExperimentNames : std::vector<std::string>{a->name};
+    a->o.model_dir = a->model_dir;
+    a->o.progress = [](const std::string& what) { std::fprintf(stderr, "  %s...\n", what.c_str()); };
+    nlohmann::json all = nlohmann::json::object();
+    for (const std::string& name : todo) {
+      const model::ExperimentResult r = model::run_experiment(name, a->o);
+      all[name] = {{"rows", r.json}, {"conclusion", r.conclusion}};
+      if (!a->json) std::printf("== %s\n%s%s\n\n", name.c_str(), r.table.c_str(), r.conclusion.c_str());
+    }
+    if (a->json) std::printf("%s\n", all.dump(1).c_str());
+    if (!a->out.empty()) model::write_text_file(a->out, all.dump(1) + "\n");
+    return 0;
+  };
+}
+
+}  // namespace attnsim::cli

@@ -1,0 +1,94 @@
+// attnsim-cli train: trains the tiny transformer on a built-in task and writes a checkpoint
+// folder (model.json + one .npy per parameter + train_log.jsonl + checkpoints/step-N/).
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "commands.h"
+#include "engine/error.h"
+#include "model/checkpoint.h"
+#include "model/train.h"
+#include "model_report.h"
+#include "options.h"
+
+namespace attnsim::cli {
+
+namespace {
+
+struct TrainArgs {
+  model::ModelConfig config;
+  model::TrainOptions train;
+  std::string tasks = "induction";
+  std::string mem_limit;
+  std::string init;  // start from a checkpoint instead of fresh weights
+  bool json = false;
+};
+
+// One line per report on a pipe; a redrawn bar on a terminal.
+void show_progress(const model::StepReport& r, int64_t total, bool tty) {
+  const double rate = r.step / std::max(r.seconds, 1e-9);
+  const double eta = (total - r.step) / std::max(rate, 1e-9);
+  if (tty) {
+    const int width = 30, filled = static_cast<int>(width * r.step / std::max<int64_t>(total, 1));
+    std::fprintf(stderr, "\r[%s%s] %lld/%lld  %.1f steps/s  loss %.4f  ETA %.0fs ", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), static_cast<long long>(r.step), static_cast<long long>(total),
+                 rate, r.loss, eta);
+    if (r.step == total) std::fprintf(stderr, "\n");
+  } else if (r.step % 250 == 0 || r.step == total) {
+    std::fprintf(stderr, "step %lld/%lld  %.1f steps/s  loss %.4f  ETA %.0fs\n", static_cast<long long>(r.step),
+                 static_cast<long long>(total), rate, r.loss, eta);
+  }
+}
+
+}  // namespace
+
+Runner add_train_command(CLI::App& app) {
+  auto a = std::make_shared<TrainArgs>();
+  CLI::App* cmd = app.add_subcommand("train", "train the tiny transformer on a built-in task (hand-written backward, AdamW)");
+  model::ModelConfig& c = a->config;
+  model::TrainOptions& t = a->train;
+  cmd->add_option("--task", a->tasks, "induction | copy-prev | induction,copy-prev (sequences alternate)")->capture_default_str();
+  cmd->add_option("--layers", c.layers, "layers")->capture_default_str();
+  cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str();
+  cmd->add_option("--d-model", c.d_model, "width of the residual stream")->capture_default_str();
+  cmd->add_option("--vocab", c.vocab, "tokens, BOS included")->capture_default_str();
+  cmd->add_option("--seq", c.seq_len, "positions (sequence length)")->capture_default_str();
+  cmd->add_flag("--layernorm", c.layernorm, "pre-LayerNorm before attention, MLP and unembedding");
+  cmd->add_flag("--mlp", c.mlp, "a 4·d GELU MLP after each attention");
+  cmd->add_flag("!--no-bias", c.bias, "linear maps without biases");
+  cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str();
+  cmd->add_option("--init", a->init, "start from this checkpoint (its config wins over the size options)");
+  cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str();
+  cmd->add_option("--steps", t.steps, "optimiser steps")->capture_default_str();
+  cmd->add_option("--lr", t.adamw.lr, "peak learning rate")->capture_default_str();
+  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str();
+  cmd->add_option("--weight-decay", t.adamw.weight_decay, "AdamW decoupled weight decay (matrices only)")->capture_default_str();
+  cmd->add_option("--clip", t.adamw.clip, "max global gradient norm (0 = off)")->capture_default_str();
+  cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str();
+  cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str();
+  cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str();
+  cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str();
+  cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str();
+  cmd->add_option("--out", t.out_dir, "checkpoint folder to write");
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)");
+  cmd->add_flag("--json", a->json, "print the final report as JSON");
+  return [a] {
+    model::TrainOptions& t = a->train;
+    t.task.tasks.clear();
+    std::stringstream ss(a->tasks);
+    for (std::string name; std::getline(ss, name, ',');) t.task.tasks.push_back(model::parse_task(name));
+    if (!a->mem_limit.empty()) t.mem_limit = parse_size(a->mem_limit);
+    model::Model m = a->init.empty() ? model::init_model(a->config) : model::load_checkpoint(a->init);
+    t.task.vocab = m.config.vocab;
+    t.task.len = m.config.seq_len;
+    const bool tty = isatty(STDERR_FILENO);
+    model::TrainHooks hooks;
+    hooks.on_step = [&](const model::StepReport& r) { show_progress(r, t.steps, tty); };
+    model::train(m, t, hooks);
+    print_model_report(m, a->json);
+    return 0;
+  };
+}
+
+}  // namespace attnsim::cli

@@ -1,0 +1,52 @@
+#include "adamw.h"
+
+#include <cmath>
+
+namespace attnsim::model {
+
+float learning_rate(const AdamWConfig& c, int64_t step) {
+  if (c.warmup > 0 && step < c.warmup) return c.lr * static_cast<float>(step + 1) / static_cast<float>(c.warmup);
+  if (c.total <= c.warmup) return c.lr;
+  const double progress = std::min(1.0, static_cast<double>(step - c.warmup) / static_cast<double>(c.total - c.warmup));
+  const double cosine = 0.5 * (1.0 + std::cos(3.141592653589793 * progress));
+  return static_cast<float>(c.lr * (c.min_ratio + (1.0 - c.min_ratio) * cosine));
+}
+
+double global_norm(const Params& grads) {
+  double sum = 0;
+  for (const Tensor& g : grads.tensors)
+    for (int64_t i = 0; i < g.numel(); ++i) sum += static_cast<double>(g.f32()[i]) * g.f32()[i];
+  return std::sqrt(sum);
+}
+
+AdamW::AdamW(const Params& params, AdamWConfig config) : c_(config), m_(zeros_like(params)), v_(zeros_like(params)) {}
+
+double AdamW::step(Params& params, Params& grads) {
+  const double norm = global_norm(grads);
+  if (c_.clip > 0 && norm > c_.clip) {
+    const float k = static_cast<float>(c_.clip / (norm + 1e-6));
+    for (Tensor& g : grads.tensors)
+      for (int64_t i = 0; i < g.numel(); ++i) g.f32()[i] *= k;
+  }
+  const float lr = learning_rate(c_, t_);
+  ++t_;
+  const float bc1 = 1.0f - std::pow(c_.beta1, static_cast<float>(t_));
+  const float bc2 = 1.0f - std::pow(c_.beta2, static_cast<float>(t_));
+  for (size_t k = 0; k < params.tensors.size(); ++k) {
+    Tensor& p = params.tensors[k];
+    const float decay = p.dim() >= 2 ? 1.0f - lr * c_.weight_decay : 1.0f;
+    float* w = p.f32();
+    const float* g = grads.tensors[k].f32();
+    float* m = m_.tensors[k].f32();
+    float* v = v_.tensors[k].f32();
+    for (int64_t i = 0; i < p.numel(); ++i) {
+      w[i] *= decay;
+      m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
+      v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
+      w[i] -= lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + c_.eps);
+    }
+  }
+  return norm;
+}
+
+}  // namespace attnsim::model

@@ -1,0 +1,80 @@
+// The hand-written backward of forward.cpp, in reverse order of the forward:
+//   dlogits -> unembed -> ln_final -> layers L-1..0 (mlp, residual, attention, residual, ln)
+//   -> embedding. The residual stream's gradient `dx` (B,T,d) is carried down the layers.
+#include <vector>
+
+#include "layers.h"
+#include "model.h"
+
+namespace attnsim::model {
+
+namespace {
+
+float* grad_or_null(Params& g, const std::string& name) {
+  for (size_t i = 0; i < g.names.size(); ++i)
+    if (g.names[i] == name) return g.tensors[i].f32();
+  return nullptr;
+}
+
+}  // namespace
+
+void backward(const Model& model, const Batch& batch, const Activations& acts, const Tensor& dlogits, Params& grads) {
+  const ModelConfig& c = model.config;
+  const Params& P = model.params;
+  const int64_t B = batch.batch, T = batch.len, d = c.d_model, V = c.vocab, N = B * T, m = c.mlp_dim();
+  std::vector<float> dx(static_cast<size_t>(N * d)), tmp(static_cast<size_t>(N * d));
+
+  // unembed: logits = xf · Uᵀ + b                             (B,T,V)
+  const Tensor& x_last = c.layers ? acts.layers.back().x_out : acts.x0;
+  const Tensor& xf = c.layernorm ? acts.lnf_out : x_last;
+  linear_backward(dlogits.f32(), xf.f32(), P.get("unembed.weight").f32(), N, d, V, dx.data(),
+                  grad_or_null(grads, "unembed.weight"), grad_or_null(grads, "unembed.bias"));
+  if (c.layernorm) {
+    layernorm_backward(dx.data(), x_last.f32(), P.get("ln_final.weight").f32(), acts.lnf_mean.f32(),
+                       acts.lnf_rstd.f32(), N, d, tmp.data(), grad_or_null(grads, "ln_final.weight"),
+                       grad_or_null(grads, "ln_final.bias"));
+    dx.swap(tmp);
+  }
+
+  for (int64_t l = c.layers - 1; l >= 0; --l) {
+    const LayerActs& la = acts.layers[static_cast<size_t>(l)];
+    const std::string p = "layers." + std::to_string(l) + ".";
+    if (c.mlp) {
+      // x_out = x_mid + fc2(gelu(fc1(h))), h = ln2(x_mid) or x_mid: dx flows on unchanged
+      // and through the MLP into dh, then (via ln2) back onto dx.
+      std::vector<float> dg(static_cast<size_t>(N * m)), dh(static_cast<size_t>(N * d));
+      linear_backward(dx.data(), la.gelu_out.f32(), P.get(p + "mlp.fc2.weight").f32(), N, m, d, dg.data(),
+                      grad_or_null(grads, p + "mlp.fc2.weight"), grad_or_null(grads, p + "mlp.fc2.bias"));
+      gelu_backward(dg.data(), la.fc1_out.f32(), N * m, dg.data());
+      const Tensor& h = c.layernorm ? la.ln2_out : la.x_mid;
+      linear_backward(dg.data(), h.f32(), P.get(p + "mlp.fc1.weight").f32(), N, d, m, dh.data(),
+                      grad_or_null(grads, p + "mlp.fc1.weight"), grad_or_null(grads, p + "mlp.fc1.bias"));
+      if (c.layernorm) {
+        layernorm_backward(dh.data(), la.x_mid.f32(), P.get(p + "ln2.weight").f32(), la.ln2_mean.f32(),
+                           la.ln2_rstd.f32(), N, d, tmp.data(), grad_or_null(grads, p + "ln2.weight"),
+                           grad_or_null(grads, p + "ln2.bias"));
+        dh.swap(tmp);
+      }
+      for (int64_t i = 0; i < N * d; ++i) dx[i] += dh[i];
+    }
+    // x_mid = x_in + attn(a_in), a_in = ln(x_in) or x_in
+    std::vector<float> da(static_cast<size_t>(N * d));
+    const AttnGrads g{grad_or_null(grads, p + "attn.W_Q.weight"), grad_or_null(grads, p + "attn.W_Q.bias"),
+                      grad_or_null(grads, p + "attn.W_K.weight"), grad_or_null(grads, p + "attn.W_K.bias"),
+                      grad_or_null(grads, p + "attn.W_V.weight"), grad_or_null(grads, p + "attn.W_V.bias"),
+                      grad_or_null(grads, p + "attn.W_O.weight"), grad_or_null(grads, p + "attn.W_O.bias")};
+    attention_backward(la.attn, attention_weights(model, l), c.heads, la.ablated, dx.data(), g, da.data());
+    if (c.layernorm) {
+      layernorm_backward(da.data(), la.x_in.f32(), P.get(p + "ln.weight").f32(), la.ln_mean.f32(),
+                         la.ln_rstd.f32(), N, d, tmp.data(), grad_or_null(grads, p + "ln.weight"),
+                         grad_or_null(grads, p + "ln.bias"));
+      da.swap(tmp);
+    }
+    for (int64_t i = 0; i < N * d; ++i) dx[i] += da[i];
+  }
+
+  embedding_backward(dx.data(), batch.tokens.data(), B, T, d, grad_or_null(grads, "embed.weight"),
+                     grad_or_null(grads, "pos_embed.weight"));
+}
+
+}  // namespace attnsim::model

@@ -1,0 +1,33 @@
+// Checkpoints are folders a PyTorch user can load:
+//   DIR/model.json          {"format": "attnsim-model", "version": 1, "config": {...},
+//                            "parameters": [{"name", "file", "shape", "dtype"}...], "step", ...}
+//   DIR/<name>.npy          one float32 C-order array per parameter, torch.nn layout
+//                           (e.g. layers.0.attn.W_Q.weight.npy, (d, d))
+// tools/model_torch.py builds the same model as an nn.Module and loads such a folder.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model.h"
+
+namespace attnsim::model {
+
+// Writes the folder next to DIR under a temporary name and renames it into place, so a
+// failed save leaves no half-written checkpoint (an existing DIR is replaced only at the end).
+// `meta` (step, task, metrics) is stored in model.json beside the config.
+void save_checkpoint(const Model& model, const std::string& dir, const nlohmann::json& meta = {});
+
+// Throws Error naming the file and the problem: missing or unreadable model.json, a config
+// that fails validate(), a parameter list that differs from the config's, a missing .npy,
+// a wrong shape or dtype, a non-finite value.
+Model load_checkpoint(const std::string& dir, nlohmann::json* meta = nullptr);
+
+nlohmann::json config_to_json(const ModelConfig& config);
+ModelConfig config_from_json(const nlohmann::json& j, const std::string& what);
+
+// Writes text to path through a temporary file renamed into place; every write and the
+// close are checked. Throws Error naming the path.
+void write_text_file(const std::string& path, const std::string& text);
+
+}  // namespace attnsim::model

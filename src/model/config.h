@@ -1,0 +1,49 @@
+// The tiny transformer's shape and the names of its parameters.
+//
+//   tokens (B,T) int ──embed.weight (V,d)──┐
+//                      pos_embed.weight (T,d)──+──> x0 (B,T,d)
+//   for each layer l:                       the residual stream, (B,T,d)
+//     a  = attn(ln? (x))                    the engine's 23-step forward, causal mask
+//     x  = x + a
+//     x  = x + mlp(ln2(x))                  optional (off by default: attention-only)
+//   logits = unembed(ln_final? (x))         (B,T,V), nn.Linear(d, V) layout
+//
+// Parameter names follow a PyTorch state_dict ("layers.0.attn.W_Q.weight"), so a checkpoint's
+// .npy files load into the equivalent nn.Module (tools/model_torch.py) one to one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/tensor.h"
+
+namespace attnsim::model {
+
+struct ModelConfig {
+  int64_t vocab = 65;       // V, BOS included (token 0)
+  int64_t seq_len = 48;     // T: the positional table's length, the longest input
+  int64_t d_model = 64;
+  int64_t heads = 4;
+  int64_t layers = 2;
+  bool layernorm = false;   // pre-LN before attention (and the MLP) and before the unembedding
+  bool mlp = false;         // a 4·d GELU MLP after each attention
+  bool bias = true;         // biases in every linear map
+  uint64_t seed = 1;        // initial weights
+
+  int64_t head_dim() const { return d_model / heads; }
+  int64_t mlp_dim() const { return 4 * d_model; }
+};
+
+// Throws Error naming the problem: sizes <= 0 or past the limits below, d_model % heads.
+void validate(const ModelConfig& config);
+
+struct ParamSpec {
+  std::string name;  // "layers.0.attn.W_Q.weight"
+  Dims shape;
+};
+// Every parameter in a fixed order (the checkpoint's, the optimiser's).
+std::vector<ParamSpec> param_specs(const ModelConfig& config);
+int64_t param_count(const ModelConfig& config);
+
+}  // namespace attnsim::model

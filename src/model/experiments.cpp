@@ -1,0 +1,242 @@
+#include "experiments.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "ablate.h"
+#include "checkpoint.h"
+#include "engine/error.h"
+#include "heads.h"
+#include "tasks.h"
+
+namespace attnsim::model {
+
+const std::vector<std::string> kExperimentNames = {"roles", "ablation", "prune", "dk-sweep", "one-vs-many", "sink"};
+
+namespace {
+
+std::string fmt(const char* f, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, a);
+  return buf;
+}
+
+// Trains a fresh model of `config` with the options' recipe; progress says which one.
+Model trained(const ModelConfig& config, const ExperimentOptions& o, const std::string& what) {
+  if (o.progress) o.progress("training " + what);
+  Model m = init_model(config);
+  TrainOptions t = o.train;
+  t.out_dir.clear();
+  t.score_every = 0;
+  t.task.vocab = config.vocab;
+  t.task.len = config.seq_len;
+  train(m, t);
+  return m;
+}
+
+// The experiment's subject: the given checkpoint, or one trained now.
+Model subject(const ExperimentOptions& o) {
+  return o.model_dir.empty() ? trained(o.base, o, "the base model") : load_checkpoint(o.model_dir);
+}
+
+double mean_entropy(const HeadTable& t) {
+  double s = 0;
+  for (const HeadScores& c : t.cells) s += c.entropy;
+  return t.cells.empty() ? 0 : s / static_cast<double>(t.cells.size());
+}
+
+struct Quality {
+  double loss_repeat, accuracy, loss;
+};
+Quality quality(const Model& m, const Ablation* ab = nullptr) {
+  const Batch b = ablation_batch(m.config);
+  const LossStats s = cross_entropy(forward(m, b, ab).logits, b);
+  return {s.parts[kRepeat].loss(), s.parts[kRepeat].accuracy(), s.all.loss()};
+}
+
+// [SECTION] (a) roles
+
+ExperimentResult roles(const ExperimentOptions& o) {
+  const Model after = subject(o);
+  const Model before = init_model(after.config);  // the same seed reproduces the initial weights
+  const Batch b = scoring_batch(after.config);
+  const HeadTable t0 = score_heads(before, b), t1 = score_heads(after, b);
+  ExperimentResult r{"roles", "", "", nlohmann::json::array()};
+  r.table = "head   role before -> after             prev         induction    first\n";
+  int appeared = 0;
+  for (int64_t l = 0; l < t1.layers; ++l)
+    for (int64_t h = 0; h < t1.heads; ++h) {
+      const HeadScores &a = t0.at(l, h), &z = t1.at(l, h);
+      const std::string r0 = role_label(a), r1 = role_label(z);
+      appeared += r1 != "mixed" && r1 != r0;
+      char line[200];
+      std::snprintf(line, sizeof line, "%lld.%lld   %-14s -> %-16s %.2f->%.2f    %.2f->%.2f    %.2f->%.2f\n",
+                    static_cast<long long>(l), static_cast<long long>(h), r0.c_str(), r1.c_str(), a.previous,
+                    z.previous, a.induction, z.induction, a.first, z.first);
+      r.table += line;
+      r.json.push_back({{"layer", l}, {"head", h}, {"role_before", r0}, {"role_after", r1},
+                        {"previous", {a.previous, z.previous}}, {"induction", {a.induction, z.induction}},
+                        {"first", {a.first, z.first}}, {"diagonal", {a.diagonal, z.diagonal}}});
+    }
+  r.conclusion = std::to_string(appeared) + " of " + std::to_string(t1.cells.size()) +
+                 " heads took a role during training that they did not have at initialisation; the loss only asked for the next token";
+  return r;
+}
+
+// [SECTION] (b) ablation
+
+ExperimentResult ablation(const ExperimentOptions& o) {
+  const Model m = subject(o);
+  const Batch b = ablation_batch(m.config);
+  const LossStats base = cross_entropy(forward(m, b).logits, b);
+  ExperimentResult r{"ablation", "head   Δloss(repeat)  Δacc(points)  verdict\n", "", nlohmann::json::array()};
+  int free_heads = 0, critical = 0;
+  for (const AblationRow& row : ablate_each_head(m, b, false)) {
+    const double dl = row.stats.parts[kRepeat].loss() - base.parts[kRepeat].loss();
+    const double dp = 100 * (row.stats.parts[kRepeat].accuracy() - base.parts[kRepeat].accuracy());
+    const bool is_free = dl < kFreeLoss && -dp < kFreePoints, is_critical = -dp > kCriticalPoints;
+    free_heads += is_free;
+    critical += is_critical;
+    const char* verdict = is_critical ? "critical" : is_free ? "nearly free" : "matters";
+    char line[120];
+    std::snprintf(line, sizeof line, "%lld.%lld   %+12.4f  %+12.1f  %s\n", static_cast<long long>(row.head.layer),
+                  static_cast<long long>(row.head.head), dl, dp, verdict);
+    r.table += line;
+    r.json.push_back({{"layer", row.head.layer}, {"head", row.head.head}, {"delta_loss_repeat", dl},
+                      {"delta_accuracy_points", dp}, {"verdict", verdict}});
+  }
+  const int64_t n = m.config.layers * m.config.heads;
+  r.conclusion = std::to_string(free_heads) + " of " + std::to_string(n) + " heads are nearly free to remove and " +
+                 std::to_string(critical) + " are critical (zero ablation, one at a time; base repeat accuracy " +
+                 fmt("%.1f%%)", 100 * base.parts[kRepeat].accuracy());
+  return r;
+}
+
+// [SECTION] (c) prune-after vs train-few
+
+ExperimentResult prune(const ExperimentOptions& o) {
+  ModelConfig big = o.base;
+  big.heads = 8;
+  if (big.d_model % 8) throw Error("the prune experiment needs d_model divisible by 8");
+  const Model m = trained(big, o, "8 heads (to prune)");
+  const Batch b = ablation_batch(m.config);
+  // importance of each head: repeat-loss increase when it alone is knocked out
+  const LossStats base = cross_entropy(forward(m, b).logits, b);
+  std::vector<std::vector<std::pair<double, int64_t>>> order(static_cast<size_t>(big.layers));
+  for (const AblationRow& row : ablate_each_head(m, b, false))
+    order[static_cast<size_t>(row.head.layer)].push_back(
+        {row.stats.parts[kRepeat].loss() - base.parts[kRepeat].loss(), row.head.head});
+  for (auto& v : order) std::sort(v.begin(), v.end());  // least important first
+  ExperimentResult r{"prune", "heads/layer  prune-after: loss  acc     train-few: loss  acc\n", "", nlohmann::json::array()};
+  int prune_wins = 0, rows = 0;
+  for (int64_t k : {1, 2, 4}) {
+    Ablation ab;
+    for (int64_t l = 0; l < big.layers; ++l)
+      for (int64_t i = 0; i < 8 - k; ++i) ab.heads.push_back({l, order[static_cast<size_t>(l)][static_cast<size_t>(i)].second});
+    const Quality pruned = quality(m, &ab);
+    ModelConfig few = o.base;
+    few.heads = k;
+    const Quality fresh = quality(trained(few, o, std::to_string(k) + " heads from scratch"));
+    char line[160];
+    std::snprintf(line, sizeof line, "%-12lld %17.4f  %5.1f%%  %15.4f  %5.1f%%\n", static_cast<long long>(k),
+                  pruned.loss_repeat, 100 * pruned.accuracy, fresh.loss_repeat, 100 * fresh.accuracy);
+    r.table += line;
+    r.json.push_back({{"heads", k}, {"prune_after", {{"loss_repeat", pruned.loss_repeat}, {"accuracy", pruned.accuracy}}},
+                      {"train_few", {{"loss_repeat", fresh.loss_repeat}, {"accuracy", fresh.accuracy}}}});
+    prune_wins += pruned.loss_repeat < fresh.loss_repeat;
+    ++rows;
+  }
+  r.conclusion = "pruning a trained 8-head model beat training the few heads from scratch in " + std::to_string(prune_wins) +
+                 " of " + std::to_string(rows) + " sizes (repeat loss, same d_model and steps)";
+  return r;
+}
+
+// [SECTION] (d) d_k sweep
+
+ExperimentResult dk_sweep(const ExperimentOptions& o) {
+  ExperimentResult r{"dk-sweep", "h    d_k   mean row entropy (nats)   final loss   repeat acc\n", "", nlohmann::json::array()};
+  double first_entropy = 0, last_entropy = 0;
+  std::vector<int64_t> hs;
+  for (int64_t h = 1; h <= o.base.d_model / 4; h *= 2)
+    if (o.base.d_model % h == 0) hs.push_back(h);
+  for (size_t i = 0; i < hs.size(); ++i) {
+    ModelConfig c = o.base;
+    c.heads = hs[i];
+    const Model m = trained(c, o, "h=" + std::to_string(hs[i]) + " (" + std::to_string(i + 1) + "/" + std::to_string(hs.size()) + ")");
+    const double ent = mean_entropy(score_heads(m, scoring_batch(c)));
+    const Quality q = quality(m);
+    char line[160];
+    std::snprintf(line, sizeof line, "%-4lld %-5lld %23.3f   %10.4f   %9.1f%%\n", static_cast<long long>(hs[i]),
+                  static_cast<long long>(c.head_dim()), ent, q.loss, 100 * q.accuracy);
+    r.table += line;
+    r.json.push_back({{"heads", hs[i]}, {"head_dim", c.head_dim()}, {"entropy", ent}, {"loss", q.loss}, {"accuracy", q.accuracy}});
+    (i == 0 ? first_entropy : last_entropy) = ent;
+  }
+  r.conclusion = "mean row entropy goes from " + fmt("%.2f", first_entropy) + " nats at d_k=" +
+                 std::to_string(o.base.d_model / hs.front()) + " to " + fmt("%.2f", last_entropy) + " at d_k=" +
+                 std::to_string(o.base.d_model / hs.back()) +
+                 (last_entropy > first_entropy ? ": smaller heads spread their weights more" : ": smaller heads are not flatter here");
+  return r;
+}
+
+// [SECTION] (e) one head vs many
+
+ExperimentResult one_vs_many(const ExperimentOptions& o) {
+  ExperimentResult r{"one-vs-many", "h    params   final loss   repeat loss   repeat acc\n", "", nlohmann::json::array()};
+  Quality q[2];
+  const int64_t hs[2] = {1, 8};
+  for (int i = 0; i < 2; ++i) {
+    ModelConfig c = o.base;
+    c.heads = hs[i];
+    q[i] = quality(trained(c, o, "h=" + std::to_string(hs[i])));
+    char line[160];
+    std::snprintf(line, sizeof line, "%-4lld %6lld   %10.4f   %11.4f   %9.1f%%\n", static_cast<long long>(hs[i]),
+                  static_cast<long long>(param_count(c)), q[i].loss, q[i].loss_repeat, 100 * q[i].accuracy);
+    r.table += line;
+    r.json.push_back({{"heads", hs[i]}, {"params", param_count(c)}, {"loss", q[i].loss}, {"loss_repeat", q[i].loss_repeat},
+                      {"accuracy", q[i].accuracy}});
+  }
+  r.conclusion = std::string(q[1].loss_repeat < q[0].loss_repeat ? "8 heads beat 1 head" : "1 head matched or beat 8 heads") +
+                 " at the same parameter count (repeat loss " + fmt("%.3f", q[1].loss_repeat) + " vs " +
+                 fmt("%.3f", q[0].loss_repeat) + ")";
+  return r;
+}
+
+// [SECTION] (f) sink
+
+ExperimentResult sink(const ExperimentOptions& o) {
+  const Model m = subject(o);
+  const HeadTable t = score_heads(m, scoring_batch(m.config));
+  ExperimentResult r{"sink", "head   first-token share   role\n", "", nlohmann::json::array()};
+  int sinks = 0;
+  for (int64_t l = 0; l < t.layers; ++l)
+    for (int64_t h = 0; h < t.heads; ++h) {
+      const HeadScores& s = t.at(l, h);
+      sinks += s.first >= kFirstThreshold;
+      char line[120];
+      std::snprintf(line, sizeof line, "%lld.%lld   %17.3f   %s\n", static_cast<long long>(l), static_cast<long long>(h),
+                    s.first, role_label(s).c_str());
+      r.table += line;
+      r.json.push_back({{"layer", l}, {"head", h}, {"first", s.first}, {"role", role_label(s)}});
+    }
+  r.conclusion = std::to_string(sinks) + " of " + std::to_string(t.cells.size()) + " heads put at least half their weight on BOS";
+  return r;
+}
+
+}  // namespace
+
+ExperimentResult run_experiment(const std::string& name, const ExperimentOptions& o) {
+  if (name == "roles") return roles(o);
+  if (name == "ablation") return ablation(o);
+  if (name == "prune") return prune(o);
+  if (name == "dk-sweep") return dk_sweep(o);
+  if (name == "one-vs-many") return one_vs_many(o);
+  if (name == "sink") return sink(o);
+  std::string valid;
+  for (const std::string& n : kExperimentNames) valid += (valid.empty() ? "" : ", ") + n;
+  throw Error("unknown experiment '" + name + "' (valid: " + valid + ")");
+}
+
+}  // namespace attnsim::model

@@ -1,0 +1,42 @@
+// The article's claims about heads, as experiments on the toy model. Each returns a table,
+// a JSON object and a one-line conclusion computed from the numbers (the toy model's own
+// answer, which may disagree with the article):
+//   roles     (a) head-role scores before vs after training: roles appear unasked
+//   ablation  (b) each head knocked out alone: how many are nearly free, how many critical
+//   prune     (c) prune-after (train 8 heads, keep the k that matter) vs train-few (k heads)
+//   dk-sweep  (d) h = 1 .. d/4 at fixed d_model: mean row entropy and final loss
+//   one-vs-many (e) h = 1 vs h = 8 at equal parameter count (the original paper's ablation)
+//   sink      (f) first-token share per head
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "train.h"
+
+namespace attnsim::model {
+
+struct ExperimentOptions {
+  ModelConfig base;                 // sizes of every model trained (heads varied where needed)
+  TrainOptions train;               // steps, batch, lr, task
+  std::string model_dir;            // (a) (b) (f): use this checkpoint instead of training one
+  std::function<void(const std::string&)> progress;  // "training h=4 (2/5)"
+};
+
+struct ExperimentResult {
+  std::string name;
+  std::string table;       // plain text, aligned
+  std::string conclusion;  // one line
+  nlohmann::json json;
+};
+
+extern const std::vector<std::string> kExperimentNames;  // roles ablation prune dk-sweep one-vs-many sink
+ExperimentResult run_experiment(const std::string& name, const ExperimentOptions& options);
+
+// Thresholds for (b): a head is nearly free when knocking it out costs < 0.05 nats on the
+// repeat and < 2 accuracy points; critical when it costs > 20 points.
+inline constexpr double kFreeLoss = 0.05, kFreePoints = 2.0, kCriticalPoints = 20.0;
+
+}  // namespace attnsim::model

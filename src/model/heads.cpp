@@ -1,0 +1,111 @@
+#include "heads.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tasks.h"
+
+namespace attnsim::model {
+
+HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64_t T) {
+  HeadScores s;
+  double sum_a = 0;                                  // ΣA over every row (the "mul" denominator)
+  double mul[3] = {0, 0, 0}, per[3] = {0, 0, 0};     // previous, duplicate, induction
+  int64_t rows_with[3] = {0, 0, 0};
+  int64_t share_rows = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    const int32_t* tok = tokens + b * T;
+    for (int64_t i = 0; i < T; ++i) {
+      const float* a = A + (b * T + i) * T;
+      double hit[3] = {0, 0, 0};
+      bool has[3] = {i >= 1, false, false};
+      for (int64_t j = 0; j <= i; ++j) {
+        sum_a += a[j];
+        if (j == i - 1) hit[0] += a[j];
+        if (j < i && tok[j] == tok[i]) hit[1] += a[j], has[1] = true;
+        if (j >= 1 && tok[j - 1] == tok[i]) hit[2] += a[j], has[2] = true;
+      }
+      for (int k = 0; k < 3; ++k) {
+        mul[k] += hit[k];
+        if (has[k]) per[k] += hit[k], rows_with[k] += 1;
+      }
+      if (i == 0) continue;
+      ++share_rows;
+      s.diagonal += a[i];
+      s.previous_share += a[i - 1];
+      s.first += a[0];
+      double h = 0;
+      for (int64_t j = 0; j <= i; ++j)
+        if (a[j] > 0) h -= a[j] * std::log(static_cast<double>(a[j]));
+      s.entropy += h;
+    }
+  }
+  auto ratio = [](double x, double n) { return n > 0 ? x / n : 0.0; };
+  s.previous_mul = ratio(mul[0], sum_a);
+  s.duplicate_mul = ratio(mul[1], sum_a);
+  s.induction_mul = ratio(mul[2], sum_a);
+  s.previous = ratio(per[0], static_cast<double>(rows_with[0]));
+  s.duplicate = ratio(per[1], static_cast<double>(rows_with[1]));
+  s.induction = ratio(per[2], static_cast<double>(rows_with[2]));
+  const double n = static_cast<double>(share_rows);
+  s.diagonal = ratio(s.diagonal, n);
+  s.previous_share = ratio(s.previous_share, n);
+  s.first = ratio(s.first, n);
+  s.entropy = ratio(s.entropy, n);
+  return s;
+}
+
+namespace {
+struct Role {
+  const char* name;
+  double HeadScores::*score;
+  double threshold;
+};
+const Role kRoles[] = {{"induction", &HeadScores::induction, kInductionThreshold},
+                       {"previous-token", &HeadScores::previous, kPreviousThreshold},
+                       {"duplicate-token", &HeadScores::duplicate, kDuplicateThreshold},
+                       {"first-token", &HeadScores::first, kFirstThreshold},
+                       {"diagonal", &HeadScores::diagonal, kDiagonalThreshold}};
+}  // namespace
+
+std::string role_label(const HeadScores& s) {
+  const Role* best = nullptr;
+  for (const Role& r : kRoles)
+    if (s.*r.score >= r.threshold && (!best || s.*r.score / r.threshold > s.*best->score / best->threshold)) best = &r;
+  return best ? best->name : "mixed";
+}
+
+double role_score(const HeadScores& s, const std::string& role) {
+  for (const Role& r : kRoles)
+    if (role == r.name) return s.*r.score;
+  return 0.0;
+}
+
+HeadTable score_heads(const Model& model, const Activations& acts, const Batch& batch) {
+  const ModelConfig& c = model.config;
+  HeadTable table;
+  table.layers = c.layers;
+  table.heads = c.heads;
+  const int64_t B = batch.batch, T = batch.len, h = c.heads;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Tensor& alpha = acts.layers[static_cast<size_t>(l)].attn.at("alpha").out;  // (B,h,T,T)
+    std::vector<float> one(static_cast<size_t>(B * T * T));
+    for (int64_t hh = 0; hh < h; ++hh) {
+      for (int64_t b = 0; b < B; ++b)
+        std::copy_n(alpha.f32() + (b * h + hh) * T * T, T * T, one.data() + b * T * T);
+      table.cells.push_back(score_pattern(one.data(), batch.tokens.data(), B, T));
+    }
+  }
+  return table;
+}
+
+HeadTable score_heads(const Model& model, const Batch& batch, const Ablation* ablation) {
+  return score_heads(model, forward(model, batch, ablation), batch);
+}
+
+Batch scoring_batch(const ModelConfig& c) {
+  const int64_t repeat = std::min<int64_t>({20, (c.seq_len - 1) / 2, c.vocab - 1});
+  return repeated_batch(c.vocab, repeat, 64, 12345);
+}
+
+}  // namespace attnsim::model

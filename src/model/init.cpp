@@ -1,0 +1,69 @@
+// Parameters: lookup by name and the seeded initialisation.
+//
+// Init (deterministic in config.seed, one counter-based stream per parameter):
+//   embed, pos_embed     N(0, 0.1²): small next to the unit-scale linear maps, as usual
+//   linear weight, bias  nn.Linear's default, uniform in ±1/sqrt(in)
+//   LayerNorm            weight 1, bias 0
+#include <cmath>
+
+#include "engine/error.h"
+#include "engine/random.h"
+#include "model.h"
+
+namespace attnsim::model {
+
+Tensor& Params::get(const std::string& name) {
+  return const_cast<Tensor&>(static_cast<const Params&>(*this).get(name));
+}
+
+const Tensor& Params::get(const std::string& name) const {
+  if (const Tensor* t = find(name)) return *t;
+  throw Error("the model has no parameter '" + name + "'");
+}
+
+const Tensor* Params::find(const std::string& name) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name) return &tensors[i];
+  return nullptr;
+}
+
+Params zeros_like(const Params& p) {
+  Params z;
+  z.names = p.names;
+  for (const Tensor& t : p.tensors) z.tensors.push_back(Tensor::zeros(t.shape()));
+  return z;
+}
+
+static bool ends_with(const std::string& s, const char* tail) {
+  const std::string t(tail);
+  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+Model init_model(const ModelConfig& config) {
+  validate(config);
+  Model m{config, {}};
+  const std::vector<ParamSpec> specs = param_specs(config);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const ParamSpec& s = specs[i];
+    Tensor t = Tensor::empty(s.shape);
+    float* p = t.f32();
+    const uint64_t stream = 1000 + i;
+    const bool is_norm = s.name.find(".ln") != std::string::npos || s.name.rfind("ln_final", 0) == 0;
+    if (s.name == "embed.weight" || s.name == "pos_embed.weight") {
+      for (int64_t k = 0; k < t.numel(); ++k) p[k] = 0.1f * random_normal(config.seed, stream, k);
+    } else if (is_norm) {
+      const float v = ends_with(s.name, ".weight") ? 1.0f : 0.0f;
+      for (int64_t k = 0; k < t.numel(); ++k) p[k] = v;
+    } else {  // a linear map's weight (out, in) or bias (out): bound from its fan-in
+      const int64_t fan_in = specs[i - (ends_with(s.name, ".bias") ? 1 : 0)].shape[1];
+      const float bound = 1.0f / std::sqrt(static_cast<float>(fan_in));
+      for (int64_t k = 0; k < t.numel(); ++k)
+        p[k] = (2.0f * random_uniform(config.seed, stream, k) - 1.0f) * bound;
+    }
+    m.params.names.push_back(s.name);
+    m.params.tensors.push_back(std::move(t));
+  }
+  return m;
+}
+
+}  // namespace attnsim::model

@@ -1,0 +1,105 @@
+// The tiny transformer: parameters, one batch's forward pass with every activation kept for
+// the backward, and the hand-written backward beside it (backward.cpp).
+//
+// Each layer's attention is the engine's forward() (causal mask, the 23 named steps), so a
+// layer's trace opens in every view of the app and `attnsim-cli trace --model`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "engine/mha.h"
+#include "engine/trace.h"
+
+namespace attnsim::model {
+
+// Tensors in param_specs() order; grads use the same type and names.
+struct Params {
+  std::vector<std::string> names;
+  std::vector<Tensor> tensors;
+
+  Tensor& get(const std::string& name);
+  const Tensor& get(const std::string& name) const;
+  const Tensor* find(const std::string& name) const;  // nullptr when absent
+};
+Params zeros_like(const Params& p);
+
+struct Model {
+  ModelConfig config;
+  Params params;
+};
+// Embeddings N(0, 0.02·…): see init.cpp for the scheme; deterministic in config.seed.
+Model init_model(const ModelConfig& config);
+
+// One batch of token sequences with per-position targets.
+//   tokens  (B,T)  token ids, tokens[b][0] is BOS in every built-in task
+//   targets (B,T)  what position t must predict, -1 = not scored (e.g. the last position)
+//   part    (B,T)  which part of the task position t's target belongs to (tasks.h: Part)
+struct Batch {
+  int64_t batch = 0, len = 0;
+  std::vector<int32_t> tokens, targets;
+  std::vector<uint8_t> part;
+};
+
+// Heads to knock out: the head's ctx slice before W_O becomes zeros or its mean.
+struct HeadRef {
+  int64_t layer = 0, head = 0;
+  bool operator==(const HeadRef&) const = default;
+};
+struct Ablation {
+  std::vector<HeadRef> heads;
+  bool mean = false;                                // else zero
+  std::vector<std::vector<std::vector<float>>> means;  // [layer][head] (dk), for mean ablation
+};
+
+// Per layer: what the backward reads. The attention's own tensors live in its trace.
+struct LayerActs {
+  Tensor x_in;                      // (B,T,d) the residual stream entering the layer
+  Tensor ln_out, ln_mean, ln_rstd;  // (B,T,d) (B,T) (B,T) when layernorm
+  Trace attn;                       // the engine's 23 steps; `out` is the attention output
+  std::vector<int64_t> ablated;     // heads whose ctx was replaced (no gradient flows into them)
+  Tensor x_mid;                     // (B,T,d) x_in + attention
+  Tensor ln2_out, ln2_mean, ln2_rstd;
+  Tensor fc1_out, gelu_out;         // (B,T,4d) when mlp
+  Tensor x_out;                     // (B,T,d) leaving the layer
+};
+
+struct Activations {
+  Tensor x0;                           // (B,T,d) embed + pos_embed
+  std::vector<LayerActs> layers;
+  Tensor lnf_out, lnf_mean, lnf_rstd;  // when layernorm
+  Tensor logits;                       // (B,T,V)
+};
+
+// Bytes one forward + backward of `batch` sequences of length `len` will hold (activations,
+// traces, gradients, optimiser state), computed before anything is allocated.
+int64_t predict_training_bytes(const ModelConfig& config, int64_t batch, int64_t len);
+
+// Throws Error on tokens out of range or a sequence longer than seq_len.
+Activations forward(const Model& model, const Batch& batch, const Ablation* ablation = nullptr);
+
+// Cross-entropy over the scored positions, split by part.
+struct PartStats {
+  double loss_sum = 0;
+  int64_t count = 0, correct = 0;
+  double loss() const { return count ? loss_sum / static_cast<double>(count) : 0.0; }
+  double accuracy() const { return count ? static_cast<double>(correct) / static_cast<double>(count) : 0.0; }
+};
+struct LossStats {
+  PartStats all;
+  std::vector<PartStats> parts;  // indexed by Part
+};
+// Loss stats; when dlogits is given, fills it with d(mean loss)/d(logits), (B,T,V).
+LossStats cross_entropy(const Tensor& logits, const Batch& batch, Tensor* dlogits = nullptr);
+
+// Accumulates (+=) d(mean loss)/d(param) into grads (zeros_like(params) to start).
+void backward(const Model& model, const Batch& batch, const Activations& acts, const Tensor& dlogits,
+              Params& grads);
+
+// The engine weights of layer l: tensors share the parameters' storage.
+MhaWeights attention_weights(const Model& model, int64_t layer);
+MhaConfig attention_config(const ModelConfig& config, int64_t batch, int64_t len);
+
+}  // namespace attnsim::model

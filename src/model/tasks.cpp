@@ -1,0 +1,160 @@
+#include "tasks.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/error.h"
+#include "engine/random.h"
+
+namespace attnsim::model {
+
+namespace {
+
+// A small counter-based generator: stream (seed, index, b) gives one sequence's draws.
+struct Rng {
+  uint64_t state;
+  uint64_t next() { return state = mix64(state); }
+  int64_t below(int64_t n) { return static_cast<int64_t>(next() % static_cast<uint64_t>(n)); }
+};
+
+Rng rng_for(uint64_t seed, uint64_t index, int64_t b) {
+  return Rng{random_bits(seed, 0x7A5C0000u + static_cast<uint64_t>(b), index)};
+}
+
+// k distinct tokens from 1..vocab-1 (a partial Fisher-Yates shuffle).
+std::vector<int32_t> distinct_tokens(Rng& rng, int64_t vocab, int64_t k) {
+  std::vector<int32_t> pool(static_cast<size_t>(vocab - 1));
+  std::iota(pool.begin(), pool.end(), 1);
+  for (int64_t i = 0; i < k; ++i) std::swap(pool[i], pool[i + rng.below(vocab - 1 - i)]);
+  pool.resize(static_cast<size_t>(k));
+  return pool;
+}
+
+// Fills one row: tokens, then next-token targets with the part of each target.
+void fill_row(Batch& out, int64_t b, const std::vector<int32_t>& tokens, const std::vector<uint8_t>& token_part) {
+  const int64_t T = out.len;
+  for (int64_t t = 0; t < T; ++t) {
+    out.tokens[b * T + t] = tokens[t];
+    const bool last = t + 1 == T;
+    out.targets[b * T + t] = last ? -1 : tokens[t + 1];
+    out.part[b * T + t] = last ? kOther : token_part[t + 1];
+  }
+}
+
+void induction_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
+  const int64_t L = s.min_repeat + rng.below(s.max_repeat - s.min_repeat + 1);
+  const int64_t noise = s.len - 1 - 2 * L;
+  const std::vector<int32_t> r = distinct_tokens(rng, s.vocab, L);
+  std::vector<int32_t> tokens{0};
+  std::vector<uint8_t> part{kOther};
+  for (int64_t i = 0; i < noise; ++i) {  // any token not in r
+    int32_t tok;
+    do tok = static_cast<int32_t>(1 + rng.below(s.vocab - 1));
+    while (std::find(r.begin(), r.end(), tok) != r.end());
+    tokens.push_back(tok);
+    part.push_back(kOther);
+  }
+  for (int copy = 0; copy < 2; ++copy)
+    for (int64_t i = 0; i < L; ++i) {
+      tokens.push_back(r[i]);
+      part.push_back(copy == 0 ? kFirst : i == 0 ? kRepeatStart : kRepeat);
+    }
+  fill_row(out, b, tokens, part);
+}
+
+void copy_prev_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
+  const int64_t T = s.len;
+  std::vector<int32_t> tokens{0};
+  for (int64_t t = 1; t < T; ++t) tokens.push_back(static_cast<int32_t>(1 + rng.below(s.vocab - 1)));
+  for (int64_t t = 0; t < T; ++t) {
+    out.tokens[b * T + t] = tokens[t];
+    out.targets[b * T + t] = t == 0 ? -1 : tokens[t - 1];
+    out.part[b * T + t] = t == 0 ? kOther : kCopy;
+  }
+}
+
+Batch empty_batch(int64_t B, int64_t T) {
+  Batch out;
+  out.batch = B;
+  out.len = T;
+  const size_t n = static_cast<size_t>(B * T);
+  out.tokens.assign(n, 0);
+  out.targets.assign(n, -1);
+  out.part.assign(n, kOther);
+  return out;
+}
+
+}  // namespace
+
+const char* part_name(int part) {
+  static const char* const names[] = {"other", "first", "repeat-start", "repeat", "copy"};
+  return part >= 0 && part < kPartCount ? names[part] : "?";
+}
+
+const char* task_name(Task task) { return task == Task::Induction ? "induction" : "copy-prev"; }
+
+Task parse_task(const std::string& name) {
+  if (name == "induction") return Task::Induction;
+  if (name == "copy-prev") return Task::CopyPrev;
+  throw Error("unknown task '" + name + "' (valid: induction, copy-prev)");
+}
+
+void validate(const TaskSpec& s) {
+  if (s.tasks.empty()) throw Error("no task given");
+  if (s.vocab < 3) throw Error("a task needs at least 2 tokens besides BOS (vocab >= 3)");
+  if (s.len < 2) throw Error("sequences need at least 2 tokens");
+  for (Task t : s.tasks) {
+    if (t != Task::Induction) continue;
+    if (s.min_repeat < 1 || s.min_repeat > s.max_repeat)
+      throw Error("repeat lengths must satisfy 1 <= min <= max, got " + std::to_string(s.min_repeat) + ".." +
+                  std::to_string(s.max_repeat));
+    if (2 * s.max_repeat + 1 > s.len)
+      throw Error("a repeat of " + std::to_string(s.max_repeat) + " tokens twice plus BOS needs " +
+                  std::to_string(2 * s.max_repeat + 1) + " positions, the sequence has " + std::to_string(s.len));
+    if (s.max_repeat + 1 > s.vocab - 1)
+      throw Error("a segment of " + std::to_string(s.max_repeat) + " distinct tokens plus noise needs a vocabulary of at least " +
+                  std::to_string(s.max_repeat + 3));
+  }
+}
+
+Batch make_batch(const TaskSpec& s, int64_t B, uint64_t seed, uint64_t index) {
+  validate(s);
+  Batch out = empty_batch(B, s.len);
+  for (int64_t b = 0; b < B; ++b) {
+    Rng rng = rng_for(seed, index, b);
+    if (s.tasks[static_cast<size_t>(b) % s.tasks.size()] == Task::Induction)
+      induction_row(out, b, s, rng);
+    else
+      copy_prev_row(out, b, s, rng);
+  }
+  return out;
+}
+
+Batch repeated_batch(int64_t vocab, int64_t repeat, int64_t B, uint64_t seed) {
+  if (repeat < 1 || repeat > vocab - 1)
+    throw Error("a repeated segment needs 1.." + std::to_string(vocab - 1) + " distinct tokens, got " +
+                std::to_string(repeat));
+  TaskSpec s;
+  s.vocab = vocab;
+  s.len = 2 * repeat + 1;
+  s.min_repeat = s.max_repeat = repeat;
+  Batch out = empty_batch(B, s.len);
+  for (int64_t b = 0; b < B; ++b) {
+    Rng rng = rng_for(seed, 0xBEEF, b);
+    induction_row(out, b, s, rng);
+  }
+  return out;
+}
+
+Batch batch_from_tokens(const std::vector<std::vector<int32_t>>& seqs) {
+  if (seqs.empty() || seqs[0].empty()) throw Error("no tokens given");
+  const int64_t T = static_cast<int64_t>(seqs[0].size());
+  Batch out = empty_batch(static_cast<int64_t>(seqs.size()), T);
+  for (size_t b = 0; b < seqs.size(); ++b) {
+    if (static_cast<int64_t>(seqs[b].size()) != T) throw Error("sequences in one batch must have the same length");
+    fill_row(out, static_cast<int64_t>(b), seqs[b], std::vector<uint8_t>(static_cast<size_t>(T), kOther));
+  }
+  return out;
+}
+
+}  // namespace attnsim::model

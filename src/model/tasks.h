@@ -1,0 +1,54 @@
+// Built-in tasks: token sequences the program makes itself, seeded and deterministic.
+//
+//   induction   BOS, noise, r, r        r: L distinct tokens (L drawn from [min_repeat,
+//               max_repeat]); noise fills the rest and never uses r's tokens, so every
+//               token of the second copy after its first is predictable by looking up its
+//               earlier occurrence and copying what followed it (an induction head).
+//   copy-prev   BOS, random tokens      position t must output the token at t-1: a
+//               previous-token head solves it in one layer.
+// Every sequence starts with BOS (token 0), so first-token ("sink") heads can form.
+// Position t's target is what it must predict; its part says where that target sits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model.h"
+
+namespace attnsim::model {
+
+enum Part : uint8_t {
+  kOther = 0,        // noise: unpredictable
+  kFirst = 1,        // the first copy of the segment
+  kRepeatStart = 2,  // the second copy's first token: unpredictable
+  kRepeat = 3,       // the rest of the second copy: predictable by induction
+  kCopy = 4,         // copy-prev targets
+  kPartCount = 5,
+};
+const char* part_name(int part);  // "other", "first", "repeat-start", "repeat", "copy"
+
+enum class Task { Induction, CopyPrev };
+const char* task_name(Task task);
+Task parse_task(const std::string& name);  // throws Error listing the valid names
+
+struct TaskSpec {
+  std::vector<Task> tasks{Task::Induction};  // sequence b uses tasks[b % size]
+  int64_t vocab = 65;                        // tokens 1..vocab-1, plus BOS = 0
+  int64_t len = 48;                          // tokens per sequence, BOS included
+  int64_t min_repeat = 8, max_repeat = 19;   // induction's segment length range
+};
+void validate(const TaskSpec& spec);  // throws Error: 2·max_repeat+1 > len, too few tokens, ...
+
+// Batch number `index` of a run with this seed: the same arguments give the same batch.
+Batch make_batch(const TaskSpec& spec, int64_t batch, uint64_t seed, uint64_t index);
+
+// BOS + r + r with r of `repeat` distinct random tokens, padded by nothing: the sequences
+// the head-role scores and the repeat accuracy are measured on (len = 2·repeat + 1).
+Batch repeated_batch(int64_t vocab, int64_t repeat, int64_t batch, uint64_t seed);
+
+// A batch made of given sequences (all the same length), scored as next-token prediction
+// with part kOther everywhere; for the app's typed sequences and `trace --text`.
+Batch batch_from_tokens(const std::vector<std::vector<int32_t>>& sequences);
+
+}  // namespace attnsim::model

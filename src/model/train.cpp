@@ -1,0 +1,178 @@
+#include "train.h"
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "checkpoint.h"
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/mha.h"
+
+namespace attnsim::model {
+
+namespace {
+
+// Names the first tensor, in forward order, holding a NaN or ±inf.
+std::string first_nonfinite(const Activations& acts, const Params& grads) {
+  auto bad = [](const Tensor& t) {
+    if (!t.defined()) return false;
+    const NonFinite c = count_nonfinite(t);
+    return c.nan + c.neginf + c.posinf > 0;
+  };
+  if (bad(acts.x0)) return "x0 (embed + pos_embed)";
+  for (size_t l = 0; l < acts.layers.size(); ++l) {
+    const LayerActs& la = acts.layers[l];
+    const std::string p = "layers." + std::to_string(l) + ".";
+    if (bad(la.ln_out)) return p + "ln";
+    for (const Step& s : la.attn.steps)
+      if (!s.skipped() && s.name != "mask" && bad(s.out)) return p + "attn." + s.name;
+    if (bad(la.x_mid)) return p + "residual";
+    if (bad(la.fc1_out)) return p + "mlp.fc1";
+    if (bad(la.x_out)) return p + "mlp";
+  }
+  if (bad(acts.logits)) return "logits";
+  for (size_t i = 0; i < grads.names.size(); ++i)
+    if (bad(grads.tensors[i])) return "grad of " + grads.names[i];
+  return "none found (the loss itself overflowed)";
+}
+
+nlohmann::json report_json(const StepReport& r) {
+  nlohmann::json j{{"step", r.step}, {"loss", r.loss}, {"lr", r.lr}, {"grad_norm", r.grad_norm},
+                   {"seconds", std::round(r.seconds * 1000) / 1000}};
+  for (int p = 0; p < kPartCount; ++p)
+    if (r.part_loss[static_cast<size_t>(p)] >= 0) j["loss_" + std::string(part_name(p))] = r.part_loss[static_cast<size_t>(p)];
+  if (r.scored) j["scores"] = scores_json(r.scores);
+  return j;
+}
+
+std::string step_dir(const std::string& out, int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%06lld", static_cast<long long>(step));
+  return (std::filesystem::path(out) / "checkpoints" / name).string();
+}
+
+std::string log_text(const std::vector<nlohmann::json>& log) {
+  std::string s;
+  for (const auto& j : log) s += j.dump() + "\n";
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json scores_json(const HeadTable& t) {
+  nlohmann::json j = nlohmann::json::object();
+  auto grid = [&](double HeadScores::*f) {
+    nlohmann::json g = nlohmann::json::array();
+    for (int64_t l = 0; l < t.layers; ++l) {
+      nlohmann::json row = nlohmann::json::array();
+      for (int64_t h = 0; h < t.heads; ++h) row.push_back(std::round(t.at(l, h).*f * 1e4) / 1e4);
+      g.push_back(row);
+    }
+    return g;
+  };
+  j["previous"] = grid(&HeadScores::previous);
+  j["induction"] = grid(&HeadScores::induction);
+  j["duplicate"] = grid(&HeadScores::duplicate);
+  j["first"] = grid(&HeadScores::first);
+  j["diagonal"] = grid(&HeadScores::diagonal);
+  return j;
+}
+
+std::vector<nlohmann::json> train(Model& model, const TrainOptions& o, const TrainHooks& hooks) {
+  validate(o.task);
+  if (o.task.vocab != model.config.vocab)
+    throw Error("the task's vocabulary (" + std::to_string(o.task.vocab) + ") differs from the model's (" +
+                std::to_string(model.config.vocab) + ")");
+  if (o.task.len > model.config.seq_len)
+    throw Error("task sequences of " + std::to_string(o.task.len) + " tokens do not fit the model's " +
+                std::to_string(model.config.seq_len) + " positions");
+  if (o.batch <= 0 || o.batch > (1 << 20)) throw Error("batch must be in 1..1048576, got " + std::to_string(o.batch));
+  if (o.steps < 0) throw Error("steps must not be negative");
+  MhaConfig limits;
+  limits.mem_limit = o.mem_limit;
+  const int64_t need = predict_training_bytes(model.config, o.batch, o.task.len), limit = effective_mem_limit(limits);
+  if (need > limit)
+    throw Error("training this model needs about " + human_bytes(need) + " (" + format_count(need) +
+                " bytes), over the limit of " + human_bytes(limit) + "; lower --batch, --seq or the model size");
+
+  AdamWConfig ac = o.adamw;
+  if (ac.total == 0) ac.total = o.steps;
+  AdamW opt(model.params, ac);
+  const Batch score_batch = scoring_batch(model.config);
+  std::vector<nlohmann::json> log;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto save = [&](const std::string& dir, int64_t step) {
+    save_checkpoint(model, dir, {{"step", step}, {"task", o.task.tasks.size() == 1 ? task_name(o.task.tasks[0]) : "mixed"}});
+  };
+  if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
+
+  for (int64_t step = 0; step < o.steps; ++step) {
+    if (hooks.stop && hooks.stop()) break;
+    const Batch batch = make_batch(o.task, o.batch, o.data_seed, static_cast<uint64_t>(step));
+    const Activations acts = forward(model, batch);
+    Tensor dlogits;
+    const LossStats ls = cross_entropy(acts.logits, batch, &dlogits);
+    Params grads = zeros_like(model.params);
+    backward(model, batch, acts, dlogits, grads);
+    const double loss = ls.all.loss();
+    if (!std::isfinite(loss) || !std::isfinite(global_norm(grads)))
+      throw Error("training stopped at step " + std::to_string(step) + ": loss is " + std::to_string(loss) +
+                  "; first non-finite tensor: " + first_nonfinite(acts, grads) + " (no checkpoint written for it)");
+    StepReport r;
+    r.step = step + 1;
+    r.lr = learning_rate(ac, step);
+    r.grad_norm = opt.step(model.params, grads);
+    r.loss = loss;
+    for (const PartStats& p : ls.parts) r.part_loss.push_back(p.count ? p.loss() : -1.0);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const bool last = r.step == o.steps;
+    if (o.score_every > 0 && (r.step % o.score_every == 0 || last || r.step == 1)) {
+      r.scored = true;
+      r.scores = score_heads(model, score_batch);
+    }
+    if (r.scored || r.step % std::max<int64_t>(o.log_every, 1) == 0 || last || r.step == 1) log.push_back(report_json(r));
+    if (hooks.on_step) hooks.on_step(r);
+    if (!o.out_dir.empty() && o.checkpoint_every > 0 && (r.step % o.checkpoint_every == 0 || last)) {
+      save(step_dir(o.out_dir, r.step), r.step);
+      write_text_file((std::filesystem::path(o.out_dir) / "train_log.jsonl").string(), log_text(log));
+    }
+  }
+  if (!o.out_dir.empty()) {
+    save(o.out_dir + "/.final", opt.steps_taken());
+    // the final model sits at the top of DIR (model.json + .npy), beside checkpoints/ and the log
+    for (const auto& e : std::filesystem::directory_iterator(o.out_dir + "/.final"))
+      std::filesystem::rename(e.path(), std::filesystem::path(o.out_dir) / e.path().filename());
+    std::filesystem::remove(o.out_dir + "/.final");
+    write_text_file((std::filesystem::path(o.out_dir) / "train_log.jsonl").string(), log_text(log));
+  }
+  return log;
+}
+
+std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<int64_t>& repeats, int64_t sequences,
+                                         uint64_t seed) {
+  std::vector<RepeatEval> out;
+  for (int64_t L : repeats) {
+    TaskSpec s;
+    s.vocab = model.config.vocab;
+    s.len = std::min<int64_t>(model.config.seq_len, 2 * L + 1 + 8);  // a little noise in front
+    s.len = std::max<int64_t>(s.len, 2 * L + 1);
+    s.min_repeat = s.max_repeat = L;
+    const Batch b = make_batch(s, sequences, seed, static_cast<uint64_t>(L));
+    const LossStats ls = cross_entropy(forward(model, b).logits, b);
+    out.push_back({L, ls.parts[kRepeat].accuracy(), ls.parts[kRepeat].loss(), ls.parts[kFirst].loss()});
+  }
+  return out;
+}
+
+double pooled_accuracy(const std::vector<RepeatEval>& evals) {
+  double correct = 0, count = 0;
+  for (const RepeatEval& e : evals) {
+    const double n = static_cast<double>(e.repeat - 1);  // predictable positions per sequence
+    correct += e.accuracy * n;
+    count += n;
+  }
+  return count > 0 ? correct / count : 0.0;
+}
+
+}  // namespace attnsim::model

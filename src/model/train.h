@@ -1,0 +1,67 @@
+// Training: batches from the task, forward, loss, backward, AdamW, with a JSON-lines log,
+// checkpoints every N steps and an evaluation on held-out repeat lengths.
+//
+// Deterministic: batch k of a run depends only on (data_seed, k); with the same seed and
+// the same OpenBLAS thread count two runs give the same bits.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "adamw.h"
+#include "heads.h"
+#include "model.h"
+#include "tasks.h"
+
+namespace attnsim::model {
+
+struct TrainOptions {
+  TaskSpec task;
+  int64_t batch = 32;
+  int64_t steps = 3000;
+  AdamWConfig adamw;
+  uint64_t data_seed = 1;
+  int64_t log_every = 50;          // a log line (loss, lr, grad norm) every N steps
+  int64_t score_every = 250;       // head-role scores in the log every N steps (0 = never)
+  int64_t checkpoint_every = 0;    // DIR/checkpoints/step-NNNNNN every N steps (0 = never)
+  std::string out_dir;             // "" = keep nothing on disk
+  int64_t mem_limit = 0;           // bytes; 0 = 75 % of physical memory
+};
+
+// One log line's content; also what a progress callback sees.
+struct StepReport {
+  int64_t step = 0;                // steps done
+  double loss = 0;                 // this step's training batch
+  std::vector<double> part_loss;   // per Part (tasks.h)
+  double lr = 0, grad_norm = 0;
+  double seconds = 0;              // since the start
+  bool scored = false;
+  HeadTable scores;                // when scored
+};
+
+struct TrainHooks {
+  std::function<void(const StepReport&)> on_step;  // every step
+  std::function<bool()> stop;                      // polled each step: true ends the run early
+};
+
+// Trains `model` in place. Throws Error before allocating when the run would not fit, and on
+// a non-finite loss: "step N: loss is nan; first non-finite tensor: layers.1.attn.alpha",
+// writing no checkpoint after the poisoned step. Returns the log (one JSON object per line).
+std::vector<nlohmann::json> train(Model& model, const TrainOptions& options, const TrainHooks& hooks = {});
+
+// Held-out evaluation: accuracy and loss on the predictable part of BOS + noise + r + r with
+// each repeat length in `repeats` (e.g. lengths never seen in training).
+struct RepeatEval {
+  int64_t repeat = 0;
+  double accuracy = 0, loss_repeat = 0, loss_first = 0;
+};
+std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<int64_t>& repeats,
+                                         int64_t sequences = 256, uint64_t seed = 777);
+// Accuracy over all of them together (every predictable position counts once).
+double pooled_accuracy(const std::vector<RepeatEval>& evals);
+
+nlohmann::json scores_json(const HeadTable& table);
+
+}  // namespace attnsim::model
