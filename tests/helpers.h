@@ -50,8 +50,9 @@ struct CliResult {
   std::string output;  // stdout and stderr together
 };
 
-inline CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(ATTNSIM_CLI) + " " + args + " 2>&1";
+// env: "NAME=value ..." put before the command, or "env -u NAME" to run without a variable.
+inline CliResult run_cli(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + (env.empty() ? "" : " ") + ATTNSIM_CLI + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   CliResult r{-1, ""};
   if (!pipe) return r;

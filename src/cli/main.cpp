@@ -5,12 +5,31 @@
 #include <new>
 
 #include "commands.h"
+#include "engine/blas_kernels.h"
 #include "engine/error.h"
+
+namespace {
+
+// --version: the program, the BLAS and its kernel set, the sgemm rate measured now, and a
+// warning when the kernels are weaker than the CPU (bench says it too; other commands keep
+// their output as it is).
+std::string version_text() {
+  const attnsim::BlasKernels& blas = attnsim::blas_kernels();
+  char rate[96];
+  std::snprintf(rate, sizeof rate, "sgemm 2048x512x512: %.1f GFLOP/s (median of 5)",
+                attnsim::measure_sgemm_gflops());
+  return std::string("attnsim-cli ") + ATTNSIM_VERSION + "\nBLAS: " + blas.summary() + "\n" + rate +
+         (blas.warning.empty() ? "" : "\nwarning: " + blas.warning);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace attnsim::cli;
+  (void)attnsim::blas_kernels();  // the BLAS kernels are chosen before anything else runs (blas_kernels.h)
   CLI::App app{"attnsim-cli: multi-head attention, step by step, headless"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text, "print the version, the BLAS kernels in use and their sgemm rate");
   const std::vector<std::pair<CLI::App*, Runner>> commands = [&] {
     std::vector<std::pair<CLI::App*, Runner>> list;
     for (auto add : {add_trace_command, add_cost_command, add_bench_command, add_flash_command,
@@ -37,6 +56,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "attnsim-cli: %s (see --help)\n", e.what());

@@ -40,6 +40,14 @@ struct SoftmaxSteps {
   NonFinite scaled_counts, masked_counts, alpha_counts;
 };
 
+// The attention core of one pass: q·kᵀ, the softmax side, dropout and alpha·v.
+struct AttentionCore {
+  Tensor scores;         // (B,h,Tq,Tk)
+  SoftmaxSteps softmax;  // scores_scaled, scores_masked, alpha
+  Tensor dropped;        // alpha_dropped (B,h,Tq,Tk); undefined when dropout_p == 0
+  Tensor ctx;            // ctx_heads (B,h,Tq,dk)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -50,6 +58,11 @@ class Backend {
   virtual Tensor dropout(const Tensor& alpha, float p, uint64_t seed) = 0;
   virtual Tensor av(const Tensor& alpha, const Tensor& v) = 0;
   virtual Tensor contiguous(const Tensor& x) = 0;
+  // qk, scale_mask_softmax, dropout (when dropout_p > 0) and av. This default runs them one
+  // after the other; a backend may interleave them (the CPU one runs all four per (batch,
+  // head) while that head's rows are in cache) as long as every tensor comes out the same.
+  virtual AttentionCore attention_core(const Tensor& q, const Tensor& k, const Tensor& v, const SoftmaxSpec& spec,
+                                       float dropout_p, uint64_t seed);
 };
 
 Backend& cpu_backend();

@@ -7,7 +7,9 @@
 #include <mutex>
 
 #include "backend.h"
+#include "blas_kernels.h"
 #include "error.h"
+#include "gemm_floor.h"
 #include "parallel.h"
 #include "random.h"
 #include "reference.h"
@@ -25,6 +27,8 @@ Tensor unit_inner_stride(const Tensor& t) {
 
 class CpuBackend final : public Backend {
  public:
+  // The first use picks the BLAS kernels, before any matrix product (blas_kernels.h).
+  CpuBackend() { (void)blas_kernels(); }
   std::string name() const override { return "cpu"; }
 
   // y (B,T,out) = x (B,T,in) · Wᵀ + b: one sgemm over all B·T rows.
@@ -40,6 +44,7 @@ class CpuBackend final : public Backend {
       const Tensor b = bias.contiguous();
       for (int64_t r = 0; r < rows; ++r) std::memcpy(py + r * out_dim, b.f32(), out_dim * sizeof(float));
     }
+    GemmLog::note({rows, out_dim, in, in, in, out_dim, true});
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out_dim, in, 1.0f, x.f32(), in,
                 w.f32(), in, bias.defined() ? 1.0f : 0.0f, py, out_dim);
     return y;
@@ -69,12 +74,7 @@ class CpuBackend final : public Backend {
         count_nonfinite_into(out.alpha.f32() + r * Tk, Tk, alpha);
       }
       std::lock_guard<std::mutex> lock(mutex);
-      for (auto [sum, part] : {std::pair{&out.scaled_counts, &scaled}, {&out.masked_counts, &masked},
-                               {&out.alpha_counts, &alpha}}) {
-        sum->nan += part->nan;
-        sum->neginf += part->neginf;
-        sum->posinf += part->posinf;
-      }
+      add_counts(out, scaled, masked, alpha);
     });
     out.counted = true;
     return out;
@@ -99,9 +99,66 @@ class CpuBackend final : public Backend {
 
   Tensor contiguous(const Tensor& x) override { return x.contiguous(); }  // copies
 
+  // The four ops of the core per (batch, head), on the engine's threads: q·kᵀ into that
+  // head's (Tq,Tk) block of scores, its rows through the softmax side and dropout while they
+  // are in cache, then alpha·v. Same calls, same order within a row, same tensors as qk,
+  // scale_mask_softmax, dropout and av one after the other (the tests compare both).
+  AttentionCore attention_core(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const SoftmaxSpec& spec,
+                               float dropout_p, uint64_t seed) override {
+    if (spec.axis != -1 || spec.fp16_no_max) return Backend::attention_core(q_in, k_in, v_in, spec, dropout_p, seed);
+    const Tensor q = unit_inner_stride(q_in), k = unit_inner_stride(k_in), v = unit_inner_stride(v_in);
+    const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), dk = q.size(3), Tk = k.size(2);
+    const Dims score_shape{B, H, Tq, Tk};
+    AttentionCore out;
+    SoftmaxSteps& sm = out.softmax;
+    out.scores = Tensor::empty(score_shape);
+    sm.scaled = Tensor::empty(score_shape);
+    if (spec.mask.defined()) sm.masked = Tensor::empty(score_shape);
+    sm.alpha = Tensor::empty(score_shape);
+    if (dropout_p > 0) out.dropped = Tensor::empty(score_shape);
+    out.ctx = Tensor::empty({B, H, Tq, dk});
+    const Dims &qs = q.strides(), &ks = k.strides(), &vs = v.strides();
+    for (int64_t i = 0; i < B * H; ++i) GemmLog::note({Tq, Tk, dk, qs[2], ks[2], Tk, true});
+    for (int64_t i = 0; i < B * H; ++i) GemmLog::note({Tq, dk, Tk, Tk, vs[2], dk, false});
+    const float keep_scale = 1.0f / (1.0f - dropout_p);
+    const int64_t block = Tq * Tk;  // one head's scores
+    std::mutex mutex;
+    const BlasOnCallingThread one;
+    parallel_for(B * H, 1, [&](int64_t first, int64_t last) {
+      NonFinite scaled, masked, alpha;
+      for (int64_t item = first; item < last; ++item) {
+        const int64_t b = item / H, h = item % H;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Tq, Tk, dk, 1.0f, q.f32() + b * qs[0] + h * qs[1], qs[2],
+                    k.f32() + b * ks[0] + h * ks[1], ks[2], 0.0f, out.scores.f32() + item * block, Tk);
+        for (int64_t r = item * Tq; r < (item + 1) * Tq; ++r) {
+          softmax_side_row(out.scores.f32(), sm, spec, r, H, Tq, Tk);
+          count_nonfinite_into(sm.scaled.f32() + r * Tk, Tk, scaled);
+          if (sm.masked.defined()) count_nonfinite_into(sm.masked.f32() + r * Tk, Tk, masked);
+          count_nonfinite_into(sm.alpha.f32() + r * Tk, Tk, alpha);
+        }
+        const float* weights = sm.alpha.f32() + item * block;
+        if (dropout_p > 0) {  // the draw depends on the element's index in the whole tensor, as in dropout()
+          float* o = out.dropped.f32() + item * block;
+          for (int64_t j = 0; j < block; ++j)
+            o[j] = dropout_keeps(seed, static_cast<uint64_t>(item * block + j), dropout_p) ? weights[j] * keep_scale
+                                                                                            : 0.0f;
+          weights = o;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Tq, dk, Tk, 1.0f, weights, Tk,
+                    v.f32() + b * vs[0] + h * vs[1], vs[2], 0.0f, out.ctx.f32() + item * Tq * dk, dk);
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      add_counts(sm, scaled, masked, alpha);
+    });
+    sm.counted = true;
+    return out;
+  }
+
  private:
   // c[b,h] = a[b,h] · op(b[b,h]) for 4-D operands, one sgemm per (b, h), each matrix read in
-  // place through its row stride (the leading dimension).            c: (B,h,M,N) new storage
+  // place through its row stride (the leading dimension). The (b, h) products are spread
+  // over the engine's threads, each run by OpenBLAS on its own thread (BlasOnCallingThread).
+  //                                                                  c: (B,h,M,N) new storage
   static Tensor batched_matmul(const Tensor& a_in, const Tensor& b_in, CBLAS_TRANSPOSE op_b) {
     const Tensor a = unit_inner_stride(a_in), b = unit_inner_stride(b_in);
     const int64_t B = a.size(0), H = a.size(1), M = a.size(2), K = a.size(3);
@@ -109,11 +166,28 @@ class CpuBackend final : public Backend {
     Tensor c = Tensor::empty({B, H, M, N});
     const Dims& as = a.strides();
     const Dims& bs = b.strides();
-    for (int64_t i = 0; i < B; ++i)
-      for (int64_t h = 0; h < H; ++h)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, M, N, K, 1.0f, a.f32() + i * as[0] + h * as[1], as[2],
-                    b.f32() + i * bs[0] + h * bs[1], bs[2], 0.0f, c.f32() + (i * H + h) * M * N, N);
+    for (int64_t i = 0; i < B * H; ++i) GemmLog::note({M, N, K, as[2], bs[2], N, op_b == CblasTrans});
+    const float *pa = a.f32(), *pb = b.f32();
+    float* pc = c.f32();
+    const BlasOnCallingThread one;
+    parallel_for(B * H, 1, [&](int64_t first, int64_t last) {
+      for (int64_t item = first; item < last; ++item) {
+        const int64_t i = item / H, h = item % H;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, M, N, K, 1.0f, pa + i * as[0] + h * as[1], as[2],
+                    pb + i * bs[0] + h * bs[1], bs[2], 0.0f, pc + item * M * N, N);
+      }
+    });
     return c;
+  }
+
+  // One thread's NaN / inf counts added to the totals (under the caller's lock).
+  static void add_counts(SoftmaxSteps& out, const NonFinite& scaled, const NonFinite& masked, const NonFinite& alpha) {
+    for (auto [sum, part] : {std::pair{&out.scaled_counts, &scaled}, {&out.masked_counts, &masked},
+                             {&out.alpha_counts, &alpha}}) {
+      sum->nan += part->nan;
+      sum->neginf += part->neginf;
+      sum->posinf += part->posinf;
+    }
   }
 
   // Row r of (B·h·Tq): scaled, then masked, then alpha, while the row is in L1.

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "forward_steps.h"
 #include "npy.h"
+#include "parallel.h"
 #include "random.h"
 
 namespace attnsim {
@@ -37,11 +38,15 @@ void validate(const MhaConfig& c) {
   if (c.mem_limit < 0) throw Error("mem-limit must not be negative");
 }
 
+// Each value depends only on (seed, stream, index), so chunks fill in parallel and give the
+// same tensor on any number of threads.
 static Tensor random_tensor(const Dims& shape, uint64_t seed, Stream stream) {
   Tensor t = Tensor::empty(shape);
   float* p = t.f32();
-  for (int64_t i = 0; i < t.numel(); ++i)
-    p[i] = random_normal(seed, static_cast<uint64_t>(stream), static_cast<uint64_t>(i));
+  parallel_for(t.numel(), int64_t{1} << 16, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i)
+      p[i] = random_normal(seed, static_cast<uint64_t>(stream), static_cast<uint64_t>(i));
+  });
   return t;
 }
 
@@ -99,8 +104,11 @@ MhaWeights init_weights(int64_t d, bool bias, uint64_t seed) {
   const float bound = 1.0f / std::sqrt(static_cast<float>(d));
   auto uniform = [&](const Dims& shape, Stream stream) {
     Tensor t = Tensor::empty(shape);
-    for (int64_t i = 0; i < t.numel(); ++i)
-      t.f32()[i] = (2.0f * random_uniform(seed, static_cast<uint64_t>(stream), i) - 1.0f) * bound;
+    float* p = t.f32();
+    parallel_for(t.numel(), int64_t{1} << 16, [&](int64_t first, int64_t last) {  // as random_tensor
+      for (int64_t i = first; i < last; ++i)
+        p[i] = (2.0f * random_uniform(seed, static_cast<uint64_t>(stream), i) - 1.0f) * bound;
+    });
     return t;
   };
   auto make = [&](Stream w, Stream b) {
@@ -235,11 +243,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
 
   const Heads heads = add_head_steps(t, c, w, in, be);
 
-  // scores = q·kᵀ                                         (B,h,Tq,Tk)
-  const Tensor scores = be.qk(heads.q, heads.k);
-  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, StepKind::Compute, scores, bn));
-
-  // scale, mask, softmax                                  (B,h,Tq,Tk) each
+  // What the softmax side does: scale, mask (or a bug mode)
   const MaskParts mask = make_mask(c, in.mask_file);
   SoftmaxSpec spec;
   spec.scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(dk));
@@ -252,7 +256,13 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   spec.additive = c.bug == Bug::MaskAdditive;
   if (c.bug == Bug::SoftmaxWrongAxis) spec.axis = -2;
   spec.fp16_no_max = c.bug == Bug::SoftmaxNoMaxFp16;
-  const SoftmaxSteps sm = be.scale_mask_softmax(scores, spec);
+
+  // The core in one call (the backend may interleave it per head), then its steps in order:
+  // scores = q·kᵀ, scale, mask, softmax, dropout, ctx = alpha·v    (B,h,Tq,Tk) ... (B,h,Tq,dk)
+  const float dropout_p = c.train ? c.dropout : 0.0f;
+  const AttentionCore core = be.attention_core(heads.q, heads.k, heads.v, spec, dropout_p, c.seed);
+  const SoftmaxSteps& sm = core.softmax;
+  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, StepKind::Compute, core.scores, bn));
   t.add(with_counts(made_step("scores_scaled", c.bug == Bug::NoScale ? "scale ×1 (no-scale bug)" : "scale ×1/√dk",
                               {"scores"}, StepKind::Compute, sm.scaled, bn),
                     sm.counted, sm.scaled_counts));
@@ -279,11 +289,9 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
                     sm.alpha_counts));
 
   // dropout                                               (B,h,Tq,Tk)
-  Tensor alpha_used = sm.alpha;
   const char* ctx_input = "alpha";
-  if (c.train && c.dropout > 0) {
-    alpha_used = be.dropout(sm.alpha, c.dropout, c.seed);
-    t.add(made_step("alpha_dropped", "dropout", {"alpha"}, StepKind::Compute, alpha_used, bn));
+  if (dropout_p > 0) {
+    t.add(made_step("alpha_dropped", "dropout", {"alpha"}, StepKind::Compute, core.dropped, bn));
     ctx_input = "alpha_dropped";
   } else {
     t.add(skipped_step("alpha_dropped", "dropout", {"alpha"},
@@ -291,7 +299,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   }
 
   // per-head context, then heads back next to each other  (B,h,Tq,dk) -> (B,Tq,h,dk)
-  Tensor ctx_heads = be.av(alpha_used, heads.v);
+  Tensor ctx_heads = core.ctx;  // head patches (the model's ablations) edit it in place
   Step ctx_step = made_step("ctx_heads", "matmul alpha·v", {ctx_input, "v_heads"}, StepKind::Compute, ctx_heads, bn);
   if (!in.head_patches.empty()) ctx_step.note = apply_head_patches(ctx_heads, in.head_patches);
   t.add(std::move(ctx_step));

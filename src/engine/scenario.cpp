@@ -112,6 +112,11 @@ Tensor scaled(const Tensor& t, float scale) {
 MhaInputs scenario_inputs(const MhaConfig& config, const std::vector<std::string>& sentences,
                           const std::vector<std::string>& key_sentences, float input_scale,
                           const CellEdits& edits) {
+  return apply_edits(config, base_inputs(config, sentences, key_sentences, input_scale), edits);
+}
+
+MhaInputs base_inputs(const MhaConfig& config, const std::vector<std::string>& sentences,
+                      const std::vector<std::string>& key_sentences, float input_scale) {
   validate(config);
   MhaInputs inputs;
   if (sentences.empty()) {
@@ -132,6 +137,11 @@ MhaInputs scenario_inputs(const MhaConfig& config, const std::vector<std::string
       inputs.value = inputs.key;
     }
   }
+  check_inputs(config, inputs);
+  return inputs;
+}
+
+MhaInputs apply_edits(const MhaConfig& config, MhaInputs inputs, const CellEdits& edits) {
   if (!edits.empty()) {
     // Edits land in the query tensor; self-attention shares it with key and value, so one
     // edited cell flows into q, k and v alike.

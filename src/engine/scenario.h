@@ -69,6 +69,11 @@ using CellEdits = std::map<std::vector<int64_t>, float>;
 MhaInputs scenario_inputs(const MhaConfig& config, const std::vector<std::string>& sentences,
                           const std::vector<std::string>& key_sentences,
                           float input_scale = 1.0f, const CellEdits& edits = {});
+// The two halves of scenario_inputs, so a caller can keep the first while only edits change:
+// the inputs before any edit, and the edits applied to a copy of the query (checked).
+MhaInputs base_inputs(const MhaConfig& config, const std::vector<std::string>& sentences,
+                      const std::vector<std::string>& key_sentences, float input_scale = 1.0f);
+MhaInputs apply_edits(const MhaConfig& config, MhaInputs base, const CellEdits& edits);
 // The same for a scenario's own config (or its reference).
 MhaInputs scenario_inputs(const Scenario& scenario, bool reference = false);
 
