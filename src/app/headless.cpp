@@ -199,6 +199,66 @@ int run_bench(const Options& options) {
   return 0;
 }
 
+int run_bench_edit(const Options& options) {
+  App app;
+  Window w;
+  if (!start(app, w, options)) return 2;
+  using Clock = std::chrono::steady_clock;
+  const char* const kinds[] = {"cell", "mask", "bug"};
+  std::vector<double> all, by_kind[3], compute;
+  for (int i = 0; i < options.bench_edits; ++i) {
+    const int kind = i % 3;
+    const uint64_t shown = app.data()->generation;
+    const auto t0 = Clock::now();
+    // What the controls panel does for each edit (panel_controls.cpp), then request().
+    MhaConfig& c = app.session.scenario().config;
+    if (kind == 0) {
+      const int64_t b = std::max<int64_t>(app.batch, 0), t = (i / 3) % c.tq, j = (i * 7) % c.d_model;
+      app.session.edits()[{b, t, j}] = 0.5f * static_cast<float>(i % 5) - 1.0f;
+    } else if (kind == 1) {
+      c.mask.causal = !c.mask.causal;
+    } else {
+      c.bug = c.bug == Bug::None ? Bug::NoScale : Bug::None;
+    }
+    app.session.request();
+    // As the window's loop: sleep until the run lands (a quarter second at most, then a
+    // progress frame), then draw the frame that shows it.
+    while (app.data()->generation == shown) {
+      app.session.wait_ready(0.25);
+      glfwPollEvents();
+      render_frame(app, w, 0.0f);
+      glfwSwapBuffers(w.handle);
+      glFinish();
+      if (!app.session.error().empty()) {
+        std::fprintf(stderr, "attnsim: %s\n", app.session.error().c_str());
+        close_window(w);
+        return 2;
+      }
+    }
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    all.push_back(ms);
+    by_kind[kind].push_back(ms);
+    compute.push_back(app.data()->compute_ms);
+  }
+  close_window(w);
+  auto pct = [](std::vector<double> v, double q) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+  };
+  std::printf("scenario %s: %d edits, edit -> first frame showing it: median %.1f ms, p95 %.1f ms, max %.1f ms\n",
+              options.scenario.c_str(), options.bench_edits, pct(all, 0.5), pct(all, 0.95), pct(all, 1.0));
+  for (int k = 0; k < 3; ++k)
+    if (!by_kind[k].empty())
+      std::printf("  %-4s edits: %zu, median %.1f ms, p95 %.1f ms\n", kinds[k], by_kind[k].size(),
+                  pct(by_kind[k], 0.5), pct(by_kind[k], 0.95));
+  std::printf("  of which the forward pass (the worker's compute_ms): median %.1f ms; inputs built %lld, "
+              "weights built %lld times in all\n",
+              pct(compute, 0.5), static_cast<long long>(app.session.kept_inputs().inputs_built()),
+              static_cast<long long>(app.session.kept_inputs().weights_built()));
+  return 0;
+}
+
 int run_without_display(const Options& options, const std::string& why) {
   const std::string dir = "attnsim-views";
   std::fprintf(stderr, "attnsim: %s: cannot open a window.\n", why.c_str());

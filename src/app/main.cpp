@@ -12,6 +12,7 @@
 #include "app/i18n.h"
 #include "app/lesson_ui.h"
 #include "app/window.h"
+#include "engine/blas_kernels.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
 
@@ -27,14 +28,17 @@ int run_window(const Options& options) {
   App app;
   app.options = options;
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
+  // A finished recompute wakes the loop below, so its frame follows at once.
+  app.session.set_on_ready([] { glfwPostEmptyEvent(); });
   app_load_scenario(app, options.scenario);
   auto last = std::chrono::steady_clock::now();
   int settle = 0;  // frames still to draw after the last event (ImGui settles over a few)
   while (!glfwWindowShouldClose(w.handle) && !app.quit) {
-    // Nothing moving and nothing computing: sleep until an event (or a quarter second,
-    // for banners and the progress line) instead of redrawing a still picture.
-    const bool moving = app.playback.playing || app.playback.animating() ||
-                        app.session.busy() || flash_playing(app);
+    // Nothing moving: sleep until an event (or a quarter second, for banners and the
+    // progress line) instead of redrawing a still picture. A recompute in flight is not
+    // motion: redrawing meanwhile would take the cores it runs on, and it wakes the loop
+    // itself when it lands (set_on_ready above).
+    const bool moving = app.playback.playing || app.playback.animating() || flash_playing(app);
     if (moving || settle > 0) {
       glfwPollEvents();
       settle = moving ? 3 : settle - 1;
@@ -64,6 +68,9 @@ int run_window(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The BLAS kernels are chosen before any other thread exists (blas_kernels.h).
+  if (const std::string& warning = blas_kernels().warning; !warning.empty())
+    std::fprintf(stderr, "attnsim: warning: %s\n", warning.c_str());
   Options options;
   try {
     options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
@@ -82,6 +89,7 @@ int main(int argc, char** argv) {
     case Mode::ExportSlides:
       return options.lesson.empty() ? run_export_slides(options) : run_lesson_slides(options);
     case Mode::Bench: return run_bench(options);
+    case Mode::BenchEdit: return run_bench_edit(options);
     case Mode::Window: return run_window(options);
   }
   return 0;

@@ -13,7 +13,8 @@ const char* const kUsage =
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "               [--action check-hidden|first-nan|try-view]\n"
     "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
-    "       attnsim --bench-frames N [--scenario NAME]\n";
+    "       attnsim --bench-frames N [--scenario NAME]\n"
+    "       attnsim --bench-edit N [--scenario NAME]\n";
 
 namespace {
 
@@ -49,6 +50,10 @@ Options parse_options(const std::vector<std::string>& args) {
       o.mode = Mode::Bench;
       o.bench_frames = parse_int(a, value());
       if (o.bench_frames < 1) throw Error("--bench-frames needs at least 1 frame");
+    } else if (a == "--bench-edit") {
+      o.mode = Mode::BenchEdit;
+      o.bench_edits = parse_int(a, value());
+      if (o.bench_edits < 1) throw Error("--bench-edit needs at least 1 edit");
     } else if (a == "--lesson") {
       o.lesson = value();
     } else if (a == "--scenario") {

@@ -6,6 +6,7 @@
 //           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
 //   attnsim --export-slides DIR [--scenario NAME] [--scale N]      one PNG per step
 //   attnsim --bench-frames N [--scenario NAME]                     median / p95 frame ms
+//   attnsim --bench-edit N [--scenario NAME]                       median / p95 edit -> new frame ms
 #pragma once
 
 #include <string>
@@ -13,7 +14,7 @@
 
 namespace attnsim::app {
 
-enum class Mode { Window, Export, ExportSlides, Bench, Help };
+enum class Mode { Window, Export, ExportSlides, Bench, BenchEdit, Help };
 
 struct Options {
   Mode mode = Mode::Window;
@@ -27,6 +28,7 @@ struct Options {
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
   int bench_frames = 0;
+  int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
   std::string action;        // --action check-hidden|first-nan|try-view: press that button first
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;

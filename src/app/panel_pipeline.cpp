@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "app/i18n.h"
+#include "engine/blas_kernels.h"
 #include "engine/cost.h"
 
 namespace attnsim::app {
@@ -94,7 +95,10 @@ void panel_pipeline(App& app, const ImVec4& rect) {
   ImGui::Separator();
 
   // the steps
-  ImGui::BeginChild("steps", {0, -ImGui::GetTextLineHeightWithSpacing() * 2.2f});
+  // Below the list: held bytes, the run's time, the BLAS line and, when the kernels are
+  // weaker than the CPU, the warning (wrapped: allow five lines for it).
+  const bool blas_warning = !blas_kernels().warning.empty();
+  ImGui::BeginChild("steps", {0, -ImGui::GetTextLineHeightWithSpacing() * (blas_warning ? 9.4f : 4.2f)});
   const auto& steps = d->run.trace.steps;
   float name_x = 0;
   for (StepKind k : {StepKind::View, StepKind::Copy, StepKind::Compute, StepKind::Input})
@@ -153,7 +157,17 @@ void panel_pipeline(App& app, const ImVec4& rect) {
   ImGui::EndChild();
   ImGui::Separator();
   ImGui::Text("%s: %s", tr("held by the trace"), human_bytes(d->run.trace.held_bytes()).c_str());
+  // Status: this run's time, the backend, and which BLAS kernels ran it at what rate.
+  const BlasKernels& blas = blas_kernels();
   ImGui::TextDisabled("%.1f ms · %s", d->compute_ms, app.session.backend().c_str());
+  ImGui::TextDisabled("%s · %s", blas.library.c_str(), blas.core.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", blas.summary().c_str());
+  ImGui::TextDisabled("sgemm %.0f GFLOP/s", app.session.sgemm_gflops());
+  if (blas_warning) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
+    ImGui::TextWrapped("%s", blas.warning.c_str());
+    ImGui::PopStyleColor();
+  }
   end_panel();
 }
 

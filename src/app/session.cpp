@@ -1,9 +1,14 @@
 // Session: scenario state and the recompute worker. See session.h.
 #include "app/session.h"
 
+#include "engine/blas_kernels.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
+
+Session::~Session() {
+  if (thread_.joinable()) thread_.join();
+}
 
 void Session::load(const std::string& name) {
   scenario_ = find_scenario(name);
@@ -23,27 +28,27 @@ void Session::request() {
 void Session::launch() {
   pending_ = false;
   started_ = std::chrono::steady_clock::now();
+  if (thread_.joinable()) thread_.join();  // the last job has delivered; it may still be waking the UI
+  std::promise<Job> promise;
+  worker_ = promise.get_future();
   // The worker gets copies: the UI may edit the scenario while it runs.
-  worker_ = std::async(std::launch::async, [s = scenario_, edits = edits_, backend = backend_,
-                                            gen = ++generation_, epoch = epoch_]() -> Job {
+  thread_ = std::thread([s = scenario_, edits = edits_, backend = backend_, gen = ++generation_, epoch = epoch_,
+                         kept = kept_, rate = sgemm_gflops_, on_ready = on_ready_,
+                         promise = std::move(promise)]() mutable {
     Job job;
     job.epoch = epoch;
     try {
       auto data = std::make_shared<RunData>();
       data->generation = gen;
       data->config = s.config;
-      const auto t0 = std::chrono::steady_clock::now();
-      const MhaInputs inputs =
-          scenario_inputs(s.config, s.sentences, s.key_sentences, s.input_scale, edits);
-      const MhaWeights weights = init_weights(s.config.d_model, s.config.bias, s.config.seed);
       Backend& engine = backend_by_name(backend);
-      data->run = forward(s.config, weights, inputs, engine);
+      // The sgemm rate for the status line, measured once, off the UI thread.
+      if (rate->load() == 0) rate->store(measure_sgemm_gflops());
+      const auto t0 = std::chrono::steady_clock::now();
+      data->run = forward(s.config, kept->weights(s.config), kept->inputs(s.config, s, edits), engine);
       if (s.has_reference) {
-        const MhaInputs ref_inputs =
-            scenario_inputs(s.reference, s.sentences, s.key_sentences, s.input_scale, edits);
-        const MhaWeights ref_weights =
-            init_weights(s.reference.d_model, s.reference.bias, s.reference.seed);
-        data->reference = forward(s.reference, ref_weights, ref_inputs, engine);
+        data->reference =
+            forward(s.reference, kept->weights(s.reference), kept->inputs(s.reference, s, edits), engine);
         data->has_reference = true;
       }
       data->q_tokens = batch_tokens(s.sentences, s.config.batch, s.config.tq);
@@ -60,7 +65,8 @@ void Session::launch() {
     } catch (const std::exception& e) {
       job.error = std::string("internal error: ") + e.what();
     }
-    return job;
+    promise.set_value(std::move(job));
+    if (on_ready) on_ready();  // after the value is set, so the woken UI finds it ready
   });
 }
 
@@ -82,6 +88,11 @@ void Session::wait() {
     worker_.wait();
     poll();
   }
+}
+
+bool Session::wait_ready(double seconds) const {
+  return worker_.valid() &&
+         worker_.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::ready;
 }
 
 double Session::busy_seconds() const {

@@ -6,11 +6,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "app/run_inputs.h"
 #include "engine/mha.h"
 #include "engine/scenario.h"
 
@@ -30,6 +33,10 @@ struct RunData {
 
 class Session {
  public:
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session();
   // Loads a scenario by name (throws Error for an unknown one) and computes it.
   void load(const std::string& name);
   // The editable copy: change it, then call request().
@@ -46,12 +53,21 @@ class Session {
   bool poll();
   // Blocks until no work is pending (headless modes).
   void wait();
+  // Blocks up to `seconds` for the running job to finish; true when one is ready for poll().
+  bool wait_ready(double seconds) const;
+  // Called on the worker thread as each job finishes (the window wakes its event loop with
+  // it, so a finished run is drawn at once rather than at the next timeout).
+  void set_on_ready(std::function<void()> fn) { on_ready_ = std::move(fn); }
   bool busy() const { return worker_.valid(); }
   double busy_seconds() const;
 
   const std::shared_ptr<const RunData>& data() const { return data_; }
   // The last config error (empty when the last request succeeded).
   const std::string& error() const { return error_; }
+  // Weights and unedited inputs kept between runs (and how often each was built).
+  const RunInputs& kept_inputs() const { return *kept_; }
+  // sgemm GFLOP/s measured by the first run (0 until then), for the status line.
+  double sgemm_gflops() const { return sgemm_gflops_->load(); }
 
  private:
   struct Job {
@@ -66,7 +82,11 @@ class Session {
   std::string backend_ = "cpu";
   std::shared_ptr<const RunData> data_;
   std::string error_;
-  std::future<Job> worker_;
+  std::shared_ptr<RunInputs> kept_ = std::make_shared<RunInputs>();  // shared with the worker
+  std::shared_ptr<std::atomic<double>> sgemm_gflops_ = std::make_shared<std::atomic<double>>(0.0);
+  std::function<void()> on_ready_;
+  std::future<Job> worker_;  // the running job's result
+  std::thread thread_;       // the running job; joined before the next starts
   bool pending_ = false;
   uint64_t generation_ = 0;
   uint64_t epoch_ = 0;  // bumped by load(): a run of the previous scenario is dropped

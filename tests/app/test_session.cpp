@@ -66,3 +66,54 @@ TEST_CASE("switching scenario while one computes never shows the old scenario's 
   REQUIRE(s.data()->config.d_model == 16);
   REQUIRE(s.data()->q_tokens[0].size() == 6);
 }
+
+TEST_CASE("edits, masks and bugs reuse the weights and inputs; a new seed or size rebuilds them") {
+  Session s;
+  s.load("article");  // random inputs: they depend on the seed
+  s.wait();
+  REQUIRE(s.error().empty());
+  const RunInputs& kept = s.kept_inputs();
+  CHECK(kept.weights_built() == 1);
+  CHECK(kept.inputs_built() == 1);
+  const Tensor first_query = s.data()->run.trace.at("query").out;
+
+  s.edits()[{3, 7, 11}] = 5.0f;  // one input cell
+  s.request();
+  s.wait();
+  CHECK(s.data()->run.trace.at("query").out.at({3, 7, 11}) == 5.0f);
+  CHECK(s.data()->run.trace.at("query").out.at({3, 7, 12}) == first_query.at({3, 7, 12}));
+  CHECK(first_query.at({3, 7, 11}) != 5.0f);  // the kept inputs were copied, not written
+  s.scenario().config.mask.causal = true;  // a mask
+  s.request();
+  s.wait();
+  CHECK_FALSE(s.data()->run.trace.at("mask").skipped());
+  s.scenario().config.bug = Bug::NoScale;  // a bug
+  s.request();
+  s.wait();
+  REQUIRE(s.error().empty());
+  CHECK(kept.weights_built() == 1);
+  CHECK(kept.inputs_built() == 1);
+
+  s.scenario().config.seed = 7;  // weights and random inputs both follow the seed
+  s.request();
+  s.wait();
+  CHECK(kept.weights_built() == 2);
+  CHECK(kept.inputs_built() == 2);
+  s.scenario().config.seed = 0;  // the first ones are still kept
+  s.request();
+  s.wait();
+  CHECK(kept.weights_built() == 2);
+  CHECK(kept.inputs_built() == 2);
+  CHECK(s.data()->run.trace.at("query").out.at({3, 7, 12}) == first_query.at({3, 7, 12}));
+}
+
+TEST_CASE("a sentence scenario keeps its inputs when only the seed changes") {
+  Session s;
+  s.load("default");
+  s.wait();
+  s.scenario().config.seed = 3;
+  s.request();
+  s.wait();
+  CHECK(s.kept_inputs().weights_built() == 2);
+  CHECK(s.kept_inputs().inputs_built() == 1);  // embeddings of the sentences do not use the seed
+}
