@@ -17,6 +17,8 @@ void add_model_options(CLI::App& cmd, ModelOptions& o) {
   cmd.add_option("--tk", o.tk, "key/value length Tk (cross-attention when it differs from Tq)");
   cmd.add_option("--d-model", o.d_model, "model width d_model")->capture_default_str();
   cmd.add_option("--heads", o.heads, "number of heads h (d_k = d_model / h)")->capture_default_str();
+  cmd.add_option("--kv-heads", o.kv_heads, "key/value heads g, dividing h (GQA; 1 = MQA; default h)");
+  cmd.add_flag("--kv-repeat-copy", o.kv_repeat_copy, "g < h: copy K/V per query head (repeat_interleave) instead of the stride-0 view");
   cmd.add_option("--seed", o.seed, "seed for weights, inputs and dropout")->capture_default_str();
   cmd.add_flag("--no-bias", o.no_bias, "projections without bias");
   cmd.add_option("--input", o.input, "X.npy (B,T,d): self-attention input");
@@ -71,6 +73,8 @@ Model build_model(const ModelOptions& o) {
   c.tk = o.tk ? o.tk : o.tq;
   c.d_model = o.d_model;
   c.heads = o.heads;
+  c.kv_heads = o.kv_heads;
+  c.kv_repeat_copy = o.kv_repeat_copy;
   c.seed = o.seed;
   c.bias = !o.no_bias;
   c.dropout = o.dropout;
@@ -110,8 +114,8 @@ Model build_model(const ModelOptions& o) {
   if (!m.inputs.query.defined()) m.inputs = random_inputs(c);
   if (!o.mask_file.empty()) m.inputs.mask_file = read_npy(o.mask_file);
   check_inputs(c, m.inputs);
-  m.weights = o.weights.empty() ? init_weights(c.d_model, c.bias, c.seed)
-                                : load_weights(o.weights, c.d_model, c.bias);
+  m.weights = o.weights.empty() ? init_weights(c.d_model, c.bias, c.seed, c.kv_dim())
+                                : load_weights(o.weights, c.d_model, c.bias, c.kv_dim());
   return m;
 }
 

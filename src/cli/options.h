@@ -12,6 +12,8 @@ namespace attnsim::cli {
 
 struct ModelOptions {
   int64_t batch = 32, tq = 128, tk = 0, d_model = 512, heads = 8;  // the article's shape
+  int64_t kv_heads = 0;        // g (GQA); 0 = heads
+  bool kv_repeat_copy = false;  // repeat_interleave copy instead of the stride-0 view
   uint64_t seed = 0;
   bool no_bias = false;
   std::string input, query, key, value;  // .npy paths

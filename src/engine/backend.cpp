@@ -6,10 +6,11 @@ namespace attnsim {
 AttentionCore Backend::attention_core(const Tensor& q, const Tensor& k, const Tensor& v, const SoftmaxSpec& spec,
                                       float dropout_p, uint64_t seed) {
   AttentionCore out;
-  out.scores = qk(q, k);
+  out.scores = k.dim() == 5 ? qk_grouped(q, k) : qk(q, k);  // k (B,g,r,Tk,dk): the GQA group view
   out.softmax = scale_mask_softmax(out.scores, spec);
   if (dropout_p > 0) out.dropped = dropout(out.softmax.alpha, dropout_p, seed);
-  out.ctx = av(dropout_p > 0 ? out.dropped : out.softmax.alpha, v);
+  const Tensor& weights = dropout_p > 0 ? out.dropped : out.softmax.alpha;
+  out.ctx = v.dim() == 5 ? av_grouped(weights, v) : av(weights, v);
   return out;
 }
 

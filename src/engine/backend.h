@@ -8,7 +8,12 @@
 //   dropout             alpha · keep / (1-p)                   -> (B,h,Tq,Tk)
 //   av                  alpha (B,h,Tq,Tk) · v (B,h,Tk,dk)      -> (B,h,Tq,dk)
 //   contiguous          the copy                               -> same shape, row-major
+//   qk_grouped          q (B,h,Tq,dk) · k (B,g,r,Tk,dk)ᵀ      -> (B,h,Tq,Tk)   h = g·r
+//   av_grouped          alpha (B,h,Tq,Tk) · v (B,g,r,Tk,dk)   -> (B,h,Tq,dk)
 // q, k and v may be transposed views (inner stride 1): matrix products read them in place.
+// The grouped k and v are stride-0 expand views (GQA / MQA): query head i = j·r + s reads
+// K/V head j. A backend that reads them in place overrides the grouped ops; the default
+// materialises the repeat copy first (and so does not keep the no-copy promise).
 #pragma once
 
 #include <cstdint>
@@ -63,7 +68,12 @@ class Backend {
   // head) while that head's rows are in cache) as long as every tensor comes out the same.
   virtual AttentionCore attention_core(const Tensor& q, const Tensor& k, const Tensor& v, const SoftmaxSpec& spec,
                                        float dropout_p, uint64_t seed);
+  virtual Tensor qk_grouped(const Tensor& q, const Tensor& k_grouped);
+  virtual Tensor av_grouped(const Tensor& alpha, const Tensor& v_grouped);
 };
+
+// (B,g,r,T,dk) -> (B,g·r,T,dk), a copy (stride 0 cannot be merged into the head axis).
+Tensor repeat_groups(const Tensor& grouped);
 
 Backend& cpu_backend();
 

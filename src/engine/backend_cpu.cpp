@@ -105,7 +105,9 @@ class CpuBackend final : public Backend {
   // scale_mask_softmax, dropout and av one after the other (the tests compare both).
   AttentionCore attention_core(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in, const SoftmaxSpec& spec,
                                float dropout_p, uint64_t seed) override {
-    if (spec.axis != -1 || spec.fp16_no_max) return Backend::attention_core(q_in, k_in, v_in, spec, dropout_p, seed);
+    // grouped K/V (GQA) and the bug modes: the four ops one after the other
+    if (spec.axis != -1 || spec.fp16_no_max || k_in.dim() == 5)
+      return Backend::attention_core(q_in, k_in, v_in, spec, dropout_p, seed);
     const Tensor q = unit_inner_stride(q_in), k = unit_inner_stride(k_in), v = unit_inner_stride(v_in);
     const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), dk = q.size(3), Tk = k.size(2);
     const Dims score_shape{B, H, Tq, Tk};
@@ -154,6 +156,11 @@ class CpuBackend final : public Backend {
     return out;
   }
 
+  // scores (B,h,Tq,Tk) = q (B,h,Tq,dk) · k (B,g,r,Tk,dk)ᵀ, k read in place (stride 0 on r)
+  Tensor qk_grouped(const Tensor& q, const Tensor& k) override { return grouped_matmul(q, k, CblasTrans); }
+  // ctx (B,h,Tq,dk) = alpha (B,h,Tq,Tk) · v (B,g,r,Tk,dk)
+  Tensor av_grouped(const Tensor& alpha, const Tensor& v) override { return grouped_matmul(alpha, v, CblasNoTrans); }
+
  private:
   // c[b,h] = a[b,h] · op(b[b,h]) for 4-D operands, one sgemm per (b, h), each matrix read in
   // place through its row stride (the leading dimension). The (b, h) products are spread
@@ -188,6 +195,33 @@ class CpuBackend final : public Backend {
       sum->neginf += part->neginf;
       sum->posinf += part->posinf;
     }
+  }
+
+  // c[b,i] = a[b,i] · op(b5[b, i/r, i%r]) with b5 (B,g,r,K|N,..) a stride-0 group view.
+  // With one query row (decode) the r heads of a group are r rows of one matrix, so each
+  // K/V head is read once per group by one sgemm: the point of GQA.     c: (B,h,M,N) new storage
+  static Tensor grouped_matmul(const Tensor& a_in, const Tensor& b_in, CBLAS_TRANSPOSE op_b) {
+    const Tensor a = unit_inner_stride(a_in);
+    const Tensor b = b_in.strides().back() == 1 ? b_in : b_in.contiguous();
+    const int64_t B = a.size(0), H = a.size(1), M = a.size(2), K = a.size(3);
+    const int64_t G = b.size(1), r = b.size(2), N = op_b == CblasTrans ? b.size(3) : b.size(4);
+    if (G * r != H) throw Error("grouped matmul: " + format_dims(a.shape()) + " against " + format_dims(b.shape()));
+    Tensor c = Tensor::empty({B, H, M, N});
+    const Dims& as = a.strides();
+    const Dims& bs = b.strides();
+    for (int64_t i = 0; i < B; ++i) {
+      if (M == 1) {
+        for (int64_t j = 0; j < G; ++j)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, r, N, K, 1.0f, a.f32() + i * as[0] + j * r * as[1], as[1],
+                      b.f32() + i * bs[0] + j * bs[1], bs[3], 0.0f, c.f32() + (i * H + j * r) * N, N);
+        continue;
+      }
+      for (int64_t h = 0; h < H; ++h)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, M, N, K, 1.0f, a.f32() + i * as[0] + h * as[1], as[2],
+                    b.f32() + i * bs[0] + (h / r) * bs[1] + (h % r) * bs[2], bs[3], 0.0f,
+                    c.f32() + (i * H + h) * M * N, N);
+    }
+    return c;
   }
 
   // Row r of (B·h·Tq): scaled, then masked, then alpha, while the row is in L1.

@@ -58,9 +58,27 @@ Cost compute_cost(const CostConfig& c) {
   r.score_bytes_model = r.score_bytes_layer * c.layers;
   r.kv_cache_bytes = c.batch * c.layers * 2 * c.heads * c.seq * dk * bytes;
   r.kv_cache_bytes_grouped = c.batch * c.layers * 2 * c.effective_kv_heads() * c.seq * dk * bytes;
+  r.kv_bytes_per_token = c.layers * 2 * c.effective_kv_heads() * dk * bytes;
   r.qk_flops_layer = 2 * c.batch * c.heads * c.seq * c.seq * dk;
   r.projection_flops_layer = 4 * 2 * c.batch * c.seq * d * d;
   return r;
+}
+
+PagedWaste paged_waste(const CostConfig& c, const std::vector<int64_t>& lengths, int64_t block, int64_t t_max) {
+  const int64_t per_token = compute_cost(c).kv_bytes_per_token;
+  if (block <= 0) throw Error("the block size must be positive, got " + std::to_string(block));
+  if (t_max <= 0) throw Error("T_max must be positive, got " + std::to_string(t_max));
+  PagedWaste w{0, 0, 0, 0};
+  for (int64_t len : lengths) {
+    if (len <= 0 || len > t_max)
+      throw Error("sequence length " + std::to_string(len) + " must be in 1.." + std::to_string(t_max) + " (T_max)");
+    const int64_t blocks = (len + block - 1) / block;
+    w.blocks += blocks;
+    w.used_bytes += len * per_token;
+    w.paged_bytes += blocks * block * per_token;
+    w.contiguous_bytes += t_max * per_token;
+  }
+  return w;
 }
 
 std::string format_count(int64_t n) {
@@ -112,6 +130,7 @@ static const std::map<std::string, int64_t Cost::*>& quantities() {
       {"score_bytes_model", &Cost::score_bytes_model},
       {"kv_cache_bytes", &Cost::kv_cache_bytes},
       {"kv_cache_bytes_grouped", &Cost::kv_cache_bytes_grouped},
+      {"kv_bytes_per_token", &Cost::kv_bytes_per_token},
       {"qk_flops_layer", &Cost::qk_flops_layer},
       {"projection_flops_layer", &Cost::projection_flops_layer},
   };

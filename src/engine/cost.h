@@ -4,6 +4,8 @@
 //   params (4 projections)  = 4·d²  (+ 4·d with biases)
 //   score tensor per layer  = B·h·T²·bytes
 //   KV cache                = B·layers·2·g·T·dk·bytes   (g = kv heads; g = h for MHA)
+//   KV cache per token      = layers·2·g·dk·bytes       (one more position of one sequence)
+//   paged cache             = Σ ceil(len/block)·block positions, vs B·T_max contiguous
 #pragma once
 
 #include <cstdint>
@@ -41,11 +43,24 @@ struct Cost {
   int64_t score_bytes_model;    // · layers
   int64_t kv_cache_bytes;       // with all h heads
   int64_t kv_cache_bytes_grouped;  // with kv_heads heads
+  int64_t kv_bytes_per_token;   // layers·2·g·dk·bytes (g = kv_heads)
   int64_t qk_flops_layer;       // 2·B·h·T²·dk  (= 2·B·T²·d, independent of h)
   int64_t projection_flops_layer;  // 4 · 2·B·T·d²
 };
 
 Cost compute_cost(const CostConfig& config);
+
+// A batch of sequences of different lengths, cached two ways (bytes use kv_bytes_per_token):
+// contiguous preallocates T_max positions per sequence; paged allocates whole blocks as
+// positions arrive, so each sequence wastes less than one block.
+struct PagedWaste {
+  int64_t used_bytes;        // Σ len
+  int64_t contiguous_bytes;  // sequences · T_max
+  int64_t paged_bytes;       // Σ ceil(len / block) · block
+  int64_t blocks;            // Σ ceil(len / block)
+};
+// Throws Error for a block of 0, a length of 0 or a length over t_max.
+PagedWaste paged_waste(const CostConfig& config, const std::vector<int64_t>& lengths, int64_t block, int64_t t_max);
 
 // "6,871,947,673 B (6.40 GiB, 6.87 GB)"
 std::string format_bytes(int64_t bytes);

@@ -35,6 +35,8 @@ void check_supported(const MhaConfig& c) {
                 "' is shown by the standard path (attnsim-cli trace --bug ...)");
   if (c.train && c.dropout > 0)
     throw Error("the tiled path runs in eval mode only (no dropout); drop --train or use --dropout 0");
+  if (c.grouped())
+    throw Error("the tiled path reads one K/V head per query head; kv-heads < heads runs on the standard path");
 }
 
 // A core run elsewhere (the CUDA kernel) leaves traffic and byte figures to the host: they

@@ -34,7 +34,7 @@ Step skipped_step(const char* name, const std::string& op, std::vector<std::stri
 }
 
 Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be) {
-  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, h = c.heads, dk = c.head_dim();
+  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, h = c.heads, g = c.kv_group_count(), dk = c.head_dim();
   const std::string bn = be.name();
 
   // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
@@ -42,7 +42,7 @@ Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Mh
   t.add(input_step("key", in.key));
   t.add(input_step("value", in.value));
 
-  // projections: x·Wᵀ + b                                 (B,T,d), new storage each
+  // projections: x·Wᵀ + b                                 (B,Tq,d) (B,Tk,g·dk) (B,Tk,g·dk)
   const Tensor q_proj = be.linear(in.query, w.W_Q.weight, w.W_Q.bias);
   const Tensor k_proj = be.linear(in.key, w.W_K.weight, w.W_K.bias);
   const Tensor v_proj = be.linear(in.value, w.W_V.weight, w.W_V.bias);
@@ -50,20 +50,61 @@ Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Mh
   t.add(made_step("k_proj", "linear W_K", {"key"}, StepKind::Compute, k_proj, bn));
   t.add(made_step("v_proj", "linear W_V", {"value"}, StepKind::Compute, v_proj, bn));
 
-  // split the d axis into heads                           (B,T,h,dk)       view
+  // split the d axis into heads                           (B,Tq,h,dk) (B,Tk,g,dk)  view
   const Tensor q_view = q_proj.view({B, Tq, h, dk});
-  const Tensor k_view = k_proj.view({B, Tk, h, dk});
-  const Tensor v_view = v_proj.view({B, Tk, h, dk});
+  const Tensor k_view = k_proj.view({B, Tk, g, dk});
+  const Tensor v_view = v_proj.view({B, Tk, g, dk});
   t.add(made_step("q_view", "view", {"q_proj"}, StepKind::View, q_view, bn));
   t.add(made_step("k_view", "view", {"k_proj"}, StepKind::View, k_view, bn));
   t.add(made_step("v_view", "view", {"v_proj"}, StepKind::View, v_view, bn));
 
-  // heads first                                           (B,h,T,dk)       view, not contiguous
+  // heads first                                           (B,h,Tq,dk) (B,g,Tk,dk)  view, not contiguous
   Heads heads{q_view.transpose(1, 2), k_view.transpose(1, 2), v_view.transpose(1, 2)};
   t.add(made_step("q_heads", "transpose(1,2)", {"q_view"}, StepKind::View, heads.q, bn));
   t.add(made_step("k_heads", "transpose(1,2)", {"k_view"}, StepKind::View, heads.k, bn));
   t.add(made_step("v_heads", "transpose(1,2)", {"v_view"}, StepKind::View, heads.v, bn));
   return heads;
+}
+
+KvRead add_group_steps(Trace& t, const MhaConfig& c, const Tensor& k, const Tensor& v, const char* k_from,
+                       const char* v_from, Backend& be) {
+  KvRead read{k, v, k_from, v_from};
+  if (!c.grouped()) return read;
+  const int64_t B = k.size(0), g = k.size(1), Tk = k.size(2), dk = k.size(3), r = c.heads / g;
+  const std::string bn = be.name();
+  auto group = [&](const char* name, const Tensor& x, const char* from) {
+    Step s;
+    if (c.kv_repeat_copy) {  // what common code does: x.repeat_interleave(r, dim=1), (B,h,Tk,dk)
+      const Tensor copy = be.contiguous(x.unsqueeze(2).expand({B, g, r, Tk, dk})).view({B, g * r, Tk, dk});
+      s = made_step(name, "repeat_interleave(" + std::to_string(r) + ", dim=1)", {from}, StepKind::Copy, copy, bn);
+      s.note = "each K/V head copied for the " + std::to_string(r) + " query heads of its group";
+    } else {  // (B,g,r,Tk,dk): the r query heads of group j all read head j, stride 0
+      s = made_step(name, "unsqueeze(2).expand(B,g," + std::to_string(r) + ",T,dk)", {from}, StepKind::View,
+                    x.unsqueeze(2).expand({B, g, r, Tk, dk}), bn);
+      s.note = "stride 0 on the group axis: " + std::to_string(r) + " query heads read one K/V head, no copy";
+    }
+    if (const Step* src = t.find(from)) {  // r reads of every element of x
+      s.counts_known = true;
+      s.nan_count = src->nan_count * r;
+      s.neginf_count = src->neginf_count * r;
+      s.posinf_count = src->posinf_count * r;
+    }
+    t.add(std::move(s));
+    return t.steps.back().out;
+  };
+  read.k = group("k_grouped", k, k_from);
+  read.v = group("v_grouped", v, v_from);
+  read.k_name = "k_grouped";
+  read.v_name = "v_grouped";
+  return read;
+}
+
+Tensor core_qk(Backend& be, const Tensor& q, const Tensor& k) {
+  return k.dim() == 5 ? be.qk_grouped(q, k) : be.qk(q, k);
+}
+
+Tensor core_av(Backend& be, const Tensor& alpha, const Tensor& v) {
+  return v.dim() == 5 ? be.av_grouped(alpha, v) : be.av(alpha, v);
 }
 
 void add_merge_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Tensor& ctx_heads, Backend& be) {

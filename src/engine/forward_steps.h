@@ -24,6 +24,24 @@ struct Heads {
 // Adds the inputs, the projections and the head split to `t`; returns the head views.
 Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be);
 
+// What the attention core reads for K and V: the head tensors themselves (g == h), the
+// stride-0 group views (B,g,r,Tk,dk), or the repeat_interleave copies (B,h,Tk,dk).
+struct KvRead {
+  Tensor k, v;
+  const char* k_name = "k_heads";
+  const char* v_name = "v_heads";
+};
+
+// With g < h adds k_grouped and v_grouped, made from k and v (B,g,Tk,dk) named k_from and
+// v_from; with g == h adds nothing and returns k and v as they are. `known` counts, when
+// given, are the NaN/inf counts of k and v (the grouped view repeats each element r times).
+KvRead add_group_steps(Trace& t, const MhaConfig& c, const Tensor& k, const Tensor& v, const char* k_from,
+                       const char* v_from, Backend& be);
+
+// q·kᵀ and alpha·v through whichever of the backend's ops fits what KvRead holds.
+Tensor core_qk(Backend& be, const Tensor& q, const Tensor& k);
+Tensor core_av(Backend& be, const Tensor& alpha, const Tensor& v);
+
 // Adds ctx_transposed, ctx_contiguous, ctx_concat and out after the core's ctx_heads.
 void add_merge_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Tensor& ctx_heads, Backend& be);
 

@@ -30,6 +30,10 @@ void validate(const MhaConfig& c) {
                 std::to_string(c.heads) + " (" + std::to_string(c.d_model) + " = " +
                 std::to_string(c.d_model / c.heads) + "·" + std::to_string(c.heads) + " + " +
                 std::to_string(c.d_model % c.heads) + "): d_k = d_model / heads must be whole");
+  if (c.kv_heads < 0) throw Error("kv-heads must not be negative, got " + std::to_string(c.kv_heads));
+  if (c.heads % c.kv_group_count() != 0)
+    throw Error("heads " + std::to_string(c.heads) + " is not divisible by kv-heads " +
+                std::to_string(c.kv_heads) + ": each key/value head serves a whole group of query heads");
   if (c.self_attention && c.tq != c.tk)
     throw Error("self-attention uses one sequence, so tq (" + std::to_string(c.tq) +
                 ") must equal tk (" + std::to_string(c.tk) + "); give separate query/key inputs for cross-attention");
@@ -100,7 +104,8 @@ void check_inputs(const MhaConfig& c, const MhaInputs& in) {
 
 // [SECTION] weights
 
-MhaWeights init_weights(int64_t d, bool bias, uint64_t seed) {
+MhaWeights init_weights(int64_t d, bool bias, uint64_t seed, int64_t kv_dim) {
+  const int64_t kv = kv_dim ? kv_dim : d;
   const float bound = 1.0f / std::sqrt(static_cast<float>(d));
   auto uniform = [&](const Dims& shape, Stream stream) {
     Tensor t = Tensor::empty(shape);
@@ -111,31 +116,34 @@ MhaWeights init_weights(int64_t d, bool bias, uint64_t seed) {
     });
     return t;
   };
-  auto make = [&](Stream w, Stream b) {
-    return Linear{uniform({d, d}, w), bias ? uniform({d}, b) : Tensor()};
+  auto make = [&](int64_t out, Stream w, Stream b) {
+    return Linear{uniform({out, d}, w), bias ? uniform({out}, b) : Tensor()};
   };
-  return {make(Stream::WQ, Stream::BQ), make(Stream::WK, Stream::BK), make(Stream::WV, Stream::BV),
-          make(Stream::WO, Stream::BO)};
+  return {make(d, Stream::WQ, Stream::BQ), make(kv, Stream::WK, Stream::BK), make(kv, Stream::WV, Stream::BV),
+          make(d, Stream::WO, Stream::BO)};
 }
 
 static const char* const kWeightNames[] = {"W_Q", "W_K", "W_V", "W_O"};
 
-MhaWeights load_weights(const std::string& dir, int64_t d, bool bias) {
+MhaWeights load_weights(const std::string& dir, int64_t d, bool bias, int64_t kv_dim) {
   MhaWeights w;
   Linear* slots[] = {&w.W_Q, &w.W_K, &w.W_V, &w.W_O};
+  const int64_t kv = kv_dim ? kv_dim : d;
   for (int i = 0; i < 4; ++i) {
     const std::string base = dir + "/" + kWeightNames[i];
+    const int64_t out = i == 1 || i == 2 ? kv : d;
     slots[i]->weight = read_npy(base + ".weight.npy");
-    if (slots[i]->weight.shape() != Dims{d, d} || slots[i]->weight.dtype() != DType::F32)
+    if (slots[i]->weight.shape() != Dims{out, d} || slots[i]->weight.dtype() != DType::F32)
       throw Error(base + ".weight.npy has shape " + format_dims(slots[i]->weight.shape()) +
-                  " but d_model " + std::to_string(d) + " needs float32 " + format_dims({d, d}));
+                  " but d_model " + std::to_string(d) + (kv != d ? " with kv-heads" : "") + " needs float32 " +
+                  format_dims({out, d}));
     if (!bias) continue;
     if (!std::filesystem::exists(base + ".bias.npy"))
       throw Error(base + ".bias.npy is missing (use --no-bias for weights without biases)");
     slots[i]->bias = read_npy(base + ".bias.npy");
-    if (slots[i]->bias.shape() != Dims{d} || slots[i]->bias.dtype() != DType::F32)
+    if (slots[i]->bias.shape() != Dims{out} || slots[i]->bias.dtype() != DType::F32)
       throw Error(base + ".bias.npy has shape " + format_dims(slots[i]->bias.shape()) +
-                  " but d_model " + std::to_string(d) + " needs float32 " + format_dims({d}));
+                  " but needs float32 " + format_dims({out}));
   }
   return w;
 }
@@ -153,11 +161,12 @@ void save_weights(const MhaWeights& w, const std::string& dir) {
 int64_t predict_trace_bytes(const MhaConfig& c) {
   validate(c);
   const int64_t f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
-  const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f;
+  const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f, kv_side = B * Tk * c.kv_dim() * f;
   const int64_t score = B * h * Tq * Tk * f;
   const bool masked = !c.mask.empty() || is_mask_bug(c.bug);
   int64_t bytes = c.self_attention ? q_side : q_side + 2 * k_side;  // query key value
-  bytes += q_side + 2 * k_side;                                     // q_proj k_proj v_proj
+  bytes += q_side + 2 * kv_side;                                    // q_proj k_proj v_proj
+  if (c.grouped() && c.kv_repeat_copy) bytes += 2 * k_side;        // k_grouped v_grouped copies
   bytes += 2 * score;                                               // scores scores_scaled
   if (masked) bytes += score + 3 * B * Tq * Tk;                     // scores_masked, mask (+ its parts)
   bytes += score;                                                   // alpha
@@ -242,6 +251,8 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   Trace& t = result.trace;
 
   const Heads heads = add_head_steps(t, c, w, in, be);
+  // g < h: the query heads of a group read one K/V head        (B,g,h/g,Tk,dk) view
+  const KvRead kv = add_group_steps(t, c, heads.k, heads.v, "k_heads", "v_heads", be);
 
   // What the softmax side does: scale, mask (or a bug mode)
   const MaskParts mask = make_mask(c, in.mask_file);
@@ -260,9 +271,9 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   // The core in one call (the backend may interleave it per head), then its steps in order:
   // scores = q·kᵀ, scale, mask, softmax, dropout, ctx = alpha·v    (B,h,Tq,Tk) ... (B,h,Tq,dk)
   const float dropout_p = c.train ? c.dropout : 0.0f;
-  const AttentionCore core = be.attention_core(heads.q, heads.k, heads.v, spec, dropout_p, c.seed);
+  const AttentionCore core = be.attention_core(heads.q, kv.k, kv.v, spec, dropout_p, c.seed);
   const SoftmaxSteps& sm = core.softmax;
-  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, StepKind::Compute, core.scores, bn));
+  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", kv.k_name}, StepKind::Compute, core.scores, bn));
   t.add(with_counts(made_step("scores_scaled", c.bug == Bug::NoScale ? "scale ×1 (no-scale bug)" : "scale ×1/√dk",
                               {"scores"}, StepKind::Compute, sm.scaled, bn),
                     sm.counted, sm.scaled_counts));
@@ -299,8 +310,8 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   }
 
   // per-head context, then heads back next to each other  (B,h,Tq,dk) -> (B,Tq,h,dk)
-  Tensor ctx_heads = core.ctx;  // head patches (the model's ablations) edit it in place
-  Step ctx_step = made_step("ctx_heads", "matmul alpha·v", {ctx_input, "v_heads"}, StepKind::Compute, ctx_heads, bn);
+  Tensor ctx_heads = core_av(be, alpha_used, kv.v);
+  Step ctx_step = made_step("ctx_heads", "matmul alpha·v", {ctx_input, kv.v_name}, StepKind::Compute, ctx_heads, bn);
   if (!in.head_patches.empty()) ctx_step.note = apply_head_patches(ctx_heads, in.head_patches);
   t.add(std::move(ctx_step));
   if (c.bug == Bug::ViewWithoutContiguous) {  // the real error, from the real view()

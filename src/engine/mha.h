@@ -9,6 +9,12 @@
 //   alpha  = dropout(softmax(scores, dim=-1))            # (B,h,Tq,Tk)
 //   ctx    = (alpha @ v).transpose(1,2).contiguous().view(B,Tq,d)
 //   out    = W_O(ctx)                                    # (B,Tq,d)
+//
+// Grouped-query attention (kv_heads = g < h; g = 1 is MQA): W_K and W_V are (g·dk, d), so
+// k and v are (B,g,Tk,dk). The r = h/g query heads of group j read K/V head j through
+//   k_grouped = k.unsqueeze(2).expand(B,g,r,Tk,dk)        # view: stride 0 on the r axis
+// (no copy), or, with kv_repeat_copy, through the repeat_interleave(r, dim=1) copy that
+// common code makes (B,h,Tk,dk), its bytes counted.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +34,8 @@ struct MhaConfig {
   int64_t tk = 6;
   int64_t d_model = 16;
   int64_t heads = 4;
+  int64_t kv_heads = 0;        // g; 0 means g = heads (MHA); heads % g == 0; 1 is MQA
+  bool kv_repeat_copy = false; // g < h: repeat_interleave copy instead of the stride-0 view
   bool self_attention = true;  // query, key and value are one tensor (needs tq == tk)
   bool bias = true;
   uint64_t seed = 0;           // weights, inputs and dropout derive from it
@@ -39,6 +47,9 @@ struct MhaConfig {
   int64_t mem_limit = 0;       // bytes; 0 means 75 % of physical memory
 
   int64_t head_dim() const { return d_model / heads; }
+  int64_t kv_group_count() const { return kv_heads ? kv_heads : heads; }  // g
+  int64_t kv_dim() const { return kv_group_count() * head_dim(); }       // g·dk, rows of W_K / W_V
+  bool grouped() const { return kv_group_count() < heads; }
 };
 
 // Throws Error naming the problem and the numbers (d_model % heads, sizes <= 0, ...).
@@ -54,11 +65,13 @@ struct MhaWeights {
   Linear W_Q, W_K, W_V, W_O;
 };
 
-// nn.Linear's default init (uniform in ±1/sqrt(in)), deterministic in seed.
-MhaWeights init_weights(int64_t d_model, bool bias, uint64_t seed);
+// nn.Linear's default init (uniform in ±1/sqrt(in)), deterministic in seed. W_K and W_V
+// have kv_dim = g·dk rows (0 means d_model); with g < h they are the first g·dk rows of the
+// MHA weights of the same seed.
+MhaWeights init_weights(int64_t d_model, bool bias, uint64_t seed, int64_t kv_dim = 0);
 // Reads DIR/W_Q.weight.npy, DIR/W_Q.bias.npy, ...; biases are optional files. Throws Error
-// naming the file and the expected shape.
-MhaWeights load_weights(const std::string& dir, int64_t d_model, bool bias);
+// naming the file and the expected shape (W_K, W_V: (kv_dim, d_model); 0 means d_model).
+MhaWeights load_weights(const std::string& dir, int64_t d_model, bool bias, int64_t kv_dim = 0);
 void save_weights(const MhaWeights& weights, const std::string& dir);
 
 // Head ablation (TransformerLens's hook_z patching): the head's slice of ctx_heads, (B,Tq,dk),

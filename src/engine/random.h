@@ -9,7 +9,7 @@
 namespace attnsim {
 
 // Streams keep weights, inputs and dropout independent for one seed.
-enum class Stream : uint64_t { WQ = 1, WK, WV, WO, BQ, BK, BV, BO, Query, Key, Value, Dropout, Token };
+enum class Stream : uint64_t { WQ = 1, WK, WV, WO, BQ, BK, BV, BO, Query, Key, Value, Dropout, Token, Embed, Position, Unembed };
 
 inline uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
   x += 0x9E3779B97F4A7C15ull;

@@ -146,4 +146,42 @@ Tensor av(const Tensor& alpha, const Tensor& v) {
   return c;
 }
 
+// The grouped forms index K/V head j = i / r directly: the loop a reader checks the
+// stride-0 view against (head i = j·r + s reads k[b, j, s, ., .], and s's stride is 0).
+Tensor qk_grouped(const Tensor& q, const Tensor& k) {
+  require_dims(q, 4, "qk_grouped");
+  require_dims(k, 5, "qk_grouped");
+  const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), Tk = k.size(3), dk = q.size(3);
+  const int64_t r = k.size(2);
+  Tensor s = Tensor::empty({B, H, Tq, Tk});  // (B,h,Tq,Tk)
+  float* ps = s.f32();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < Tq; ++i)
+        for (int64_t j = 0; j < Tk; ++j) {
+          float acc = 0.0f;
+          for (int64_t c = 0; c < dk; ++c) acc += get4(q, b, h, i, c) * k.at({b, h / r, h % r, j, c});
+          *ps++ = acc;
+        }
+  return s;
+}
+
+Tensor av_grouped(const Tensor& alpha, const Tensor& v) {
+  require_dims(alpha, 4, "av_grouped");
+  require_dims(v, 5, "av_grouped");
+  const int64_t B = alpha.size(0), H = alpha.size(1), Tq = alpha.size(2), Tk = alpha.size(3);
+  const int64_t dk = v.size(4), r = v.size(2);
+  Tensor c = Tensor::empty({B, H, Tq, dk});  // (B,h,Tq,dk)
+  float* pc = c.f32();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < Tq; ++i)
+        for (int64_t d = 0; d < dk; ++d) {
+          float acc = 0.0f;
+          for (int64_t j = 0; j < Tk; ++j) acc += get4(alpha, b, h, i, j) * v.at({b, h / r, h % r, j, d});
+          *pc++ = acc;
+        }
+  return c;
+}
+
 }  // namespace attnsim::reference

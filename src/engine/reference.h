@@ -19,5 +19,9 @@ SoftmaxSteps scale_mask_softmax(const Tensor& scores, const SoftmaxSpec& spec);
 Tensor dropout(const Tensor& alpha, float p, uint64_t seed);
 // c[b,h,i,c] = sum_j alpha[b,h,i,j] * v[b,h,j,c]                -> (B,h,Tq,dk)
 Tensor av(const Tensor& alpha, const Tensor& v);
+// s[b,h,i,j] = sum_c q[b,h,i,c] * k[b,h/r,h%r,j,c]   k (B,g,r,Tk,dk)  -> (B,h,Tq,Tk)
+Tensor qk_grouped(const Tensor& q, const Tensor& k);
+// c[b,h,i,c] = sum_j alpha[b,h,i,j] * v[b,h/r,h%r,j,c] v (B,g,r,Tk,dk) -> (B,h,Tq,dk)
+Tensor av_grouped(const Tensor& alpha, const Tensor& v);
 
 }  // namespace attnsim::reference

@@ -309,6 +309,18 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   return Tensor(storage_, offset_ + start * strides_[d], shape, strides_);
 }
 
+Tensor Tensor::unsqueeze(int64_t d) const {
+  if (d < 0) d += dim() + 1;
+  if (d < 0 || d > dim()) throw Error("unsqueeze position out of range for shape " + format_dims(shape_));
+  Dims shape = shape_, strides = strides_;
+  // the new axis has one element, so its stride is never used; PyTorch's choice keeps
+  // contiguity: the stride the axis after it would step over
+  const int64_t stride = d < dim() ? strides_[d] * shape_[d] : 1;
+  shape.insert(shape.begin() + d, 1);
+  strides.insert(strides.begin() + d, stride);
+  return Tensor(storage_, offset_, shape, strides);
+}
+
 Tensor Tensor::clone() const {
   Tensor out = empty(shape_, dtype_);
   if (dtype_ == DType::Bool) {

@@ -79,6 +79,7 @@ class Tensor {
   Tensor permute(const Dims& order) const;          // view
   Tensor expand(const Dims& shape) const;           // view; broadcast dims get stride 0
   Tensor narrow(int64_t d, int64_t start, int64_t length) const;  // view
+  Tensor unsqueeze(int64_t d) const;                // view; a new axis of size 1 before d
   Tensor contiguous() const;                        // copies only when !is_contiguous()
   Tensor reshape(const Dims& shape) const;          // view if possible, else copies
   Tensor clone() const;                             // always copies

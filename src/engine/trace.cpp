@@ -14,6 +14,18 @@ bool is_step_name(const std::string& name) {
   return std::find(kStepNames.begin(), kStepNames.end(), name) != kStepNames.end();
 }
 
+std::vector<std::string> trace_step_names(bool grouped, bool cached) {
+  std::vector<std::string> names;
+  for (const char* n : kStepNames) {
+    const std::string s = n;
+    const bool is_cache = s == "k_cache_append" || s == "v_cache_append" || s == "k_cache" || s == "v_cache";
+    const bool is_group = s == "k_grouped" || s == "v_grouped";
+    if ((is_cache && !cached) || (is_group && !grouped)) continue;
+    names.push_back(s);
+  }
+  return names;
+}
+
 const char* step_kind_name(StepKind kind) {
   switch (kind) {
     case StepKind::Input: return "input";
@@ -87,11 +99,13 @@ void Trace::add(Step step) {
     if (it == seen_storage_ids_.end()) {
       seen_storage_ids_.push_back(id);
       it = seen_storage_ids_.end() - 1;
-      if (step.kind != StepKind::Input && step.kind != StepKind::View)
+      if (step.kind != StepKind::Input && step.kind != StepKind::View && !step.writes_existing)
         step.new_bytes = step.out.storage()->nbytes;
     }
     step.storage_id = (it - seen_storage_ids_.begin()) + 1;
-    if (step.kind == StepKind::Copy) step.copied_bytes = step.new_bytes;
+    if (step.kind == StepKind::Copy) step.copied_bytes = !step.writes_existing ? step.new_bytes
+                                                 : step.copied_bytes > 0 ? step.copied_bytes  // set by the op
+                                                                         : step.out.nbytes();
     // A tensor that covers every element of its storage once (any permutation view of a
     // full storage) has the storage's counts: count each storage once, not once per view.
     const Tensor& t = step.out;

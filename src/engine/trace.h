@@ -7,6 +7,12 @@
 //   q_proj k_proj v_proj        x·Wᵀ + b                     (B,T,d)        new storage
 //   q_view k_view v_view        .view(B,T,h,dk)              (B,T,h,dk)     view
 //   q_heads k_heads v_heads     .transpose(1,2)              (B,h,T,dk)     view, not contiguous
+//                               (k/v: (B,g,T,dk) with g = kv_heads)
+//   k_cache_append              k_heads written into the     (B,g,n,dk)     copy into the cache's
+//   v_cache_append                preallocated cache slots                  storage (decode only)
+//   k_cache v_cache             the filled part of the cache (B,g,t,dk)     view (narrow)
+//   k_grouped v_grouped         .unsqueeze(2).expand(..)     (B,g,h/g,T,dk) view, stride 0 on h/g
+//                               (repeat_interleave variant:  (B,h,T,dk)     copy; only when g < h)
 //   scores                      q_heads·k_headsᵀ             (B,h,Tq,Tk)    new storage
 //   scores_scaled               scores / sqrt(dk)            (B,h,Tq,Tk)    new storage
 //   mask                        bool, true = hidden          (B,1,Tq,Tk)    broadcast over h
@@ -19,6 +25,8 @@
 //   ctx_concat                  .view(B,Tq,d)                (B,Tq,d)       view
 //   out                         ctx_concat·W_Oᵀ + b          (B,Tq,d)       new storage
 // A step that does not apply (no mask, eval-mode dropout) is still listed, marked skipped.
+// Two groups of steps appear only where they exist: the cache steps in a decode step's trace,
+// the grouped steps when g < h. A plain forward with g == h is the 23 steps it always was.
 #pragma once
 
 #include <array>
@@ -30,14 +38,19 @@
 
 namespace attnsim {
 
-inline constexpr std::array<const char*, 23> kStepNames = {
+inline constexpr std::array<const char*, 29> kStepNames = {
     "query",   "key",           "value",         "q_proj",         "k_proj",
     "v_proj",  "q_view",        "k_view",        "v_view",         "q_heads",
-    "k_heads", "v_heads",       "scores",        "scores_scaled",  "mask",
-    "scores_masked", "alpha",   "alpha_dropped", "ctx_heads",      "ctx_transposed",
-    "ctx_contiguous", "ctx_concat", "out"};
+    "k_heads", "v_heads",       "k_cache_append", "v_cache_append", "k_cache",
+    "v_cache", "k_grouped",     "v_grouped",     "scores",         "scores_scaled",
+    "mask",    "scores_masked", "alpha",         "alpha_dropped",  "ctx_heads",
+    "ctx_transposed", "ctx_contiguous", "ctx_concat", "out"};
 
 bool is_step_name(const std::string& name);
+
+// The names a trace of this kind lists, in kStepNames order: `grouped` when g < h, `cached`
+// for a decode step (prefill or one token). forward() with g == h gives the 23 of DESIGN.md.
+std::vector<std::string> trace_step_names(bool grouped, bool cached);
 
 // Counts over a float tensor's logical elements.
 struct NonFinite {
@@ -72,6 +85,8 @@ struct Step {
   bool counts_known = false;        // the three counts were filled in by the op itself
   std::string backend;              // "cpu", "cuda"; empty for inputs and views
   std::string note;                 // why skipped, or what a bug changed
+  bool writes_existing = false;     // a Copy into a storage made earlier (the KV cache append):
+                                    // it allocates nothing; copied_bytes = the bytes written
 
   bool skipped() const { return kind == StepKind::Skipped; }
   bool is_view() const { return kind == StepKind::View; }

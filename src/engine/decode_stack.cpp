@@ -1,0 +1,240 @@
+#include "decode_stack.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cost.h"
+#include "error.h"
+#include "random.h"
+
+namespace attnsim {
+
+std::vector<int64_t> encode_text(const std::string& text) {
+  std::vector<int64_t> tokens;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(text[i]);
+    if (ch < kVocabFirst || ch >= kVocabFirst + kVocabSize)
+      throw Error("the random-weight stack reads printable ASCII only; byte " + std::to_string(ch) +
+                  " at offset " + std::to_string(i) + " of the prompt is not");
+    tokens.push_back(ch - kVocabFirst);
+  }
+  return tokens;
+}
+
+std::string decode_text(const std::vector<int64_t>& tokens) {
+  std::string s;
+  for (int64_t t : tokens) s += static_cast<char>(kVocabFirst + t);
+  return s;
+}
+
+static int64_t blocks_for(int64_t positions, int64_t block) { return (positions + block - 1) / block; }
+
+void validate(const StackConfig& c, const std::vector<std::vector<int64_t>>& prompts) {
+  MhaConfig m = c.attn;
+  m.batch = 1;
+  m.tq = m.tk = 1;
+  m.self_attention = true;
+  validate(m);
+  if (c.layers <= 0) throw Error("layers must be positive, got " + std::to_string(c.layers));
+  if (c.t_max <= 0) throw Error("T_max must be positive, got " + std::to_string(c.t_max));
+  if (c.block_size < 0) throw Error("the block size must be positive, got " + std::to_string(c.block_size));
+  if (prompts.empty()) throw Error("decode needs at least one prompt");
+  for (const auto& p : prompts) {
+    if (p.empty()) throw Error("a prompt must hold at least one token");
+    if (static_cast<int64_t>(p.size()) > c.t_max)
+      throw Error("the prompt of " + std::to_string(p.size()) + " tokens is longer than T_max " +
+                  std::to_string(c.t_max));
+    if (c.block_size == 0 && p.size() != prompts[0].size())
+      throw Error("prompts of different lengths (" + std::to_string(prompts[0].size()) + " and " +
+                  std::to_string(p.size()) + ") share one contiguous batch only with padding; use --cache paged:BLOCK");
+  }
+  check_policy(c.policy, c.t_max);
+  if (c.block_size > 0 && c.policy.kind != PolicyKind::Full)
+    throw Error("eviction policies run on the contiguous cache; the paged cache keeps every position (--policy full)");
+  const int64_t S = static_cast<int64_t>(prompts.size()), g = m.kv_group_count(), dk = m.head_dim();
+  const int64_t slots = c.block_size > 0
+                            ? (c.pool_blocks > 0 ? c.pool_blocks : S * blocks_for(c.t_max, c.block_size)) * c.block_size
+                            : S * c.policy.slots(c.t_max);
+  const double bytes = 2.0 * c.layers * g * dk * 4.0 * static_cast<double>(slots);
+  const int64_t limit = effective_mem_limit(m);
+  if (bytes > static_cast<double>(limit))
+    throw Error("the KV cache would need " + human_bytes(static_cast<int64_t>(bytes)) + ", over the limit of " +
+                human_bytes(limit));
+}
+
+Decoder::Decoder(StackConfig config, std::vector<std::vector<int64_t>> prompts)
+    : config_(std::move(config)), prompts_(std::move(prompts)) {
+  validate(config_, prompts_);
+  const MhaConfig& a = config_.attn;
+  const int64_t d = a.d_model, S = sequences(), g = a.kv_group_count(), dk = a.head_dim();
+  tokens_.resize(S);
+  pending_next_.assign(S, 0);
+  embedding_ = Tensor::empty({kVocabSize, d});  // (95,d)
+  for (int64_t i = 0; i < embedding_.numel(); ++i)
+    embedding_.f32()[i] = random_normal(a.seed, static_cast<uint64_t>(Stream::Embed), i);
+  unembedding_ = Tensor::empty({kVocabSize, d});  // (95,d)
+  for (int64_t i = 0; i < unembedding_.numel(); ++i)
+    unembedding_.f32()[i] = random_normal(a.seed, static_cast<uint64_t>(Stream::Unembed), i);
+  position_ = Tensor::empty({config_.t_max, d});  // (T_max,d)
+  for (int64_t i = 0; i < position_.numel(); ++i)
+    position_.f32()[i] = 0.5f * random_normal(a.seed, static_cast<uint64_t>(Stream::Position), i);
+  for (int64_t l = 0; l < config_.layers; ++l)
+    weights_.push_back(init_weights(d, a.bias, a.seed + 7919 * static_cast<uint64_t>(l + 1), a.kv_dim()));
+  if (paged()) {
+    const int64_t blocks = config_.pool_blocks > 0 ? config_.pool_blocks : S * blocks_for(config_.t_max, config_.block_size);
+    block_pool_ = BlockPool(blocks, config_.block_size);
+    for (int64_t l = 0; l < config_.layers; ++l) pools_.emplace_back(blocks, g, config_.block_size, dk);
+    tables_.resize(S);
+  } else {
+    for (int64_t l = 0; l < config_.layers; ++l) caches_.emplace_back(S, g, dk, config_.t_max, config_.policy);
+  }
+}
+
+int64_t Decoder::length() const {
+  int64_t n = 0;
+  for (const auto& t : tokens_) n = std::max<int64_t>(n, static_cast<int64_t>(t.size()));
+  return n;
+}
+
+Tensor Decoder::embed(int64_t seq, int64_t first, int64_t rows) const {
+  const int64_t d = config_.attn.d_model;
+  Tensor x = Tensor::empty({1, rows, d});  // (1,rows,d)
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t tok = tokens_[seq][first + i];
+    for (int64_t e = 0; e < d; ++e)
+      x.f32()[i * d + e] = embedding_.f32()[tok * d + e] + position_.f32()[(first + i) * d + e];
+  }
+  return x;
+}
+
+// x += y for two contiguous tensors of one shape
+static Tensor add(const Tensor& x, const Tensor& y) {
+  Tensor out = x.clone();
+  const Tensor yc = y.contiguous();
+  for (int64_t i = 0; i < out.numel(); ++i) out.f32()[i] += yc.f32()[i];
+  return out;
+}
+
+// argmax over the vocabulary of row · Uᵀ
+static int64_t greedy(const float* row, const Tensor& embedding) {
+  const int64_t d = embedding.size(1);
+  int64_t best = 0;
+  double best_logit = -1e300;
+  for (int64_t v = 0; v < kVocabSize; ++v) {
+    double logit = 0;
+    for (int64_t e = 0; e < d; ++e) logit += static_cast<double>(row[e]) * embedding.f32()[v * d + e];
+    if (logit > best_logit) best_logit = logit, best = v;
+  }
+  return best;
+}
+
+DecodeStep Decoder::feed(int64_t rows) {
+  const int64_t S = sequences(), d = config_.attn.d_model;
+  DecodeStep out;
+  out.rows = rows;
+  out.first_position = static_cast<int64_t>(tokens_[0].size()) - rows;
+  for (int64_t s = 0; s < S; ++s) {
+    out.fed.push_back(tokens_[s].back());
+    out.generated = tokens_[s].size() > prompts_[s].size();
+  }
+  auto finish = [&](int64_t s, const Tensor& x_seq /*(n,d) rows of seq s*/) {
+    const int64_t n = x_seq.size(0);
+    out.hidden.push_back(x_seq);
+    pending_next_[s] = greedy(x_seq.f32() + (n - 1) * d, unembedding_);
+    out.next.push_back(pending_next_[s]);
+  };
+  if (!paged()) {
+    Tensor x = Tensor::empty({S, rows, d});  // (S,rows,d): every sequence at the same positions
+    for (int64_t s = 0; s < S; ++s)
+      std::memcpy(x.f32() + s * rows * d, embed(s, out.first_position, rows).f32(), rows * d * sizeof(float));
+    out.traces.emplace_back();
+    for (int64_t l = 0; l < config_.layers; ++l) {
+      Trace t = attend_cached(config_.attn, weights_[l], caches_[l], x);
+      x = add(x, t.at("out").out);  // residual
+      out.traces[0].push_back(std::move(t));
+    }
+    for (int64_t s = 0; s < S; ++s) finish(s, x.narrow(0, s, 1).view({rows, d}));
+    return out;
+  }
+  for (int64_t s = 0; s < S; ++s) {  // paged: each sequence on its own, one shared pool
+    BlockTable& table = tables_[s];
+    const int64_t n = static_cast<int64_t>(tokens_[s].size()) - table.length;
+    reserve_blocks(block_pool_, table, table.length + n);
+    Tensor x = embed(s, table.length, n);  // (1,n,d)
+    out.traces.emplace_back();
+    for (int64_t l = 0; l < config_.layers; ++l) {
+      Trace t = attend_paged(config_.attn, weights_[l], pools_[l], table, x);
+      x = add(x, t.at("out").out);
+      out.traces.back().push_back(std::move(t));
+    }
+    table.length += n;
+    finish(s, x.view({n, d}));
+  }
+  return out;
+}
+
+DecodeStep Decoder::prefill() {
+  if (length() > 0) throw Error("prefill runs once, before the first step");
+  int64_t rows = 0;
+  for (int64_t s = 0; s < sequences(); ++s) {
+    const int64_t p = static_cast<int64_t>(prompts_[s].size());
+    const int64_t n = paged() ? p : std::min(p, config_.policy.slots(config_.t_max));
+    tokens_[s].assign(prompts_[s].begin(), prompts_[s].begin() + n);
+    rows = std::max(rows, n);
+  }
+  return feed(rows);
+}
+
+DecodeStep Decoder::step() {
+  for (int64_t s = 0; s < sequences(); ++s) {
+    const size_t len = tokens_[s].size();
+    if (static_cast<int64_t>(len) >= config_.t_max)
+      throw Error("the sequence has reached T_max " + std::to_string(config_.t_max) + "; raise --max-len");
+    tokens_[s].push_back(len < prompts_[s].size() ? prompts_[s][len] : pending_next_[s]);
+  }
+  return feed(1);
+}
+
+int64_t Decoder::cache_storage_bytes() const {
+  int64_t bytes = 0;
+  for (const auto& c : caches_) bytes += c.storage_bytes();
+  for (const auto& p : pools_) bytes += p.storage_bytes();
+  return bytes;
+}
+
+int64_t Decoder::cache_used_bytes() const {
+  const int64_t per_position = 2 * config_.layers * config_.attn.kv_dim() * 4;
+  int64_t positions = 0;
+  if (paged()) {
+    for (const auto& t : tables_) positions += t.length;
+  } else if (!caches_.empty()) {
+    positions = sequences() * caches_[0].filled();
+  }
+  return positions * per_position;
+}
+
+Tensor Decoder::full_forward(int64_t seq) const {
+  const int64_t T = static_cast<int64_t>(tokens_[seq].size()), d = config_.attn.d_model;
+  MhaConfig c = config_.attn;
+  c.batch = 1;
+  c.tq = c.tk = T;
+  c.self_attention = true;
+  c.mask = parse_mask_spec("causal");
+  Tensor evicted;  // (1,1,T,T) true where the policy has dropped key j by query i's turn
+  if (config_.policy.kind != PolicyKind::Full) {
+    evicted = Tensor::zeros({1, 1, T, T}, DType::Bool);
+    for (int64_t i = 0; i < T; ++i) {
+      const std::vector<int64_t> kept = kept_positions(config_.policy, i + 1);
+      for (int64_t j = 0; j <= i; ++j)
+        evicted.b8()[i * T + j] = !std::binary_search(kept.begin(), kept.end(), j);
+    }
+  }
+  Tensor x = embed(seq, 0, T);
+  for (int64_t l = 0; l < config_.layers; ++l) {
+    const ForwardResult r = forward(c, weights_[l], MhaInputs{x, x, x, evicted});
+    x = add(x, r.trace.at("out").out);
+  }
+  return x.view({T, d});
+}
+
+}  // namespace attnsim

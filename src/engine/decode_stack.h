@@ -1,0 +1,97 @@
+// What decode runs before (and without) a trained model: a stack of the engine's attention
+// layers over a printable-ASCII vocabulary with random weights.
+//
+//   x      = E[token] + P[position]                     (rows, d)   E (95,d), P (T_max,d) random
+//   x      = x + attention_l(x)      for l = 0..L-1     each layer's K/V in its own cache
+//   logits = x · Uᵀ                                     (rows, 95)  U (95,d) random
+//   next   = argmax(logits of the last row)             greedy
+//
+// The text it writes means nothing (the weights are random); what it shows is real: every
+// layer's cache, the traces of every step, the bytes. Sequences decode together: with a
+// contiguous cache as one batch (equal prompt lengths), with a paged cache one trace per
+// sequence sharing one block pool (any lengths).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "decode.h"
+
+namespace attnsim {
+
+inline constexpr int64_t kVocabFirst = 32;  // ' '
+inline constexpr int64_t kVocabSize = 95;   // ' ' .. '~'
+std::vector<int64_t> encode_text(const std::string& text);  // Error on a byte outside ' '..'~'
+std::string decode_text(const std::vector<int64_t>& tokens);
+
+struct StackConfig {
+  MhaConfig attn;           // d_model, heads, kv_heads, bias, seed, kv_repeat_copy (sizes per call)
+  int64_t layers = 2;
+  int64_t t_max = 64;       // longest sequence (prompt + generated)
+  CachePolicy policy;       // contiguous only; paged keeps every position
+  int64_t block_size = 0;   // 0: contiguous cache; > 0: paged with blocks of this many positions
+  int64_t pool_blocks = 0;  // paged: blocks in the pool; 0: enough for every sequence at T_max
+};
+
+// Throws Error for anything the stack cannot run (and says why in one line).
+void validate(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts);
+
+// One call of prefill() or step().
+struct DecodeStep {
+  int64_t first_position = 0;  // of the rows fed (contiguous: same for every sequence)
+  int64_t rows = 0;            // rows fed per sequence (a prefill's chunk, or 1)
+  std::vector<int64_t> fed;    // per sequence: the token fed last
+  std::vector<int64_t> next;   // per sequence: argmax of the last row's logits
+  bool generated = false;      // the fed tokens were generated, not prompt
+  // traces[unit][layer]: unit = the batch (contiguous) or one sequence (paged)
+  std::vector<std::vector<Trace>> traces;
+  std::vector<Tensor> hidden;  // per sequence: (rows, d) output of the last layer
+};
+
+class Decoder {
+ public:
+  Decoder(StackConfig config, std::vector<std::vector<int64_t>> prompts);
+
+  // Feeds each prompt's first min(P, cache slots) tokens at once.
+  DecodeStep prefill();
+  // Feeds one token per sequence: the next prompt token while any is left, else the token
+  // the last call predicted. Error past T_max.
+  DecodeStep step();
+
+  const StackConfig& config() const { return config_; }
+  int64_t sequences() const { return static_cast<int64_t>(prompts_.size()); }
+  int64_t length() const;  // tokens fed so far (contiguous: shared; paged: the longest)
+  const std::vector<int64_t>& tokens(int64_t seq) const { return tokens_[seq]; }  // fed so far
+  const std::vector<int64_t>& prompt(int64_t seq) const { return prompts_[seq]; }
+  const std::vector<MhaWeights>& layer_weights() const { return weights_; }
+  bool paged() const { return config_.block_size > 0; }
+  const std::vector<KvCache>& caches() const { return caches_; }   // contiguous, per layer
+  const std::vector<PagedKv>& pools() const { return pools_; }     // paged, per layer
+  const BlockPool& block_pool() const { return block_pool_; }      // paged
+  const std::vector<BlockTable>& tables() const { return tables_; }  // paged, per sequence
+  // Bytes of every cache storage allocated, K and V, all layers.
+  int64_t cache_storage_bytes() const;
+  // Bytes of cache the sequences' tokens occupy: 2·L·g·dk·4 per cached position.
+  int64_t cache_used_bytes() const;
+
+  // The reference: every fed token of sequence `seq` through forward() with a causal mask
+  // (and the policy's evictions as a mask), layer by layer; (T, d) after the last layer.
+  Tensor full_forward(int64_t seq) const;
+
+ private:
+  Tensor embed(int64_t seq, int64_t first, int64_t rows) const;  // (1, rows, d)
+  DecodeStep feed(int64_t rows);
+
+  StackConfig config_;
+  std::vector<std::vector<int64_t>> prompts_, tokens_;
+  std::vector<int64_t> pending_next_;
+  Tensor embedding_, position_, unembedding_;  // (95,d) (T_max,d) (95,d)
+  std::vector<MhaWeights> weights_;
+  std::vector<KvCache> caches_;
+  std::vector<PagedKv> pools_;
+  BlockPool block_pool_{1, 1};
+  std::vector<BlockTable> tables_;
+};
+
+}  // namespace attnsim
