@@ -310,7 +310,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   }
 
   // per-head context, then heads back next to each other  (B,h,Tq,dk) -> (B,Tq,h,dk)
-  Tensor ctx_heads = core_av(be, alpha_used, kv.v);
+  Tensor ctx_heads = core.ctx;  // head patches (the model's ablations) edit it in place
   Step ctx_step = made_step("ctx_heads", "matmul alpha·v", {ctx_input, kv.v_name}, StepKind::Compute, ctx_heads, bn);
   if (!in.head_patches.empty()) ctx_step.note = apply_head_patches(ctx_heads, in.head_patches);
   t.add(std::move(ctx_step));
