@@ -6,6 +6,8 @@
 
 #include "app/i18n.h"
 #include "app/lesson_ui.h"
+#include "app/model_view.h"
+#include "engine/error.h"
 
 namespace attnsim::app {
 
@@ -39,8 +41,38 @@ void App::show_banner(const std::string& text, bool error, double seconds) {
   banner.until = ImGui::GetTime() + seconds;
 }
 
+bool is_model_scenario(const std::string& name) {
+  return name == "model" || name == "model-ablate-induction";
+}
+
+void show_model_layer(App& app, int64_t layer) {
+  if (!app.model || !app.model->loaded()) return;
+  auto data = app.model->run_data(layer);
+  if (!data) return;
+  app.model_layer = layer;
+  app.session.show(std::move(data), app.session.scenario().name, "alpha");
+}
+
+// Opens the trained model: the shipped checkpoint (or --model DIR) on a repeated sequence;
+// "model-ablate-induction" knocks out every head labelled induction. Throws Error (one line
+// naming the file) when the checkpoint does not load.
+static void load_model_scenario(App& app, const std::string& name) {
+  auto view = std::make_shared<ModelView>();
+  view->load(app.options.model.empty() ? default_model_dir() : app.options.model);
+  if (name == "model-ablate-induction") view->set_ablated(view->heads_with_role("induction"));
+  app.model = std::move(view);
+  app.model_layer = app.model->model().config.layers - 1;  // the induction heads' layer
+  auto data = app.model->run_data(app.model_layer);
+  app.session.show(std::move(data), name, "alpha");
+}
+
 void app_load_scenario(App& app, const std::string& name) {
-  app.session.load(name);
+  if (is_model_scenario(name)) {
+    load_model_scenario(app, name);
+  } else {
+    app.model.reset();
+    app.session.load(name);
+  }
   app.shown_generation = 0;  // the next run to land applies the scenario's focus
   app.hidden_check.clear();
   app.view_error.clear();
@@ -137,8 +169,10 @@ void app_frame(App& app, float dt) {
   if (lesson_frame(app)) return panel_banner(app);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
-  const float left_w = std::clamp(w * 0.21f, 230.0f, 330.0f);
-  const float right_w = std::clamp(w * 0.22f, 250.0f, 360.0f);
+  const float left_w = std::clamp(w * (app.model ? 0.17f : 0.21f), 200.0f, 330.0f);
+  // The head grid needs room for heads x a readable heatmap and a row of tokens.
+  const float right_w = app.model ? std::clamp(w * 0.46f, 420.0f, 900.0f)
+                                  : std::clamp(w * 0.22f, 250.0f, 360.0f);
   const float centre_w = std::max(200.0f, w - left_w - right_w);
   const float tensor_h = std::floor(h * 0.63f);
   panel_pipeline(app, {0, top, left_w, h});
@@ -149,7 +183,10 @@ void app_frame(App& app, float dt) {
   else
     panel_tensor(app, {left_w, top, centre_w, tensor_h});
   panel_memory(app, {left_w, top + tensor_h, centre_w, h - tensor_h});
-  panel_controls(app, {left_w + centre_w, top, right_w, h});
+  if (app.model)
+    panel_model(app, {left_w + centre_w, top, right_w, h});
+  else
+    panel_controls(app, {left_w + centre_w, top, right_w, h});
   panel_banner(app);
   prefetch_next(app);
 }

@@ -20,6 +20,10 @@
 namespace attnsim::app {
 
 struct FlashPanelState;  // panel_flash.cpp
+struct ModelPanelState;  // panel_model.cpp
+struct TimelinePanelState;  // panel_timeline.cpp
+struct ExperimentsPanelState;  // panel_experiments.cpp
+class ModelView;         // model_view.h
 
 struct Banner {
   std::string text;
@@ -68,6 +72,14 @@ struct App {
   bool presenting_bug_lab = false;  // centre shows the bug lab instead of the tensor view
   bool presenting_flash = false;    // centre shows the flash panel
   std::shared_ptr<FlashPanelState> flash;
+  // The trained model (scenarios "model", "model-ablate-induction"): the right column shows
+  // its head grid; the pipeline, tensor and memory views show layer `model_layer`'s trace.
+  std::shared_ptr<ModelView> model;
+  std::shared_ptr<ModelPanelState> model_panel;
+  std::shared_ptr<TimelinePanelState> timeline;  // training live, and the run's log
+  std::shared_ptr<ExperimentsPanelState> experiments;
+  int64_t model_layer = 0;
+  std::vector<ImVec4> model_cells;  // head grid: screen rect of every cell (layer-major, tests)
   std::string view_error;           // result of "view without contiguous"
   std::string hidden_check;         // result of "check hidden weights are exactly 0"
   bool hidden_check_pass = false;
@@ -101,6 +113,26 @@ void set_flash_progress(App& app, float t);
 // True while the flash panel plays its tiles (the window keeps drawing).
 bool flash_playing(const App& app);
 void panel_controls(App& app, const ImVec4& rect);
+void panel_model(App& app, const ImVec4& rect);
+// The model panel's Training tab (panel_timeline.cpp), drawn inside the current window.
+void model_timeline_tab(App& app);
+// True while a run trains (the window keeps drawing).
+bool model_training(const App& app);
+// The model panel's Experiments tab (panel_experiments.cpp); one experiment on a worker.
+void model_experiments_tab(App& app);
+void run_model_experiment(App& app, const std::string& name);
+void wait_model_experiment(App& app);  // blocks until it lands (headless export)
+bool experiment_running(const App& app);
+// Selects the model panel's tab ("heads", "training", "experiments") on the next frame.
+void open_model_tab(App& app, const std::string& tab);
+// Starts a run with the Training tab's settings, as its Start button does (--bench-frames
+// --train-live); false and the banner when it is refused.
+bool start_model_training(App& app);
+// True for the scenarios that open the trained model instead of an engine scenario.
+bool is_model_scenario(const std::string& name);
+// Shows layer `layer` of the model view's run on screen in the pipeline, tensor and memory
+// views (keeps the step the learner is on).
+void show_model_layer(App& app, int64_t layer);
 void panel_banner(App& app);
 // The actions behind the bug lab's and memory panel's buttons (also --action in headless
 // export): check hidden weights are exactly 0, jump to the first NaN, try the view.

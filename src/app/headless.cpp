@@ -17,6 +17,7 @@
 #include "app/capture.h"
 #include "app/gl.h"
 #include "app/i18n.h"
+#include "app/model_view.h"
 #include "app/window.h"
 #include "engine/error.h"
 
@@ -67,7 +68,25 @@ void write_geometry(const App& app, const std::string& path, int scale) {
     const ImVec4& r = app.geometry_rows[i];
     out << (i ? ", " : "") << "[" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]";
   }
-  out << "]}\n";
+  out << "]";
+  // The model panel: where it sits, and each head's cell with its role and ablation.
+  if (app.model && !app.model_cells.empty()) {
+    const auto it = app.panel_rects.find("model");
+    if (it != app.panel_rects.end())
+      out << ", \"model_panel\": [" << it->second.x << ", " << it->second.y << ", " << it->second.z << ", "
+          << it->second.w << "]";
+    out << ", \"model_cells\": [";
+    const int64_t heads = app.model->model().config.heads;
+    for (size_t i = 0; i < app.model_cells.size(); ++i) {
+      const ImVec4& r = app.model_cells[i];
+      const int64_t l = static_cast<int64_t>(i) / heads, h = static_cast<int64_t>(i) % heads;
+      out << (i ? ", " : "") << "{\"layer\": " << l << ", \"head\": " << h << ", \"role\": \""
+          << app.model->role(l, h) << "\", \"ablated\": " << (app.model->is_ablated({l, h}) ? "true" : "false")
+          << ", \"rect\": [" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]}";
+    }
+    out << "]";
+  }
+  out << "}\n";
 }
 
 }  // namespace
@@ -85,6 +104,26 @@ int run_export(const Options& options) {
     // the flash panel takes the centre; let it lay out and compute its tile trace
     app.presenting_flash = true;
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+  }
+  if ((options.panel == "model" || options.panel == "timeline" || options.panel == "experiments") &&
+      !app.model) {
+    std::fprintf(stderr, "attnsim: --panel %s needs --scenario model or model-ablate-induction\n",
+                 options.panel.c_str());
+    close_window(w);
+    return 2;
+  }
+  if (options.panel == "timeline") {
+    open_model_tab(app, "training");
+    for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);
+  }
+  if (options.panel == "experiments") {
+    open_model_tab(app, "experiments");
+    render_frame(app, w, 0.0f);
+    if (!options.experiment.empty()) {
+      run_model_experiment(app, options.experiment);
+      wait_model_experiment(app);
+    }
+    for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);
   }
   if (options.panel == "buglab" && !app.presenting_bug_lab) {
     std::fprintf(stderr, "attnsim: scenario '%s' has no bug lab\n", options.scenario.c_str());
@@ -104,7 +143,8 @@ int run_export(const Options& options) {
     app.playback.paused = true;
   }
   ExportRequest r;
-  r.panel = options.panel;
+  // The Training and Experiments tabs are the model panel's.
+  r.panel = options.panel == "timeline" || options.panel == "experiments" ? "model" : options.panel;
   r.path = options.output;
   r.scale = options.scale;
   r.transparent = options.transparent;
@@ -166,11 +206,19 @@ int run_bench(const Options& options) {
   app.playback.playing = true;
   app.playback.loop = true;
   app.playback.hold = 0.0f;
+  if (options.train_live) {
+    if (!app.model || !start_model_training(app)) {
+      std::fprintf(stderr, "attnsim: --train-live needs --scenario model (and a run that is not refused)\n");
+      close_window(w);
+      return 2;
+    }
+    open_model_tab(app, "training");
+  }
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
-  std::vector<double> frame, ui;
+  std::vector<double> frame, ui, toggle;  // toggle: ablation click to the frame drawn
   const double cpu0 = process_cpu_ms();  // whole frame; the UI thread's part before the GL wait
   auto last = Clock::now();
   for (int i = 0; i < options.bench_frames; ++i) {
@@ -178,13 +226,25 @@ int run_bench(const Options& options) {
     const float dt = std::chrono::duration<float>(t0 - last).count();
     last = t0;
     glfwPollEvents();
+    // With the model open, knock the first induction head out (or back in) every 20 frames,
+    // as a click on its toggle does: recompute both passes, then draw the frame.
+    const bool toggled = app.model && i % 20 == 10;
+    if (toggled) {
+      const auto heads = app.model->heads_with_role("induction");
+      app.model->toggle(heads.empty() ? model::HeadRef{0, 0} : heads.front());
+      show_model_layer(app, app.model_layer);
+    }
     render_frame(app, w, std::min(dt, 0.1f));
     ui.push_back(ms_since(t0));
     glfwSwapBuffers(w.handle);
     glFinish();  // count the rasteriser's work (llvmpipe runs it on the CPU)
     frame.push_back(ms_since(t0));
+    if (toggled) toggle.push_back(frame.back());
   }
   const double cpu_per_frame = (process_cpu_ms() - cpu0) / options.bench_frames;
+  if (options.train_live)
+    std::printf("training live meanwhile: %s\n", model_training(app) ? "still running at the end" : "finished or stopped");
+  app.timeline.reset();  // stops the run before the window goes
   close_window(w);
   auto pct = [](std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
@@ -196,6 +256,9 @@ int run_bench(const Options& options) {
               "(UI thread before the GL wait: median %.2f ms; CPU, all threads: %.2f ms/frame)\n",
               options.scenario.c_str(), options.bench_frames, pct(frame, 0.5), pct(frame, 0.95),
               pct(frame, 1.0), pct(ui, 0.5), cpu_per_frame);
+  if (!toggle.empty())
+    std::printf("ablation toggle to frame drawn: %zu toggles, median %.2f ms, max %.2f ms\n", toggle.size(),
+                pct(toggle, 0.5), pct(toggle, 1.0));
   return 0;
 }
 

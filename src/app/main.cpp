@@ -30,15 +30,22 @@ int run_window(const Options& options) {
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
   // A finished recompute wakes the loop below, so its frame follows at once.
   app.session.set_on_ready([] { glfwPostEmptyEvent(); });
-  app_load_scenario(app, options.scenario);
+  try {
+    app_load_scenario(app, options.scenario);
+  } catch (const Error& e) {  // a broken checkpoint: say so, show the default scenario
+    app_load_scenario(app, "default");
+    app.show_banner(e.what(), true, 10.0);
+  }
   auto last = std::chrono::steady_clock::now();
   int settle = 0;  // frames still to draw after the last event (ImGui settles over a few)
   while (!glfwWindowShouldClose(w.handle) && !app.quit) {
     // Nothing moving: sleep until an event (or a quarter second, for banners and the
     // progress line) instead of redrawing a still picture. A recompute in flight is not
     // motion: redrawing meanwhile would take the cores it runs on, and it wakes the loop
-    // itself when it lands (set_on_ready above).
-    const bool moving = app.playback.playing || app.playback.animating() || flash_playing(app);
+    // itself when it lands (set_on_ready above). A run training or an experiment is
+    // motion: its curves and progress line grow.
+    const bool moving = app.playback.playing || app.playback.animating() || flash_playing(app) ||
+                        model_training(app) || experiment_running(app);
     if (moving || settle > 0) {
       glfwPollEvents();
       settle = moving ? 3 : settle - 1;
@@ -74,7 +81,8 @@ int main(int argc, char** argv) {
   Options options;
   try {
     options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    find_scenario(options.scenario);  // an unknown name fails here, with the list
+    if (!is_model_scenario(options.scenario))
+      find_scenario(options.scenario);  // an unknown name fails here, with the list
   } catch (const Error& e) {
     std::fprintf(stderr, "attnsim: %s\n%s", e.what(), kUsage);
     return 2;
@@ -83,6 +91,8 @@ int main(int argc, char** argv) {
     case Mode::Help: {
       std::printf("%s\nscenarios:\n", kUsage);
       for (const auto& s : all_scenarios()) std::printf("  %-24s %s\n", s.name.c_str(), s.title_en.c_str());
+      std::printf("  %-24s %s\n  %-24s %s\n", "model", "the trained model: head grid, ablation, predictions",
+                  "model-ablate-induction", "the trained model with its induction heads knocked out");
       return 0;
     }
     case Mode::Export: return run_export(options);

@@ -9,11 +9,14 @@ const char* const kUsage =
     "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE]\n"
     "       attnsim --lesson FILE --export-slides DIR [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
-    "               [--panel window|pipeline|tensor|memory|buglab|flash|controls] [--batch B]\n"
+    "               [--panel window|pipeline|tensor|memory|buglab|flash|controls|model|timeline|experiments]\n"
+    "               [--batch B] [--experiment NAME]\n"
+    "               [--model DIR]  (scenarios model, model-ablate-induction: default\n"
+    "               assets/models/induction, or $ATTNSIM_MODEL)\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "               [--action check-hidden|first-nan|try-view]\n"
     "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
-    "       attnsim --bench-frames N [--scenario NAME]\n"
+    "       attnsim --bench-frames N [--scenario NAME] [--train-live]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n";
 
 namespace {
@@ -68,9 +71,12 @@ Options parse_options(const std::vector<std::string>& args) {
       o.panel = value();
       if (o.panel != "window" && o.panel != "pipeline" && o.panel != "tensor" &&
           o.panel != "memory" && o.panel != "buglab" && o.panel != "controls" &&
-          o.panel != "flash")
-        throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash or "
-                    "controls, got '" + o.panel + "'");
+          o.panel != "flash" && o.panel != "model" && o.panel != "timeline" &&
+          o.panel != "experiments")
+        throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash, "
+                    "controls, model, timeline or experiments, got '" + o.panel + "'");
+    } else if (a == "--model") {
+      o.model = value();
     } else if (a == "--batch") {
       o.batch = parse_int(a, value());
     } else if (a == "--geometry") {
@@ -91,6 +97,10 @@ Options parse_options(const std::vector<std::string>& args) {
       o.action = value();
       if (o.action != "check-hidden" && o.action != "first-nan" && o.action != "try-view")
         throw Error("--action must be check-hidden, first-nan or try-view, got '" + o.action + "'");
+    } else if (a == "--experiment") {
+      o.experiment = value();
+    } else if (a == "--train-live") {
+      o.train_live = true;
     } else if (a == "--transparent") {
       o.transparent = true;
     } else {

@@ -2,10 +2,12 @@
 //
 //   attnsim [--scenario NAME] [--lang ko|en]                       the window
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
-//           [--panel window|tensor|pipeline|memory|buglab|flash|controls] [--batch B]
+//           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
+//           [--experiment NAME]
+//           [--model DIR] [--batch B]
 //           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
 //   attnsim --export-slides DIR [--scenario NAME] [--scale N]      one PNG per step
-//   attnsim --bench-frames N [--scenario NAME]                     median / p95 frame ms
+//   attnsim --bench-frames N [--scenario NAME] [--train-live]      median / p95 frame ms
 //   attnsim --bench-edit N [--scenario NAME]                       median / p95 edit -> new frame ms
 #pragma once
 
@@ -24,6 +26,7 @@ struct Options {
   std::string panel = "window";
   std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
   std::string lang;          // empty = from LANG
+  std::string model;         // --model DIR: the checkpoint the model scenarios open
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
@@ -32,6 +35,8 @@ struct Options {
   std::string action;        // --action check-hidden|first-nan|try-view: press that button first
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;
+  std::string experiment;    // --experiment NAME: with --panel experiments, run it first
+  bool train_live = false;   // --train-live: with --bench-frames, train the model meanwhile
 };
 
 // Throws attnsim::Error naming the bad argument.

@@ -3,6 +3,7 @@
 
 #include "app/app.h"
 #include "app/i18n.h"
+#include "engine/error.h"
 
 namespace attnsim::app {
 
@@ -58,6 +59,15 @@ void panel_menu(App& app) {
       if (ImGui::MenuItem(label.c_str(), nullptr, app.session.scenario().name == s.name))
         app_load_scenario(app, s.name);
     }
+    ImGui::Separator();
+    for (const char* name : {"model", "model-ablate-induction"})
+      if (ImGui::MenuItem(name, nullptr, app.session.scenario().name == name)) {
+        try {
+          app_load_scenario(app, name);
+        } catch (const Error& e) {  // a broken or missing checkpoint: the banner, nothing else
+          app.show_banner(e.what(), true, 10.0);
+        }
+      }
     ImGui::EndMenu();
   }
   if (const Step* step = app.current_step()) {

@@ -17,6 +17,20 @@ void Session::load(const std::string& name) {
   request();
 }
 
+void Session::show(std::shared_ptr<RunData> data, const std::string& name,
+                   const std::string& focus_step) {
+  scenario_ = Scenario{};
+  scenario_.name = name;
+  scenario_.config = data->config;
+  scenario_.focus_step = focus_step;
+  edits_.clear();
+  ++epoch_;
+  pending_ = false;
+  data->generation = ++generation_;
+  data_ = std::move(data);
+  error_.clear();
+}
+
 void Session::request() {
   if (worker_.valid()) {
     pending_ = true;  // the running job is stale; start again when it lands

@@ -39,6 +39,9 @@ class Session {
   ~Session();
   // Loads a scenario by name (throws Error for an unknown one) and computes it.
   void load(const std::string& name);
+  // Shows a run computed elsewhere (a layer of the trained model, model_view.h) as the
+  // scenario `name`; a recompute still running for the previous scenario is dropped.
+  void show(std::shared_ptr<RunData> data, const std::string& name, const std::string& focus_step);
   // The editable copy: change it, then call request().
   Scenario& scenario() { return scenario_; }
   const Scenario& scenario() const { return scenario_; }

@@ -1,0 +1,365 @@
+// Model panel: the trained model's layers x heads grid on the sequence on screen.
+//   [SECTION] state      the per-layer alpha displays, rebuilt when the model view recomputes
+//   [SECTION] header     checkpoint (and its run's saved steps), sequence, generators, ablation
+//   [SECTION] numbers    loss and accuracy per part, as trained and with the ablation
+//   [SECTION] grid       one heatmap per head (the heatmap shaders), role badge, scores on
+//                        hover, click = that layer's trace in the other views, ablate toggle
+//   [SECTION] tokens     the sequence with the model's top-1 prediction under every token
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/app.h"
+#include "app/display.h"
+#include "app/i18n.h"
+#include "app/model_view.h"
+#include "engine/error.h"
+#include "model/tasks.h"
+#include "model/tokenizer.h"
+
+namespace attnsim::app {
+
+// [SECTION] state
+
+struct ModelPanelState {
+  uint64_t revision = 0;
+  const ModelView* view = nullptr;
+  std::vector<std::unique_ptr<Display>> layers;  // alpha (1, h, T, T) of the run on screen
+  char text[256] = {};
+  uint64_t text_revision = 0;
+  uint64_t seed = 1;
+  int sentence = 0;
+  bool open_training = false;  // select the Training tab on the next frame (export, bench)
+  bool open_experiments = false;
+};
+
+void open_model_tab(App& app, const std::string& tab) {
+  if (!app.model_panel) app.model_panel = std::make_shared<ModelPanelState>();
+  app.model_panel->open_training = tab == "training";
+  app.model_panel->open_experiments = tab == "experiments";
+}
+
+namespace {
+
+constexpr ImU32 kRight = IM_COL32(70, 200, 110, 255);
+constexpr ImU32 kWrong = IM_COL32(235, 85, 85, 255);
+constexpr ImU32 kUnscored = IM_COL32(140, 140, 150, 255);
+// The ablated mark: a red frame and cross (tests look for this colour).
+constexpr ImU32 kAblated = IM_COL32(235, 40, 40, 255);
+
+// Badge colours, one per role label (tests look for the induction one).
+ImU32 role_colour(const std::string& role) {
+  if (role == "induction") return IM_COL32(255, 150, 20, 255);
+  if (role == "previous-token") return IM_COL32(40, 190, 235, 255);
+  if (role == "first-token") return IM_COL32(175, 120, 245, 255);
+  if (role == "duplicate-token") return IM_COL32(120, 220, 90, 255);
+  if (role == "diagonal") return IM_COL32(240, 220, 60, 255);
+  return IM_COL32(150, 150, 160, 255);
+}
+
+void rebuild_displays(ModelPanelState& s, const ModelView& v) {
+  s.layers.clear();
+  for (const Trace& tr : v.shown().traces) {
+    const Step& a = tr.at("alpha");
+    auto d = std::make_unique<Display>();
+    d->step = a.name;
+    d->layout = make_layout(LayoutKind::HeadGrid, a.out, 0);
+    d->atlas = atlas_values(d->layout, a.out);
+    d->map = ColourMap::Sequential;
+    compute_ranges(*d);
+    upload(*d);
+    s.layers.push_back(std::move(d));
+  }
+  s.revision = v.revision();
+  s.view = &v;
+}
+
+// Runs an action that may throw; a bad input becomes the banner, the app keeps going.
+template <class F>
+void guarded(App& app, F&& f) {
+  try {
+    f();
+    show_model_layer(app, app.model_layer);
+  } catch (const Error& e) {
+    app.show_banner(e.what(), true);
+  }
+}
+
+// [SECTION] header
+
+void header(App& app, ModelView& v, ModelPanelState& s) {
+  const model::ModelConfig& c = v.model().config;
+  ImGui::TextWrapped("%s  (step %lld)", v.dir().c_str(), static_cast<long long>(v.step()));
+  ImGui::TextDisabled("%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
+                      static_cast<long long>(c.layers), static_cast<long long>(c.heads),
+                      static_cast<long long>(c.d_model), static_cast<long long>(c.vocab),
+                      static_cast<long long>(c.seq_len));
+
+  // The run's saved checkpoints: the grid and every trace follow the step picked here.
+  const std::vector<std::string> saved = v.timeline();
+  const std::filesystem::path dir(v.dir());
+  if (saved.size() > 1) {
+    int at = static_cast<int>(saved.size()) - 1;
+    for (size_t i = 0; i < saved.size(); ++i)
+      if (std::filesystem::path(saved[i]) == dir) at = static_cast<int>(i);
+    const std::string name = std::filesystem::path(saved[static_cast<size_t>(at)]).filename().string();
+    const std::string label = name.rfind("step-", 0) == 0 ? name : "final (step " + std::to_string(v.step()) + ")";
+    ImGui::SetNextItemWidth(-90);
+    if (ImGui::SliderInt("checkpoint", &at, 0, static_cast<int>(saved.size()) - 1, label.c_str()))
+      guarded(app, [&] { v.load(saved[static_cast<size_t>(at)]); });
+  }
+
+  // The sequence: type characters (Enter applies) or pick a generator.
+  if (s.text_revision != v.revision()) {
+    std::snprintf(s.text, sizeof s.text, "%s", v.text().c_str());
+    s.text_revision = v.revision();
+  }
+  ImGui::SetNextItemWidth(-90);
+  if (ImGui::InputText("sequence", s.text, sizeof s.text, ImGuiInputTextFlags_EnterReturnsTrue))
+    guarded(app, [&] { v.set_text(s.text); });
+  if (ImGui::Button("repeated random")) guarded(app, [&] {
+      const uint64_t seed = ++s.seed;
+      v.repeated_random(std::min<int64_t>(8 + static_cast<int64_t>(seed % 9), (c.seq_len - 1) / 2), seed);
+    });
+  ImGui::SameLine();
+  if (ImGui::Button("task example")) guarded(app, [&] { v.task_example(++s.seed); });
+  ImGui::SameLine();
+  if (ImGui::Button("sentence")) guarded(app, [&] {
+      const auto& all = ModelView::sentences();
+      v.set_text(all[static_cast<size_t>(s.sentence++) % all.size()]);
+    });
+
+  // Ablation mode and shortcuts.
+  int mode = v.mean_ablation() ? 1 : 0;
+  ImGui::TextUnformatted("knock out:");
+  ImGui::SameLine();
+  bool changed = ImGui::RadioButton("zero", &mode, 0);
+  ImGui::SameLine();
+  changed |= ImGui::RadioButton("mean", &mode, 1);
+  if (changed) guarded(app, [&] { v.set_mean_ablation(mode == 1); });
+  ImGui::SameLine();
+  if (ImGui::Button("induction heads")) guarded(app, [&] { v.set_ablated(v.heads_with_role("induction")); });
+  ImGui::SameLine();
+  if (ImGui::Button("none")) guarded(app, [&] { v.set_ablated({}); });
+}
+
+// [SECTION] numbers
+
+void numbers(const ModelView& v) {
+  const bool ablating = !v.ablated_heads().empty();
+  const int cols = ablating ? 5 : 3;
+  if (!ImGui::BeginTable("##stats", cols, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+  ImGui::TableSetupColumn("positions");
+  ImGui::TableSetupColumn("loss");
+  ImGui::TableSetupColumn("accuracy");
+  if (ablating) {
+    ImGui::TableSetupColumn("loss, ablated");
+    ImGui::TableSetupColumn("accuracy, ablated");
+  }
+  ImGui::TableHeadersRow();
+  auto row = [&](const char* name, const model::PartStats& a, const model::PartStats* b) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%s (%lld)", name, static_cast<long long>(a.count));
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", a.loss());
+    ImGui::TableNextColumn();
+    ImGui::Text("%.0f%%", 100 * a.accuracy());
+    if (!b) return;
+    ImGui::TableNextColumn();
+    ImGui::Text("%.3f", b->loss());
+    ImGui::TableNextColumn();
+    const bool drop = b->accuracy() < a.accuracy() - 1e-9;
+    ImGui::TextColored(drop ? ImVec4(0.95f, 0.4f, 0.4f, 1) : ImVec4(0.85f, 0.85f, 0.85f, 1), "%.0f%%",
+                       100 * b->accuracy());
+  };
+  const auto& base = v.base().stats;
+  const auto& abl = v.ablated().stats;
+  row("first occurrence", base.parts[model::kFirst], ablating ? &abl.parts[model::kFirst] : nullptr);
+  row("repeated", base.parts[model::kRepeat], ablating ? &abl.parts[model::kRepeat] : nullptr);
+  row("all", base.all, ablating ? &abl.all : nullptr);
+  ImGui::EndTable();
+}
+
+// [SECTION] grid
+
+void score_lines(const model::HeadScores& s) {
+  ImGui::Text("induction %.3f   previous-token %.3f   duplicate %.3f", s.induction, s.previous, s.duplicate);
+  ImGui::Text("first-token share %.3f   diagonal %.3f   entropy %.2f nats", s.first, s.diagonal, s.entropy);
+}
+
+void grid(App& app, ModelView& v, ModelPanelState& s) {
+  const model::ModelConfig& c = v.model().config;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float gap = 8.0f;
+  const float cell = std::clamp((avail - gap * static_cast<float>(c.heads - 1) - 30.0f) / static_cast<float>(c.heads),
+                                40.0f, 170.0f);
+  const float line = ImGui::GetTextLineHeight();
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  app.model_cells.clear();
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const Display& d = *s.layers[static_cast<size_t>(l)];
+    const ImVec2 row0 = ImGui::GetCursorScreenPos();
+    ImGui::TextUnformatted(("L" + std::to_string(l)).c_str());
+    if (l == app.model_layer) list->AddRectFilled({row0.x, row0.y + line + 2}, {row0.x + 4, row0.y + line + cell}, IM_COL32(255, 255, 255, 200));
+    ImGui::SameLine(30.0f);
+    for (int64_t h = 0; h < c.heads; ++h) {
+      if (h) ImGui::SameLine(0, gap);
+      ImGui::BeginGroup();
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const model::HeadRef ref{l, h};
+      const bool off = v.is_ablated(ref);
+      // The head's pattern: block h of the layer's alpha, drawn by the heatmap shader.
+      const Block& b = d.layout.blocks[static_cast<size_t>(h)];
+      HeatmapDraw hd;
+      hd.colour_a = d.colours.id();
+      hd.cell_px = cell / static_cast<float>(b.cols);
+      hd.opacity = off ? 0.35f : 1.0f;
+      HeatInstance in{};
+      in.from[0] = in.to[0] = p.x;
+      in.from[1] = in.to[1] = p.y;
+      in.from[2] = in.to[2] = cell;
+      in.from[3] = in.to[3] = cell;
+      in.texel_a[0] = in.texel_b[0] = 0;
+      in.texel_a[1] = in.texel_b[1] = static_cast<float>(b.atlas_row);
+      in.texel_a[2] = in.texel_b[2] = static_cast<float>(b.cols);
+      in.texel_a[3] = in.texel_b[3] = static_cast<float>(b.rows);
+      in.alpha = 1;
+      hd.instances.push_back(in);
+      heatmap_renderer().queue(list, std::move(hd));
+      app.model_cells.push_back({p.x, p.y, cell, cell});
+
+      // Badge: the role on the standard scoring batch (what `attnsim-cli heads` prints).
+      const std::string role = v.role(l, h);
+      const std::string badge = std::to_string(l) + "." + std::to_string(h) + " " + role;
+      const ImVec2 ts = ImGui::CalcTextSize(badge.c_str());
+      list->AddRectFilled({p.x, p.y}, {p.x + std::min(ts.x + 6, cell), p.y + ts.y + 2}, role_colour(role));
+      list->PushClipRect({p.x, p.y}, {p.x + cell, p.y + cell}, true);
+      list->AddText({p.x + 3, p.y + 1}, IM_COL32(10, 10, 10, 255), badge.c_str());
+      list->PopClipRect();
+      if (off) {
+        list->AddRect({p.x + 1, p.y + 1}, {p.x + cell - 1, p.y + cell - 1}, kAblated, 0, 0, 4.0f);
+        list->AddLine({p.x + 4, p.y + 4}, {p.x + cell - 4, p.y + cell - 4}, kAblated, 3.0f);
+        list->AddLine({p.x + cell - 4, p.y + 4}, {p.x + 4, p.y + cell - 4}, kAblated, 3.0f);
+      }
+      ImGui::PushID(static_cast<int>(l * c.heads + h));
+      if (ImGui::InvisibleButton("cell", {cell, cell})) {
+        app.model_layer = l;
+        show_model_layer(app, l);
+      }
+      if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::Text("head %lld.%lld: %s   (click: layer %lld's 23 steps)", static_cast<long long>(l),
+                    static_cast<long long>(h), role.c_str(), static_cast<long long>(l));
+        ImGui::TextDisabled("scores on the scoring batch (BOS + r + r, 64 sequences)");
+        score_lines(v.roles().at(l, h));
+        ImGui::TextDisabled("on the sequence on screen");
+        score_lines(v.shown().patterns.at(l, h));
+        ImGui::EndTooltip();
+      }
+      bool ablate = off;
+      if (ImGui::Checkbox("knock out", &ablate)) {
+        const auto t0 = std::chrono::steady_clock::now();
+        guarded(app, [&] { v.toggle(ref); });
+        app.show_banner("head " + std::to_string(l) + "." + std::to_string(h) + (ablate ? " knocked out" : " restored") +
+                            ": recomputed in " +
+                            std::to_string(static_cast<int>(std::chrono::duration<double, std::milli>(
+                                                                std::chrono::steady_clock::now() - t0)
+                                                                .count() + 0.5)) + " ms",
+                        false, 2.0);
+      }
+      ImGui::PopID();
+      ImGui::EndGroup();
+    }
+  }
+}
+
+// [SECTION] tokens
+
+void tokens(const ModelView& v) {
+  const auto& toks = v.tokens();
+  const bool ablating = !v.ablated_heads().empty();
+  const float cw = std::max(ImGui::CalcTextSize("W").x + 4, 12.0f);
+  const float line = ImGui::GetTextLineHeight() + 2;
+  const float avail = ImGui::GetContentRegionAvail().x - 70;
+  const int per_line = std::max(4, static_cast<int>(avail / cw));
+  const int rows = ablating ? 3 : 2;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  ImGui::TextDisabled("under each token: the model's guess for it (green right, red wrong)");
+  const int n = static_cast<int>(toks.size());
+  for (int start = 0; start < n; start += per_line) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    list->AddText({p.x, p.y}, IM_COL32(180, 180, 190, 255), "token");
+    list->AddText({p.x, p.y + line}, IM_COL32(180, 180, 190, 255), "guess");
+    if (ablating) list->AddText({p.x, p.y + 2 * line}, IM_COL32(235, 120, 120, 255), "ablated");
+    for (int t = start; t < std::min(n, start + per_line); ++t) {
+      const float x = p.x + 70 + static_cast<float>(t - start) * cw;
+      const std::string label = model::token_label(toks[static_cast<size_t>(t)]);
+      list->AddText({x + 2, p.y}, IM_COL32(235, 235, 240, 255), (label == " " ? "_" : label).c_str());
+      if (t == 0) continue;
+      // Position t-1 predicted token t.
+      auto draw = [&](const ModelRun& r, float y) {
+        const Prediction& pr = r.predictions[static_cast<size_t>(t - 1)];
+        const std::string g = model::token_label(pr.top[0]);
+        const ImU32 col = pr.target < 0 ? kUnscored : pr.correct() ? kRight : kWrong;
+        list->AddText({x + 2, y}, col, (g == " " ? "_" : g).c_str());
+      };
+      draw(v.base(), p.y + line);
+      if (ablating) draw(v.ablated(), p.y + 2 * line);
+      if (ImGui::IsMouseHoveringRect({x, p.y}, {x + cw, p.y + static_cast<float>(rows) * line})) {
+        list->AddRect({x, p.y}, {x + cw, p.y + static_cast<float>(rows) * line}, IM_COL32(255, 255, 255, 160));
+        ImGui::BeginTooltip();
+        auto top3 = [&](const char* what, const ModelRun& r) {
+          const Prediction& pr = r.predictions[static_cast<size_t>(t - 1)];
+          ImGui::Text("%s: '%s' %.0f%%  '%s' %.0f%%  '%s' %.0f%%", what, model::token_label(pr.top[0]).c_str(),
+                      100 * pr.prob[0], model::token_label(pr.top[1]).c_str(), 100 * pr.prob[1],
+                      model::token_label(pr.top[2]).c_str(), 100 * pr.prob[2]);
+        };
+        const Prediction& pr = v.base().predictions[static_cast<size_t>(t - 1)];
+        ImGui::Text("position %d predicts '%s' (%s)", t, label.c_str(),
+                    pr.part == model::kRepeat ? "repeated" : pr.part == model::kFirst ? "first occurrence" : "not scored");
+        top3("as trained", v.base());
+        if (ablating) top3("ablated", v.ablated());
+        ImGui::EndTooltip();
+      }
+    }
+    ImGui::Dummy({avail + 70, static_cast<float>(rows) * line + 4});
+  }
+}
+
+}  // namespace
+
+void panel_model(App& app, const ImVec4& rect) {
+  if (!begin_panel(app, "model", tr("Model"), rect)) return end_panel();
+  if (!app.model_panel) app.model_panel = std::make_shared<ModelPanelState>();
+  ModelPanelState& s = *app.model_panel;
+  ModelView& v = *app.model;
+  header(app, v, s);
+  if (s.view != &v || s.revision != v.revision()) rebuild_displays(s, v);
+  if (ImGui::BeginTabBar("##model-tabs")) {
+    if (ImGui::BeginTabItem("Heads")) {
+      numbers(v);
+      ImGui::Separator();
+      grid(app, v, s);
+      ImGui::Separator();
+      tokens(v);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Training", nullptr, s.open_training ? ImGuiTabItemFlags_SetSelected : 0)) {
+      model_timeline_tab(app);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Experiments", nullptr, s.open_experiments ? ImGuiTabItemFlags_SetSelected : 0)) {
+      model_experiments_tab(app);
+      ImGui::EndTabItem();
+    }
+    s.open_training = s.open_experiments = false;
+    ImGui::EndTabBar();
+  }
+  end_panel();
+}
+
+}  // namespace attnsim::app
