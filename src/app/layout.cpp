@@ -21,8 +21,11 @@ LayoutKind layout_for_step(const std::string& step) {
   if (step == "q_view" || step == "k_view" || step == "v_view" || step == "ctx_transposed" ||
       step == "ctx_contiguous")
     return LayoutKind::Bands;  // (B, T, h, dk)
-  if (step == "q_heads" || step == "k_heads" || step == "v_heads" || step == "ctx_heads")
-    return LayoutKind::Stacked;  // (B, h, T, dk)
+  if (step == "q_heads" || step == "k_heads" || step == "v_heads" || step == "ctx_heads" ||
+      step == "k_cache_append" || step == "v_cache_append" || step == "k_cache" || step == "v_cache" ||
+      step == "k_grouped" || step == "v_grouped")
+    return LayoutKind::Stacked;  // (B, h, T, dk); k/v heads and the cache (B, g, T, dk);
+                                 // the group view (B, g, h/g, T, dk): one block per query head
   if (step == "scores" || step == "scores_scaled" || step == "mask" || step == "scores_masked" ||
       step == "alpha" || step == "alpha_dropped")
     return LayoutKind::HeadGrid;  // (B, h, Tq, Tk); mask (B, 1, Tq, Tk)
@@ -152,8 +155,11 @@ Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int6
   }
 
   // A rank that does not fit the kind falls back to a matrix of (rest, last dim).
+  // Stacked also takes (g, r, T, dk): g·r blocks, so a stride-0 group view shows one block per
+  // query head, each matched by storage to its group's K/V head.
+  const bool grouped = kind == LayoutKind::Stacked && rank == 4;
   if ((kind == LayoutKind::Bands || kind == LayoutKind::Stacked || kind == LayoutKind::HeadGrid) &&
-      rank != 3)
+      rank != 3 && !grouped)
     l.kind = kind = LayoutKind::Matrix;
   const int64_t last = rank ? l.shape.back() : 1;
 
@@ -176,7 +182,8 @@ Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int6
       l.places[static_cast<size_t>(e)] = {0, static_cast<int32_t>(e / last),
                                           static_cast<int32_t>(e % last)};
   } else {
-    const int64_t a = l.shape[0], b = l.shape[1], c = l.shape[2];
+    const int64_t a = grouped ? l.shape[0] * l.shape[1] : l.shape[0];
+    const int64_t b = l.shape[static_cast<size_t>(rank - 2)], c = l.shape[static_cast<size_t>(rank - 1)];
     if (kind == LayoutKind::Bands) {
       // (T, h, dk): band = head index (dim 1), row = token (dim 0).
       place_blocks(l, b, a, c);

@@ -18,14 +18,14 @@ void touch(Entries& entries, size_t i, size_t keep) {
 }  // namespace
 
 MhaWeights RunInputs::weights(const MhaConfig& c) {
-  const WeightsKey key{c.d_model, c.bias, c.seed};
+  const WeightsKey key{c.d_model, c.kv_dim(), c.bias, c.seed};
   std::lock_guard<std::mutex> lock(mutex_);
   for (size_t i = 0; i < weights_.size(); ++i)
     if (weights_[i].first == key) {
       touch(weights_, i, kKeep);
       return weights_.front().second;
     }
-  weights_.emplace_back(key, init_weights(c.d_model, c.bias, c.seed));
+  weights_.emplace_back(key, init_weights(c.d_model, c.bias, c.seed, c.kv_dim()));
   ++weights_built_;
   touch(weights_, weights_.size() - 1, kKeep);
   return weights_.front().second;

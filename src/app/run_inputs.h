@@ -31,7 +31,7 @@ class RunInputs {
 
  private:
   struct WeightsKey {
-    int64_t d_model;
+    int64_t d_model, kv_dim;  // kv_dim: rows of W_K / W_V (g·dk)
     bool bias;
     uint64_t seed;
     bool operator==(const WeightsKey&) const = default;

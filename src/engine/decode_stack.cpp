@@ -27,6 +27,25 @@ std::string decode_text(const std::vector<int64_t>& tokens) {
   return s;
 }
 
+StackConfig stack_config_for(const Scenario& s, const std::string& policy) {
+  if (!s.decode.enabled) throw Error("scenario '" + s.name + "' is not a decode scenario");
+  StackConfig sc;
+  sc.attn = s.config;
+  sc.layers = s.decode.layers;
+  int64_t longest = 0;
+  for (const auto& p : s.decode.prompts) longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+  sc.t_max = s.decode.t_max > 0 ? s.decode.t_max : longest + s.decode.steps;
+  sc.block_size = s.decode.block_size;
+  sc.policy = parse_cache_policy(policy.empty() ? s.decode.policy : policy);
+  return sc;
+}
+
+std::vector<std::vector<int64_t>> prompts_for(const Scenario& s) {
+  std::vector<std::vector<int64_t>> prompts;
+  for (const auto& p : s.decode.prompts) prompts.push_back(encode_text(p));
+  return prompts;
+}
+
 static int64_t blocks_for(int64_t positions, int64_t block) { return (positions + block - 1) / block; }
 
 void validate(const StackConfig& c, const std::vector<std::vector<int64_t>>& prompts) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "decode.h"
+#include "scenario.h"
 
 namespace attnsim {
 
@@ -33,6 +34,11 @@ struct StackConfig {
   int64_t block_size = 0;   // 0: contiguous cache; > 0: paged with blocks of this many positions
   int64_t pool_blocks = 0;  // paged: blocks in the pool; 0: enough for every sequence at T_max
 };
+
+// The stack a decode scenario runs (scenario.decode with scenario.config's heads); `policy`
+// overrides the preset's when not empty. Throws Error for a scenario without decode.
+StackConfig stack_config_for(const Scenario& scenario, const std::string& policy = "");
+std::vector<std::vector<int64_t>> prompts_for(const Scenario& scenario);
 
 // Throws Error for anything the stack cannot run (and says why in one line).
 void validate(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts);

@@ -261,6 +261,59 @@ std::vector<Scenario> make_scenarios() {
   article.focus_step = "query";
   all.push_back(article);
 
+  // decode: the same small stack four ways; the forward run is the prompt's causal pass
+  auto decode_case = [&](const char* name, int64_t g, const char* en, const char* ko, const char* sum_en,
+                         const char* sum_ko) {
+    Scenario s;
+    s.name = name;
+    s.title_en = en;
+    s.title_ko = ko;
+    s.summary_en = sum_en;
+    s.summary_ko = sum_ko;
+    s.sentences = {"the cat sat on the mat"};
+    s.config = small_config(1, 6);
+    s.config.d_model = 32;
+    s.config.heads = 8;
+    s.config.kv_heads = g;
+    s.config.mask.causal = true;
+    s.focus_step = g < 8 ? "k_grouped" : "k_heads";
+    s.decode.enabled = true;
+    s.decode.prompts = {"the cat sat"};
+    s.decode.steps = 13;
+    s.decode.layers = 2;
+    return s;
+  };
+  all.push_back(decode_case("decode", 8, "Decode token by token: a KV cache that grows",
+                            "한 토큰씩 디코딩: 자라나는 KV 캐시",
+                            "Prefill, then one token per step; each layer's cache is one preallocated storage.",
+                            "프롬프트를 한 번에 넣고, 그다음 한 걸음에 한 토큰씩. 층마다 캐시는 미리 잡아 둔 저장소 하나다."));
+  all.push_back(decode_case("decode-gqa", 2, "Decode with GQA: 8 query heads, 2 K/V heads",
+                            "GQA 디코딩: 질의 헤드 8개, K/V 헤드 2개",
+                            "Each K/V head feeds 4 query heads through a stride-0 view: a quarter of the cache.",
+                            "K/V 헤드 하나가 stride 0 뷰로 질의 헤드 4개를 먹인다. 캐시는 4분의 1."));
+  all.push_back(decode_case("decode-mqa", 1, "Decode with MQA: one K/V head", "MQA 디코딩: K/V 헤드 하나",
+                            "Every query head reads the same K/V head: an eighth of the MHA cache.",
+                            "모든 질의 헤드가 같은 K/V 헤드를 읽는다. MHA 캐시의 8분의 1."));
+  {
+    Scenario s = decode_case("decode-paged", 2, "A paged KV cache: blocks, block tables, free list",
+                             "페이지 KV 캐시: 블록, 블록 테이블, 빈 블록 목록",
+                             "Three sequences of different lengths share a pool of 4-position blocks.",
+                             "길이가 다른 세 시퀀스가 4칸짜리 블록 풀을 함께 쓴다.");
+    s.decode.prompts = {"hi", "the cat sat", "a much longer one"};
+    s.decode.steps = 9;
+    s.decode.block_size = 4;
+    all.push_back(s);
+  }
+  {
+    Scenario s = decode_case("decode-sink", 2, "Attention sinks: keep the first tokens, slide a window",
+                             "어텐션 싱크: 첫 토큰을 남기고 창을 민다",
+                             "sink=2, window=6: eight slots hold every step's keys, old ones are overwritten.",
+                             "sink=2, window=6: 슬롯 8개가 모든 걸음의 키를 담고, 오래된 것은 덮어쓴다.");
+    s.decode.steps = 17;
+    s.decode.policy = "sink=2,window=6";
+    all.push_back(s);
+  }
+
   {
     Scenario s = bug_case(
         "query-padding-nan", Bug::None, "Padding on the query side: NaN rows",

@@ -6,6 +6,9 @@
 //   cross              cross-attention: 6 query tokens, 4 key tokens (non-square scores)
 //   article            the article's shape: B=32, T=128, d_model=512, h=8 (random inputs)
 //   query-padding-nan  a padded batch whose padded query rows are fully hidden -> NaN
+//   decode, decode-gqa, decode-mqa, decode-paged, decode-sink   token-by-token decode over a
+//                      KV cache (MHA, GQA g=2, MQA, a paged pool, sinks + window); the
+//                      forward run is the prompt's causal pass with the same heads
 //   mask-inverted, mask-two-fills, mask-additive, mask-finite-fill, softmax-wrong-axis,
 //   no-scale, softmax-no-max-fp16, view-without-contiguous   one per teaching bug
 //
@@ -28,6 +31,17 @@ namespace attnsim {
 
 inline constexpr const char* kPadToken = "<pad>";
 
+// A decode scenario: the stack of decode_stack.h run over these prompts (printable ASCII).
+struct DecodePreset {
+  bool enabled = false;
+  std::vector<std::string> prompts;
+  int64_t steps = 0;       // tokens generated after the longest prompt
+  int64_t layers = 2;
+  int64_t t_max = 0;       // 0 = longest prompt + steps
+  int64_t block_size = 0;  // 0 = contiguous cache; > 0 = paged
+  std::string policy = "full";
+};
+
 struct Scenario {
   std::string name;                     // "default", "query-padding-nan", ...
   std::string title_en, title_ko;
@@ -40,6 +54,7 @@ struct Scenario {
   float input_scale = 1.0f;             // multiplies the embeddings (large logits on purpose)
   std::string focus_step;               // the step to open on ("alpha", ...)
   int64_t focus_batch = 0;              // the batch element to open on
+  DecodePreset decode;                  // decode scenarios: the panel's run
 };
 
 const std::vector<Scenario>& all_scenarios();

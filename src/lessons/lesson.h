@@ -145,8 +145,8 @@ struct Quiz {
 // [SECTION] Steps and lessons --------------------------------------------------------------
 
 // Panels a step can bring forward (the app's names).
-inline constexpr const char* kPanelNames[] = {"pipeline", "tensor", "memory", "buglab",
-                                              "controls", "flash", "cost", "lesson"};
+inline constexpr const char* kPanelNames[] = {"pipeline", "tensor", "memory", "buglab", "controls",
+                                              "flash", "cost", "lesson", "decode"};
 bool is_panel_name(const std::string& name);
 // The app's button actions a step can press.
 inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view"};

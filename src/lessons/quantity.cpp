@@ -14,6 +14,7 @@
 #include <map>
 
 #include "engine/cost.h"
+#include "engine/decode_stack.h"
 #include "engine/error.h"
 #include "engine/flash.h"
 #include "engine/mask.h"
@@ -40,6 +41,9 @@ const std::vector<std::string> kAblateFields = {"out_change", "outside_slice", "
 const std::vector<std::string> kFlashFields = {
     "standard_reads", "standard_writes", "standard_traffic", "tiled_reads", "tiled_writes",
     "tiled_traffic", "traffic_ratio", "score_bytes", "fast_bytes"};
+const std::vector<std::string> kDecodeFields = {
+    "storage_bytes", "formula_bytes", "bytes_per_token", "used_bytes", "append_bytes", "cache_new_bytes",
+    "same_storage", "slots", "tokens", "filled", "grouped_stride", "max_diff_full", "kv_heads", "heads"};
 const std::vector<std::string> kFlashRunFields = {"max_abs_diff", "tolerance", "within_tolerance",
                                                   "nan_mismatches", "tiles_skipped", "tiles_total"};
 
@@ -81,7 +85,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
     if (why) *why = msg;
     return false;
   };
-  const std::string kinds = "cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun";
+  const std::string kinds = "cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun, decode";
   if (p.size() < 2) return fail("unknown quantity '" + q + "' (it starts with one of: " + kinds + ")");
   const std::string& kind = p[0];
   auto field = [&](const std::vector<std::string>& fields) {
@@ -101,6 +105,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
   if (kind == "ablate") return field(kAblateFields);
   if (kind == "flash") return field(kFlashFields);
   if (kind == "flashrun") return field(kFlashRunFields);
+  if (kind == "decode") return field(kDecodeFields);
   if (kind == "diff" || kind == "pair" || kind == "reshape_copy") {
     if (p.size() != 2) return fail("quantity '" + q + "' is " + kind + ".<step>");
     return step(p[1]);
@@ -392,6 +397,61 @@ Value flash_field(const FlashSettings& s, const std::string& f) {
 struct Evaluator::Cache {
   std::map<std::string, std::shared_ptr<Run>> runs;
   std::map<std::string, std::map<std::string, double>> flashruns;
+  std::map<std::string, std::map<std::string, double>> decodes;
+
+  // The scenario's decode (decode_stack.h) under the settings' sizes, measured on the real
+  // caches: storage bytes, the append, the views, and decode against the full forward.
+  double decode(const Settings& settings, const std::string& f) {
+    const Resolved r = resolve(settings);
+    const std::string key = key_of(r);
+    auto it = decodes.find(key);
+    if (it == decodes.end()) {
+      Scenario sc = find_scenario(r.preset);
+      if (!sc.decode.enabled)
+        throw Error("decode.* needs a decode scenario (decode, decode-gqa, decode-mqa, decode-paged, decode-sink); '" +
+                    r.preset + "' is not one");
+      sc.config = r.config;
+      const StackConfig cfg = stack_config_for(sc);
+      Decoder dec(cfg, prompts_for(sc));
+      std::vector<DecodeStep> steps{dec.prefill()};
+      int64_t calls = 0;
+      for (const auto& p : sc.decode.prompts) calls = std::max<int64_t>(calls, static_cast<int64_t>(p.size()) + sc.decode.steps);
+      while (dec.length() < calls) steps.push_back(dec.step());
+      const Trace& first = steps.front().traces[0][0];
+      const Trace& last = steps.back().traces[0][0];
+      std::map<std::string, double> m;
+      CostConfig cc;
+      cc.d_model = cfg.attn.d_model, cc.heads = cfg.attn.heads, cc.kv_heads = cfg.attn.kv_group_count();
+      cc.layers = cfg.layers;
+      cc.batch = dec.paged() ? 1 : dec.sequences();
+      cc.seq = dec.paged() ? dec.block_pool().blocks() * cfg.block_size : cfg.policy.slots(cfg.t_max);
+      const Cost cost = compute_cost(cc);
+      m["storage_bytes"] = static_cast<double>(dec.cache_storage_bytes());
+      m["formula_bytes"] = static_cast<double>(cost.kv_cache_bytes_grouped);
+      m["bytes_per_token"] = static_cast<double>(cost.kv_bytes_per_token);
+      m["used_bytes"] = static_cast<double>(dec.cache_used_bytes());
+      m["append_bytes"] = static_cast<double>(last.at("k_cache_append").copied_bytes + last.at("v_cache_append").copied_bytes);
+      m["cache_new_bytes"] = static_cast<double>(last.at("k_cache_append").new_bytes + last.at("k_cache").new_bytes);
+      m["same_storage"] = last.at("k_cache").out.shares_storage_with(first.at("k_cache").out) ? 1.0 : 0.0;
+      m["slots"] = static_cast<double>(cc.seq);
+      m["tokens"] = static_cast<double>(dec.tokens(0).size());
+      m["filled"] = static_cast<double>(last.at("k_cache").out.size(2));
+      const Step* kg = last.find("k_grouped");
+      m["grouped_stride"] = kg && !kg->skipped() ? static_cast<double>(kg->out.strides()[2]) : -1.0;
+      const Tensor full = dec.full_forward(0);
+      double worst = 0;
+      int64_t at = 0;
+      for (const DecodeStep& st : steps)
+        for (int64_t i = 0; i < st.hidden[0].size(0); ++i, ++at)
+          for (int64_t e = 0; e < full.size(1); ++e)
+            worst = std::max(worst, std::fabs(static_cast<double>(st.hidden[0].at({i, e})) - full.at({at, e})));
+      m["max_diff_full"] = worst;
+      m["kv_heads"] = static_cast<double>(cc.kv_heads);
+      m["heads"] = static_cast<double>(cc.heads);
+      it = decodes.emplace(key, m).first;
+    }
+    return it->second.at(f);
+  }
 
   std::shared_ptr<Run> run(const Settings& settings) {
     Resolved r = resolve(settings);
@@ -400,7 +460,7 @@ struct Evaluator::Cache {
     auto run = std::make_shared<Run>();
     run->resolved = r;
     const MhaInputs inputs = scenario_inputs(r.config, r.sentences, r.key_sentences, r.input_scale);
-    run->weights = init_weights(r.config.d_model, r.config.bias, r.config.seed);
+    run->weights = init_weights(r.config.d_model, r.config.bias, r.config.seed, r.config.kv_dim());
     run->result = forward(r.config, run->weights, inputs);
     if (runs.size() > 64) runs.clear();  // lessons are small; keep memory bounded anyway
     runs.emplace(key, run);
@@ -414,7 +474,7 @@ struct Evaluator::Cache {
     auto it = flashruns.find(key);
     if (it == flashruns.end()) {
       const MhaInputs inputs = scenario_inputs(r.config, r.sentences, r.key_sentences, r.input_scale);
-      const MhaWeights w = init_weights(r.config.d_model, r.config.bias, r.config.seed);
+      const MhaWeights w = init_weights(r.config.d_model, r.config.bias, r.config.seed, r.config.kv_dim());
       FlashOptions options;
       options.threads = 1;
       options.block_q = blocks.block_q.value_or(0);
@@ -446,6 +506,7 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
   if (kind == "cost") return cost_field(claim.cost, p[1]);
   if (kind == "flash") return flash_field(claim.flash, p[1]);
   if (kind == "flashrun") return cache_->flashrun(settings, claim.flash, p[1]);
+  if (kind == "decode") return cache_->decode(settings, p[1]);
   const auto run = cache_->run(settings);
   if (kind == "trace") return trace_field(*run, p[1], p[2]);
   if (kind == "run") return run_field(*run, p[1]);

@@ -39,6 +39,15 @@
 //                          `flash.block_q` / `flash.block_k` when given), compared with the
 //                          standard path: max_abs_diff, tolerance, within_tolerance (1/0),
 //                          nan_mismatches, tiles_skipped, tiles_total
+//   decode.<field>         the decode scenario's run (decode, decode-gqa, ... presets) on
+//                          its real caches: storage_bytes (every cache storage), formula_bytes
+//                          (the cost model for the same slots), bytes_per_token, used_bytes,
+//                          append_bytes (K+V one layer, last step), cache_new_bytes (0: the
+//                          append and the view allocate nothing), same_storage (1: the last
+//                          step's k_cache is a view of the first one's storage), slots, tokens,
+//                          filled, grouped_stride (k_grouped's stride on the group axis, -1
+//                          without groups), max_diff_full (decode vs the full causal forward),
+//                          kv_heads, heads
 #pragma once
 
 #include <map>

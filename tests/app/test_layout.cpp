@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/layout.h"
+#include "app/transition.h"
 
 using namespace attnsim;
 using namespace attnsim::app;
@@ -117,4 +118,24 @@ TEST_CASE("the article's 8 x 128-row stack wraps into columns, a small one does 
   REQUIRE(l.blocks[1].y > l.blocks[0].y);  // head 1 below head 0
   REQUIRE(l.width > 64.0f);                // more than one column
   REQUIRE(l.height < 8 * 128.0f);
+}
+
+TEST_CASE("a stride-0 group view lays out one block per query head, sharing its K head's storage") {
+  // k (1, g=2, T=3, dk=2) -> k_grouped (1, 2, r=3, 3, 2) with stride 0 on r
+  const Tensor k = Tensor::zeros({1, 2, 3, 2});
+  const Tensor grouped = k.unsqueeze(2).expand({1, 2, 3, 3, 2});
+  REQUIRE(grouped.strides()[2] == 0);
+  const Layout l = make_layout(layout_for_step("k_grouped"), grouped, 0);
+  CHECK(l.kind == LayoutKind::Stacked);
+  CHECK(l.blocks.size() == 6);  // g·r query heads
+  const Layout kl = make_layout(LayoutKind::Stacked, k, 0);
+  // every element of query head 4 (group 1, member 1) sits on K head 1's storage
+  for (int64_t e = 4 * 6; e < 5 * 6; ++e) {
+    const int64_t s = l.storage[static_cast<size_t>(e)];
+    CHECK(kl.index_of(kl.element_at_storage(s))[0] == 1);
+  }
+  // the transition from k to the group view matches every one of its 36 cells by storage
+  int64_t cells = 0;
+  for (const Segment& seg : match_by_storage(kl, l)) cells += seg.length;
+  CHECK(cells == 36);
 }
