@@ -42,7 +42,7 @@ TEST_CASE("cli: --dump writes every step that ran and trace.json, atomically") {
   // a second dump into the same, now full, folder is refused and changes nothing
   const auto again = run_cli("trace --batch 2 --tq 4 --d-model 8 --heads 2 --dump " + dir.string());
   CHECK(again.code == 2);
-  CHECK(again.output.find("already exists") != std::string::npos);
+  CHECK(again.output.find("is a folder that is not empty") != std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -65,7 +65,7 @@ TEST_CASE("cli: bad input is one line and exit code 2, with nothing written") {
   };
   const Case cases[] = {
       {"trace --d-model 10 --heads 4", "d_model 10 is not divisible by heads 4"},
-      {"trace --batch 0", "batch must be positive, got 0"},
+      {"trace --batch 0", "--batch: value 0 is out of range (1 to 9223372036854775807) (see --help)"},
       {"trace --mask causl", "unknown mask part 'causl'"},
       {"trace --mask-bug sideways", "unknown bug 'mask-sideways'"},
       {"trace --batch 1 --tq 16384 --mem-limit 1G --dump " + dir.string(), "over the limit of 1.00 GiB"},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test: the Release build's CTest suite (engine, CLI,
-# lessons, the visualizer under xvfb-run), `lesson check` on lessons/, then the engine and
-# CLI suite again built with AddressSanitizer + UndefinedBehaviorSanitizer.
+# lessons, the visualizer under xvfb-run), `lesson check` on lessons/, the hostile-input
+# suite, then the engine and CLI suite and the hostile-input suite again built with
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,7 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 if [[ -d lessons ]] && compgen -G "lessons/*.toml" >/dev/null; then
   build/attnsim-cli lesson check lessons
 fi
+tools/hostile.sh --strict build/attnsim-cli  # one line, exit 2, nothing left; < 1 s, < 50 MB
 
 # Sanitizers: the engine, lessons and CLI (the GUI is left out: Mesa's own allocations are
 # not ours to check, and CUDA's runtime does not run under ASan).
@@ -18,4 +20,5 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DATTNSIM_SANITIZE=ON -DATTNSI
 cmake --build build-asan -j"$(nproc)" --target attnsim-cli attnsim-tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L engine
+tools/hostile.sh build-asan/attnsim-cli  # the same cases: no sanitizer report either
 echo "all tests passed"

@@ -42,12 +42,12 @@ Runner add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand("bench", "time the forward pass (default: the article's B=32 T=128 d=512 h=8)");
   add_model_options(*cmd, o->model);
-  cmd->add_option("--repeats", o->repeats, "timed runs after one warm-up")->capture_default_str();
+  cmd->add_option("--repeats", o->repeats, "timed runs after one warm-up")->capture_default_str()->check(whole_number(1, 1000000));
   cmd->add_flag("--json", o->json, "print JSON");
   cmd->add_flag("--floor", o->floor, "also time the pass's matrix products alone, run by run, and print the ratio");
   return [o] {
     if (o->repeats < 1) throw Error("--repeats must be at least 1");
-    const Model m = build_model(o->model);
+    const Model m = build_model(o->model, predict_trace_bytes);
     Backend& backend = backend_by_name(o->model.backend);
     const BlasKernels& blas = blas_kernels();
     if (!blas.warning.empty()) std::fprintf(stderr, "attnsim-cli: warning: %s\n", blas.warning.c_str());

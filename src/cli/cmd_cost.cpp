@@ -1,11 +1,14 @@
 // attnsim-cli cost: the closed-form cost model (parameters, score tensor, KV cache).
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <sstream>
 
 #include "commands.h"
+#include "engine/checked.h"
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "options.h"
 #include "table.h"
 
 namespace attnsim::cli {
@@ -73,14 +76,7 @@ std::vector<int64_t> parse_sweep(const std::string& text) {
   std::stringstream in(text.substr(4));
   std::string item;
   while (std::getline(in, item, ',')) {
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(item, &used);
-    } catch (...) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || v <= 0) throw Error("--sweep: '" + item + "' is not a positive length");
+    const int64_t v = parse_int(item, "--sweep length", 1, std::numeric_limits<int64_t>::max());
     seqs.push_back(v);
   }
   if (seqs.empty()) throw Error("--sweep lists no lengths");
@@ -123,14 +119,15 @@ void print_cost(const CostConfig& c, const Cost& r) {
 Runner add_cost_command(CLI::App& app) {
   auto o = std::make_shared<CostOptions>();
   CLI::App* cmd = app.add_subcommand("cost", "closed-form parameter, score-tensor and KV-cache sizes");
-  cmd->add_option("--d-model", o->config.d_model, "model width")->capture_default_str();
-  cmd->add_option("--heads", o->config.heads, "query heads h")->capture_default_str();
-  cmd->add_option("--head-dim", o->head_dim, "d_k; with it, heads = d_model / d_k");
-  cmd->add_option("--layers", o->config.layers, "layers")->capture_default_str();
-  cmd->add_option("--seq", o->config.seq, "sequence length T")->capture_default_str();
-  cmd->add_option("--batch", o->config.batch, "batch size B")->capture_default_str();
+  const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
+  cmd->add_option("--d-model", o->config.d_model, "model width")->capture_default_str()->check(size);
+  cmd->add_option("--heads", o->config.heads, "query heads h")->capture_default_str()->check(size);
+  cmd->add_option("--head-dim", o->head_dim, "d_k; with it, heads = d_model / d_k")->check(size);
+  cmd->add_option("--layers", o->config.layers, "layers")->capture_default_str()->check(size);
+  cmd->add_option("--seq", o->config.seq, "sequence length T")->capture_default_str()->check(size);
+  cmd->add_option("--batch", o->config.batch, "batch size B")->capture_default_str()->check(size);
   cmd->add_option("--dtype", o->dtype, "fp32, fp16, bf16 or int8")->capture_default_str();
-  cmd->add_option("--kv-heads", o->config.kv_heads, "key/value heads g (GQA; 1 = MQA)");
+  cmd->add_option("--kv-heads", o->config.kv_heads, "key/value heads g (GQA; 1 = MQA)")->check(size);
   cmd->add_option("--sweep", o->sweep, "one row per length: seq=512,2048,8192,32768");
   cmd->add_option("--block", o->block, "paged KV cache: positions per block (with --lengths)");
   cmd->add_option("--lengths", o->lengths, "paged KV cache: lengths of a batch's sequences, e.g. 100,37,512 (T_max = --seq)");

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "commands.h"
+#include "engine/atomic_file.h"
 #include "engine/blas_kernels.h"
+#include "engine/checked.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/flash.h"
@@ -27,6 +29,7 @@ struct FlashCliOptions {
   int64_t block_q = 0, block_k = 0;
   int threads = 0;
   std::string dump;
+  bool force = false;
   std::string tiles_head;  // "B:H" -> record only that head's tile events
   bool compare = false;
   bool json = false;
@@ -85,30 +88,41 @@ Runner add_flash_command(CLI::App& app) {
       "flash", "forward pass with the tiled FlashAttention core: tiles, memory, slow-memory traffic");
   add_model_options(*cmd, opts->model);
   cmd->footer(std::string(kMaskSpecHelp) + "\n\n" + kFlashNotes);
-  cmd->add_option("--block-q", opts->block_q, "Br: query rows per block (default: sized for this CPU's L2)");
-  cmd->add_option("--block-k", opts->block_k, "Bc: key/value rows per block (default: sized for L2)");
-  cmd->add_option("--threads", opts->threads, "worker threads over (b, h, query block); default: all cores");
-  cmd->add_option("--dump", opts->dump, "write DIR/out.npy, DIR/tiles.json (every tile event) and DIR/trace.json");
+  const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
+  cmd->add_option("--block-q", opts->block_q, "Br: query rows per block (default: sized for this CPU's L2)")->check(size);
+  cmd->add_option("--block-k", opts->block_k, "Bc: key/value rows per block (default: sized for L2)")->check(size);
+  cmd->add_option("--threads", opts->threads, "worker threads over (b, h, query block); default: all cores")
+      ->check(whole_number(1, 4096));
+  cmd->add_option("--dump", opts->dump, "write DIR/out.npy, DIR/tiles.json (every tile event) and DIR/trace.json (DIR new or empty)")->check(not_empty());
+  cmd->add_flag("--force", opts->force, "with --dump: replace a folder that is not empty");
   cmd->add_option("--tiles-head", opts->tiles_head, "with --dump: record the tile events of one head only, B:H");
   cmd->add_flag("--compare", opts->compare,
                 "also run the standard path: max abs difference and the tolerance 2·|std32 − f64| + floor (exit 1 if over)");
-  cmd->add_option("--bench", opts->bench, "time N runs of the tiled and of the standard path, interleaved; print medians");
+  cmd->add_option("--bench", opts->bench, "time N runs of the tiled and of the standard path, interleaved; print medians")
+      ->check(whole_number(0, 1000000));
   cmd->add_flag("--json", opts->json, "print the summary as JSON");
   return [opts] {
-    const Model m = build_model(opts->model);
-    Backend& backend = backend_by_name(opts->model.backend);  // Error when CUDA is missing
     FlashOptions fo;
     fo.block_q = opts->block_q;
     fo.block_k = opts->block_k;
-    if (fo.block_q < 0 || fo.block_k < 0) throw Error("--block-q and --block-k must be positive");
     fo.threads = opts->threads;
-    fo.mem_limit = m.config.mem_limit;
     if (!opts->tiles_head.empty() && opts->dump.empty()) throw Error("--tiles-head only applies with --dump");
     if (!opts->dump.empty()) {
       fo.record_tiles = true;
       if (!opts->tiles_head.empty()) parse_tiles_head(opts->tiles_head, fo);
     }
-    if (opts->bench < 0) throw Error("--bench wants a positive number of runs");
+    // The tiled pass, plus the standard trace while --compare or --bench runs it beside.
+    const bool standard_too = opts->compare || opts->bench > 0;
+    const Model m = build_model(
+        opts->model,
+        [&](const MhaConfig& c) {
+          return (Size(predict_flash_bytes(c, fo)) + (standard_too ? predict_trace_bytes(c) : 0)).value();
+        },
+        fo.record_tiles && fo.trace_head < 0
+            ? "; with --dump the tile trace holds most of it: record one head (--tiles-head B:H) or use a shorter sequence"
+            : "");
+    Backend& backend = backend_by_name(opts->model.backend);  // Error when CUDA is missing
+    fo.mem_limit = m.config.mem_limit;
 
     const auto t0 = std::chrono::steady_clock::now();
     const FlashResult r = flash_forward(m.config, m.weights, m.inputs, fo, backend);
@@ -137,12 +151,11 @@ Runner add_flash_command(CLI::App& app) {
     if (!opts->dump.empty())
       write_folder_atomically(opts->dump, [&](const std::string& dir) {
         write_npy(dir + "/out.npy", r.trace.at("out").out);
-        std::ofstream tiles(dir + "/tiles.json");
-        write_flash_tiles_json(tiles, r.core, scale);
-        std::ofstream trace(dir + "/trace.json");
-        trace << trace_to_json(m.config, r.trace).dump(2) << '\n';
-        if (!tiles || !trace) throw Error(opts->dump + ": cannot write tiles.json / trace.json");
-      });
+        AtomicFile tiles(dir + "/tiles.json");
+        write_flash_tiles_json(tiles.stream(), r.core, scale);
+        tiles.commit();
+        write_file_atomically(dir + "/trace.json", trace_to_json(m.config, r.trace).dump(2) + "\n");
+      }, opts->force);
 
     // The FLOP floor: S = QKᵀ and P·V over the tiles visited (2·Br·Bc·dk multiply-adds per
     // tile and head; 4·Tq·Tk·d in all without a mask) plus the projections, at the sgemm

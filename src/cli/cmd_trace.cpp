@@ -1,9 +1,9 @@
 // attnsim-cli trace: run one forward pass and print every step (or dump it).
 #include <cstdio>
-#include <fstream>
 #include <tuple>
 
 #include "commands.h"
+#include "engine/atomic_file.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/trace_json.h"
@@ -20,6 +20,7 @@ namespace {
 struct TraceOptions {
   ModelOptions model;
   std::string dump;
+  bool force = false;
   bool json = false;
   std::string checkpoint;  // --model DIR: one layer of a trained model instead of random weights
   int64_t layer = 0;
@@ -78,7 +79,8 @@ Runner add_trace_command(CLI::App& app) {
   auto opts = std::make_shared<TraceOptions>();
   CLI::App* cmd = app.add_subcommand("trace", "run one forward pass and show every named step");
   add_model_options(*cmd, opts->model);
-  cmd->add_option("--dump", opts->dump, "write DIR/<step>.npy for every step that ran and DIR/trace.json");
+  cmd->add_option("--dump", opts->dump, "write DIR/<step>.npy for every step that ran and DIR/trace.json (DIR new or empty)")->check(not_empty());
+  cmd->add_flag("--force", opts->force, "with --dump: replace a folder that is not empty");
   cmd->add_flag("--json", opts->json, "print the trace as JSON");
   cmd->add_option("--model", opts->checkpoint, "a trained checkpoint: trace one of its layers (sizes come from it)");
   cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str();
@@ -89,7 +91,7 @@ Runner add_trace_command(CLI::App& app) {
     if (!opts->checkpoint.empty()) {
       std::tie(config, r) = trace_model_layer(*opts);
     } else {
-      const Model m = build_model(opts->model);
+      const Model m = build_model(opts->model, predict_trace_bytes);
       config = m.config;
       r = forward(m.config, m.weights, m.inputs, backend_by_name(opts->model.backend));
     }
@@ -97,10 +99,8 @@ Runner add_trace_command(CLI::App& app) {
     if (!opts->dump.empty())
       write_folder_atomically(opts->dump, [&](const std::string& dir) {
         dump_steps(r.trace, dir);
-        std::ofstream out(dir + "/trace.json");
-        out << j.dump(2) << '\n';
-        if (!out) throw Error(opts->dump + ": cannot write trace.json");
-      });
+        write_file_atomically(dir + "/trace.json", j.dump(2) + "\n");
+      }, opts->force);
     if (opts->json) std::printf("%s\n", j.dump(2).c_str());
     else print_table(config, r);
     return 0;

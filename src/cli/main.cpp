@@ -61,16 +61,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "attnsim-cli: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "attnsim-cli: %s (see --help)\n", attnsim::one_line(e.what()).c_str());
     return 2;
   } catch (const attnsim::Error& e) {
-    std::fprintf(stderr, "attnsim-cli: %s\n", e.what());
+    std::fprintf(stderr, "attnsim-cli: %s\n", attnsim::one_line(e.what()).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "attnsim-cli: out of memory (lower the sizes or --mem-limit)\n");
     return 2;
   } catch (const std::exception& e) {  // a library's own error (filesystem, JSON): still one line
-    std::fprintf(stderr, "attnsim-cli: %s\n", e.what());
+    std::fprintf(stderr, "attnsim-cli: %s\n", attnsim::one_line(e.what()).c_str());
     return 2;
   }
   return 2;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <string>
 
 #include "engine/mha.h"
@@ -37,14 +38,22 @@ struct Model {
   MhaInputs inputs;
 };
 
-// Reads every file named in the options and checks every size against the others.
-Model build_model(const ModelOptions& o);
+// Bytes the command itself will hold beyond the inputs and weights (the trace, the tiles).
+using CorePrediction = std::function<int64_t(const MhaConfig&)>;
 
-// "8G" -> 8·2³⁰; throws Error for anything else.
+// Reads every file named in the options and checks every size against the others. Memory
+// (inputs + mask + weights + core_bytes) is predicted from the options and the files'
+// headers and refused over the limit before anything is allocated or read; `hint` ends that
+// refusal (what to change).
+Model build_model(const ModelOptions& o, const CorePrediction& core_bytes, const std::string& hint = "");
+
+// A CLI11 check for integer options: the whole text a decimal in [lo, hi], refused (not
+// clamped) otherwise.
+CLI::Validator whole_number(int64_t lo, int64_t hi);
+// A CLI11 check for paths and names: an empty value is refused, not taken as "not given".
+CLI::Validator not_empty();
+
+// --mem-limit: "8G" -> 8·2³⁰; throws Error for anything else (1 byte to 4 EiB, never clamped).
 int64_t parse_size(const std::string& text);
-
-// Writes `fill(dir)` into a fresh temporary folder next to `dir`, then renames it into place,
-// so a failed run never leaves a half-written dump. `dir` must not exist or be empty.
-void write_folder_atomically(const std::string& dir, const std::function<void(const std::string&)>& fill);
 
 }  // namespace attnsim::cli

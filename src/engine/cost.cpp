@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "checked.h"
 #include "error.h"
 
 namespace attnsim {
@@ -48,19 +49,22 @@ void validate(const CostConfig& c) {
 
 Cost compute_cost(const CostConfig& c) {
   validate(c);
-  const int64_t d = c.d_model, bytes = cost_dtype_bytes(c.dtype), dk = c.head_dim();
+  // Exact or refused: each quantity is a checked product that names its factors when it
+  // would not fit in 64 bits (never a wrapped number).
+  const int64_t d = c.d_model, bytes = cost_dtype_bytes(c.dtype), dk = c.head_dim(), B = c.batch, T = c.seq;
+  const int64_t h = c.heads, g = c.effective_kv_heads(), L = c.layers;
   Cost r{};
-  r.params_no_bias = 4 * d * d;
-  r.params_with_bias = 4 * d * d + 4 * d;
-  r.param_bytes = r.params_with_bias * bytes;
-  r.score_elements = c.batch * c.heads * c.seq * c.seq;
-  r.score_bytes_layer = r.score_elements * bytes;
-  r.score_bytes_model = r.score_bytes_layer * c.layers;
-  r.kv_cache_bytes = c.batch * c.layers * 2 * c.heads * c.seq * dk * bytes;
-  r.kv_cache_bytes_grouped = c.batch * c.layers * 2 * c.effective_kv_heads() * c.seq * dk * bytes;
-  r.kv_bytes_per_token = c.layers * 2 * c.effective_kv_heads() * dk * bytes;
-  r.qk_flops_layer = 2 * c.batch * c.heads * c.seq * c.seq * dk;
-  r.projection_flops_layer = 4 * 2 * c.batch * c.seq * d * d;
+  r.params_no_bias = checked_product({4, d, d}, "parameters 4·d²");
+  r.params_with_bias = checked_add(r.params_no_bias, checked_product({4, d}, "4·d"), "parameters 4·d² + 4·d");
+  r.param_bytes = checked_product({r.params_with_bias, bytes}, "parameter bytes");
+  r.score_elements = checked_product({B, h, T, T}, "score elements B·h·T²");
+  r.score_bytes_layer = checked_product({B, h, T, T, bytes}, "score bytes B·h·T²·bytes");
+  r.score_bytes_model = checked_product({B, h, T, T, bytes, L}, "score bytes of all layers");
+  r.kv_cache_bytes = checked_product({B, L, 2, h, T, dk, bytes}, "KV cache bytes B·layers·2·h·T·d_k·bytes");
+  r.kv_cache_bytes_grouped = checked_product({B, L, 2, g, T, dk, bytes}, "KV cache bytes B·layers·2·g·T·d_k·bytes");
+  r.kv_bytes_per_token = checked_product({L, 2, g, dk, bytes}, "KV bytes per token layers·2·g·d_k·bytes");
+  r.qk_flops_layer = checked_product({2, B, h, T, T, dk}, "q·kᵀ FLOPs 2·B·h·T²·d_k");
+  r.projection_flops_layer = checked_product({8, B, T, d, d}, "projection FLOPs 4·2·B·T·d²");
   return r;
 }
 

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "cost.h"
+#include "checked.h"
 #include "error.h"
 #include "parallel.h"
 #include "vector_exp.h"
@@ -159,16 +160,16 @@ FlashBlocks default_flash_blocks(int64_t dk, int64_t l2_bytes) {
 }
 
 FlashIo flash_io_standard(const FlashShape& s) {
-  const int64_t heads = s.batch * s.heads, dk = s.head_dim;
+  const Size heads = Size(s.batch) * s.heads, dk = s.head_dim, tq = s.tq, tk = s.tk;  // checked
   FlashIo io;
-  io.reads = heads * (s.tq * dk + 2 * s.tk * dk + 2 * s.tq * s.tk);
-  io.writes = heads * (2 * s.tq * s.tk + s.tq * dk);
+  io.reads = (heads * (tq * dk + Size(2) * tk * dk + Size(2) * tq * tk)).value();
+  io.writes = (heads * (Size(2) * tq * tk + tq * dk)).value();
   return io;
 }
 
 FlashIo flash_io_tiled_no_skip(const FlashShape& s) {
-  const int64_t heads = s.batch * s.heads, dk = s.head_dim;
-  return {heads * (s.tq * dk + 2 * s.q_blocks() * s.tk * dk), heads * s.tq * dk};
+  const Size heads = Size(s.batch) * s.heads, dk = s.head_dim, tq = s.tq, tk = s.tk;  // checked
+  return {(heads * (tq * dk + Size(2) * s.q_blocks() * tk * dk)).value(), (heads * tq * dk).value()};
 }
 
 bool flash_tile_hidden(const FlashShape& s, const FlashMask& mask, int64_t b, int64_t h,
@@ -197,7 +198,8 @@ FlashIo flash_io_tiled(const FlashShape& s, const FlashMask& mask) {
 }
 
 int64_t flash_fast_bytes(int64_t rows, int64_t cols, int64_t dk) {
-  return 4 * (rows * dk + 2 * cols * dk + rows * cols + rows * dk + 2 * rows);
+  const Size r = rows, c = cols, k = dk;  // checked: the sizes may come from a lesson
+  return (Size(4) * (r * k + Size(2) * c * k + r * c + r * k + Size(2) * r)).value();
 }
 
 const char* flash_event_kind_name(FlashEventKind kind) {
@@ -223,14 +225,14 @@ constexpr int64_t kEventOverhead = static_cast<int64_t>(sizeof(FlashEvent));
 
 int64_t predict_flash_tile_trace_bytes(const FlashShape& s, const FlashOptions& o) {
   if (!o.record_tiles) return 0;
-  const int64_t bs = o.trace_batch >= 0 ? 1 : s.batch, hs = o.trace_head >= 0 ? 1 : s.heads;
-  const int64_t dk = s.head_dim;
+  const Size bs = o.trace_batch >= 0 ? 1 : s.batch, hs = o.trace_head >= 0 ? 1 : s.heads;  // checked
+  const Size dk = s.head_dim, tq = s.tq, tk = s.tk, qb = s.q_blocks(), kb = s.k_blocks();
   // Upper bound: every tile visited. Σ rows·cols over tiles = Tq·Tk; Σ rows = Tq per k block.
-  const int64_t tiles = s.q_blocks() * s.k_blocks();
-  const int64_t tile_bytes = 4 * (2 * s.tq * s.tk + 5 * s.tq * s.k_blocks() + s.tq * s.k_blocks() * dk) +
-                             tiles * (kEventOverhead + 8 * kTensorOverhead);
-  const int64_t final_bytes = 4 * (2 * s.tq + s.tq * dk) + s.q_blocks() * (kEventOverhead + 3 * kTensorOverhead);
-  return bs * hs * (tile_bytes + final_bytes);
+  const Size tiles = qb * kb;
+  const Size tile_bytes = Size(4) * (Size(2) * tq * tk + Size(5) * tq * kb + tq * kb * dk) +
+                          tiles * (kEventOverhead + 8 * kTensorOverhead);
+  const Size final_bytes = Size(4) * (Size(2) * tq + tq * dk) + qb * (kEventOverhead + 3 * kTensorOverhead);
+  return (bs * hs * (tile_bytes + final_bytes)).value();
 }
 
 // [SECTION] tile kernels -----------------------------------------------------------------------

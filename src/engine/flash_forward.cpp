@@ -3,6 +3,7 @@
 // With the CUDA backend the core is cuda_flash_attention_core (cuda/cuda_backend.h).
 #include <cmath>
 
+#include "checked.h"
 #include "cost.h"
 #include "error.h"
 #include "flash.h"
@@ -64,16 +65,16 @@ void check_supported(const MhaConfig& c) {
 int64_t predict_flash_bytes(const MhaConfig& c, const FlashOptions& o) {
   validate(c);
   const FlashShape s = shape_of(c, o);
-  const int64_t f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
-  const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f;
-  const int64_t threads = o.threads > 0 ? o.threads : default_threads();
-  int64_t bytes = c.self_attention ? q_side : q_side + 2 * k_side;  // query key value
-  bytes += q_side + 2 * k_side;                                     // q_proj k_proj v_proj
-  bytes += q_side + 2 * B * h * Tq * f;                             // ctx_heads, m, l
+  const Size f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;  // checked
+  const Size q_side = B * Tq * d * f, k_side = B * Tk * d * f;
+  const Size threads = o.threads > 0 ? o.threads : default_threads();
+  Size bytes = c.self_attention ? q_side : q_side + Size(2) * k_side;  // query key value
+  bytes += q_side + Size(2) * k_side;                                  // q_proj k_proj v_proj
+  bytes += q_side + Size(2) * B * h * Tq * f;                          // ctx_heads, m, l
   bytes += threads * flash_fast_bytes(s.block_q, s.block_k, s.head_dim);
-  bytes += q_side;                                                  // ctx_contiguous
-  if (!c.wo_identity) bytes += q_side;                              // out
-  return bytes + predict_flash_tile_trace_bytes(s, o);
+  bytes += q_side;                                                     // ctx_contiguous
+  if (!c.wo_identity) bytes += q_side;                                 // out
+  return (bytes + predict_flash_tile_trace_bytes(s, o)).value();
 }
 
 FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& in,

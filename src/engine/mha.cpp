@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "checked.h"
 #include "cost.h"
 #include "error.h"
 #include "forward_steps.h"
@@ -160,20 +161,33 @@ void save_weights(const MhaWeights& w, const std::string& dir) {
 
 int64_t predict_trace_bytes(const MhaConfig& c) {
   validate(c);
-  const int64_t f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
-  const int64_t q_side = B * Tq * d * f, k_side = B * Tk * d * f, kv_side = B * Tk * c.kv_dim() * f;
-  const int64_t score = B * h * Tq * Tk * f;
+  // Checked arithmetic: a size that would wrap is an Error naming the numbers.
+  const Size f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
+  const Size q_side = B * Tq * d * f, k_side = B * Tk * d * f, kv_side = B * Tk * c.kv_dim() * f;
+  const Size score = B * h * Tq * Tk * f;
   const bool masked = !c.mask.empty() || is_mask_bug(c.bug);
-  int64_t bytes = c.self_attention ? q_side : q_side + 2 * k_side;  // query key value
-  bytes += q_side + 2 * kv_side;                                    // q_proj k_proj v_proj
-  if (c.grouped() && c.kv_repeat_copy) bytes += 2 * k_side;        // k_grouped v_grouped copies
-  bytes += 2 * score;                                               // scores scores_scaled
-  if (masked) bytes += score + 3 * B * Tq * Tk;                     // scores_masked, mask (+ its parts)
-  bytes += score;                                                   // alpha
-  if (c.train && c.dropout > 0) bytes += score;                     // alpha_dropped
-  bytes += 2 * q_side;                                              // ctx_heads ctx_contiguous
-  if (!c.wo_identity) bytes += q_side;                              // out
-  return bytes;
+  Size bytes = c.self_attention ? q_side : q_side + Size(2) * k_side;  // query key value
+  bytes += q_side + Size(2) * kv_side;                                 // q_proj k_proj v_proj
+  if (c.grouped() && c.kv_repeat_copy) bytes += Size(2) * k_side;      // k_grouped v_grouped copies
+  bytes += Size(2) * score;                                            // scores scores_scaled
+  if (masked) bytes += score + Size(3) * B * Tq * Tk;                  // scores_masked, mask (+ its parts)
+  bytes += score;                                                      // alpha
+  if (c.train && c.dropout > 0) bytes += score;                        // alpha_dropped
+  bytes += Size(2) * q_side;                                           // ctx_heads ctx_contiguous
+  if (!c.wo_identity) bytes += q_side;                                 // out
+  return bytes.value();
+}
+
+int64_t predict_input_bytes(const MhaConfig& c) {
+  validate(c);
+  const Size q_side = Size(c.batch) * c.tq * c.d_model * 4, k_side = Size(c.batch) * c.tk * c.d_model * 4;
+  return (c.self_attention ? q_side : q_side + Size(2) * k_side).value();  // (B,Tq,d) [+ 2·(B,Tk,d)]
+}
+
+int64_t predict_weight_bytes(int64_t d_model, bool bias) {
+  // An upper bound: W_K and W_V have kv_dim <= d_model rows.
+  const Size d = d_model;
+  return (Size(4) * (d * d + (bias ? d : Size(0))) * 4).value();  // 4 × ((d,d) + (d,)) float32
 }
 
 int64_t effective_mem_limit(const MhaConfig& c) {
@@ -244,7 +258,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
                 " bytes) to keep its trace, over the limit of " + human_bytes(limit) +
                 (c.mem_limit > 0 ? " (--mem-limit)" : " (75% of physical memory; --mem-limit overrides)") +
                 "; each (B,h,Tq,Tk) score tensor alone is " +
-                human_bytes(c.batch * c.heads * c.tq * c.tk * 4));
+                human_bytes((Size(c.batch) * c.heads * c.tq * c.tk * 4).value()));
   const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads, dk = c.head_dim();
   const std::string bn = be.name();
   ForwardResult result;

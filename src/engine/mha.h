@@ -96,7 +96,12 @@ MhaInputs random_inputs(const MhaConfig& config);
 void check_inputs(const MhaConfig& config, const MhaInputs& inputs);
 
 // Bytes the trace of this config will hold, computed before anything is allocated.
+// Every prediction uses checked arithmetic: a size that would wrap is an Error.
 int64_t predict_trace_bytes(const MhaConfig& config);
+// Bytes of random_inputs(config): query (+ key, value for cross-attention).
+int64_t predict_input_bytes(const MhaConfig& config);
+// Bytes of init_weights / load_weights: W_Q W_K W_V W_O with or without biases.
+int64_t predict_weight_bytes(int64_t d_model, bool bias);
 int64_t effective_mem_limit(const MhaConfig& config);
 
 // Runs the forward pass. Throws Error on a bad config or one whose predicted memory

@@ -1,12 +1,16 @@
 #include "npy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
+#include "atomic_file.h"
+#include "checked.h"
 #include "error.h"
 
 namespace attnsim {
@@ -18,6 +22,8 @@ namespace attnsim {
 // padded with spaces and a newline so the data starts on a 64-byte boundary.
 
 namespace {
+
+constexpr size_t kMaxHeaderBytes = 1 << 20;  // numpy itself writes a few hundred bytes
 
 std::string dict_value(const std::string& header, const std::string& key, const std::string& what) {
   const size_t k = header.find("'" + key + "'");
@@ -65,33 +71,48 @@ Dims parse_shape(const std::string& text, const std::string& what) {
   return shape;
 }
 
-}  // namespace
+// What the header claims: dtype, shape, where the data starts and how many bytes it takes.
+// `prefix` holds at least the header (the data may follow or not).
+struct NpyHeader {
+  DType dtype;
+  Dims shape;
+  size_t data_start;
+  int64_t data_bytes;
+};
 
-Tensor parse_npy(const std::string& bytes, const std::string& what) {
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+// Bytes before the header dict: magic, version, header length.
+size_t npy_preamble(const std::string& prefix, const std::string& what, size_t* header_len) {
+  if (prefix.size() < 10 || prefix.compare(0, 6, "\x93NUMPY") != 0)
     throw Error(what + ": not a .npy file (missing the \\x93NUMPY magic)");
-  const int major = static_cast<unsigned char>(bytes[6]);
-  size_t header_len, header_start;
+  const int major = static_cast<unsigned char>(prefix[6]);
   if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) throw Error(what + ": truncated .npy header");
-    header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
-    header_start = 12;
-  } else {
-    throw Error(what + ": unsupported .npy format version " + std::to_string(major));
+    *header_len = static_cast<unsigned char>(prefix[8]) | (static_cast<unsigned char>(prefix[9]) << 8);
+    return 10;
   }
-  if (bytes.size() < header_start + header_len) throw Error(what + ": truncated .npy header");
-  const std::string header = bytes.substr(header_start, header_len);
+  if (major == 2 || major == 3) {
+    if (prefix.size() < 12) throw Error(what + ": truncated .npy header");
+    *header_len = 0;
+    for (int i = 0; i < 4; ++i) *header_len |= static_cast<size_t>(static_cast<unsigned char>(prefix[8 + i])) << (8 * i);
+    if (*header_len > kMaxHeaderBytes)
+      throw Error(what + ": .npy header claims " + std::to_string(*header_len) + " bytes; a real header is under " +
+                  std::to_string(kMaxHeaderBytes));
+    return 12;
+  }
+  throw Error(what + ": unsupported .npy format version " + std::to_string(major));
+}
+
+NpyHeader parse_npy_header(const std::string& prefix, const std::string& what) {
+  size_t header_len = 0;
+  const size_t header_start = npy_preamble(prefix, what, &header_len);
+  if (prefix.size() < header_start + header_len) throw Error(what + ": truncated .npy header");
+  const std::string header = prefix.substr(header_start, header_len);
   if (header.find('{') == std::string::npos || header.find('}') == std::string::npos)
     throw Error(what + ": corrupt .npy header (no dict)");
 
+  NpyHeader h;
   const std::string descr = dict_value(header, "descr", what);
-  DType dtype;
-  if (descr == "<f4") dtype = DType::F32;
-  else if (descr == "|b1" || descr == "<b1" || descr == "b1") dtype = DType::Bool;
+  if (descr == "<f4") h.dtype = DType::F32;
+  else if (descr == "|b1" || descr == "<b1" || descr == "b1") h.dtype = DType::Bool;
   else
     throw Error(what + ": dtype '" + descr + "' is not supported (want float32 '<f4' or bool '|b1'; convert with .astype)");
   const std::string fortran = dict_value(header, "fortran_order", what);
@@ -100,28 +121,101 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   if (fortran != "False") throw Error(what + ": corrupt .npy header: fortran_order is '" + fortran + "'");
   const std::string shape_text = dict_value(header, "shape", what);
   if (shape_text.empty() || shape_text.front() != '(') throw Error(what + ": corrupt .npy header: shape is not a tuple");
-  const Dims shape = parse_shape(shape_text, what);
+  h.shape = parse_shape(shape_text, what);
+  if (h.shape.size() > 32) throw Error(what + ": .npy shape has " + std::to_string(h.shape.size()) + " dimensions (at most 32)");
+  h.data_start = header_start + header_len;
+  std::vector<int64_t> factors = h.shape;
+  factors.push_back(itemsize(h.dtype));
+  h.data_bytes = checked_product(factors, what + ": data bytes of shape " + format_dims(h.shape) + " × itemsize");
+  return h;
+}
 
-  const size_t data_start = header_start + header_len;
-  const int64_t need = numel_of(shape) * itemsize(dtype);
-  const int64_t have = static_cast<int64_t>(bytes.size() - data_start);
-  if (have != need)
-    throw Error(what + ": data is " + std::to_string(have) + " bytes but shape " + format_dims(shape) +
-                " of " + dtype_name(dtype) + " needs " + std::to_string(need) + (have < need ? " (truncated)" : ""));
-  Tensor t = Tensor::empty(shape, dtype);
-  std::memcpy(t.storage()->bytes.get(), bytes.data() + data_start, static_cast<size_t>(need));
-  if (dtype == DType::Bool)
-    for (int64_t i = 0; i < t.numel(); ++i)
-      if (t.b8()[i] > 1) throw Error(what + ": bool array holds a byte that is neither 0 nor 1");
+void check_data_size(const NpyHeader& h, int64_t have, const std::string& what) {
+  if (have != h.data_bytes)
+    throw Error(what + ": data is " + std::to_string(have) + " bytes but shape " + format_dims(h.shape) + " of " +
+                dtype_name(h.dtype) + " needs " + std::to_string(h.data_bytes) + (have < h.data_bytes ? " (truncated)" : ""));
+}
+
+void check_bools(const Tensor& t, const std::string& what) {
+  if (t.dtype() != DType::Bool) return;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (t.b8()[i] > 1) throw Error(what + ": bool array holds a byte that is neither 0 nor 1");
+}
+
+// An open, regular file: FIFOs, devices and folders are refused before any read (a FIFO
+// opened without O_NONBLOCK would block until a writer appears).
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd_);
+      throw Error(path + ": not a regular file (a .npy input must be a file, not a folder, FIFO or device)");
+    }
+    size_ = st.st_size;
+  }
+  ~InputFile() { ::close(fd_); }
+  int64_t size() const { return size_; }
+  // Reads exactly n bytes at `offset` into p.
+  void read_at(int64_t offset, void* p, int64_t n) const {
+    char* out = static_cast<char*>(p);
+    while (n > 0) {
+      const ssize_t r = ::pread(fd_, out, static_cast<size_t>(std::min<int64_t>(n, 1 << 30)), offset);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) throw Error(path_ + ": read failed (" + (r < 0 ? std::strerror(errno) : "file shrank") + ")");
+      out += r;
+      offset += r;
+      n -= r;
+    }
+  }
+  // The preamble and header: never more than kMaxHeaderBytes + 12 bytes.
+  std::string header_bytes() const {
+    const int64_t n = std::min<int64_t>(size_, 12);
+    std::string prefix(static_cast<size_t>(n), '\0');
+    read_at(0, prefix.data(), n);
+    size_t header_len = 0;
+    const size_t start = npy_preamble(prefix, path_, &header_len);
+    const int64_t total = std::min<int64_t>(size_, static_cast<int64_t>(start + header_len));
+    prefix.resize(static_cast<size_t>(total));
+    if (total > n) read_at(n, prefix.data() + n, total - n);
+    return prefix;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  int64_t size_ = 0;
+};
+
+}  // namespace
+
+Tensor parse_npy(const std::string& bytes, const std::string& what) {
+  const NpyHeader h = parse_npy_header(bytes, what);
+  check_data_size(h, static_cast<int64_t>(bytes.size() - h.data_start), what);
+  Tensor t = Tensor::empty(h.shape, h.dtype);
+  std::memcpy(t.storage()->bytes.get(), bytes.data() + h.data_start, static_cast<size_t>(h.data_bytes));
+  check_bools(t, what);
   return t;
 }
 
+NpyInfo read_npy_info(const std::string& path) {
+  const InputFile f(path);
+  const NpyHeader h = parse_npy_header(f.header_bytes(), path);
+  check_data_size(h, f.size() - static_cast<int64_t>(h.data_start), path);
+  return {h.dtype, h.shape};
+}
+
 Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_npy(buf.str(), path);
+  const InputFile f(path);
+  const NpyHeader h = parse_npy_header(f.header_bytes(), path);
+  // The header's own claim caps the read: the file must hold exactly that many data bytes.
+  check_data_size(h, f.size() - static_cast<int64_t>(h.data_start), path);
+  Tensor t = Tensor::empty(h.shape, h.dtype);
+  f.read_at(static_cast<int64_t>(h.data_start), t.storage()->bytes.get(), h.data_bytes);
+  check_bools(t, path);
+  return t;
 }
 
 std::string encode_npy(const Tensor& t) {
@@ -143,23 +237,6 @@ std::string encode_npy(const Tensor& t) {
   return out;
 }
 
-void write_npy(const std::string& path, const Tensor& t) {
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
-    const std::string bytes = encode_npy(t);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename the finished file into place (" + std::strerror(errno) + ")");
-  }
-}
+void write_npy(const std::string& path, const Tensor& t) { write_file_atomically(path, encode_npy(t)); }
 
 }  // namespace attnsim

@@ -9,7 +9,16 @@
 
 namespace attnsim {
 
+// Only regular files are read (no FIFOs, devices, folders); the header's own claim
+// (shape × itemsize, checked) must match the file's size before any data is read.
 Tensor read_npy(const std::string& path);
+// The header alone (dtype, shape), checked against the file's size: lets a caller predict
+// memory before reading the data.
+struct NpyInfo {
+  DType dtype;
+  Dims shape;
+};
+NpyInfo read_npy_info(const std::string& path);
 void write_npy(const std::string& path, const Tensor& tensor);  // logical contents, C order
 
 // Parses an in-memory .npy image (used by read_npy and by tests on corrupt headers).

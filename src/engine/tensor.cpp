@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "checked.h"
 #include "error.h"
 
 namespace attnsim {
@@ -88,7 +89,8 @@ Dims contiguous_strides(const Dims& shape) {
 
 int64_t numel_of(const Dims& shape) {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape)
+    if (__builtin_mul_overflow(n, s, &n)) return checked_product(shape, "elements of shape " + format_dims(shape));
   return n;
 }
 
@@ -104,7 +106,8 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, int64_t offset, Dims shape, Dim
 Tensor Tensor::empty(const Dims& shape, DType dtype) {
   for (int64_t s : shape)
     if (s < 0) throw Error("negative size in shape " + format_dims(shape));
-  auto storage = std::make_shared<Storage>(numel_of(shape) * itemsize(dtype), dtype);
+  const int64_t bytes = checked_mul(numel_of(shape), itemsize(dtype), "bytes of a tensor of shape " + format_dims(shape));
+  auto storage = std::make_shared<Storage>(bytes, dtype);
   return Tensor(std::move(storage), 0, shape, contiguous_strides(shape));
 }
 

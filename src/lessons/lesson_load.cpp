@@ -18,6 +18,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/mask.h"
+#include "engine/read_file.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
 #include "lessons/lesson.h"
@@ -28,7 +29,7 @@ namespace attnsim::lessons {
 std::string Diagnostic::str() const {
   std::string s = file;
   if (line > 0) s += ":" + std::to_string(line) + ":" + std::to_string(column);
-  return s + ": " + message;
+  return one_line(s + ": " + message);  // ids and paths may hold control characters
 }
 
 Lang parse_lang(const std::string& code) {
@@ -467,10 +468,26 @@ Quiz read_quiz(Reader& r) {
 
 // [SECTION] Steps and the lesson ------------------------------------------------------------
 
+constexpr int64_t kMaxLessonBytes = 4 << 20;  // the longest shipped lesson is about 13 KiB
+
+// Ids name files (slides/<id>.png) and links: [a-z0-9-]{1,64}, nothing else ("sub/../x", a
+// newline or 300 characters would escape the folder or break the slide index).
+void check_id(Reader& r, const std::string& id, const char* what) {
+  const bool ok = !id.empty() && id.size() <= 64 &&
+                  std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  if (!ok)
+    r.ctx().error(where_of(*r.get("id")), std::string(what) + " '" + one_line(id.substr(0, 80)) +
+                                              (id.size() > 80 ? "..." : "") + "' in " + r.name() +
+                                              " must be 1 to 64 of a-z, 0-9 and '-'");
+}
+
 LessonStep read_step(Reader& r) {
   LessonStep s;
   s.where = r.where();
-  if (auto id = r.string("id", true)) s.id = *id;
+  if (auto id = r.string("id", true)) {
+    s.id = *id;
+    check_id(r, *id, "step id");
+  }
   s.title = r.text("title");
   s.text = r.text("text");
   s.short_text = r.text("short", false);
@@ -540,7 +557,10 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
   Reader r(ctx, root, "the lesson");
   if (auto f = r.integer("format", true); f && *f != 1)
     ctx.error(where_of(*r.get("format")), "unsupported format " + std::to_string(*f) + " (this attnsim reads format 1)");
-  if (auto id = r.string("id", true)) lesson.id = *id;
+  if (auto id = r.string("id", true)) {
+    lesson.id = *id;
+    check_id(r, *id, "lesson id");
+  }
   if (auto o = r.integer("order", true)) lesson.order = *o;
   lesson.title = r.text("title");
   lesson.summary = r.text("summary");
@@ -577,15 +597,17 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
 }
 
 LoadResult load_lesson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  try {
+    text = read_text_file(path, kMaxLessonBytes);  // regular files only, size capped
+  } catch (const Error& e) {
     LoadResult r;
-    r.diagnostics.push_back(Diagnostic{path, 0, 0, "cannot read the file"});
+    std::string why = e.what();
+    if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);  // str() names the file
+    r.diagnostics.push_back(Diagnostic{path, 0, 0, "cannot read the file: " + why});
     return r;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return load_lesson_text(buf.str(), path);
+  return load_lesson_text(text, path);
 }
 
 }  // namespace attnsim::lessons

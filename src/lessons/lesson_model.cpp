@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/bugs.h"
+#include "engine/checked.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "lessons/lesson.h"
@@ -14,6 +15,10 @@ namespace fs = std::filesystem;
 namespace attnsim::lessons {
 
 // [SECTION] Settings
+
+namespace {
+constexpr int64_t kLessonMemLimit = int64_t{1} << 30;  // 1 GiB: the shipped lessons use < 10 MiB
+}  // namespace
 
 bool Settings::empty() const {
   return !preset && !batch && !tq && !tk && !d_model && !heads && !seed && !bias &&
@@ -76,6 +81,20 @@ Resolved resolve(const Settings& s) {
   if (c.tq != c.tk || (s.key_sentences && !s.key_sentences->empty())) c.self_attention = false;
   if (c.self_attention) c.tk = c.tq;
   validate(c);
+  // The same checked prediction as the CLI, before anything is allocated: a lesson's state
+  // must fit (and run at once) on a teacher's laptop.
+  const std::string sizes = "B=" + std::to_string(c.batch) + " Tq=" + std::to_string(c.tq) + " Tk=" +
+                            std::to_string(c.tk) + " d_model=" + std::to_string(c.d_model) + " h=" +
+                            std::to_string(c.heads);
+  int64_t need = 0;
+  try {
+    need = (Size(predict_input_bytes(c)) + predict_weight_bytes(c.d_model, c.bias) + predict_trace_bytes(c)).value();
+  } catch (const Error& e) {
+    throw Error(sizes + " is too large to count its memory: " + e.what());
+  }
+  const int64_t limit = std::min(kLessonMemLimit, effective_mem_limit(c));
+  if (need > limit)
+    throw Error(sizes + " needs " + human_bytes(need) + " (inputs, weights and trace), over a lesson's limit of " + human_bytes(limit));
   return r;
 }
 
@@ -84,13 +103,13 @@ CostConfig resolve_cost(const CostSettings& s) {
   if (s.d_model) c.d_model = *s.d_model;
   if (s.heads) c.heads = *s.heads;
   if (s.head_dim) {
-    if (s.heads && !s.d_model) c.d_model = *s.heads * *s.head_dim;
+    if (s.heads && !s.d_model) c.d_model = checked_mul(*s.heads, *s.head_dim, "heads × head_dim");
     else if (s.d_model && !s.heads) {
       if (*s.head_dim <= 0 || *s.d_model % *s.head_dim != 0)
         throw Error("d_model " + std::to_string(*s.d_model) + " is not a multiple of head_dim " +
                     std::to_string(*s.head_dim));
       c.heads = *s.d_model / *s.head_dim;
-    } else if (s.heads && s.d_model && *s.heads * *s.head_dim != *s.d_model) {
+    } else if (s.heads && s.d_model && checked_mul(*s.heads, *s.head_dim, "heads × head_dim") != *s.d_model) {
       throw Error("heads x head_dim = " + std::to_string(*s.heads * *s.head_dim) +
                   " but d_model = " + std::to_string(*s.d_model));
     }
@@ -100,7 +119,7 @@ CostConfig resolve_cost(const CostSettings& s) {
   if (s.batch) c.batch = *s.batch;
   if (s.kv_heads) c.kv_heads = *s.kv_heads;
   if (s.dtype) c.dtype = parse_cost_dtype(*s.dtype);
-  validate(c);
+  compute_cost(c);  // validates, and refuses sizes whose figures would not fit in 64 bits
   return c;
 }
 

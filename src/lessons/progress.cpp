@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+
+#include "engine/atomic_file.h"
+#include "engine/error.h"
 
 namespace fs = std::filesystem;
 
@@ -64,23 +66,10 @@ bool save_progress(const Progress& p, const std::string& path, std::string* erro
   }
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) {
-      if (error) *error = "cannot write " + tmp;
-      return false;
-    }
-    out << j.dump(2) << "\n";
-    if (!out) {
-      if (error) *error = "cannot write " + tmp;
-      return false;
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    if (error) *error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
-    fs::remove(tmp, ec);
+  try {
+    write_file_atomically(path, j.dump(2) + "\n");  // every write and the close checked
+  } catch (const Error& e) {
+    if (error) *error = e.what();
     return false;
   }
   return true;

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# The hostile-input suite (issue 14): a few hundred bad inputs (sizes that wrap or do not fit,
+# numbers out of range, corrupt .npy files, FIFOs and devices, bad masks, bad lessons, folders
+# that cannot be written, a full disk) run through attnsim-cli. Every case must:
+#   exit with code 2 (not a crash, not 0, not a hang past 10 s),
+#   print exactly one line on stderr and nothing on stdout (`lesson check`: one whole
+#   "file:line:col: message" line per problem, then its count),
+#   leave no file behind (the work folder is the same before and after),
+#   show no AddressSanitizer / UndefinedBehaviorSanitizer / LeakSanitizer report;
+# with --strict (a Release build) also: finish in under 1 s and under 50 MB peak RSS.
+#   tools/hostile.sh [--strict] [path/to/attnsim-cli]     (default build/attnsim-cli)
+# Prints one line per failure and the counts; exits 1 on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+strict=0
+if [[ ${1:-} == --strict ]]; then strict=1; shift; fi
+cli=$(realpath "${1:-build/attnsim-cli}")
+[[ -x $cli ]] || { echo "hostile.sh: no attnsim-cli at $cli" >&2; exit 1; }
+W=$(mktemp -d /tmp/attnsim-hostile.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+
+# [SECTION] fixtures: files a hostile user hands in -----------------------------------------
+
+# npy DICT [DATA_HEX] [VERSION]: a .npy image with that header dict (padded as numpy does).
+npy() {
+  local dict=$1 data=${2:-} ver=${3:-1} pre=10
+  [[ $ver == 1 ]] || pre=12
+  while (((pre + ${#dict} + 1) % 64)); do dict+=" "; done
+  dict+=$'\n'
+  local n=${#dict}
+  if [[ $ver == 1 ]]; then
+    printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((n & 255)))\\x$(printf %02x $((n >> 8)))"
+  else
+    printf '\x93NUMPY\x02\x00'; printf "\\x$(printf %02x $((n & 255)))\\x$(printf %02x $((n >> 8)))\\x00\\x00"
+  fi
+  printf '%s' "$dict"
+  [[ -z $data ]] || printf "$data"
+}
+F="$W/in"
+mkdir -p "$F"
+f4() { echo "{'descr': '<f4', 'fortran_order': False, 'shape': $1, }"; }
+npy "$(f4 '(4611686018427387904, 1, 1)')" >"$F/huge-wrap.npy"
+npy "$(f4 '(1152921504606846976, 1, 1)')" >"$F/huge-claim.npy"
+npy "$(f4 '(99999999999999999999, 1, 1)')" >"$F/huge-digits.npy"
+npy "$(f4 '(-1, 2, 2)')" >"$F/negative.npy"
+npy "$(f4 '(1, 2, x)')" >"$F/letters.npy"
+npy "$(f4 '(1, 2, 2)')" '\x00\x00' >"$F/truncated.npy"
+npy "$(f4 '(1, 2, 2)')" "$(printf '\\x00%.0s' {1..40})" >"$F/too-long.npy"
+npy "$(f4 '(1, 2')" >"$F/unterminated.npy"
+npy "$(f4 '(1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)')" >"$F/many-dims.npy"
+npy "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2, 2), }" >"$F/f8.npy"
+npy "{'descr': '<f"$'\n'"4', 'fortran_order': False, 'shape': (1, 2, 2), }" >"$F/newline-descr.npy"
+npy "{'descr': '"$'\x1b'"[2J', 'fortran_order': False, 'shape': (1, 2, 2), }" >"$F/escape-descr.npy"
+npy "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 2, 2), }" >"$F/fortran.npy"
+npy "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (1, 2, 2), }" >"$F/fortran-maybe.npy"
+npy "{'descr': '<f4', 'shape': (1, 2, 2), }" >"$F/no-fortran.npy"
+npy "{}" >"$F/empty-dict.npy"
+npy "no dict at all" >"$F/no-dict.npy"
+npy "$(f4 '(2,)')" '\x00\x00\x80\x3f\x00\x00\x80\x3f' >"$F/one-dim.npy"
+npy "{'descr': '|b1', 'fortran_order': False, 'shape': (1, 2), }" '\x02\x00' >"$F/bool-two.npy"
+npy "$(f4 '(1, 2, 2)')" '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' 2 >"$F/v2-ok-shape.npy"
+printf '\x93NUMPY\x02\x00\xff\xff\xff\x7f' >"$F/v2-huge-header.npy"
+printf '\x93NUMPY\x09\x00\x10\x00' >"$F/v9.npy"
+printf '\x93NUMPY\x01\x00\xff\xff{' >"$F/header-past-end.npy"
+printf '\x93NUM' >"$F/short-magic.npy"
+printf 'PK\x03\x04 a zip' >"$F/zip.npy"
+: >"$F/empty.npy"
+head -c 4096 /dev/urandom >"$F/random.npy"
+mkfifo "$F/fifo.npy"
+mkdir -p "$F/folder.npy" "$F/weights-bad"
+cp "$F/huge-claim.npy" "$F/weights-bad/W_Q.weight.npy"
+npy "{'descr': '|b1', 'fortran_order': False, 'shape': (4611686018427387904, 4), }" >"$F/mask-huge.npy"
+npy "$(f4 '(1, 1, 2, 2)')" '\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' >"$F/mask-f32.npy"
+npy_files=(huge-wrap huge-claim huge-digits negative letters truncated too-long unterminated many-dims f8
+           newline-descr escape-descr fortran fortran-maybe no-fortran empty-dict no-dict one-dim bool-two
+           v2-huge-header v9 header-past-end short-magic zip empty random fifo folder)
+
+# lessons: a valid skeleton with one thing broken
+L="$W/lessons"
+mkdir -p "$L"
+lesson() {  # lesson NAME LESSON_EXTRA STEP_ID STEP_EXTRA
+  printf 'format = 1\nid = "t"\norder = 1\ntitle = { ko = "가", en = "a" }\nsummary = { ko = "가", en = "a" }\n[scenario]\npreset = "default"\n%s\n[[step]]\nid = %s\ntitle = { ko = "가", en = "a" }\ntext = { ko = "가", en = "a" }\n%s\n' \
+    "$2" "$3" "$4" >"$L/$1.toml"
+}
+lesson id-slash '' '"sub/../x"' ''
+lesson id-newline '' '"a\nb"' ''
+lesson id-long '' "\"$(printf 'a%.0s' {1..300})\"" ''
+lesson id-empty '' '""' ''
+lesson id-upper '' '"Step"' ''
+lesson id-escape '' '"\u001b[2J"' ''
+lesson tq-huge 'tq = 1000000000' '"s"' ''
+lesson d-wrap 'd_model = 4611686018427387904
+heads = 1' '"s"' ''
+lesson batch-big 'batch = 100000
+tq = 1000' '"s"' ''
+lesson tq-negative 'tq = -5' '"s"' ''
+lesson heads-zero 'heads = 0' '"s"' ''
+lesson step-tq '' '"s"' '[step.scenario]
+tq = 4611686018427387904'
+lesson cost-seq '' '"s"' '[[step.claim]]
+quantity = "cost.score_elements"
+equals = 0
+cost = { seq = 1099511627776 }'
+lesson cost-dmodel '' '"s"' '[[step.claim]]
+quantity = "cost.params_no_bias"
+equals = 0
+cost = { d_model = 3037000500, heads = 4 }'
+lesson cost-headdim '' '"s"' '[[step.claim]]
+quantity = "cost.params_no_bias"
+equals = 0
+cost = { heads = 4611686018427387904, head_dim = 4 }'
+lesson flash-huge '' '"s"' '[[step.claim]]
+quantity = "flash.standard_reads"
+equals = 0
+flash = { tq = 4611686018427387904, tk = 4611686018427387904 }'
+printf 'format = 1\nid = "t"\n[[[[[[' >"$L/syntax.toml"
+head -c 2048 /dev/urandom >"$L/binary.toml"
+: >"$L/empty.toml"
+printf 'format = 1\n%s\n' "$(printf 'a = [%.0s' {1..2000})" >"$L/deep.toml"
+mkfifo "$L/fifo.toml"
+lesson_files=(id-slash id-newline id-long id-empty id-upper id-escape tq-huge d-wrap batch-big tq-negative
+              heads-zero step-tq cost-seq cost-dmodel cost-headdim flash-huge syntax binary empty deep)
+
+# folders a dump cannot go to
+mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
+echo x >"$W/a-file"
+chmod 555 "$W/full-dir"
+
+# [SECTION] cases: one per line, split by the shell (quotes and $'...' work) ---------------
+
+cases=()
+add() { cases+=("$1"); }
+T="--batch 1 --tq 2 --d-model 4 --heads 2"  # small, valid
+
+for cmd in trace flash bench; do
+  for opt in --batch --tq --tk --d-model --heads; do
+    for v in 0 -1 99999999999999999999 4611686018427387904 1e3 "''" abc 0x10 "' 5'"; do
+      add "$cmd $opt $v"
+    done
+  done
+done
+for opt in --d-model --heads --layers --seq --batch --kv-heads --head-dim; do
+  for v in 0 -1 99999999999999999999 4611686018427387904 abc; do add "cost $opt $v"; done
+done
+add "cost --seq 1099511627776"
+add "cost --d-model 3037000500 --heads 4"
+add "cost --batch 4611686018427387904 --seq 2"
+add "cost --layers 4611686018427387904"
+add "cost --kv-heads 3"
+add "cost --sweep seq=512,1099511627776"
+add "cost --sweep seq=512,-1"
+add "cost --sweep seq=,"
+add "cost --sweep $'seq=1\n2'"
+add "cost --dtype fp8"
+add "cost --dtype $'fp\x1b[2J'"
+for v in 1e30 0.5 nan inf -1 0 1X "''" 1e400 -0 9999999999999G; do add "trace --mem-limit $v"; done
+for v in -1 18446744073709551616 abc "' 1'" 1.5; do add "trace --seed $v"; done
+for m in causl "$'causal\nx'" key-padding=99999999999999999999 key-padding=-1 key-padding=3:1 \
+         "$'\x1b[2J'" side=up key-padding= query-padding=9:9 "causal,x"; do
+  add "trace $T --mask $m"
+done
+for b in sideways "$'mask-\ninverted'"; do add "trace $T --mask-bug $b"; done
+add "trace $T --bug no-such-bug"
+add "trace $T --mask-bug inverted --bug no-scale"
+add "trace $T --dropout 1"
+add "trace $T --dropout -0.5"
+add "trace $T --dropout nan"
+add "trace $T --backend tpu"
+add "trace --batch 1 --tq 1 --d-model 4611686018427387904 --heads 1"
+add "flash --batch 1 --tq 1 --d-model 4611686018427387904 --heads 1"
+add "bench --batch 1 --tq 1 --d-model 4611686018427387904 --heads 1"
+add "trace --batch 1 --tq 1000000"
+add "flash --batch 1 --tq 100000000 --d-model 64 --heads 1"
+add "bench --batch 1 --tq 1000000 --repeats 1"
+add "trace --batch 1 --tq 1 --d-model 16384 --heads 1 --mem-limit 100M"
+add "flash --batch 1 --tq 4096 --d-model 64 --heads 1 --mem-limit 1M"
+add "flash --batch 1 --tq 2048 --d-model 64 --heads 1 --dump $W/out-tiles --mem-limit 10M"
+add "flash $T --block-q 0"
+add "flash $T --block-k -3"
+add "flash $T --threads 0"
+add "flash $T --threads 99999"
+add "flash $T --bench -1"
+add "flash $T --tiles-head 0:0"
+add "flash $T --dump $W/out-th --tiles-head x:y"
+add "flash $T --dump $W/out-th2 --tiles-head 99999999999999999999:0"
+add "flash $T --bug no-scale --mask-bug inverted"
+add "flash $T --train --dropout 0.5"
+add "bench $T --repeats 0"
+add "bench $T --repeats 99999999999"
+for f in "${npy_files[@]}"; do add "trace --input $F/$f.npy"; done
+for f in huge-wrap huge-claim truncated f8 fifo folder newline-descr; do
+  add "trace --query $F/$f.npy --key $F/$f.npy --value $F/$f.npy"
+done
+add "trace --input $F/v2-ok-shape.npy --heads 3"
+add "trace --input /dev/zero"
+add "trace --input /dev/null"
+add "trace --input /nonexistent/x.npy"
+add "trace --input $'$F/new\nline.npy'"
+add "trace --input $F/v2-ok-shape.npy --query $F/v2-ok-shape.npy"
+add "trace --query $F/v2-ok-shape.npy"
+for f in mask-huge mask-f32 fifo huge-claim; do add "trace $T --mask-file $F/$f.npy"; done
+add "trace --input $F/v2-ok-shape.npy --heads 2 --weights $F/weights-bad"
+add "trace --input $F/v2-ok-shape.npy --heads 2 --weights /nonexistent"
+add "trace $T --dump $W/full-dir"
+add "trace $T --dump $W/a-file"
+add "trace $T --dump /nonexistent/dump"
+add "trace $T --dump /proc/attnsim-dump"
+add "trace $T --dump $W/a-file/sub"
+add "trace $T --input ''"
+add "trace $T --weights ''"
+add "trace $T --dump ''"
+add "ulimit -f 16; trace --batch 2 --tq 32 --d-model 32 --heads 2 --dump $W/out-full"
+add "ulimit -f 16; flash --batch 2 --tq 64 --d-model 32 --heads 2 --dump $W/out-full2"
+for f in "${lesson_files[@]}"; do add "lesson check $L/$f.toml"; done
+add "lesson check $L/fifo.toml"
+add "lesson check /nonexistent"
+add "lesson check $'$L/new\nline.toml'"
+add "lesson list /nonexistent"
+add "lesson"
+add "lesson frobnicate"
+add "frobnicate"
+add "$'fro\x1bbnicate'"
+add "trace --frobnicate"
+add "trace --heads"
+add "trace $T extra-positional"
+add "cost --seq"
+add "''"
+
+# [SECTION] run --------------------------------------------------------------------------------
+
+snapshot() { (cd "$W" && find . -path ./in -prune -o -path ./lessons -prune -o -print | sort); }
+before=$(snapshot)
+pass=0 fail=0 crashes=0 sanitizer=0 hangs=0 slow=0
+have_time=0
+[[ $strict == 1 && -x /usr/bin/time ]] && have_time=1
+for c in "${cases[@]}"; do
+  prefix=""
+  if [[ $c == "ulimit -f"* ]]; then prefix="trap '' XFSZ; ${c%%;*};"; c=${c#*; }; fi
+  start=$(date +%s%N)
+  if ((have_time)); then
+    bash -c "$prefix exec /usr/bin/time -f '%M' -o '$W/.rss' timeout 10 '$cli' $c" >"$W/.out" 2>"$W/.err" </dev/null
+  else
+    bash -c "$prefix exec timeout 10 '$cli' $c" >"$W/.out" 2>"$W/.err" </dev/null
+  fi
+  code=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  err=$(cat "$W/.err"); out=$(cat "$W/.out")
+  why=""
+  if [[ $code == 124 ]]; then why="hang (over 10 s)"; hangs=$((hangs + 1))
+  elif ((code >= 128)); then why="crash (signal $((code - 128)))"; crashes=$((crashes + 1))
+  elif grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$W/.err"; then
+    why="sanitizer report"; sanitizer=$((sanitizer + 1))
+  elif [[ $code != 2 ]]; then why="exit $code, not 2"
+  elif [[ $c == "lesson check"* ]] && grep -qvE "^(/|attnsim-cli: )" "$W/.err"; then
+    why="a lesson-check line that is not file:line:col: message"  # one line per problem, each whole
+  elif [[ $c != "lesson check"* && $(wc -l <"$W/.err") != 1 ]]; then why="$(wc -l <"$W/.err") lines on stderr, not 1"
+  elif [[ -n $out ]]; then why="output on stdout"
+  fi
+  if [[ -z $why && $strict == 1 ]]; then
+    rss_kb=$( ((have_time)) && tail -1 "$W/.rss" 2>/dev/null || echo 0)
+    if ((ms >= 1000)) || ((rss_kb >= 50 * 1024)); then why="slow refusal: ${ms} ms, ${rss_kb} KiB"; slow=$((slow + 1)); fi
+  fi
+  rm -f "$W/.out" "$W/.err" "$W/.rss"
+  after=$(snapshot)
+  if [[ -z $why && $after != "$before" ]]; then why="left files: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"; fi
+  if [[ $after != "$before" ]]; then  # clean up so the next case starts from the same state
+    comm -13 <(echo "$before") <(echo "$after") | (cd "$W" && xargs -r rm -rf)
+  fi
+  if [[ -n $why ]]; then
+    fail=$((fail + 1))
+    printf 'FAIL  attnsim-cli %s  -> %s: %s\n' "$c" "$why" "$(head -c 300 <<<"$err" | head -3)"
+  else
+    pass=$((pass + 1))
+  fi
+done
+chmod 755 "$W/full-dir"
+echo "hostile inputs: ${#cases[@]} cases, $pass passed, $fail failed ($crashes crashes, $sanitizer sanitizer reports, $hangs hangs, $slow slow)"
+((fail == 0))
