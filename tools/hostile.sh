@@ -123,6 +123,15 @@ mkfifo "$L/fifo.toml"
 lesson_files=(id-slash id-newline id-long id-empty id-upper id-escape tq-huge d-wrap batch-big tq-negative
               heads-zero step-tq cost-seq cost-dmodel cost-headdim flash-huge syntax binary empty deep)
 
+# checkpoints (model.json + .npy per parameter) that lie about their sizes
+C="$W/ckpt"
+mkdir -p "$C/huge" "$C/bad-json" "$C/not-model"
+printf '{"format": "attnsim-model", "version": 1, "config": {"vocab": 4611686018427387904, "seq_len": 48, "d_model": 64, "heads": 4, "layers": 2}, "parameters": []}\n' >"$C/huge/model.json"
+printf '{"format": "attnsim-model", "version": 1, "config": {"vocab": 65, "seq_len": 48, "d_model": 3037000500, "heads": 4, "layers": 2}, "parameters": []}\n' >"$C/huge/model.json.2"
+printf '{"format": "attnsim-model", "version": 1, "config": ' >"$C/bad-json/model.json"
+printf '{"format": "something-else"}' >"$C/not-model/model.json"
+mkdir -p "$C/wrap" && mv "$C/huge/model.json.2" "$C/wrap/model.json"
+
 # folders a dump cannot go to
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
 echo x >"$W/a-file"
@@ -213,6 +222,27 @@ add "trace $T --weights ''"
 add "trace $T --dump ''"
 add "ulimit -f 16; trace --batch 2 --tq 32 --d-model 32 --heads 2 --dump $W/out-full"
 add "ulimit -f 16; flash --batch 2 --tq 64 --d-model 32 --heads 2 --dump $W/out-full2"
+for opt in --layers --heads --d-model --vocab --seq --batch --steps --min-repeat --max-repeat; do
+  for v in 0 -1 99999999999999999999 abc; do add "train $opt $v"; done
+done
+for opt in --warmup --checkpoint-every --score-every; do add "train $opt -1"; done
+add "train --seed -1"
+add "train --data-seed 18446744073709551616"
+add "train --mem-limit 0.5"
+add "train --d-model 4611686018427387904 --heads 1"
+add "train --vocab 1"
+add "train --task nonsense"
+add "train --init $C/huge"
+add "train --init $F/fifo.npy"
+add "experiment nonsense"
+add "experiment roles --steps 0"
+add "experiment roles --seed -1"
+for d in huge wrap bad-json not-model; do
+  add "heads --model $C/$d"
+  add "trace --model $C/$d"
+done
+add "heads --model /nonexistent"
+add "ablate --model $C/huge"
 for f in "${lesson_files[@]}"; do add "lesson check $L/$f.toml"; done
 add "lesson check $L/fifo.toml"
 add "lesson check /nonexistent"
@@ -230,7 +260,7 @@ add "''"
 
 # [SECTION] run --------------------------------------------------------------------------------
 
-snapshot() { (cd "$W" && find . -path ./in -prune -o -path ./lessons -prune -o -print | sort); }
+snapshot() { (cd "$W" && find . -path ./in -prune -o -path ./lessons -prune -o -path ./ckpt -prune -o -print | sort); }
 before=$(snapshot)
 pass=0 fail=0 crashes=0 sanitizer=0 hangs=0 slow=0
 have_time=0

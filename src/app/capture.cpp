@@ -5,7 +5,6 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 #include <stb/stb_image_write.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -18,6 +17,8 @@
 #include "app/gl.h"
 #include "app/heatmap_gl.h"
 #include "app/window.h"
+#include "engine/atomic_file.h"
+#include "engine/error.h"
 
 namespace attnsim::app {
 
@@ -30,15 +31,20 @@ std::string export_file_name(const App& app, const ExportRequest& r) {
 
 bool write_png_atomic(const std::string& path, int width, int height, const unsigned char* rgba,
                       std::string* error) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  if (!stbi_write_png(tmp.c_str(), width, height, 4, rgba, width * 4)) {
-    *error = "could not write " + tmp + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
+  // Encoded in memory, then written through AtomicFile: stb's own file writer checks
+  // neither its writes nor fclose, so a full disk left a truncated PNG behind.
+  std::string png;
+  auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba, width * 4)) {
+    *error = path + ": could not encode the PNG";
     return false;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "could not rename " + tmp + " to " + path + ": " + std::strerror(errno);
-    std::remove(tmp.c_str());
+  try {
+    write_file_atomically(path, png);
+  } catch (const Error& e) {
+    *error = e.what();
     return false;
   }
   return true;

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "app/app.h"
@@ -19,6 +18,7 @@
 #include "app/i18n.h"
 #include "app/model_view.h"
 #include "app/window.h"
+#include "engine/atomic_file.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
@@ -52,7 +52,7 @@ bool start(App& app, Window& w, const Options& options) {
     // ImGui sizes auto-fitting windows and tables over the first frames.
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n", e.what());
+    std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());
     close_window(w);
     return false;
   }
@@ -60,7 +60,8 @@ bool start(App& app, Window& w, const Options& options) {
 }
 
 void write_geometry(const App& app, const std::string& path, int scale) {
-  std::ofstream out(path);
+  AtomicFile file(path);
+  std::ostream& out = file.stream();
   const Step* s = app.current_step();
   out << "{\"step\": \"" << (s ? s->name : "") << "\", \"batch\": " << app.batch
       << ", \"scale\": " << scale << ", \"rows\": [";
@@ -87,6 +88,7 @@ void write_geometry(const App& app, const std::string& path, int scale) {
     out << "]";
   }
   out << "}\n";
+  file.commit();
 }
 
 }  // namespace
@@ -149,11 +151,19 @@ int run_export(const Options& options) {
   r.scale = options.scale;
   r.transparent = options.transparent;
   std::string written, error;
-  const bool ok = capture_png(app, r, &written, &error);
-  if (ok && !options.geometry.empty()) write_geometry(app, options.geometry, options.scale);
+  bool ok = capture_png(app, r, &written, &error);
+  if (ok && !options.geometry.empty()) {
+    try {
+      write_geometry(app, options.geometry, options.scale);
+    } catch (const Error& e) {  // the PNG alone would be half the answer: take it back
+      error = e.what();
+      std::remove(written.c_str());
+      ok = false;
+    }
+  }
   close_window(w);
   if (!ok) {
-    std::fprintf(stderr, "attnsim: %s\n", error.c_str());
+    std::fprintf(stderr, "attnsim: %s\n", one_line(error).c_str());
     return 2;
   }
   std::printf("%s\n", written.c_str());
@@ -164,38 +174,39 @@ int run_export_slides(const Options& options) {
   App app;
   Window w;
   if (!start(app, w, options)) return 2;
-  std::error_code ec;
-  std::filesystem::create_directories(options.output, ec);
-  if (ec) {
-    std::fprintf(stderr, "attnsim: cannot create %s: %s\n", options.output.c_str(), ec.message().c_str());
+  // Every slide and index.md go to a hidden folder renamed into place at the end: a failed
+  // export leaves nothing behind.
+  const auto active = app.active_steps();
+  std::vector<std::string> written_paths;
+  try {
+    write_folder_atomically(options.output, [&](const std::string& dir) {
+      std::string index = "# " + app.session.scenario().name + "\n\n";
+      int n = 0;
+      for (size_t i = 0; i < active.size(); ++i) {
+        if (!active[i]) continue;
+        go_to(app.playback, static_cast<int>(i), false);
+        render_frame(app, w, 0.0f);
+        ExportRequest r;
+        r.scale = options.scale;
+        r.transparent = options.transparent;
+        char name[96];
+        std::snprintf(name, sizeof name, "%02d-%s.png", ++n, app.current_step()->name.c_str());
+        r.path = (std::filesystem::path(dir) / name).string();
+        std::string written, error;
+        if (!capture_png(app, r, &written, &error)) throw Error(error);
+        index += std::to_string(n) + ". `" + app.current_step()->name + "` — ![](" + name + ")\n";
+        written_paths.push_back((std::filesystem::path(options.output) / name).string());
+      }
+      write_file_atomically((std::filesystem::path(dir) / "index.md").string(), index);
+    }, options.force);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());
     close_window(w);
     return 2;
   }
-  std::string index = "# " + app.session.scenario().name + "\n\n";
-  const auto active = app.active_steps();
-  int n = 0, failed = 0;
-  for (size_t i = 0; i < active.size(); ++i) {
-    if (!active[i]) continue;
-    go_to(app.playback, static_cast<int>(i), false);
-    render_frame(app, w, 0.0f);
-    ExportRequest r;
-    r.scale = options.scale;
-    r.transparent = options.transparent;
-    char name[96];
-    std::snprintf(name, sizeof name, "%02d-%s.png", ++n, app.current_step()->name.c_str());
-    r.path = (std::filesystem::path(options.output) / name).string();
-    std::string written, error;
-    if (capture_png(app, r, &written, &error)) {
-      index += std::to_string(n) + ". `" + app.current_step()->name + "` — ![](" + name + ")\n";
-      std::printf("%s\n", written.c_str());
-    } else {
-      std::fprintf(stderr, "attnsim: %s\n", error.c_str());
-      ++failed;
-    }
-  }
-  std::ofstream(std::filesystem::path(options.output) / "index.md") << index;
+  for (const auto& p : written_paths) std::printf("%s\n", p.c_str());
   close_window(w);
-  return failed ? 1 : 0;
+  return 0;
 }
 
 int run_bench(const Options& options) {
@@ -338,7 +349,7 @@ int run_without_display(const Options& options, const std::string& why) {
   std::fflush(stderr);
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
   execlp("xvfb-run", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24", self.c_str(),
-         "--export-slides", dir.c_str(), "--scenario", options.scenario.c_str(),
+         "--export-slides", dir.c_str(), "--force", "--scenario", options.scenario.c_str(),
          static_cast<char*>(nullptr));
   std::perror("attnsim: xvfb-run");
   return 2;

@@ -4,7 +4,6 @@
 // headless under xvfb-run; pixels come from the app's own capture path (capture_png).
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "app/app.h"
 #include "app/capture.h"
@@ -12,6 +11,7 @@
 #include "app/lesson_state.h"
 #include "app/lesson_ui.h"
 #include "app/window.h"
+#include "engine/atomic_file.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
@@ -32,22 +32,16 @@ void settle(App& app, Window& w) {
 int run_lesson_slides(const Options& options) {
   auto loaded = lessons::load_lesson(options.lesson);
   if (!loaded.lesson) {
-    for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", d.str().c_str());
+    for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", one_line(d.str()).c_str());
     std::fprintf(stderr, "attnsim: cannot read lesson %s (check it with attnsim-cli lesson check)\n",
                  options.lesson.c_str());
     return 2;
   }
   const lessons::Lesson& lesson = *loaded.lesson;
-  std::error_code ec;
-  std::filesystem::create_directories(options.output, ec);
-  if (ec) {
-    std::fprintf(stderr, "attnsim: cannot create %s: %s\n", options.output.c_str(), ec.message().c_str());
-    return 2;
-  }
   Window w;
   std::string why;
   if (!open_window(w, kSlideWidth, kSlideHeight, false, &why)) {
-    std::fprintf(stderr, "attnsim: %s (run it under xvfb-run -a)\n", why.c_str());
+    std::fprintf(stderr, "attnsim: %s (run it under xvfb-run -a)\n", one_line(why).c_str());
     return 2;
   }
   App app;
@@ -61,48 +55,46 @@ int run_lesson_slides(const Options& options) {
   ui.progress_loaded = true;
   ui.slide_mode = true;
   ui.presenter_scale = 1.5f;
-  int failed = 0;
-  std::string index = "# " + lesson.title.get(lesson_lang()) + "\n\n" + lesson.summary.get(lesson_lang()) + "\n\n";
+  std::vector<std::string> written_paths;
+  int code = 0;
   try {
-    open_lesson(app, lesson, 0);
-    for (int i = 0; i < ui.player.step_count(); ++i) {
-      if (i > 0) {
-        ui.player.go(i);
-        apply_step(app);
-      }
-      settle(app, w);
-      if (!app.session.error().empty())
-        std::fprintf(stderr, "attnsim: step %d: %s\n", i + 1, app.session.error().c_str());
-      const lessons::LessonStep& step = ui.player.step();
-      char name[160];
-      std::snprintf(name, sizeof name, "%02d-%s.png", i + 1, step.id.c_str());
-      ExportRequest r;
-      r.scale = options.scale;
-      r.transparent = options.transparent;
-      r.path = (std::filesystem::path(options.output) / name).string();
-      std::string written, error;
-      if (capture_png(app, r, &written, &error)) {
-        std::printf("%s\n", written.c_str());
+    // Every slide and index.md go to a hidden folder renamed into place at the end: a step
+    // the engine refuses or a failed write leaves nothing behind.
+    write_folder_atomically(options.output, [&](const std::string& dir) {
+      std::string index = "# " + lesson.title.get(lesson_lang()) + "\n\n" + lesson.summary.get(lesson_lang()) + "\n\n";
+      open_lesson(app, lesson, 0);
+      for (int i = 0; i < ui.player.step_count(); ++i) {
+        if (i > 0) {
+          ui.player.go(i);
+          apply_step(app);
+        }
+        settle(app, w);
+        const lessons::LessonStep& step = ui.player.step();
+        if (!app.session.error().empty())
+          throw Error("step " + std::to_string(i + 1) + " (" + step.id + "): " + app.session.error());
+        char name[160];
+        std::snprintf(name, sizeof name, "%02d-%s.png", i + 1, step.id.c_str());
+        ExportRequest r;
+        r.scale = options.scale;
+        r.transparent = options.transparent;
+        r.path = (std::filesystem::path(dir) / name).string();
+        std::string written, error;
+        if (!capture_png(app, r, &written, &error)) throw Error(error);
+        written_paths.push_back((std::filesystem::path(options.output) / name).string());
         index += std::to_string(i + 1) + ". **" + step.title.get(lesson_lang()) + "** — " + step_short(step) +
                  "\n\n   ![" + step.id + "](" + name + ")\n\n";
-      } else {
-        std::fprintf(stderr, "attnsim: %s: %s\n", name, error.c_str());
-        ++failed;
       }
-    }
-  } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n", e.what());
-    ++failed;
-  }
-  {
-    const auto path = std::filesystem::path(options.output) / "index.md";
-    const auto tmp = path.string() + ".tmp";
-    std::ofstream(tmp) << index;
-    std::filesystem::rename(tmp, path, ec);
+      write_file_atomically((std::filesystem::path(dir) / "index.md").string(), index);
+    }, options.force);
+  } catch (const std::exception& e) {  // Error, or bad_alloc from a step: one line, exit 2
+    std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());
+    code = 2;
   }
   app.session.wait();
   close_window(w);
-  return failed ? 1 : 0;
+  if (code == 0)
+    for (const auto& p : written_paths) std::printf("%s\n", p.c_str());
+  return code;
 }
 
 }  // namespace attnsim::app

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <new>
 
 #include "app/app.h"
 #include "app/capture.h"
@@ -15,6 +16,7 @@
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
+#include "lessons/lesson.h"
 
 using namespace attnsim;
 using namespace attnsim::app;
@@ -72,21 +74,19 @@ int run_window(const Options& options) {
   return 0;
 }
 
-}  // namespace
+// A headless run with --lesson: a lesson that does not load is an error (exit 2), not a
+// banner in a picture nobody sees.
+bool lesson_loads(const Options& options) {
+  if (options.lesson.empty() || options.mode == Mode::Window || options.mode == Mode::Help) return true;
+  const auto loaded = lessons::load_lesson(options.lesson);
+  if (loaded.lesson && loaded.diagnostics.empty()) return true;
+  for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", one_line(d.str()).c_str());
+  std::fprintf(stderr, "attnsim: cannot use lesson %s (check it with attnsim-cli lesson check)\n",
+               one_line(options.lesson).c_str());
+  return false;
+}
 
-int main(int argc, char** argv) {
-  // The BLAS kernels are chosen before any other thread exists (blas_kernels.h).
-  if (const std::string& warning = blas_kernels().warning; !warning.empty())
-    std::fprintf(stderr, "attnsim: warning: %s\n", warning.c_str());
-  Options options;
-  try {
-    options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    if (!is_model_scenario(options.scenario))
-      find_scenario(options.scenario);  // an unknown name fails here, with the list
-  } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n%s", e.what(), kUsage);
-    return 2;
-  }
+int run(const Options& options) {
   switch (options.mode) {
     case Mode::Help: {
       std::printf("%s\nscenarios:\n", kUsage);
@@ -103,4 +103,31 @@ int main(int argc, char** argv) {
     case Mode::Window: return run_window(options);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The BLAS kernels are chosen before any other thread exists (blas_kernels.h).
+  if (const std::string& warning = blas_kernels().warning; !warning.empty())
+    std::fprintf(stderr, "attnsim: warning: %s\n", warning.c_str());
+  Options options;
+  try {
+    options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    if (!is_model_scenario(options.scenario))
+      find_scenario(options.scenario);  // an unknown name fails here, with the list
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnsim: %s (see --help)\n", one_line(e.what()).c_str());
+    return 2;
+  }
+  // Every mode's failures end here as one line: bad_alloc and library errors included.
+  try {
+    if (!lesson_loads(options)) return 2;
+    return run(options);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "attnsim: out of memory (lower the sizes)\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());
+  }
+  return 2;
 }

@@ -1,13 +1,14 @@
 // Command-line options. See options.h.
 #include "app/options.h"
 
+#include "engine/checked.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
 
 const char* const kUsage =
     "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE]\n"
-    "       attnsim --lesson FILE --export-slides DIR [--scale 1|2|4] [--lang ko|en]\n"
+    "       attnsim --lesson FILE --export-slides DIR [--force] [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|flash|controls|model|timeline|experiments]\n"
     "               [--batch B] [--experiment NAME]\n"
@@ -15,20 +16,15 @@ const char* const kUsage =
     "               assets/models/induction, or $ATTNSIM_MODEL)\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "               [--action check-hidden|first-nan|try-view]\n"
-    "       attnsim --export-slides DIR [--scenario NAME] [--scale 1|2|4]\n"
+    "       attnsim --export-slides DIR [--force] [--scenario NAME] [--scale 1|2|4]\n"
+    "       (DIR new or empty; --force replaces a folder that is not empty)\n"
     "       attnsim --bench-frames N [--scenario NAME] [--train-live]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n";
 
 namespace {
 
 int parse_int(const std::string& flag, const std::string& text) {
-  try {
-    size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  throw Error(flag + " expects a whole number, got '" + text + "'");
+  return static_cast<int>(attnsim::parse_int(text, flag, 0, 1000000000));
 }
 
 }  // namespace
@@ -103,6 +99,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.train_live = true;
     } else if (a == "--transparent") {
       o.transparent = true;
+    } else if (a == "--force") {
+      o.force = true;
     } else {
       throw Error("unknown argument '" + a + "'");
     }

@@ -37,6 +37,7 @@ struct Options {
   bool transparent = false;
   std::string experiment;    // --experiment NAME: with --panel experiments, run it first
   bool train_live = false;   // --train-live: with --bench-frames, train the model meanwhile
+  bool force = false;        // --force: --export-slides may replace a folder that is not empty
 };
 
 // Throws attnsim::Error naming the bad argument.

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 
 #include "commands.h"
 #include "model/checkpoint.h"
 #include "model/experiments.h"
+#include "options.h"
 
 namespace attnsim::cli {
 
@@ -21,15 +23,16 @@ Runner add_experiment_command(CLI::App& app) {
   std::string names;
   for (const std::string& n : model::kExperimentNames) names += (names.empty() ? "" : " | ") + n;
   CLI::App* cmd = app.add_subcommand("experiment", "the article's head experiments on the toy model (trains models as needed)");
+  const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());  // refused, not clamped
   cmd->add_option("name", a->name, names + " | all")->required();
   cmd->add_option("--model", a->model_dir, "roles / ablation / sink: use this checkpoint instead of training one");
-  cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str();
-  cmd->add_option("--batch", a->o.train.batch, "sequences per step")->capture_default_str();
+  cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str()->check(size);
+  cmd->add_option("--batch", a->o.train.batch, "sequences per step")->capture_default_str()->check(size);
   cmd->add_option("--lr", a->o.train.adamw.lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--d-model", a->o.base.d_model, "width of every model")->capture_default_str();
-  cmd->add_option("--layers", a->o.base.layers, "layers of every model")->capture_default_str();
-  cmd->add_option("--heads", a->o.base.heads, "heads of the base model")->capture_default_str();
-  cmd->add_option("--seed", a->o.base.seed, "initial weights")->capture_default_str();
+  cmd->add_option("--d-model", a->o.base.d_model, "width of every model")->capture_default_str()->check(size);
+  cmd->add_option("--layers", a->o.base.layers, "layers of every model")->capture_default_str()->check(size);
+  cmd->add_option("--heads", a->o.base.heads, "heads of the base model")->capture_default_str()->check(size);
+  cmd->add_option("--seed", a->o.base.seed, "initial weights")->capture_default_str()->check(seed_number());
   cmd->add_option("--out", a->out, "also write the JSON to this file");
   cmd->add_flag("--json", a->json, "print JSON instead of tables");
   return [a] {

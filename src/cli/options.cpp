@@ -25,6 +25,19 @@ CLI::Validator whole_number(int64_t lo, int64_t hi) {
       "", "whole number");
 }
 
+CLI::Validator mem_limit_size() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          parse_size(text);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "", "size");
+}
+
 CLI::Validator seed_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -66,16 +79,7 @@ void add_model_options(CLI::App& cmd, ModelOptions& o) {
   cmd.add_flag("--train", o.train, "train mode: dropout on");
   cmd.add_flag("--wo-identity", o.wo_identity, "replace W_O by the identity");
   cmd.add_option("--mem-limit", o.mem_limit, "refuse configs whose trace needs more (e.g. 8G; default 75% of RAM)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            try {
-              parse_size(text);
-            } catch (const Error& e) {
-              return e.what();
-            }
-            return {};
-          },
-          "", "size"));
+      ->check(mem_limit_size());
   cmd.add_option("--backend", o.backend, "cpu or cuda")->capture_default_str();
   cmd.footer(kMaskSpecHelp);
 }

@@ -50,6 +50,9 @@ Model build_model(const ModelOptions& o, const CorePrediction& core_bytes, const
 // A CLI11 check for integer options: the whole text a decimal in [lo, hi], refused (not
 // clamped) otherwise.
 CLI::Validator whole_number(int64_t lo, int64_t hi);
+// CLI11 checks for a seed (0 to 2^64-1, no sign) and a --mem-limit size (parse_size).
+CLI::Validator seed_number();
+CLI::Validator mem_limit_size();
 // A CLI11 check for paths and names: an empty value is refused, not taken as "not given".
 CLI::Validator not_empty();
 

@@ -9,6 +9,8 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -92,7 +94,7 @@ TEST_CASE("query-padding-nan: NaN rows carry the NaN colour at the padded query 
 
 TEST_CASE("export-slides writes one PNG per step that ran") {
   const std::string dir = kOut + "/slides";
-  REQUIRE(run("--export-slides " + dir) == 0);
+  REQUIRE(run("--export-slides " + dir + " --force") == 0);  // --force: the folder of the last run
   std::ifstream index(dir + "/index.md");
   REQUIRE(index.good());
   int n = 0;
@@ -140,4 +142,83 @@ TEST_CASE("an export to an unwritable place exits 2 and leaves no file behind") 
   const int bad_step = run("--export " + kOut + "/never.png --step alpah 2>/dev/null");
   CHECK(WEXITSTATUS(bad_step) == 2);
   CHECK_FALSE(std::ifstream(kOut + "/never.png").good());
+}
+
+// [SECTION] hostile input (issue 14): every failed export is one line, exit 2, nothing left
+
+namespace {
+
+struct Run {
+  int code;
+  std::string err;
+};
+
+// Runs attnsim through bash (for `ulimit -f`); stderr is captured, stdout dropped.
+Run run_sh(const std::string& prefix, const std::string& args) {
+  const std::string cmd = "bash -c \"" + prefix + " " + kApp + " " + args + " 2>&1 >/dev/null\"";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[512];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// A full disk without root: files may grow to 64 KiB, and SIGXFSZ is ignored so the write
+// past it fails with EFBIG instead of killing the process.
+const std::string kFullDisk = "trap '' XFSZ; ulimit -f 64;";
+
+}  // namespace
+
+TEST_CASE("a PNG export on a full disk exits 2 and leaves no file") {
+  const std::string png = kOut + "/full.png";
+  std::remove(png.c_str());
+  const Run r = run_sh(kFullDisk, "--export " + png + " --scale 4");
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("File too large") != std::string::npos);
+  CHECK_FALSE(std::ifstream(png).good());
+}
+
+TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md") {
+  const std::string dir = kOut + "/full-slides";
+  std::system(("rm -rf " + dir).c_str());
+  const Run r = run_sh(kFullDisk, "--export-slides " + dir);
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK_FALSE(std::ifstream(dir + "/index.md").good());
+  CHECK(std::system(("test -e " + dir).c_str()) != 0);
+  CHECK(std::system(("ls -a " + kOut + " | grep -q '\\.tmp'").c_str()) != 0);  // no temporaries either
+}
+
+TEST_CASE("--geometry to an unwritable path exits 2 and takes the PNG back") {
+  const std::string png = kOut + "/geo-fail.png";
+  std::remove(png.c_str());
+  const Run r = run_sh("", "--export " + png + " --geometry /nonexistent-dir/g.json");
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("/nonexistent-dir/g.json") != std::string::npos);
+  CHECK_FALSE(std::ifstream(png).good());
+}
+
+TEST_CASE("--lesson with a broken lesson and --export exits 2 and writes no PNG") {
+  const std::string png = kOut + "/broken-lesson.png";
+  std::remove(png.c_str());
+  const Run r = run_sh("", "--lesson " + std::string(ATTNSIM_SOURCE_DIR) + "/tests/lessons/unknown-step.toml --export " + png);
+  CHECK(r.code == 2);
+  CHECK_FALSE(std::ifstream(png).good());
+}
+
+TEST_CASE("option errors are one line that points to --help") {
+  for (const char* args : {"--scale 3", "--bench-frames 99999999999999999999", "--batch -1", "--frobnicate",
+                           "--scenario $'no\\nsuch'"}) {
+    INFO(args);
+    const Run r = run_sh("", args);
+    CHECK(r.code == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("(see --help)") != std::string::npos);
+  }
 }
