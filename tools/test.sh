@@ -2,7 +2,8 @@
 # Installs, builds and runs every test: the Release build's CTest suite (engine, CLI,
 # lessons, the visualizer under xvfb-run), `lesson check` on lessons/, the hostile-input
 # suite, then the engine and CLI suite and the hostile-input suite again built with
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# AddressSanitizer + UndefinedBehaviorSanitizer, and last the libFuzzer targets for a fixed
+# short time each (tools/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,4 +22,8 @@ cmake --build build-asan -j"$(nproc)" --target attnsim-cli attnsim-tests
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L engine
 tools/hostile.sh build-asan/attnsim-cli  # the same cases: no sanitizer report either
+# libFuzzer (clang-14, ASan + UBSan), ATTNSIM_FUZZ_SECONDS (default 30) per target; a crash,
+# sanitizer report, hang or OOM fails. The lesson, checkpoint and CLI targets exist too
+# (tools/fuzz.sh lesson checkpoint cli) but are not yet run here: see the issue-14 note.
+tools/fuzz.sh npy mask
 echo "all tests passed"
