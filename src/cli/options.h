@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "engine/atomic_file.h"  // write_folder_atomically, for the commands that dump
 #include "engine/mha.h"
 
 namespace attnsim::cli {
