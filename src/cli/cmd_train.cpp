@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <limits>
 #include <sstream>
 
 #include "commands.h"
@@ -49,33 +48,30 @@ Runner add_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("train", "train the tiny transformer on a built-in task (hand-written backward, AdamW)");
   model::ModelConfig& c = a->config;
   model::TrainOptions& t = a->train;
-  // Refused, not clamped: a size 1..2^63-1 (the model's own validate narrows it), a count from 0.
-  const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
-  const CLI::Validator count = whole_number(0, std::numeric_limits<int64_t>::max());
   cmd->add_option("--task", a->tasks, "induction | copy-prev | induction,copy-prev (sequences alternate)")->capture_default_str();
-  cmd->add_option("--layers", c.layers, "layers")->capture_default_str()->check(size);
-  cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str()->check(size);
-  cmd->add_option("--d-model", c.d_model, "width of the residual stream")->capture_default_str()->check(size);
-  cmd->add_option("--vocab", c.vocab, "tokens, BOS included")->capture_default_str()->check(size);
-  cmd->add_option("--seq", c.seq_len, "positions (sequence length)")->capture_default_str()->check(size);
+  cmd->add_option("--layers", c.layers, "layers")->capture_default_str();
+  cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str();
+  cmd->add_option("--d-model", c.d_model, "width of the residual stream")->capture_default_str();
+  cmd->add_option("--vocab", c.vocab, "tokens, BOS included")->capture_default_str();
+  cmd->add_option("--seq", c.seq_len, "positions (sequence length)")->capture_default_str();
   cmd->add_flag("--layernorm", c.layernorm, "pre-LayerNorm before attention, MLP and unembedding");
   cmd->add_flag("--mlp", c.mlp, "a 4·d GELU MLP after each attention");
   cmd->add_flag("!--no-bias", c.bias, "linear maps without biases");
-  cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str()->check(seed_number());
+  cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str();
   cmd->add_option("--init", a->init, "start from this checkpoint (its config wins over the size options)");
-  cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str()->check(size);
-  cmd->add_option("--steps", t.steps, "optimiser steps")->capture_default_str()->check(size);
+  cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str();
+  cmd->add_option("--steps", t.steps, "optimiser steps")->capture_default_str();
   cmd->add_option("--lr", t.adamw.lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str()->check(count);
+  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str();
   cmd->add_option("--weight-decay", t.adamw.weight_decay, "AdamW decoupled weight decay (matrices only)")->capture_default_str();
   cmd->add_option("--clip", t.adamw.clip, "max global gradient norm (0 = off)")->capture_default_str();
-  cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str()->check(seed_number());
-  cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str()->check(size);
-  cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str()->check(size);
-  cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str()->check(count);
-  cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str()->check(count);
+  cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str();
+  cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str();
+  cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str();
+  cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str();
+  cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str();
   cmd->add_option("--out", t.out_dir, "checkpoint folder to write");
-  cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)")->check(mem_limit_size());
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)");
   cmd->add_flag("--json", a->json, "print the final report as JSON");
   return [a] {
     model::TrainOptions& t = a->train;
