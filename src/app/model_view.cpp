@@ -68,6 +68,16 @@ std::vector<model::HeadRef> ModelView::heads_with_role(const std::string& r) con
 }
 
 std::vector<std::string> ModelView::timeline() const {
+  // Panels ask every frame; the folder is listed at most once a second (a live run adds steps).
+  const auto now = std::chrono::steady_clock::now();
+  if (timeline_dir_ == dir_ && now - timeline_at_ < std::chrono::seconds(1)) return timeline_;
+  timeline_dir_ = dir_;
+  timeline_at_ = now;
+  timeline_ = list_timeline();
+  return timeline_;
+}
+
+std::vector<std::string> ModelView::list_timeline() const {
   std::vector<std::string> out;
   if (dir_.empty()) return out;
   // A step folder's run is two levels up; the final model is the run folder itself.

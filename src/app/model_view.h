@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -87,6 +88,7 @@ class ModelView {
  private:
   void recompute();
   ModelRun run(const model::Ablation* ablation) const;
+  std::vector<std::string> list_timeline() const;
 
   bool loaded_ = false;
   std::string dir_;
@@ -99,6 +101,9 @@ class ModelView {
   ModelRun base_, ablated_;
   uint64_t revision_ = 0;
   double compute_ms_ = 0;
+  mutable std::string timeline_dir_;  // timeline(): the last listing and when it was made
+  mutable std::chrono::steady_clock::time_point timeline_at_;
+  mutable std::vector<std::string> timeline_;
 };
 
 // The folder of the shipped checkpoint (assets/models/induction in the source tree), or the
