@@ -36,14 +36,16 @@ Batch tiny_batch(const ModelConfig& c) {
   return b;
 }
 
-// Larger init than init_model() so the test sees sharp attention and non-trivial LN.
+// Larger linear maps than init_model() so the test sees sharp attention, and LayerNorm
+// weights away from 1 / 0 (embeddings keep their N(0, 1)).
 Model scaled_model(const ModelConfig& c) {
   Model m = init_model(c);
   for (size_t i = 0; i < m.params.names.size(); ++i) {
     float* p = m.params.tensors[i].f32();
     for (int64_t k = 0; k < m.params.tensors[i].numel(); ++k)
-      p[k] = m.params.names[i].find("ln") != std::string::npos ? p[k] + 0.1f * std::sin(static_cast<float>(k))
-                                                                : 3.0f * p[k];
+      p[k] = m.params.names[i].find("embed") != std::string::npos ? p[k]
+             : m.params.names[i].find("ln") != std::string::npos  ? p[k] + 0.1f * std::sin(static_cast<float>(k))
+                                                                   : 3.0f * p[k];
   }
   return m;
 }

@@ -2,6 +2,7 @@
 // folder (model.json + one .npy per parameter + train_log.jsonl + checkpoints/step-N/).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -23,6 +24,7 @@ struct TrainArgs {
   std::string mem_limit;
   std::string init;  // start from a checkpoint instead of fresh weights
   bool json = false;
+  int64_t bench = 0;  // time this many steps (after 5 of warm-up) instead of a real run
 };
 
 // One line per report on a pipe; a redrawn bar on a terminal.
@@ -39,6 +41,31 @@ void show_progress(const model::StepReport& r, int64_t total, bool tty) {
     std::fprintf(stderr, "step %lld/%lld  %.1f steps/s  loss %.4f  ETA %.0fs\n", static_cast<long long>(r.step),
                  static_cast<long long>(total), rate, r.loss, eta);
   }
+}
+
+// Per-step wall times of a run (data, forward, backward, AdamW: everything a step does).
+int bench_steps(model::Model& m, model::TrainOptions t, int64_t n, bool json) {
+  t.steps = n + 5;
+  t.out_dir.clear();
+  t.score_every = 0;
+  std::vector<double> ms;
+  double last = 0;
+  model::TrainHooks hooks;
+  hooks.on_step = [&](const model::StepReport& r) {
+    if (r.step > 5) ms.push_back(1000 * (r.seconds - last));
+    last = r.seconds;
+  };
+  model::train(m, t, hooks);
+  std::sort(ms.begin(), ms.end());
+  const double median = ms[ms.size() / 2];
+  if (json)
+    std::printf("{\"median_ms\": %.3f, \"steps\": %lld, \"params\": %lld}\n", median, static_cast<long long>(n),
+                static_cast<long long>(model::param_count(m.config)));
+  else
+    std::printf("training step: median %.2f ms (%.1f steps/s) over %lld steps; min %.2f ms, max %.2f ms; %lld parameters\n",
+                median, 1000 / median, static_cast<long long>(n), ms.front(), ms.back(),
+                static_cast<long long>(model::param_count(m.config)));
+  return 0;
 }
 
 }  // namespace
@@ -73,6 +100,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--out", t.out_dir, "checkpoint folder to write");
   cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)");
   cmd->add_flag("--json", a->json, "print the final report as JSON");
+  cmd->add_option("--bench", a->bench, "time N training steps (after 5 warm-up steps): median ms per step; writes nothing");
   return [a] {
     model::TrainOptions& t = a->train;
     t.task.tasks.clear();
@@ -84,6 +112,7 @@ Runner add_train_command(CLI::App& app) {
     t.task.len = m.config.seq_len;
     const bool tty = isatty(STDERR_FILENO);
     model::TrainHooks hooks;
+    if (a->bench > 0) return bench_steps(m, t, a->bench, a->json);
     hooks.on_step = [&](const model::StepReport& r) { show_progress(r, t.steps, tty); };
     model::train(m, t, hooks);
     print_model_report(m, a->json);

@@ -1,6 +1,8 @@
 // The hand-written backward of forward.cpp, in reverse order of the forward:
 //   dlogits -> unembed -> ln_final -> layers L-1..0 (mlp, residual, attention, residual, ln)
 //   -> embedding. The residual stream's gradient `dx` (B,T,d) is carried down the layers.
+// Scratch buffers are engine Tensors: its buffer pool hands the same memory back each step
+// (no page faults, no zeroing: every scratch buffer is written before it is read).
 #include <vector>
 
 #include "layers.h"
@@ -22,18 +24,19 @@ void backward(const Model& model, const Batch& batch, const Activations& acts, c
   const ModelConfig& c = model.config;
   const Params& P = model.params;
   const int64_t B = batch.batch, T = batch.len, d = c.d_model, V = c.vocab, N = B * T, m = c.mlp_dim();
-  std::vector<float> dx(static_cast<size_t>(N * d)), tmp(static_cast<size_t>(N * d));
+  Tensor dx = Tensor::empty({N * d});
+  Tensor tmp = Tensor::empty({N * d});
 
   // unembed: logits = xf · Uᵀ + b                             (B,T,V)
   const Tensor& x_last = c.layers ? acts.layers.back().x_out : acts.x0;
   const Tensor& xf = c.layernorm ? acts.lnf_out : x_last;
-  linear_backward(dlogits.f32(), xf.f32(), P.get("unembed.weight").f32(), N, d, V, dx.data(),
+  linear_backward(dlogits.f32(), xf.f32(), P.get("unembed.weight").f32(), N, d, V, dx.f32(),
                   grad_or_null(grads, "unembed.weight"), grad_or_null(grads, "unembed.bias"));
   if (c.layernorm) {
-    layernorm_backward(dx.data(), x_last.f32(), P.get("ln_final.weight").f32(), acts.lnf_mean.f32(),
-                       acts.lnf_rstd.f32(), N, d, tmp.data(), grad_or_null(grads, "ln_final.weight"),
+    layernorm_backward(dx.f32(), x_last.f32(), P.get("ln_final.weight").f32(), acts.lnf_mean.f32(),
+                       acts.lnf_rstd.f32(), N, d, tmp.f32(), grad_or_null(grads, "ln_final.weight"),
                        grad_or_null(grads, "ln_final.bias"));
-    dx.swap(tmp);
+    std::swap(dx, tmp);
   }
 
   for (int64_t l = c.layers - 1; l >= 0; --l) {
@@ -42,38 +45,39 @@ void backward(const Model& model, const Batch& batch, const Activations& acts, c
     if (c.mlp) {
       // x_out = x_mid + fc2(gelu(fc1(h))), h = ln2(x_mid) or x_mid: dx flows on unchanged
       // and through the MLP into dh, then (via ln2) back onto dx.
-      std::vector<float> dg(static_cast<size_t>(N * m)), dh(static_cast<size_t>(N * d));
-      linear_backward(dx.data(), la.gelu_out.f32(), P.get(p + "mlp.fc2.weight").f32(), N, m, d, dg.data(),
+      Tensor dg = Tensor::empty({N * m});
+      Tensor dh = Tensor::empty({N * d});
+      linear_backward(dx.f32(), la.gelu_out.f32(), P.get(p + "mlp.fc2.weight").f32(), N, m, d, dg.f32(),
                       grad_or_null(grads, p + "mlp.fc2.weight"), grad_or_null(grads, p + "mlp.fc2.bias"));
-      gelu_backward(dg.data(), la.fc1_out.f32(), N * m, dg.data());
+      gelu_backward(dg.f32(), la.fc1_out.f32(), N * m, dg.f32());
       const Tensor& h = c.layernorm ? la.ln2_out : la.x_mid;
-      linear_backward(dg.data(), h.f32(), P.get(p + "mlp.fc1.weight").f32(), N, d, m, dh.data(),
+      linear_backward(dg.f32(), h.f32(), P.get(p + "mlp.fc1.weight").f32(), N, d, m, dh.f32(),
                       grad_or_null(grads, p + "mlp.fc1.weight"), grad_or_null(grads, p + "mlp.fc1.bias"));
       if (c.layernorm) {
-        layernorm_backward(dh.data(), la.x_mid.f32(), P.get(p + "ln2.weight").f32(), la.ln2_mean.f32(),
-                           la.ln2_rstd.f32(), N, d, tmp.data(), grad_or_null(grads, p + "ln2.weight"),
+        layernorm_backward(dh.f32(), la.x_mid.f32(), P.get(p + "ln2.weight").f32(), la.ln2_mean.f32(),
+                           la.ln2_rstd.f32(), N, d, tmp.f32(), grad_or_null(grads, p + "ln2.weight"),
                            grad_or_null(grads, p + "ln2.bias"));
-        dh.swap(tmp);
+        std::swap(dh, tmp);
       }
-      for (int64_t i = 0; i < N * d; ++i) dx[i] += dh[i];
+      for (int64_t i = 0; i < N * d; ++i) dx.f32()[i] += dh.f32()[i];
     }
     // x_mid = x_in + attn(a_in), a_in = ln(x_in) or x_in
-    std::vector<float> da(static_cast<size_t>(N * d));
+    Tensor da = Tensor::empty({N * d});
     const AttnGrads g{grad_or_null(grads, p + "attn.W_Q.weight"), grad_or_null(grads, p + "attn.W_Q.bias"),
                       grad_or_null(grads, p + "attn.W_K.weight"), grad_or_null(grads, p + "attn.W_K.bias"),
                       grad_or_null(grads, p + "attn.W_V.weight"), grad_or_null(grads, p + "attn.W_V.bias"),
                       grad_or_null(grads, p + "attn.W_O.weight"), grad_or_null(grads, p + "attn.W_O.bias")};
-    attention_backward(la.attn, attention_weights(model, l), c.heads, la.ablated, dx.data(), g, da.data());
+    attention_backward(la.attn, attention_weights(model, l), c.heads, la.ablated, dx.f32(), g, da.f32());
     if (c.layernorm) {
-      layernorm_backward(da.data(), la.x_in.f32(), P.get(p + "ln.weight").f32(), la.ln_mean.f32(),
-                         la.ln_rstd.f32(), N, d, tmp.data(), grad_or_null(grads, p + "ln.weight"),
+      layernorm_backward(da.f32(), la.x_in.f32(), P.get(p + "ln.weight").f32(), la.ln_mean.f32(),
+                         la.ln_rstd.f32(), N, d, tmp.f32(), grad_or_null(grads, p + "ln.weight"),
                          grad_or_null(grads, p + "ln.bias"));
-      da.swap(tmp);
+      std::swap(da, tmp);
     }
-    for (int64_t i = 0; i < N * d; ++i) dx[i] += da[i];
+    for (int64_t i = 0; i < N * d; ++i) dx.f32()[i] += da.f32()[i];
   }
 
-  embedding_backward(dx.data(), batch.tokens.data(), B, T, d, grad_or_null(grads, "embed.weight"),
+  embedding_backward(dx.f32(), batch.tokens.data(), B, T, d, grad_or_null(grads, "embed.weight"),
                      grad_or_null(grads, "pos_embed.weight"));
 }
 

@@ -1,7 +1,8 @@
 // Parameters: lookup by name and the seeded initialisation.
 //
 // Init (deterministic in config.seed, one counter-based stream per parameter):
-//   embed, pos_embed     N(0, 0.1²): small next to the unit-scale linear maps, as usual
+//   embed, pos_embed     N(0, 1), torch.nn.Embedding's default: smaller embeddings leave the
+//                        first attention scores ~0 and training sits on the uniform pattern
 //   linear weight, bias  nn.Linear's default, uniform in ±1/sqrt(in)
 //   LayerNorm            weight 1, bias 0
 #include <cmath>
@@ -50,7 +51,7 @@ Model init_model(const ModelConfig& config) {
     const uint64_t stream = 1000 + i;
     const bool is_norm = s.name.find(".ln") != std::string::npos || s.name.rfind("ln_final", 0) == 0;
     if (s.name == "embed.weight" || s.name == "pos_embed.weight") {
-      for (int64_t k = 0; k < t.numel(); ++k) p[k] = 0.1f * random_normal(config.seed, stream, k);
+      for (int64_t k = 0; k < t.numel(); ++k) p[k] = random_normal(config.seed, stream, k);
     } else if (is_norm) {
       const float v = ends_with(s.name, ".weight") ? 1.0f : 0.0f;
       for (int64_t k = 0; k < t.numel(); ++k) p[k] = v;

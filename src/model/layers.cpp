@@ -116,47 +116,49 @@ void attention_backward(const Trace& trace, const MhaWeights& w, int64_t heads, 
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
 
   // W_O: dctx (B,T,d) = dout · W_O, dW_O += doutᵀ · ctx
-  std::vector<float> dctx(static_cast<size_t>(N * d));
-  linear_backward(dout, ctx.f32(), w.W_O.weight.f32(), N, d, d, dctx.data(), g.dWo, g.dbo);
+  Tensor dctx = Tensor::empty({N * d});
+  linear_backward(dout, ctx.f32(), w.W_O.weight.f32(), N, d, d, dctx.f32(), g.dWo, g.dbo);
   for (int64_t head : ablated)  // the ablated head's ctx was a constant
     for (int64_t r = 0; r < N; ++r)
-      for (int64_t e = 0; e < dk; ++e) dctx[r * d + head * dk + e] = 0.0f;
+      for (int64_t e = 0; e < dk; ++e) dctx.f32()[r * d + head * dk + e] = 0.0f;
 
   // per (b, h): the heads are (T,dk) slices of the (B,T,d) buffers with leading dimension d
-  std::vector<float> dq(static_cast<size_t>(N * d)), dk_(static_cast<size_t>(N * d)), dv(static_cast<size_t>(N * d));
-  std::vector<float> dA(static_cast<size_t>(T * T));
+  Tensor dq = Tensor::empty({N * d});
+  Tensor dk_ = Tensor::empty({N * d});
+  Tensor dv = Tensor::empty({N * d});
+  Tensor dA = Tensor::empty({T * T});
   const int t = static_cast<int>(T), D = static_cast<int>(d), K = static_cast<int>(dk);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t hh = 0; hh < h; ++hh) {
       const int64_t off = b * T * d + hh * dk;
       const float* A = alpha.f32() + (b * h + hh) * T * T;  // (T,T)
-      const float* dC = dctx.data() + off;                    // (T,dk), ld d
+      const float* dC = dctx.f32() + off;                    // (T,dk), ld d
       const float* q = q_proj.f32() + off;
       const float* k = k_proj.f32() + off;
       const float* v = v_proj.f32() + off;
       // dalpha (T,T) = dctx · vᵀ;  dv (T,dk) = alphaᵀ · dctx
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, K, 1.0f, dC, D, v, D, 0.0f, dA.data(), t);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, A, t, dC, D, 0.0f, dv.data() + off, D);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, K, 1.0f, dC, D, v, D, 0.0f, dA.f32(), t);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, A, t, dC, D, 0.0f, dv.f32() + off, D);
       // softmax: dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale; hidden keys have A = 0
       for (int64_t i = 0; i < T; ++i) {
         const float* a = A + i * T;
-        float* r = dA.data() + i * T;
+        float* r = dA.f32() + i * T;
         float dot = 0;
         for (int64_t j = 0; j < T; ++j) dot += r[j] * a[j];
         for (int64_t j = 0; j < T; ++j) r[j] = a[j] * (r[j] - dot) * scale;
       }
       // dq (T,dk) = dS · k;  dk (T,dk) = dSᵀ · q
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, K, t, 1.0f, dA.data(), t, k, D, 0.0f, dq.data() + off, D);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, dA.data(), t, q, D, 0.0f, dk_.data() + off, D);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, k, D, 0.0f, dq.f32() + off, D);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, q, D, 0.0f, dk_.f32() + off, D);
     }
 
   // the three projections read the same x: dx = dq·W_Q + dk·W_K + dv·W_V
-  std::vector<float> part(static_cast<size_t>(N * d));
-  linear_backward(dq.data(), x.f32(), w.W_Q.weight.f32(), N, d, d, dx, g.dWq, g.dbq);
-  linear_backward(dk_.data(), x.f32(), w.W_K.weight.f32(), N, d, d, part.data(), g.dWk, g.dbk);
-  for (int64_t i = 0; i < N * d; ++i) dx[i] += part[i];
-  linear_backward(dv.data(), x.f32(), w.W_V.weight.f32(), N, d, d, part.data(), g.dWv, g.dbv);
-  for (int64_t i = 0; i < N * d; ++i) dx[i] += part[i];
+  Tensor part = Tensor::empty({N * d});
+  linear_backward(dq.f32(), x.f32(), w.W_Q.weight.f32(), N, d, d, dx, g.dWq, g.dbq);
+  linear_backward(dk_.f32(), x.f32(), w.W_K.weight.f32(), N, d, d, part.f32(), g.dWk, g.dbk);
+  for (int64_t i = 0; i < N * d; ++i) dx[i] += part.f32()[i];
+  linear_backward(dv.f32(), x.f32(), w.W_V.weight.f32(), N, d, d, part.f32(), g.dWv, g.dbv);
+  for (int64_t i = 0; i < N * d; ++i) dx[i] += part.f32()[i];
 }
 
 }  // namespace attnsim::model

@@ -30,7 +30,7 @@ struct Model {
   ModelConfig config;
   Params params;
 };
-// Embeddings N(0, 0.02·…): see init.cpp for the scheme; deterministic in config.seed.
+// torch.nn's default initialisation (init.cpp), deterministic in config.seed.
 Model init_model(const ModelConfig& config);
 
 // One batch of token sequences with per-position targets.

@@ -41,24 +41,22 @@ void fill_row(Batch& out, int64_t b, const std::vector<int32_t>& tokens, const s
   }
 }
 
+// Pairs r r, r' r', ... until the sequence is full (the last pair may be cut short). A
+// token is not reused until the vocabulary runs out, so an earlier occurrence is unique.
 void induction_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
-  const int64_t L = s.min_repeat + rng.below(s.max_repeat - s.min_repeat + 1);
-  const int64_t noise = s.len - 1 - 2 * L;
-  const std::vector<int32_t> r = distinct_tokens(rng, s.vocab, L);
   std::vector<int32_t> tokens{0};
   std::vector<uint8_t> part{kOther};
-  for (int64_t i = 0; i < noise; ++i) {  // any token not in r
-    int32_t tok;
-    do tok = static_cast<int32_t>(1 + rng.below(s.vocab - 1));
-    while (std::find(r.begin(), r.end(), tok) != r.end());
-    tokens.push_back(tok);
-    part.push_back(kOther);
-  }
-  for (int copy = 0; copy < 2; ++copy)
-    for (int64_t i = 0; i < L; ++i) {
-      tokens.push_back(r[i]);
-      part.push_back(copy == 0 ? kFirst : i == 0 ? kRepeatStart : kRepeat);
+  std::vector<int32_t> fresh;  // tokens not used yet in this sequence
+  while (static_cast<int64_t>(tokens.size()) < s.len) {
+    const int64_t L = s.min_repeat + rng.below(s.max_repeat - s.min_repeat + 1);
+    if (static_cast<int64_t>(fresh.size()) < L) fresh = distinct_tokens(rng, s.vocab, s.vocab - 1);
+    const std::vector<int32_t> r(fresh.end() - L, fresh.end());
+    fresh.resize(fresh.size() - static_cast<size_t>(L));
+    for (int64_t i = 0; i < 2 * L && static_cast<int64_t>(tokens.size()) < s.len; ++i) {
+      tokens.push_back(r[i % L]);
+      part.push_back(i < L ? kFirst : i == L ? kRepeatStart : kRepeat);
     }
+  }
   fill_row(out, b, tokens, part);
 }
 
@@ -111,9 +109,9 @@ void validate(const TaskSpec& s) {
     if (2 * s.max_repeat + 1 > s.len)
       throw Error("a repeat of " + std::to_string(s.max_repeat) + " tokens twice plus BOS needs " +
                   std::to_string(2 * s.max_repeat + 1) + " positions, the sequence has " + std::to_string(s.len));
-    if (s.max_repeat + 1 > s.vocab - 1)
-      throw Error("a segment of " + std::to_string(s.max_repeat) + " distinct tokens plus noise needs a vocabulary of at least " +
-                  std::to_string(s.max_repeat + 3));
+    if (s.max_repeat > s.vocab - 1)
+      throw Error("a segment of " + std::to_string(s.max_repeat) + " distinct tokens needs a vocabulary of at least " +
+                  std::to_string(s.max_repeat + 1));
   }
 }
 

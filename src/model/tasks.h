@@ -1,9 +1,11 @@
 // Built-in tasks: token sequences the program makes itself, seeded and deterministic.
 //
-//   induction   BOS, noise, r, r        r: L distinct tokens (L drawn from [min_repeat,
-//               max_repeat]); noise fills the rest and never uses r's tokens, so every
-//               token of the second copy after its first is predictable by looking up its
-//               earlier occurrence and copying what followed it (an induction head).
+//   induction   BOS, r1 r1, r2 r2, ...  each r: L distinct tokens (L drawn from [min_repeat,
+//               max_repeat]) shown twice; pairs follow each other to the end of the sequence
+//               (the last may be cut short) and no token is reused while the vocabulary
+//               lasts. Every token of a second copy after its first is predictable by looking
+//               up its earlier occurrence and copying what followed it (an induction head);
+//               first copies are random.
 //   copy-prev   BOS, random tokens      position t must output the token at t-1: a
 //               previous-token head solves it in one layer.
 // Every sequence starts with BOS (token 0), so first-token ("sink") heads can form.
@@ -43,8 +45,8 @@ void validate(const TaskSpec& spec);  // throws Error: 2·max_repeat+1 > len, to
 // Batch number `index` of a run with this seed: the same arguments give the same batch.
 Batch make_batch(const TaskSpec& spec, int64_t batch, uint64_t seed, uint64_t index);
 
-// BOS + r + r with r of `repeat` distinct random tokens, padded by nothing: the sequences
-// the head-role scores and the repeat accuracy are measured on (len = 2·repeat + 1).
+// BOS + r + r with r of `repeat` distinct random tokens: the sequences the head-role scores
+// are measured on (len = 2·repeat + 1).
 Batch repeated_batch(int64_t vocab, int64_t repeat, int64_t batch, uint64_t seed);
 
 // A batch made of given sequences (all the same length), scored as next-token prediction

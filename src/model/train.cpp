@@ -103,7 +103,14 @@ std::vector<nlohmann::json> train(Model& model, const TrainOptions& o, const Tra
   std::vector<nlohmann::json> log;
   const auto t0 = std::chrono::steady_clock::now();
   auto save = [&](const std::string& dir, int64_t step) {
-    save_checkpoint(model, dir, {{"step", step}, {"task", o.task.tasks.size() == 1 ? task_name(o.task.tasks[0]) : "mixed"}});
+    nlohmann::json tasks = nlohmann::json::array();
+    for (Task t : o.task.tasks) tasks.push_back(task_name(t));
+    // the recipe travels with the weights: the bar test evaluates on lengths outside it
+    save_checkpoint(model, dir,
+                    {{"step", step},
+                     {"train", {{"tasks", tasks}, {"min_repeat", o.task.min_repeat}, {"max_repeat", o.task.max_repeat},
+                                {"batch", o.batch}, {"steps", o.steps}, {"lr", ac.lr}, {"warmup", ac.warmup},
+                                {"weight_decay", ac.weight_decay}, {"clip", ac.clip}, {"data_seed", o.data_seed}}}});
   };
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
 
@@ -155,8 +162,7 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
   for (int64_t L : repeats) {
     TaskSpec s;
     s.vocab = model.config.vocab;
-    s.len = std::min<int64_t>(model.config.seq_len, 2 * L + 1 + 8);  // a little noise in front
-    s.len = std::max<int64_t>(s.len, 2 * L + 1);
+    s.len = model.config.seq_len;  // BOS, r r, r' r', ... every segment of length L
     s.min_repeat = s.max_repeat = L;
     const Batch b = make_batch(s, sequences, seed, static_cast<uint64_t>(L));
     const LossStats ls = cross_entropy(forward(model, b).logits, b);

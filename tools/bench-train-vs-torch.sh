@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One training step of the default tiny transformer (2 attention-only layers, 4 heads,
+# d_model 64, 65 tokens, T = 48, batch 32, AdamW): `attnsim-cli train --bench` and the same
+# model in PyTorch 1.13 (tools/bench_train_torch.py), one after the other on the same cores,
+# in rounds; prints each round's medians and the median ratio. PyTorch's OpenBLAS gets the
+# kernel set attnsim uses (see bench-vs-torch.sh). Needs python3-torch (installed if root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-5}
+steps=${STEPS:-40}
+threads=$(nproc)
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  [[ $(id -u) -eq 0 ]] || { echo "needs python3-torch: apt-get install -y python3-torch" >&2; exit 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null
+fi
+[[ -x build/attnsim-cli ]] || tools/setup.sh
+kernels=$(build/attnsim-cli bench --repeats 1 --batch 1 --tq 8 --json | sed 's/.*"kernels": "\([^"]*\)".*/\1/')
+echo "BLAS kernels for both: $kernels; $threads threads; median of $steps steps per round"
+ratios=()
+for ((r = 1; r <= rounds; r++)); do
+  ours=$(build/attnsim-cli train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+  torch=$(OPENBLAS_CORETYPE=$kernels /usr/bin/python3 tools/bench_train_torch.py "$steps" "$threads")
+  ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
+  ratios+=("$ratio")
+  echo "round $r: attnsim ${ours} ms/step   pytorch ${torch} ms/step   pytorch/attnsim ${ratio}x"
+done
+printf '%s\n' "${ratios[@]}" | sort -n | awk '{ a[NR] = $1 } END { print "median ratio: " a[int((NR + 1) / 2)] "x" }'
