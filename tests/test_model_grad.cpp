@@ -50,7 +50,7 @@ Model scaled_model(const ModelConfig& c) {
   return m;
 }
 
-// max |a-b| / max |b| over one parameter, with a floor of 1e-3 of the largest gradient of
+// max |a-b| / max |b| over one parameter, with a floor of 1e-2 of the largest gradient of
 // the model (`floor`): the key bias's exact gradient is 0 (softmax ignores a constant added
 // to a row, and q·b_K is one), so every implementation returns rounding noise there.
 double rel_err(const std::vector<double>& a, const std::vector<double>& b, double floor) {
@@ -67,7 +67,7 @@ double grad_floor(const Grads& grads) {
   double m = 0;
   for (const auto& g : grads)
     for (double v : g) m = std::max(m, std::abs(v));
-  return 1e-3 * m;
+  return 1e-2 * m;
 }
 
 std::vector<double> as_double(const Tensor& t) {
