@@ -171,7 +171,8 @@ void app_frame(App& app, float dt) {
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
   const float left_w = std::clamp(w * (app.model ? 0.17f : 0.21f), 200.0f, 330.0f);
   // The head grid needs room for heads x a readable heatmap and a row of tokens.
-  const float right_w = app.model ? std::clamp(w * 0.46f, 420.0f, 900.0f)
+  // Whole pixels: a panel export at 2x is then exactly twice the 1x one.
+  const float right_w = app.model ? std::floor(std::clamp(w * 0.46f, 420.0f, 900.0f))
                                   : std::clamp(w * 0.22f, 250.0f, 360.0f);
   const float centre_w = std::max(200.0f, w - left_w - right_w);
   const float tensor_h = std::floor(h * 0.63f);
