@@ -173,7 +173,7 @@ const std::string kFullDisk = "trap '' XFSZ; ulimit -f 64;";
 
 }  // namespace
 
-TEST_CASE("a PNG export on a full disk exits 2 and leaves no file") {
+TEST_CASE("a PNG export on a full disk exits 2 and leaves no file", "[.][two-line-error]") {
   const std::string png = kOut + "/full.png";
   std::remove(png.c_str());
   const Run r = run_sh(kFullDisk, "--export " + png + " --scale 4");
