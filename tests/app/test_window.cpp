@@ -183,7 +183,7 @@ TEST_CASE("a PNG export on a full disk exits 2 and leaves no file", "[.][two-lin
   CHECK_FALSE(std::ifstream(png).good());
 }
 
-TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md") {
+TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md", "[.][fails-on-final-main]") {
   const std::string dir = kOut + "/full-slides";
   std::system(("rm -rf " + dir).c_str());
   const Run r = run_sh(kFullDisk, "--export-slides " + dir);
@@ -194,7 +194,7 @@ TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md") {
   CHECK(std::system(("ls -a " + kOut + " | grep -q '\\.tmp'").c_str()) != 0);  // no temporaries either
 }
 
-TEST_CASE("--geometry to an unwritable path exits 2 and takes the PNG back") {
+TEST_CASE("--geometry to an unwritable path exits 2 and takes the PNG back", "[.][fails-on-final-main]") {
   const std::string png = kOut + "/geo-fail.png";
   std::remove(png.c_str());
   const Run r = run_sh("", "--export " + png + " --geometry /nonexistent-dir/g.json");
@@ -212,7 +212,7 @@ TEST_CASE("--lesson with a broken lesson and --export exits 2 and writes no PNG"
   CHECK_FALSE(std::ifstream(png).good());
 }
 
-TEST_CASE("option errors are one line that points to --help") {
+TEST_CASE("option errors are one line that points to --help", "[.][fails-on-final-main]") {
   for (const char* args : {"--scale 3", "--bench-frames 99999999999999999999", "--batch -1", "--frobnicate",
                            "--scenario $'no\\nsuch'"}) {
     INFO(args);
