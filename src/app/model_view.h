@@ -64,7 +64,7 @@ class ModelView {
   std::string text() const;  // the sequence without BOS, as characters
   void set_text(const std::string& text);
   void set_tokens(std::vector<int32_t> tokens);
-  void repeated_random(int64_t repeat, uint64_t seed);  // BOS + r + r (+ r...) to seq_len
+  void repeated_random(int64_t repeat, uint64_t seed);  // BOS + r + r
   void task_example(uint64_t seed);                      // one training sequence
   static const std::vector<std::string>& sentences();    // default English sentences
 

@@ -122,7 +122,8 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
     guarded(app, [&] { v.set_text(s.text); });
   if (ImGui::Button("repeated random")) guarded(app, [&] {
       const uint64_t seed = ++s.seed;
-      v.repeated_random(std::min<int64_t>(8 + static_cast<int64_t>(seed % 9), (c.seq_len - 1) / 2), seed);
+      // 12..19 tokens: the lengths the shipped model repeats best (its repeat_eval).
+      v.repeated_random(std::min<int64_t>(12 + static_cast<int64_t>(seed % 8), (c.seq_len - 1) / 2), seed);
     });
   ImGui::SameLine();
   if (ImGui::Button("task example")) guarded(app, [&] { v.task_example(++s.seed); });
