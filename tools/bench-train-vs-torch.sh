@@ -9,12 +9,7 @@ cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 steps=${STEPS:-40}
 threads=$(nproc)
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  [[ $(id -u) -eq 0 ]] || { echo "needs python3-torch: apt-get install -y python3-torch" >&2; exit 1; }
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null
-fi
-[[ -x build/attnsim-cli ]] || tools/setup.sh
-kernels=$(build/attnsim-cli bench --repeats 1 --batch 1 --tq 8 --json | sed 's/.*"kernels": "\([^"]*\)".*/\1/')
+source tools/bench-common.sh
 echo "BLAS kernels for both: $kernels; $threads threads; median of $steps steps per round"
 ratios=()
 for ((r = 1; r <= rounds; r++)); do

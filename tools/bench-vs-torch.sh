@@ -12,12 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 threads=$(nproc)
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  [[ $(id -u) -eq 0 ]] || { echo "needs python3-torch: apt-get install -y python3-torch" >&2; exit 1; }
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-torch >/dev/null
-fi
-[[ -x build/attnsim-cli ]] || tools/setup.sh
-kernels=$(build/attnsim-cli bench --repeats 1 --batch 1 --tq 8 --json | sed 's/.*"kernels": "\([^"]*\)".*/\1/')
+source tools/bench-common.sh
 echo "BLAS kernels for both: $kernels (attnsim-cli --version says why)"
 # eval: no dropout (torch under no_grad); train: dropout 0.1 (torch as constructed, autograd on)
 for mode in eval train; do

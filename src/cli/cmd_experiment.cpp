@@ -26,7 +26,7 @@ Runner add_experiment_command(CLI::App& app) {
   const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());  // refused, not clamped
   cmd->add_option("name", a->name, names + " | all")->required();
   cmd->add_option("--model", a->model_dir, "roles / ablation / sink: use this checkpoint instead of training one");
-  cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str()->check(size);
+  cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str()->check(whole_number(1, 10'000'000));  // as train --steps
   cmd->add_option("--batch", a->o.train.batch, "sequences per step")->capture_default_str()->check(size);
   cmd->add_option("--lr", a->o.train.adamw.lr, "peak learning rate")->capture_default_str();
   cmd->add_option("--d-model", a->o.base.d_model, "width of every model")->capture_default_str()->check(size);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 #include "commands.h"
@@ -75,32 +76,37 @@ Runner add_train_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("train", "train the tiny transformer on a built-in task (hand-written backward, AdamW)");
   model::ModelConfig& c = a->config;
   model::TrainOptions& t = a->train;
+  // Refused, not clamped: sizes from 1 (the model's validate() narrows them), counts from 0,
+  // and at most 10^7 steps (about a week of training here) so a typo cannot run forever.
+  const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
+  const CLI::Validator count = whole_number(0, std::numeric_limits<int64_t>::max());
+  const CLI::Validator steps = whole_number(0, 10'000'000);
   cmd->add_option("--task", a->tasks, "induction | copy-prev | induction,copy-prev (sequences alternate)")->capture_default_str();
-  cmd->add_option("--layers", c.layers, "layers")->capture_default_str();
-  cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str();
-  cmd->add_option("--d-model", c.d_model, "width of the residual stream")->capture_default_str();
-  cmd->add_option("--vocab", c.vocab, "tokens, BOS included")->capture_default_str();
-  cmd->add_option("--seq", c.seq_len, "positions (sequence length)")->capture_default_str();
+  cmd->add_option("--layers", c.layers, "layers")->capture_default_str()->check(size);
+  cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str()->check(size);
+  cmd->add_option("--d-model", c.d_model, "width of the residual stream")->capture_default_str()->check(size);
+  cmd->add_option("--vocab", c.vocab, "tokens, BOS included")->capture_default_str()->check(size);
+  cmd->add_option("--seq", c.seq_len, "positions (sequence length)")->capture_default_str()->check(size);
   cmd->add_flag("--layernorm", c.layernorm, "pre-LayerNorm before attention, MLP and unembedding");
   cmd->add_flag("--mlp", c.mlp, "a 4·d GELU MLP after each attention");
   cmd->add_flag("!--no-bias", c.bias, "linear maps without biases");
-  cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str();
+  cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str()->check(seed_number());
   cmd->add_option("--init", a->init, "start from this checkpoint (its config wins over the size options)");
-  cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str();
-  cmd->add_option("--steps", t.steps, "optimiser steps")->capture_default_str();
+  cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str()->check(size);
+  cmd->add_option("--steps", t.steps, "optimiser steps")->capture_default_str()->check(steps);
   cmd->add_option("--lr", t.adamw.lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str();
+  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str()->check(count);
   cmd->add_option("--weight-decay", t.adamw.weight_decay, "AdamW decoupled weight decay (matrices only)")->capture_default_str();
   cmd->add_option("--clip", t.adamw.clip, "max global gradient norm (0 = off)")->capture_default_str();
-  cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str();
-  cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str();
-  cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str();
-  cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str();
-  cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str();
+  cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str()->check(seed_number());
+  cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str()->check(size);
+  cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str()->check(size);
+  cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str()->check(count);
+  cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str()->check(count);
   cmd->add_option("--out", t.out_dir, "checkpoint folder to write");
   cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)");
   cmd->add_flag("--json", a->json, "print the final report as JSON");
-  cmd->add_option("--bench", a->bench, "time N training steps (after 5 warm-up steps): median ms per step; writes nothing");
+  cmd->add_option("--bench", a->bench, "time N training steps (after 5 warm-up steps): median ms per step; writes nothing")->check(whole_number(1, 1'000'000));
   return [a] {
     model::TrainOptions& t = a->train;
     t.task.tasks.clear();

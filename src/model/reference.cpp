@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 #include <string>
 
 namespace attnsim::model {
@@ -41,16 +42,22 @@ Vec<S> linear_back(const Vec<S>& dy, const Vec<S>& x, const Vec<S>& W, Vec<S>& d
   return dx;
 }
 
+// mean and 1/sqrt(var + eps) of row r (biased variance, as torch.nn.LayerNorm)
+template <class S>
+std::pair<S, S> row_stats(const Vec<S>& x, int64_t r, int64_t d) {
+  S mean = 0, var = 0;
+  for (int64_t i = 0; i < d; ++i) mean += x[r * d + i];
+  mean /= S(d);
+  for (int64_t i = 0; i < d; ++i) var += (x[r * d + i] - mean) * (x[r * d + i] - mean);
+  var /= S(d);
+  return {mean, S(1) / std::sqrt(var + S(1e-5))};
+}
+
 template <class S>
 Vec<S> layernorm(const Vec<S>& x, const Vec<S>& w, const Vec<S>& b, int64_t N, int64_t d) {
   Vec<S> y(x.size());
   for (int64_t r = 0; r < N; ++r) {
-    S mean = 0, var = 0;
-    for (int64_t i = 0; i < d; ++i) mean += x[r * d + i];
-    mean /= S(d);
-    for (int64_t i = 0; i < d; ++i) var += (x[r * d + i] - mean) * (x[r * d + i] - mean);
-    var /= S(d);
-    const S rstd = S(1) / std::sqrt(var + S(1e-5));
+    const auto [mean, rstd] = row_stats(x, r, d);
     for (int64_t i = 0; i < d; ++i) y[r * d + i] = (x[r * d + i] - mean) * rstd * w[i] + b[i];
   }
   return y;
@@ -61,12 +68,7 @@ Vec<S> layernorm_back(const Vec<S>& dy, const Vec<S>& x, const Vec<S>& w, Vec<S>
                       int64_t d) {
   Vec<S> dx(x.size());
   for (int64_t r = 0; r < N; ++r) {
-    S mean = 0, var = 0;
-    for (int64_t i = 0; i < d; ++i) mean += x[r * d + i];
-    mean /= S(d);
-    for (int64_t i = 0; i < d; ++i) var += (x[r * d + i] - mean) * (x[r * d + i] - mean);
-    var /= S(d);
-    const S rstd = S(1) / std::sqrt(var + S(1e-5));
+    const auto [mean, rstd] = row_stats(x, r, d);
     S sum_g = 0, sum_gx = 0;
     for (int64_t i = 0; i < d; ++i) {
       const S xhat = (x[r * d + i] - mean) * rstd, g = dy[r * d + i] * w[i];

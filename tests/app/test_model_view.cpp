@@ -36,7 +36,7 @@ TEST_CASE("a typed sequence's targets are 'repeated' where the current token occ
                                     model::kRepeat, model::kOther});
 }
 
-TEST_CASE("model-ablate-induction: knocking out the induction heads halves repeated-half accuracy", "[.][fails-on-shipped-checkpoint]") {
+TEST_CASE("model-ablate-induction: knocking out the induction heads halves repeated-half accuracy") {
   if (!have_model()) return;
   ModelView v;
   v.load(default_model_dir());

@@ -107,7 +107,7 @@ TEST_CASE("model-ablate-induction: the head grid has its badges and the ablated 
   REQUIRE(induction == ablated);
 }
 
-TEST_CASE("the model panel and the Training tab export at 2x", "[.][fails-on-final-main]") {
+TEST_CASE("the model panel and the Training tab export at 2x") {
   if (!have_model()) return;
   REQUIRE(run("--export " + kOut + "/model@1x.png --scenario model --panel model") == 0);
   REQUIRE(run("--export " + kOut + "/model@2x.png --scenario model --panel model --scale 2") == 0);
@@ -124,7 +124,7 @@ TEST_CASE("the model panel and the Training tab export at 2x", "[.][fails-on-fin
   REQUIRE(orange > 50);
 }
 
-TEST_CASE("a broken checkpoint exits 2 with one line naming model.json and writes no PNG", "[.][fails-on-final-main]") {
+TEST_CASE("a broken checkpoint exits 2 with one line naming model.json and writes no PNG") {
   if (!have_model()) return;
   const std::string bad = kOut + "/broken-model";
   std::filesystem::remove_all(bad);

@@ -173,7 +173,7 @@ const std::string kFullDisk = "trap '' XFSZ; ulimit -f 64;";
 
 }  // namespace
 
-TEST_CASE("a PNG export on a full disk exits 2 and leaves no file", "[.][two-line-error]") {
+TEST_CASE("a PNG export on a full disk exits 2 and leaves no file") {
   const std::string png = kOut + "/full.png";
   std::remove(png.c_str());
   const Run r = run_sh(kFullDisk, "--export " + png + " --scale 4");
@@ -183,7 +183,7 @@ TEST_CASE("a PNG export on a full disk exits 2 and leaves no file", "[.][two-lin
   CHECK_FALSE(std::ifstream(png).good());
 }
 
-TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md", "[.][fails-on-final-main]") {
+TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md") {
   const std::string dir = kOut + "/full-slides";
   std::system(("rm -rf " + dir).c_str());
   const Run r = run_sh(kFullDisk, "--export-slides " + dir);
@@ -194,7 +194,7 @@ TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md", "[.][
   CHECK(std::system(("ls -a " + kOut + " | grep -q '\\.tmp'").c_str()) != 0);  // no temporaries either
 }
 
-TEST_CASE("--geometry to an unwritable path exits 2 and takes the PNG back", "[.][fails-on-final-main]") {
+TEST_CASE("--geometry to an unwritable path exits 2 and takes the PNG back") {
   const std::string png = kOut + "/geo-fail.png";
   std::remove(png.c_str());
   const Run r = run_sh("", "--export " + png + " --geometry /nonexistent-dir/g.json");
@@ -212,7 +212,7 @@ TEST_CASE("--lesson with a broken lesson and --export exits 2 and writes no PNG"
   CHECK_FALSE(std::ifstream(png).good());
 }
 
-TEST_CASE("option errors are one line that points to --help", "[.][fails-on-final-main]") {
+TEST_CASE("option errors are one line that points to --help") {
   for (const char* args : {"--scale 3", "--bench-frames 99999999999999999999", "--batch -1", "--frobnicate",
                            "--scenario $'no\\nsuch'"}) {
     INFO(args);
