@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "engine/error.h"
 #include "engine/npy.h"
@@ -59,6 +60,45 @@ std::vector<float> one_hot_pattern(int64_t T, const std::function<int64_t(int64_
 }
 
 }  // namespace
+
+TEST_CASE("induction task: held-out lengths are never drawn; the recipe comes back from model.json", "[model]") {
+  TaskSpec s;
+  s.len = 48;
+  s.min_repeat = 2;
+  s.max_repeat = 8;
+  s.holdout_repeats = {3, 6};
+  std::set<int64_t> seen;
+  for (uint64_t index = 0; index < 20; ++index) {
+    const Batch b = make_batch(s, 16, 1, index);
+    for (int64_t r = 0; r < b.batch; ++r) {
+      // the part of token t+1 sits at t: a run of kFirst is one segment's first copy
+      int64_t run = 0;
+      for (int64_t t = 0; t < b.len; ++t) {
+        const uint8_t part = b.part[r * b.len + t];
+        if (part == kFirst) ++run;
+        if (part == kRepeatStart) seen.insert(run);
+        if (part != kFirst) run = 0;
+      }
+    }
+  }
+  CHECK(seen == std::set<int64_t>{2, 4, 5, 7, 8});
+
+  nlohmann::json meta = {{"train", {{"tasks", {"induction"}}, {"min_repeat", 2}, {"max_repeat", 8},
+                                    {"holdout_repeats", {3, 6}}}}};
+  const std::optional<TaskSpec> back = recipe_task(meta);
+  REQUIRE(back.has_value());
+  CHECK(back->trains_on(2));
+  CHECK_FALSE(back->trains_on(3));
+  CHECK_FALSE(back->trains_on(9));
+  meta["train"]["holdout_repeats"] = "3";  // a model.json that lies: no recipe, not a crash
+  CHECK_FALSE(recipe_task(meta).has_value());
+  CHECK_FALSE(recipe_task(nlohmann::json::object()).has_value());
+
+  s.holdout_repeats = {9};
+  CHECK_THROWS_WITH(validate(s), "held-out repeat length 9 is outside the training range 2..8");
+  s.holdout_repeats = {2, 3, 4, 5, 6, 7, 8};
+  CHECK_THROWS_WITH(validate(s), "every repeat length is held out: nothing left to train on");
+}
 
 TEST_CASE("model: two runs with one seed give the same bits", "[model]") {
   Model a = init_model(small_config()), b = init_model(small_config());

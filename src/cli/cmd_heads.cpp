@@ -8,6 +8,7 @@
 #include "model/checkpoint.h"
 #include "model/heads.h"
 #include "model/tasks.h"
+#include "model/train.h"
 #include "model_report.h"
 
 namespace attnsim::cli {
@@ -19,8 +20,9 @@ Runner add_heads_command(CLI::App& app) {
   cmd->add_option("--model", *dir, "checkpoint folder (e.g. assets/models/induction)")->required();
   cmd->add_flag("--json", *json, "JSON instead of a table");
   return [dir, json] {
-    const model::Model m = model::load_checkpoint(*dir);
-    print_model_report(m, *json);
+    nlohmann::json meta;
+    const model::Model m = model::load_checkpoint(*dir, &meta);
+    print_model_report(m, *json, model::recipe_task(meta));
     return 0;
   };
 }

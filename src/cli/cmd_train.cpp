@@ -101,6 +101,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str()->check(seed_number());
   cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str()->check(size);
+  cmd->add_option("--holdout-repeats", t.task.holdout_repeats, "induction: lengths in the range never trained on (e.g. 5,11,17)")->delimiter(',')->check(size);
   cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str()->check(count);
   cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str()->check(count);
   cmd->add_option("--out", t.out_dir, "checkpoint folder to write");
@@ -121,7 +122,9 @@ Runner add_train_command(CLI::App& app) {
     if (a->bench > 0) return bench_steps(m, t, a->bench, a->json);
     hooks.on_step = [&](const model::StepReport& r) { show_progress(r, t.steps, tty); };
     model::train(m, t, hooks);
-    print_model_report(m, a->json);
+    const auto& tasks = t.task.tasks;
+    const bool induction = std::find(tasks.begin(), tasks.end(), model::Task::Induction) != tasks.end();
+    print_model_report(m, a->json, induction ? std::optional(t.task) : std::nullopt);
     return 0;
   };
 }

@@ -35,21 +35,35 @@ void print_head_table(const model::HeadTable& t) {
   std::printf("scores per target row; * = TransformerLens \"mul\" score Σ(A⊙D)/ΣA over all rows\n");
 }
 
-void print_model_report(const model::Model& m, bool json) {
+void print_model_report(const model::Model& m, bool json, const std::optional<model::TaskSpec>& recipe) {
   const model::HeadTable table = model::score_heads(m, model::scoring_batch(m.config));
+  // every length a sequence holds twice (distinct tokens), each marked seen or unseen in training
   std::vector<int64_t> repeats;
-  for (int64_t L = 4; 2 * L + 1 <= m.config.seq_len && L < m.config.vocab - 1; L += 4) repeats.push_back(L);
+  for (int64_t L = 2; 2 * L + 1 <= m.config.seq_len && L < m.config.vocab; ++L) repeats.push_back(L);
   const auto evals = model::evaluate_repeats(m, repeats);
+  std::vector<model::RepeatEval> unseen;
+  for (const auto& e : evals)
+    if (recipe && !recipe->trains_on(e.repeat)) unseen.push_back(e);
   if (json) {
     nlohmann::json ev = nlohmann::json::array();
-    for (const auto& e : evals)
+    for (const auto& e : evals) {
       ev.push_back({{"repeat", e.repeat}, {"accuracy", e.accuracy}, {"loss_repeat", e.loss_repeat}, {"loss_first", e.loss_first}});
-    std::printf("%s\n", nlohmann::json{{"heads", head_table_json(table)}, {"repeat_eval", ev}}.dump(1).c_str());
+      if (recipe) ev.back()["trained"] = recipe->trains_on(e.repeat);
+    }
+    nlohmann::json out{{"heads", head_table_json(table)}, {"repeat_eval", ev}};
+    if (!unseen.empty()) out["unseen_accuracy"] = model::pooled_accuracy(unseen);
+    std::printf("%s\n", out.dump(1).c_str());
     return;
   }
-  std::printf("repeat accuracy (predictable part of the second copy):");
-  for (const auto& e : evals) std::printf("  L=%lld %.1f%%", static_cast<long long>(e.repeat), 100 * e.accuracy);
+  std::printf("repeat accuracy, predictable part of the second copy%s:",
+              recipe ? " (* = length never trained on)" : " (training lengths unknown)");
+  for (size_t i = 0; i < evals.size(); ++i) {
+    const auto& e = evals[i];
+    std::printf("%s L=%2lld%s%5.1f%%", i % 8 == 0 ? "\n " : "", static_cast<long long>(e.repeat),
+                recipe && !recipe->trains_on(e.repeat) ? "*" : " ", 100 * e.accuracy);
+  }
   std::printf("\n");
+  if (!unseen.empty()) std::printf("unseen lengths together: %.1f%%\n", 100 * model::pooled_accuracy(unseen));
   print_head_table(table);
 }
 

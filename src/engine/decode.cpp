@@ -95,7 +95,7 @@ Trace attend_cached(const MhaConfig& config, const MhaWeights& w, KvCache& cache
   const int64_t n = m.tq, t0 = cache.length();
   const std::string bn = be.name();
   Trace t;
-  const Heads heads = add_head_steps(t, m, w, MhaInputs{x, x, x, Tensor()}, be);
+  const Heads heads = add_head_steps(t, m, w, MhaInputs{x, x, x, Tensor(), {}}, be);
 
   // the append: k_heads / v_heads copied into their slots      (B,g,n,dk) views of the cache
   const KvCache::Written wr = cache.append(heads.k, heads.v);
@@ -136,7 +136,7 @@ Trace attend_paged(const MhaConfig& config, const MhaWeights& w, PagedKv& kv, co
   const int64_t n = m.tq, t0 = table.length, tn = t0 + n, g = m.kv_group_count(), dk = m.head_dim();
   const std::string bn = be.name();
   Trace t;
-  const Heads heads = add_head_steps(t, m, w, MhaInputs{x, x, x, Tensor()}, be);
+  const Heads heads = add_head_steps(t, m, w, MhaInputs{x, x, x, Tensor(), {}}, be);
 
   kv.write(table, t0, heads.k, heads.v);
   std::string blocks;

@@ -250,7 +250,7 @@ Tensor Decoder::full_forward(int64_t seq) const {
   }
   Tensor x = embed(seq, 0, T);
   for (int64_t l = 0; l < config_.layers; ++l) {
-    const ForwardResult r = forward(c, weights_[l], MhaInputs{x, x, x, evicted});
+    const ForwardResult r = forward(c, weights_[l], MhaInputs{x, x, x, evicted, {}});
     x = add(x, r.trace.at("out").out);
   }
   return x.view({T, d});

@@ -37,18 +37,18 @@ void fill_row(Batch& out, int64_t b, const std::vector<int32_t>& tokens, const s
     out.tokens[b * T + t] = tokens[t];
     const bool last = t + 1 == T;
     out.targets[b * T + t] = last ? -1 : tokens[t + 1];
-    out.part[b * T + t] = last ? kOther : token_part[t + 1];
+    out.part[b * T + t] = last ? uint8_t{kOther} : token_part[t + 1];
   }
 }
 
 // Pairs r r, r' r', ... until the sequence is full (the last pair may be cut short). A
 // token is not reused until the vocabulary runs out, so an earlier occurrence is unique.
-void induction_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
+void induction_row(Batch& out, int64_t b, const TaskSpec& s, const std::vector<int64_t>& lengths, Rng& rng) {
   std::vector<int32_t> tokens{0};
   std::vector<uint8_t> part{kOther};
   std::vector<int32_t> fresh;  // tokens not used yet in this sequence
   while (static_cast<int64_t>(tokens.size()) < s.len) {
-    const int64_t L = s.min_repeat + rng.below(s.max_repeat - s.min_repeat + 1);
+    const int64_t L = lengths[static_cast<size_t>(rng.below(static_cast<int64_t>(lengths.size())))];
     if (static_cast<int64_t>(fresh.size()) < L) fresh = distinct_tokens(rng, s.vocab, s.vocab - 1);
     const std::vector<int32_t> r(fresh.end() - L, fresh.end());
     fresh.resize(fresh.size() - static_cast<size_t>(L));
@@ -82,6 +82,14 @@ Batch empty_batch(int64_t B, int64_t T) {
   return out;
 }
 
+// The segment lengths a run draws from, shortest first.
+std::vector<int64_t> training_lengths(const TaskSpec& s) {
+  std::vector<int64_t> lengths;
+  for (int64_t L = s.min_repeat; L <= s.max_repeat; ++L)
+    if (s.trains_on(L)) lengths.push_back(L);
+  return lengths;
+}
+
 }  // namespace
 
 const char* part_name(int part) {
@@ -95,6 +103,11 @@ Task parse_task(const std::string& name) {
   if (name == "induction") return Task::Induction;
   if (name == "copy-prev") return Task::CopyPrev;
   throw Error("unknown task '" + name + "' (valid: induction, copy-prev)");
+}
+
+bool TaskSpec::trains_on(int64_t repeat) const {
+  return repeat >= min_repeat && repeat <= max_repeat &&
+         std::find(holdout_repeats.begin(), holdout_repeats.end(), repeat) == holdout_repeats.end();
 }
 
 void validate(const TaskSpec& s) {
@@ -112,16 +125,22 @@ void validate(const TaskSpec& s) {
     if (s.max_repeat > s.vocab - 1)
       throw Error("a segment of " + std::to_string(s.max_repeat) + " distinct tokens needs a vocabulary of at least " +
                   std::to_string(s.max_repeat + 1));
+    for (int64_t L : s.holdout_repeats)
+      if (L < s.min_repeat || L > s.max_repeat)
+        throw Error("held-out repeat length " + std::to_string(L) + " is outside the training range " +
+                    std::to_string(s.min_repeat) + ".." + std::to_string(s.max_repeat));
+    if (training_lengths(s).empty()) throw Error("every repeat length is held out: nothing left to train on");
   }
 }
 
 Batch make_batch(const TaskSpec& s, int64_t B, uint64_t seed, uint64_t index) {
   validate(s);
   Batch out = empty_batch(B, s.len);
+  const std::vector<int64_t> lengths = training_lengths(s);
   for (int64_t b = 0; b < B; ++b) {
     Rng rng = rng_for(seed, index, b);
     if (s.tasks[static_cast<size_t>(b) % s.tasks.size()] == Task::Induction)
-      induction_row(out, b, s, rng);
+      induction_row(out, b, s, lengths, rng);
     else
       copy_prev_row(out, b, s, rng);
   }
@@ -139,7 +158,7 @@ Batch repeated_batch(int64_t vocab, int64_t repeat, int64_t B, uint64_t seed) {
   Batch out = empty_batch(B, s.len);
   for (int64_t b = 0; b < B; ++b) {
     Rng rng = rng_for(seed, 0xBEEF, b);
-    induction_row(out, b, s, rng);
+    induction_row(out, b, s, {repeat}, rng);
   }
   return out;
 }

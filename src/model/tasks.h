@@ -1,7 +1,7 @@
 // Built-in tasks: token sequences the program makes itself, seeded and deterministic.
 //
 //   induction   BOS, r1 r1, r2 r2, ...  each r: L distinct tokens (L drawn from [min_repeat,
-//               max_repeat]) shown twice; pairs follow each other to the end of the sequence
+//               max_repeat], never one of holdout_repeats) shown twice; pairs follow each other to the end of the sequence
 //               (the last may be cut short) and no token is reused while the vocabulary
 //               lasts. Every token of a second copy after its first is predictable by looking
 //               up its earlier occurrence and copying what followed it (an induction head);
@@ -39,6 +39,9 @@ struct TaskSpec {
   int64_t vocab = 65;                        // tokens 1..vocab-1, plus BOS = 0
   int64_t len = 48;                          // tokens per sequence, BOS included
   int64_t min_repeat = 8, max_repeat = 19;   // induction's segment length range
+  std::vector<int64_t> holdout_repeats;      // lengths in that range never drawn: unseen at test time
+
+  bool trains_on(int64_t repeat) const;  // in [min_repeat, max_repeat] and not held out
 };
 void validate(const TaskSpec& spec);  // throws Error: 2·max_repeat+1 > len, too few tokens, ...
 

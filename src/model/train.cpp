@@ -109,6 +109,7 @@ std::vector<nlohmann::json> train(Model& model, const TrainOptions& o, const Tra
     save_checkpoint(model, dir,
                     {{"step", step},
                      {"train", {{"tasks", tasks}, {"min_repeat", o.task.min_repeat}, {"max_repeat", o.task.max_repeat},
+                                {"holdout_repeats", o.task.holdout_repeats},
                                 {"batch", o.batch}, {"steps", o.steps}, {"lr", ac.lr}, {"warmup", ac.warmup},
                                 {"weight_decay", ac.weight_decay}, {"clip", ac.clip}, {"data_seed", o.data_seed}}}});
   };
@@ -169,6 +170,28 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
     out.push_back({L, ls.parts[kRepeat].accuracy(), ls.parts[kRepeat].loss(), ls.parts[kFirst].loss()});
   }
   return out;
+}
+
+std::optional<TaskSpec> recipe_task(const nlohmann::json& meta) {
+  const auto train = meta.find("train");
+  if (train == meta.end() || !train->is_object()) return std::nullopt;
+  const auto tasks = train->find("tasks");
+  if (tasks == train->end() || !tasks->is_array() ||
+      std::find(tasks->begin(), tasks->end(), nlohmann::json(task_name(Task::Induction))) == tasks->end())
+    return std::nullopt;
+  const auto whole = [&](const char* key) { return train->contains(key) && train->at(key).is_number_integer(); };
+  if (!whole("min_repeat") || !whole("max_repeat")) return std::nullopt;
+  TaskSpec s;
+  s.min_repeat = train->at("min_repeat").get<int64_t>();
+  s.max_repeat = train->at("max_repeat").get<int64_t>();
+  if (const auto h = train->find("holdout_repeats"); h != train->end()) {
+    if (!h->is_array()) return std::nullopt;
+    for (const auto& L : *h) {
+      if (!L.is_number_integer()) return std::nullopt;
+      s.holdout_repeats.push_back(L.get<int64_t>());
+    }
+  }
+  return s;
 }
 
 double pooled_accuracy(const std::vector<RepeatEval>& evals) {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,9 @@ struct TrainHooks {
 // writing no checkpoint after the poisoned step. Returns the log (one JSON object per line).
 std::vector<nlohmann::json> train(Model& model, const TrainOptions& options, const TrainHooks& hooks = {});
 
-// Held-out evaluation: accuracy and loss on the predictable part of BOS + noise + r + r with
-// each repeat length in `repeats` (e.g. lengths never seen in training).
+// Held-out evaluation: accuracy and loss on the predictable part of BOS, r r, r' r', ...
+// with every segment of one length, for each length in `repeats` (e.g. lengths never seen
+// in training).
 struct RepeatEval {
   int64_t repeat = 0;
   double accuracy = 0, loss_repeat = 0, loss_first = 0;
@@ -61,6 +63,10 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
                                          int64_t sequences = 256, uint64_t seed = 777);
 // Accuracy over all of them together (every predictable position counts once).
 double pooled_accuracy(const std::vector<RepeatEval>& evals);
+
+// The induction task a checkpoint was trained on, read back from its model.json "train"
+// entry; nullopt when the entry is missing or not the shape train() writes.
+std::optional<TaskSpec> recipe_task(const nlohmann::json& meta);
 
 nlohmann::json scores_json(const HeadTable& table);
 
