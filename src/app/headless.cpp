@@ -17,6 +17,7 @@
 #include "app/gl.h"
 #include "app/i18n.h"
 #include "app/model_view.h"
+#include "app/slide_export.h"
 #include "app/window.h"
 #include "engine/atomic_file.h"
 #include "engine/error.h"
@@ -170,45 +171,6 @@ int run_export(const Options& options) {
   return 0;
 }
 
-int run_export_slides(const Options& options) {
-  App app;
-  Window w;
-  if (!start(app, w, options)) return 2;
-  // Every slide and index.md go to a hidden folder renamed into place at the end: a failed
-  // export leaves nothing behind.
-  const auto active = app.active_steps();
-  std::vector<std::string> written_paths;
-  try {
-    write_folder_atomically(options.output, [&](const std::string& dir) {
-      std::string index = "# " + app.session.scenario().name + "\n\n";
-      int n = 0;
-      for (size_t i = 0; i < active.size(); ++i) {
-        if (!active[i]) continue;
-        go_to(app.playback, static_cast<int>(i), false);
-        render_frame(app, w, 0.0f);
-        ExportRequest r;
-        r.scale = options.scale;
-        r.transparent = options.transparent;
-        char name[96];
-        std::snprintf(name, sizeof name, "%02d-%s.png", ++n, app.current_step()->name.c_str());
-        r.path = (std::filesystem::path(dir) / name).string();
-        std::string written, error;
-        if (!capture_png(app, r, &written, &error)) throw Error(error);
-        index += std::to_string(n) + ". `" + app.current_step()->name + "` — ![](" + name + ")\n";
-        written_paths.push_back((std::filesystem::path(options.output) / name).string());
-      }
-      write_file_atomically((std::filesystem::path(dir) / "index.md").string(), index);
-    }, options.force);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());
-    close_window(w);
-    return 2;
-  }
-  for (const auto& p : written_paths) std::printf("%s\n", p.c_str());
-  close_window(w);
-  return 0;
-}
-
 int run_bench(const Options& options) {
   App app;
   Window w;
@@ -334,25 +296,14 @@ int run_bench_edit(const Options& options) {
 }
 
 int run_without_display(const Options& options, const std::string& why) {
-  const std::string dir = "attnsim-views";
   std::fprintf(stderr, "attnsim: %s: cannot open a window.\n", why.c_str());
-  // xvfb-run gives a virtual display; export the scenario's views there instead.
-  if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) {
-    std::fprintf(stderr,
-                 "attnsim: to export the views without a display install Xvfb "
-                 "(apt-get install xvfb xauth), or run: xvfb-run -a attnsim --export-slides %s\n",
-                 dir.c_str());
-    return 2;
-  }
-  std::fprintf(stderr, "attnsim: exporting the '%s' scenario's views to ./%s/ instead\n",
-               options.scenario.c_str(), dir.c_str());
-  std::fflush(stderr);
-  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
-  execlp("xvfb-run", "xvfb-run", "-a", "-s", "-screen 0 1280x800x24", self.c_str(),
-         "--export-slides", dir.c_str(), "--force", "--scenario", options.scenario.c_str(),
-         static_cast<char*>(nullptr));
-  std::perror("attnsim: xvfb-run");
-  return 2;
+  std::fprintf(stderr, "attnsim: exporting the '%s' scenario's slides to ./attnsim-views/ instead\n",
+               options.scenario.c_str());
+  Options slides = options;
+  slides.mode = Mode::ExportSlides;
+  slides.output = "attnsim-views";
+  slides.force = true;  // the folder is ours: refresh it
+  return run_slides_export(slides);
 }
 
 }  // namespace attnsim::app

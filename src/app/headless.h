@@ -8,15 +8,12 @@ namespace attnsim::app {
 
 // --export FILE.png: one PNG of the window or a panel (+ --geometry JSON for tests).
 int run_export(const Options& options);
-// --export-slides DIR: one PNG per active step and DIR/index.md listing them.
-int run_export_slides(const Options& options);
 // --bench-frames N: frame times while animating; prints median and p95 in ms.
 int run_bench(const Options& options);
 // --bench-edit N: N edits in turn (one input cell, the causal mask, a bug), each timed from
 // the edit to the end of the first frame that shows its run; prints median and p95 in ms.
 int run_bench_edit(const Options& options);
-// No display: re-run under xvfb-run exporting the default scenario's views to a folder, or
-// say what to install.
+// No display: export the scenario's slides to a folder instead (figures need no window).
 int run_without_display(const Options& options, const std::string& why);
 
 }  // namespace attnsim::app

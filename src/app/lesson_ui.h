@@ -6,7 +6,8 @@
 //   lesson_handle_keys  presenter mode takes ←/→, space, Page Up/Down and Esc
 //   lesson_frame        draws the menu bar (with a Lessons menu) and, while a lesson is open,
 //                       lays out the panels around the lesson itself
-//   run_lesson_slides   attnsim --lesson FILE --export-slides DIR [--scale N] [--lang ko|en]
+// (attnsim --lesson FILE --export-slides DIR draws the lesson's slides as figures, without
+// the window: slide_export.h.)
 // The lesson logic (steps, goals, answers, progress) lives in src/lessons, without a screen.
 // Presenter mode: F5 or Lessons > Presenter mode; ATTNSIM_PRESENT=1 with --lesson starts in it.
 // --lesson DIR opens the lesson browser over that folder.
@@ -25,7 +26,5 @@ bool lesson_handle_keys(App& app);
 bool lesson_frame(App& app);
 // Opens a lesson file (the window's --lesson FILE); false with a banner when it fails to load.
 bool open_lesson_file(App& app, const std::string& path);
-// --lesson FILE --export-slides DIR: one PNG per lesson step and DIR/index.md.
-int run_lesson_slides(const Options& options);
 
 }  // namespace attnsim::app

@@ -12,6 +12,7 @@
 #include "app/headless.h"
 #include "app/i18n.h"
 #include "app/lesson_ui.h"
+#include "app/slide_export.h"
 #include "app/window.h"
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
@@ -95,9 +96,10 @@ int run(const Options& options) {
                   "model-ablate-induction", "the trained model with its induction heads knocked out");
       return 0;
     }
-    case Mode::Export: return run_export(options);
-    case Mode::ExportSlides:
-      return options.lesson.empty() ? run_export_slides(options) : run_lesson_slides(options);
+    case Mode::Export: return options.figure_export() ? run_figure_export(options) : run_export(options);
+    case Mode::ExportSlides: return run_slides_export(options);
+    case Mode::ExportGif:
+    case Mode::ExportFrames: return run_animation_export(options);
     case Mode::Bench: return run_bench(options);
     case Mode::BenchEdit: return run_bench_edit(options);
     case Mode::Window: return run_window(options);

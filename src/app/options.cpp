@@ -16,8 +16,13 @@ const char* const kUsage =
     "               assets/models/induction, or $ATTNSIM_MODEL)\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "               [--action check-hidden|first-nan|try-view]\n"
-    "       attnsim --export-slides DIR [--force] [--scenario NAME] [--scale 1|2|4]\n"
+    "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
+    "               [--panel tensor|buglab] [--batch B] [--theme print|projector] [--size WxH]\n"
+    "       attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]\n"
+    "               [--theme print|projector] [--size 1280x720|1920x1080] [--scale 1|2|4]\n"
     "       (DIR new or empty; --force replaces a folder that is not empty)\n"
+    "       attnsim --export-gif FILE.gif | --export-frames DIR [--scenario NAME] --from STEP\n"
+    "               --to STEP [--fps N] [--seconds S] [--reduced-motion] [--theme ...] [--size WxH]\n"
     "       attnsim --bench-frames N [--scenario NAME] [--train-live]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n";
 
@@ -27,7 +32,15 @@ int parse_int(const std::string& flag, const std::string& text) {
   return static_cast<int>(attnsim::parse_int(text, flag, 0, 1000000000));
 }
 
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 }  // namespace
+
+bool Options::figure_export() const {
+  return mode == Mode::Export && (slide || ends_with(output, ".svg") || ends_with(output, ".pdf"));
+}
 
 Options parse_options(const std::vector<std::string>& args) {
   Options o;
@@ -45,6 +58,50 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (a == "--export-slides") {
       o.mode = Mode::ExportSlides;
       o.output = value();
+    } else if (a == "--export-gif") {
+      o.mode = Mode::ExportGif;
+      o.output = value();
+      if (!ends_with(o.output, ".gif")) throw Error("--export-gif writes a .gif file, got '" + o.output + "'");
+    } else if (a == "--export-frames") {
+      o.mode = Mode::ExportFrames;
+      o.output = value();
+    } else if (a == "--slide") {
+      o.slide = true;
+    } else if (a == "--format") {
+      o.format = value();
+      if (o.format != "png" && o.format != "svg" && o.format != "pdf")
+        throw Error("--format must be png, svg or pdf, got '" + o.format + "'");
+    } else if (a == "--theme") {
+      o.theme = value();
+      if (o.theme != "print" && o.theme != "projector")
+        throw Error("--theme must be print or projector, got '" + o.theme + "'");
+    } else if (a == "--size") {
+      const std::string& v = value();
+      const auto x = v.find('x');
+      const int w = x == std::string::npos ? 0 : parse_int(a, v.substr(0, x));
+      const int h = x == std::string::npos ? 0 : parse_int(a, v.substr(x + 1));
+      if (w < 320 || w > 7680 || static_cast<int64_t>(w) * 9 != static_cast<int64_t>(h) * 16)
+        throw Error("--size must be 16:9, from 320x180 to 7680x4320 (e.g. 1280x720, 1920x1080), got '" + v + "'");
+      o.width = w;
+      o.height = h;
+    } else if (a == "--from") {
+      o.from = value();
+    } else if (a == "--to") {
+      o.to = value();
+    } else if (a == "--fps") {
+      o.fps = parse_int(a, value());
+      if (o.fps < 1 || o.fps > 50) throw Error("--fps must be 1 to 50, got " + std::to_string(o.fps));
+    } else if (a == "--seconds") {
+      const std::string& v = value();
+      try {
+        o.seconds = std::stof(v);
+      } catch (const std::exception&) {
+        o.seconds = -1;
+      }
+      if (!(o.seconds >= 0.5f && o.seconds <= 60.0f))
+        throw Error("--seconds expects a number from 0.5 to 60, got '" + v + "'");
+    } else if (a == "--reduced-motion") {
+      o.reduced_motion = true;
     } else if (a == "--bench-frames") {
       o.mode = Mode::Bench;
       o.bench_frames = parse_int(a, value());
@@ -105,6 +162,12 @@ Options parse_options(const std::vector<std::string>& args) {
       throw Error("unknown argument '" + a + "'");
     }
   }
+  if (o.mode == Mode::Export && !o.figure_export() && !ends_with(o.output, ".png"))
+    throw Error("--export writes .png, .svg or .pdf (by the file's extension), got '" + o.output + "'");
+  if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && (o.from.empty() || o.to.empty()))
+    throw Error("--export-gif and --export-frames need --from STEP and --to STEP");
+  if (static_cast<int64_t>(o.fps) * static_cast<int64_t>(o.seconds) > 1200)
+    throw Error("--fps x --seconds gives more than 1200 frames");
   return o;
 }
 

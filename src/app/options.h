@@ -6,9 +6,15 @@
 //           [--experiment NAME]
 //           [--model DIR] [--batch B]
 //           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
-//   attnsim --export-slides DIR [--scenario NAME] [--scale N]      one PNG per step
+//   attnsim --export FILE.{svg,pdf} | --export FILE.png --slide     the step as a slide (no window)
+//   attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]
+//                                                                   title page + one slide per step
+//   attnsim --export-gif FILE.gif | --export-frames DIR --from STEP --to STEP [--fps N]
+//           [--seconds S] [--reduced-motion]                        the transition, animated
 //   attnsim --bench-frames N [--scenario NAME] [--train-live]      median / p95 frame ms
 //   attnsim --bench-edit N [--scenario NAME]                       median / p95 edit -> new frame ms
+// Slides and animations go through src/figure (Cairo, no OpenGL): --theme print|projector,
+// --size 1280x720|1920x1080 (any 16:9), times --scale.
 #pragma once
 
 #include <string>
@@ -16,7 +22,7 @@
 
 namespace attnsim::app {
 
-enum class Mode { Window, Export, ExportSlides, Bench, BenchEdit, Help };
+enum class Mode { Window, Export, ExportSlides, ExportGif, ExportFrames, Bench, BenchEdit, Help };
 
 struct Options {
   Mode mode = Mode::Window;
@@ -38,6 +44,18 @@ struct Options {
   std::string experiment;    // --experiment NAME: with --panel experiments, run it first
   bool train_live = false;   // --train-live: with --bench-frames, train the model meanwhile
   bool force = false;        // --force: --export-slides may replace a folder that is not empty
+  // Figures (slides, decks, animations).
+  bool slide = false;        // --slide: --export FILE.png as a slide (svg and pdf always are)
+  std::string format = "png";  // --export-slides: png | svg | pdf (one deck, lesson.pdf)
+  std::string theme = "print";  // print | projector
+  int width = 1280, height = 720;  // --size WxH (16:9), before --scale
+  std::string from, to;      // --export-gif / --export-frames: the steps it moves between
+  int fps = 12;
+  float seconds = 3.0f;
+  bool reduced_motion = false;  // three still frames instead of motion
+
+  // True when --export writes through the figure sinks (no window needed).
+  bool figure_export() const;
 };
 
 // Throws attnsim::Error naming the bad argument.

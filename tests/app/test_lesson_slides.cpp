@@ -1,6 +1,7 @@
-// Lesson slides, headless: attnsim --lesson FILE --export-slides DIR under xvfb-run writes one
+// Lesson slides, headless: attnsim --lesson FILE --export-slides DIR writes a title page and one
 // PNG per lesson step (not blank, 16:9, twice the size at --scale 2) and DIR/index.md listing
-// them in order, and leaves the learner's progress file alone.
+// them in order, and leaves the learner's progress file alone. (Slides are figures drawn by
+// Cairo: no window is opened; the test still runs under xvfb-run like the other app tests.)
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
 
@@ -65,8 +66,10 @@ TEST_CASE("a lesson exports one non-blank slide per step, with index.md in order
   const std::string dir = kOut + "/masks-ko";
   fs::remove_all(kOut + "/xdg");
   REQUIRE(export_slides(lesson, dir, "--lang ko") == 0);
-  const auto files = pngs(dir);
-  REQUIRE(files.size() == steps.size());
+  auto files = pngs(dir);
+  REQUIRE(files.size() == steps.size() + 1);
+  CHECK(files.front() == "00-title.png");
+  files.erase(files.begin());
   std::ifstream in(dir + "/index.md");
   std::stringstream index;
   index << in.rdbuf();
@@ -94,7 +97,7 @@ TEST_CASE("slides at --scale 2 are re-rendered at twice the size, in English too
   const std::string dir = kOut + "/budget-en-2x";
   REQUIRE(export_slides(lesson, dir, "--scale 2 --lang en") == 0);
   const auto files = pngs(dir);
-  REQUIRE(files.size() == 3);
+  REQUIRE(files.size() == 3 + 1);  // the title page and three steps
   for (const auto& f : files) {
     const Image img = load(dir + "/" + f);
     CHECK(img.w == 2560);

@@ -1,0 +1,299 @@
+// Slides of the simulator's views. See slide_scenes.h.
+//
+// Index
+//   [SECTION] the run
+//   [SECTION] captions
+//   [SECTION] one slide
+//   [SECTION] decks
+#include "app/slide_scenes.h"
+
+#include <cmath>
+#include <map>
+
+#include "engine/error.h"
+#include "engine/scenario.h"
+#include "engine/trace.h"
+#include "figure/palette.h"
+#include "figure/slide.h"
+#include "figure/tensor_figure.h"
+#include "lessons/markup.h"
+
+namespace attnsim::app {
+
+namespace fig = attnsim::figure;
+
+// [SECTION] the run ------------------------------------------------------------------------
+
+std::shared_ptr<const RunData> compute_run(const Scenario& s) {
+  auto data = std::make_shared<RunData>();
+  data->config = s.config;
+  const MhaInputs inputs = scenario_inputs(s.config, s.sentences, s.key_sentences, s.input_scale);
+  data->run = forward(s.config, init_weights(s.config.d_model, s.config.bias, s.config.seed), inputs);
+  if (s.has_reference) {
+    const MhaInputs ref_inputs = scenario_inputs(s.reference, s.sentences, s.key_sentences, s.input_scale);
+    data->reference = forward(s.reference, init_weights(s.reference.d_model, s.reference.bias, s.reference.seed),
+                              ref_inputs);
+    data->has_reference = true;
+  }
+  data->q_tokens = batch_tokens(s.sentences, s.config.batch, s.config.tq);
+  data->k_tokens = batch_tokens(s.key_sentences.empty() || s.config.self_attention ? s.sentences : s.key_sentences,
+                                s.config.batch, s.config.tk);
+  return data;
+}
+
+// [SECTION] captions -----------------------------------------------------------------------
+
+std::string step_caption(const std::string& step, lessons::Lang lang) {
+  struct Two {
+    const char *en, *ko;
+  };
+  static const std::map<std::string, Two> k = {
+      {"query", {"The query tokens as vectors: one row per token, d_model numbers each.",
+                 "질의 토큰을 벡터로: 토큰마다 한 행, 행마다 d_model개의 수."}},
+      {"key", {"The key tokens as vectors; in self-attention they are the query tokens.",
+               "키 토큰의 벡터. 셀프 어텐션에서는 질의와 같은 텐서다."}},
+      {"value", {"The value tokens as vectors: what the attention will mix.",
+                 "값 토큰의 벡터: 어텐션이 섞게 될 내용."}},
+      {"q_proj", {"W_Q turns every token into a query of the same width d_model.",
+                  "W_Q가 각 토큰을 같은 폭 d_model의 질의로 바꾼다."}},
+      {"k_proj", {"W_K turns every token into a key.", "W_K가 각 토큰을 키로 바꾼다."}},
+      {"v_proj", {"W_V turns every token into a value.", "W_V가 각 토큰을 값으로 바꾼다."}},
+      {"q_view", {"view cuts d_model into h heads of dk numbers without copying anything.",
+                  "view는 아무것도 복사하지 않고 d_model을 dk개씩 h개의 헤드로 나눈다."}},
+      {"k_view", {"The keys cut into heads: the same memory, a new shape.",
+                  "키를 헤드로 나눈 모양: 같은 메모리, 새 모양."}},
+      {"v_view", {"The values cut into heads: the same memory, a new shape.",
+                  "값을 헤드로 나눈 모양: 같은 메모리, 새 모양."}},
+      {"q_heads", {"transpose puts the head axis first: each head gets its own T x dk block, still no copy.",
+                   "transpose가 헤드 축을 앞으로 옮긴다: 헤드마다 T x dk 블록, 여전히 복사 없음."}},
+      {"k_heads", {"Each head's keys as one block, read through new strides.",
+                   "헤드별 키 블록: 새 stride로 같은 메모리를 읽는다."}},
+      {"v_heads", {"Each head's values as one block, read through new strides.",
+                   "헤드별 값 블록: 새 stride로 같은 메모리를 읽는다."}},
+      {"scores", {"Every query meets every key: one dot product per cell, per head.",
+                  "모든 질의가 모든 키와 만난다: 헤드마다 칸 하나에 내적 하나."}},
+      {"scores_scaled", {"Dividing by the square root of dk keeps the scores in a range softmax can use.",
+                         "dk의 제곱근으로 나누어 softmax가 다룰 수 있는 범위로 맞춘다."}},
+      {"mask", {"The mask marks the pairs a query may not look at (dark = hidden).",
+                "마스크는 질의가 보면 안 되는 쌍을 표시한다 (어두운 칸 = 가림)."}},
+      {"scores_masked", {"Hidden pairs become -inf, so softmax gives them exactly zero weight.",
+                         "가려진 쌍은 -inf가 되어 softmax에서 가중치가 정확히 0이 된다."}},
+      {"alpha", {"softmax turns each row into weights that add up to 1.",
+                 "softmax가 각 행을 합이 1인 가중치로 바꾼다."}},
+      {"alpha_dropped", {"Dropout zeroes some weights in training and scales the rest up.",
+                         "드롭아웃은 학습 중 일부 가중치를 0으로 만들고 나머지를 키운다."}},
+      {"ctx_heads", {"Each head mixes the value rows with its weights: one T x dk result per head.",
+                     "각 헤드가 가중치로 값 행을 섞는다: 헤드마다 T x dk 결과."}},
+      {"ctx_transposed", {"transpose brings the tokens back to the front: a view, not contiguous.",
+                          "transpose로 토큰 축을 다시 앞으로: view이며 연속이 아니다."}},
+      {"ctx_contiguous", {"contiguous copies the numbers into token order so that view can follow.",
+                          "contiguous가 수를 토큰 순서로 복사해야 view를 쓸 수 있다."}},
+      {"ctx_concat", {"The heads side by side again: d_model numbers per token.",
+                      "헤드를 다시 나란히 붙인다: 토큰마다 d_model개의 수."}},
+      {"out", {"W_O mixes the heads into the output, one row per token.",
+               "W_O가 헤드들을 섞어 출력을 만든다: 토큰마다 한 행."}},
+  };
+  auto it = k.find(step);
+  if (it == k.end()) return step;
+  return lang == lessons::Lang::Ko ? it->second.ko : it->second.en;
+}
+
+namespace {
+
+std::string shape_text(const Dims& d) {
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+  return s + ")";
+}
+
+const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
+
+// Row / column labels: query tokens down, key tokens (scores-like steps) or feature
+// indices across.
+fig::AxisLabels axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
+                            lessons::Lang lang) {
+  fig::AxisLabels l;
+  const bool keys_down = step == "key" || step == "value" || step == "k_proj" || step == "v_proj" ||
+                         step == "k_view" || step == "v_view" || step == "k_heads" || step == "v_heads";
+  const auto& down = keys_down ? run.k_tokens : run.q_tokens;
+  if (batch < static_cast<int64_t>(down.size())) l.rows = down[static_cast<size_t>(batch)];
+  l.row_noun = keys_down ? T(lang, "키 토큰", "key tokens") : T(lang, "질의 토큰", "query tokens");
+  const int64_t cols = t.shape().back();
+  const bool scores_like = step == "scores" || step == "scores_scaled" || step == "mask" ||
+                           step == "scores_masked" || step == "alpha" || step == "alpha_dropped";
+  if (scores_like && batch < static_cast<int64_t>(run.k_tokens.size())) {
+    l.cols = run.k_tokens[static_cast<size_t>(batch)];
+    l.col_noun = T(lang, "키 토큰", "key tokens");
+  } else {
+    for (int64_t j = 0; j < cols; ++j) l.cols.push_back(std::to_string(j));
+    l.col_noun = T(lang, "특징", "features");
+  }
+  return l;
+}
+
+}  // namespace
+
+// [SECTION] one slide ---------------------------------------------------------------------
+
+figure::Figure step_slide(const Scenario& scenario, const RunData& run, const SlideView& view) {
+  const std::string step_name = view.step.empty() ? scenario.focus_step : view.step;
+  const Step* step = run.run.trace.find(step_name);
+  if (!step && !is_step_name(step_name)) throw Error("unknown step '" + step_name + "'");
+  const int64_t batch = view.batch < 0 ? scenario.focus_batch : view.batch;
+  const fig::Theme& th = fig::theme_by_name(view.theme);
+  const lessons::Lang lang = view.lang;
+
+  fig::SlideSpec spec;
+  const std::string scen_title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
+  spec.title = view.title.empty() ? step_name + (step->skipped() ? "" : "  " + shape_text(step->out.shape())) : view.title;
+  spec.caption = view.caption.empty() ? step_caption(step_name, lang) : view.caption;
+  spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · " +
+                step_name + " · " + T(lang, "배치 ", "batch ") + std::to_string(batch);
+
+  if (!step || step->skipped() || !step->out.defined()) {
+    // A step the run never reached (view without contiguous stops the pass) or skipped here.
+    spec.has_legend = false;
+    if (view.title.empty()) spec.title = step_name;
+    fig::Slide s = fig::make_slide(spec, th);
+    const std::string why = !step ? std::string(T(lang, "계산이 여기서 멈췄다: ", "The run stopped before this step: ")) + run.run.error
+                                  : std::string(T(lang, "이 설정에서는 건너뛴 단계: ", "Skipped in this setting: ")) + step->note;
+    const auto lines = fig::wrap_text(why, fig::kBodySize, s.visual.w, 4);
+    for (size_t i = 0; i < lines.size(); ++i)
+      s.figure.text(s.visual.x, s.visual.y + 60 + static_cast<float>(i) * 46, lines[i], fig::kBodySize, th.muted,
+                    fig::Anchor::Start, false, "note");
+    return s.figure;
+  }
+  if (batch < 0 || batch >= step->out.shape()[0])
+    throw Error("batch " + std::to_string(batch) + " is outside 0.." + std::to_string(step->out.shape()[0] - 1));
+
+  std::vector<fig::Block> blocks;
+  std::string what = step_name;
+  if (view.panel == "buglab" && run.has_reference && run.reference.trace.find(step_name) &&
+      !run.reference.trace.at(step_name).skipped()) {
+    // The bug lab's triptych: the correct run, the run with the bug, their difference.
+    const auto correct = fig::tensor_blocks(step_name, run.reference.trace.at(step_name).out, batch);
+    const auto buggy = fig::tensor_blocks(step_name, step->out, batch);
+    const size_t h = static_cast<size_t>(std::max<int64_t>(0, view.head));
+    if (h < correct.size() && h < buggy.size() && correct[h].values.size() == buggy[h].values.size()) {
+      fig::Block a = correct[h], b = buggy[h], d = correct[h];
+      const std::string head = correct.size() > 1 ? " · head " + std::to_string(h) : "";
+      a.name = T(lang, "올바른 계산", "correct") + head;
+      b.name = T(lang, "버그", "with the bug") + head;
+      d.name = T(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
+      for (size_t i = 0; i < d.values.size(); ++i) d.values[i] = b.values[i] - a.values[i];
+      std::vector<fig::Block> pair{a, b};
+      fig::set_common_range(pair);
+      std::vector<fig::Block> diff{d};
+      for (auto& x : diff) x.map = fig::ColorMapId::Diverging;
+      fig::set_common_range(diff);
+      blocks = {pair[0], pair[1], diff[0]};
+    }
+  }
+  if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch);
+  spec.legend = fig::legend_for(blocks, what + " · " + fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis
+                                                                                         : blocks.front().map));
+  fig::Slide s = fig::make_slide(spec, th);
+  fig::add_blocks(s.figure, th, s.visual, blocks, axis_labels(run, step_name, step->out, batch, lang));
+  return s.figure;
+}
+
+figure::Figure title_slide(const std::string& title, const std::string& summary, const std::string& footer,
+                           const std::string& theme) {
+  const fig::Theme& th = fig::theme_by_name(theme);
+  fig::Figure f;
+  f.width = fig::kSlideWidth;
+  f.height = fig::kSlideHeight;
+  f.background = th.background;
+  f.theme = th.name;
+  f.title = title;
+  const float inner = fig::kSlideWidth - 2 * fig::kMargin;
+  const auto lines = fig::wrap_text(title, 80, inner, 2, true);
+  float y = 380;
+  for (const auto& l : lines) {
+    f.text(fig::kMargin, y, l, 80, th.text, fig::Anchor::Start, true, "title");
+    y += 100;
+  }
+  f.line(fig::kMargin, y - 20, fig::kMargin + 400, y - 20, th.accent, 6);
+  y += 40;
+  for (const auto& l : fig::wrap_text(summary, 36, inner, 5)) {
+    f.text(fig::kMargin, y, l, 36, th.text, fig::Anchor::Start, false, "caption");
+    y += 52;
+  }
+  f.text(fig::kMargin, fig::kSlideHeight - fig::kMargin, fig::fit_text(footer, 28, inner), 28, th.muted,
+         fig::Anchor::Start, false, "footer");
+  return f;
+}
+
+// [SECTION] decks ------------------------------------------------------------------------
+
+namespace {
+
+std::string page_name(int n, const std::string& id) {
+  char b[160];
+  std::snprintf(b, sizeof b, "%02d-%s", n, id.c_str());
+  return b;
+}
+
+}  // namespace
+
+Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme) {
+  const Scenario& scenario = find_scenario(name);
+  const auto run = compute_run(scenario);
+  Deck d;
+  d.title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
+  if (d.title.empty()) d.title = scenario.name;
+  d.pages.push_back({"00-title", d.title,
+                     title_slide(d.title, lang == lessons::Lang::Ko ? scenario.summary_ko : scenario.summary_en,
+                                 "attnsim · " + scenario.name, theme)});
+  int n = 0;
+  for (const Step& s : run->run.trace.steps) {
+    if (s.skipped()) continue;
+    SlideView v;
+    v.step = s.name;
+    v.lang = lang;
+    v.theme = theme;
+    v.panel = scenario.has_reference ? "buglab" : "tensor";
+    d.pages.push_back({page_name(++n, s.name), s.name, step_slide(scenario, *run, v)});
+  }
+  return d;
+}
+
+Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme) {
+  Deck d;
+  d.title = lesson.title.get(lang);
+  d.pages.push_back({"00-title", d.title,
+                     title_slide(d.title, lesson.summary.get(lang),
+                                 "attnsim · " + lesson.id + " · " + std::to_string(lesson.steps.size()) +
+                                     T(lang, " 단계", " steps"),
+                                 theme)});
+  for (size_t i = 0; i < lesson.steps.size(); ++i) {
+    const lessons::LessonStep& st = lesson.steps[i];
+    const lessons::Resolved r = lessons::resolve(lesson.settings_at(i));
+    Scenario s = find_scenario(r.preset);
+    const MhaConfig preset_reference = s.reference;
+    s.config = r.config;
+    s.sentences = r.sentences;
+    s.key_sentences = r.key_sentences;
+    s.input_scale = r.input_scale;
+    if (s.has_reference) {
+      s.reference = r.config;
+      s.reference.mask = preset_reference.mask;
+      s.reference.bug = preset_reference.bug;
+    }
+    if (!st.trace_step.empty()) s.focus_step = st.trace_step;
+    s.focus_batch = st.batch;
+    const auto run = compute_run(s);
+    SlideView v;
+    v.lang = lang;
+    v.theme = theme;
+    v.panel = st.panel;
+    v.head = st.head.value_or(0);
+    v.title = st.title.get(lang);
+    const std::string& short_text = st.short_text.get(lang);
+    v.caption = lessons::first_paragraph(short_text.empty() ? st.text.get(lang) : short_text);
+    d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});
+  }
+  return d;
+}
+
+}  // namespace attnsim::app

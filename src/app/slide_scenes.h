@@ -1,0 +1,56 @@
+// Slides of the simulator's views as figures (src/figure), without a window: what
+// `--export FILE.{png,svg,pdf}`, `--export-slides`, `--export-gif` and the app's slide view
+// draw. One description per slide; the Cairo, SVG and ImGui sinks draw the same one.
+//
+//   compute_run(scenario)                  the forward pass (and the bug lab's reference)
+//   step_slide(scenario, run, view)        one step as a slide: tensor heads or bug triptych
+//   scenario_deck / lesson_deck            a title page + one slide per active step / lesson step
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/session.h"
+#include "figure/figure.h"
+#include "lessons/lesson.h"
+
+namespace attnsim::app {
+
+// The forward pass a Session would compute (synchronously; throws Error).
+std::shared_ptr<const RunData> compute_run(const Scenario& scenario);
+
+struct SlideView {
+  std::string step;           // empty = the scenario's focus step
+  int64_t batch = -1;         // -1 = the scenario's focus batch element
+  std::string panel = "tensor";  // "buglab": correct / with the bug / difference
+  int64_t head = 0;           // the head the bug lab triptych shows
+  lessons::Lang lang = lessons::Lang::En;
+  std::string theme = "print";
+  std::string title, caption;  // empty = the step's own
+};
+
+// One slide. Throws Error for an unknown step.
+figure::Figure step_slide(const Scenario& scenario, const RunData& run, const SlideView& view);
+// A title page: big title, summary, a line of what follows.
+figure::Figure title_slide(const std::string& title, const std::string& summary, const std::string& footer,
+                           const std::string& theme);
+
+// The one-sentence caption of a step (what the step does), in ko or en.
+std::string step_caption(const std::string& step, lessons::Lang lang);
+
+struct DeckPage {
+  std::string name;    // file stem: "00-title", "01-query", ...
+  std::string title;   // for index.md / index.html
+  figure::Figure figure;
+};
+struct Deck {
+  std::string title;
+  std::vector<DeckPage> pages;  // the title page first
+};
+// The title page plus every active (not skipped) step of the scenario.
+Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme);
+// The title page plus one slide per lesson step (each step's settings, view and short text).
+Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme);
+
+}  // namespace attnsim::app

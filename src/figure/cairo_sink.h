@@ -1,0 +1,33 @@
+// The Cairo sink: a Figure to pixels (PNG, RGBA for GIF frames and tests) or to PDF pages.
+// Text goes through Cairo's font engine with NanumGothic, so PDF text stays text: selectable,
+// searchable, Korean included (the font subset is embedded).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "figure/figure.h"
+
+typedef struct _cairo cairo_t;
+
+namespace attnsim::figure {
+
+// Draws `f` into a Cairo context whose user space is device units; `scale` = device units
+// per figure unit.
+void draw_cairo(const Figure& f, cairo_t* cr, double scale);
+
+// width x height RGBA pixels, top row first (height = width * f.height / f.width, rounded).
+int pixel_height(const Figure& f, int width);
+std::vector<uint8_t> render_rgba(const Figure& f, int width);
+
+// PNG of `width` pixels (temp file + rename). False with a one-line `error` on failure.
+bool write_png(const Figure& f, const std::string& path, int width, std::string* error);
+// Encodes to memory (the SVG sink embeds large heatmaps this way).
+std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba);
+
+// One page per figure; pages are 960 x 540 pt for a 16:9 slide (13.33 x 7.5 in).
+bool write_pdf(const std::vector<Figure>& pages, const std::string& path,
+               const std::string& title, std::string* error);
+
+}  // namespace attnsim::figure

@@ -1,0 +1,51 @@
+// Colour maps, themes and the colour-vision check behind them. No drawing here.
+//
+//   Viridis    weights in [0, 1] (alpha): perceptually uniform, readable with deuteranopia
+//              and protanopia, monotone in lightness so it survives grayscale print
+//   Cividis    the same job, tuned for CVD (Nuñez, Anderton & Renslow 2018)
+//   Diverging  signed values (scores, projections): purple - near-white - orange (ColorBrewer
+//              PuOr), a blue-yellow axis that deuteranopes and protanopes keep
+//   Mask       two colours: shown / hidden
+// Marks for NaN / -inf / +inf are patterns drawn by the sinks (figure.h Mark); their base
+// colours come from the theme.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "figure/figure.h"
+
+namespace attnsim::figure {
+
+// t in [0, 1] (clamped; NaN gives the low end).
+Color colormap(ColorMapId map, float t);
+const char* colormap_name(ColorMapId map);
+
+// A light "print" theme and a dark "projector" theme.
+struct Theme {
+  std::string name;
+  Color background, text, muted, accent, frame;
+  Color nan, neginf, posinf;     // base colours under the mark patterns
+  Color mark_ink;                // the pattern's lines on nan / +inf
+  Color mark_ink_dark;           // the pattern's lines on -inf
+  Color gap;                     // between heatmap cells
+};
+const Theme& theme_by_name(const std::string& name);  // "print" | "projector"; throws Error
+const Theme& print_theme();
+const Theme& projector_theme();
+
+// Base colour and pattern ink of a mark under a theme.
+Color mark_fill(const Theme& theme, Mark mark);
+Color mark_ink(const Theme& theme, Mark mark);
+
+// [SECTION] colour-vision check -----------------------------------------------------------
+// Machado, Oliveira & Fernandes (2009), severity 1.0, applied in linear RGB.
+enum class Vision { Normal, Deuteranopia, Protanopia };
+Color simulate(Vision v, Color c);
+// CIE76 colour difference (CIELAB, D65).
+double delta_e(Color a, Color b);
+// The smallest difference between adjacent stops of an n-stop legend of `map` as seen with
+// `v` (the tests require it above a floor).
+double min_adjacent_delta_e(ColorMapId map, int stops, Vision v);
+
+}  // namespace attnsim::figure

@@ -1,0 +1,200 @@
+// Heatmap figures of engine tensors. See tensor_figure.h.
+#include "figure/tensor_figure.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "figure/text_metrics.h"
+
+namespace attnsim::figure {
+
+ColorMapId map_for_step(const std::string& step) {
+  if (step == "alpha" || step == "alpha_dropped") return ColorMapId::Viridis;
+  if (step == "mask") return ColorMapId::Mask;
+  return ColorMapId::Diverging;
+}
+
+std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64_t batch) {
+  std::vector<Block> out;
+  const Dims& s = t.shape();
+  if (t.dim() < 2 || batch < 0 || batch >= s[0]) return out;
+  const ColorMapId map = map_for_step(step);
+  auto value = [&](const Dims& idx) {
+    float v = t.at(idx);
+    return v;
+  };
+  if (t.dim() == 3) {
+    Block b{"", s[1], s[2], {}, map};
+    for (int64_t i = 0; i < s[1]; ++i)
+      for (int64_t j = 0; j < s[2]; ++j) b.values.push_back(value({batch, i, j}));
+    out.push_back(std::move(b));
+  } else if (t.dim() == 4) {
+    // (B, T, h, dk) for the view steps, else (B, h, T, X).
+    const bool bands = step == "q_view" || step == "k_view" || step == "v_view" ||
+                       step == "ctx_transposed" || step == "ctx_contiguous";
+    const int64_t heads = bands ? s[2] : s[1];
+    const int64_t rows = bands ? s[1] : s[2];
+    for (int64_t h = 0; h < heads; ++h) {
+      Block b{heads > 1 ? "head " + std::to_string(h) : "", rows, s[3], {}, map};
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < s[3]; ++j) b.values.push_back(bands ? value({batch, i, h, j}) : value({batch, h, i, j}));
+      out.push_back(std::move(b));
+    }
+  }
+  set_common_range(out);
+  return out;
+}
+
+void set_common_range(std::vector<Block>& blocks) {
+  float lo = 0, hi = 0;
+  bool any = false;
+  for (const Block& b : blocks)
+    for (float v : b.values)
+      if (std::isfinite(v)) {
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+      }
+  for (Block& b : blocks) {
+    if (b.map == ColorMapId::Mask) {
+      b.lo = 0, b.hi = 1;
+    } else if (b.map == ColorMapId::Diverging) {
+      const float m = std::max({std::fabs(lo), std::fabs(hi), 1e-6f});
+      b.lo = -m, b.hi = m;
+    } else {
+      b.lo = 0, b.hi = std::max(hi, 1e-6f);
+    }
+  }
+}
+
+namespace {
+
+float widest(const std::vector<std::string>& labels, float size) {
+  float w = 0;
+  for (const auto& l : labels) w = std::max(w, text_width(l, size));
+  return w;
+}
+
+}  // namespace
+
+BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std::vector<Block>& blocks,
+                        const AxisLabels& labels) {
+  BlocksLayout out;
+  if (blocks.empty()) return out;
+  const int64_t rows = blocks.front().rows, cols = blocks.front().cols;
+  const int n = static_cast<int>(blocks.size());
+  const bool named = !blocks.front().name.empty();
+  const float name_h = named ? 40.0f : 0.0f;  // the block's name above its column labels
+  const float gap_x = 40, gap_y = 20;
+  // Room the labels would take, if they fit.
+  const float row_label_w =
+      labels.rows.empty() ? 0.0f : std::min(360.0f, widest(labels.rows, kBodySize) + 20.0f);
+  const float col_label_h = labels.cols.empty() ? 0.0f : 38.0f;
+  const float note_h = 44.0f;  // reserved for the summary line
+  Rect grid_area{area.x + row_label_w, area.y + note_h, area.w - row_label_w, area.h - note_h};
+
+  // Cells fill the height they are given; the width stretches up to 3x the height so the
+  // grid uses the whole width without turning cells into long bars.
+  struct Grid {
+    int g = 1, gr = 1;
+    float bw = 0, bh = 0, cw = 0, ch = 0;
+  };
+  auto grid = [&](int g) {
+    Grid q;
+    q.g = g;
+    q.gr = (n + g - 1) / g;
+    q.bw = (grid_area.w - static_cast<float>(g - 1) * gap_x) / static_cast<float>(g);
+    q.bh = (grid_area.h - static_cast<float>(q.gr) * (name_h + col_label_h) - static_cast<float>(q.gr - 1) * gap_y) /
+           static_cast<float>(q.gr);
+    q.ch = std::max(1.0f, q.bh / static_cast<float>(rows));
+    q.cw = std::max(1.0f, std::min(q.bw / static_cast<float>(cols), q.ch * 3.0f));
+    return q;
+  };
+  const float col_label_w = labels.cols.empty() ? 0.0f : widest(labels.cols, kLabelMin);
+  auto rows_fit = [&](const Grid& q) { return !labels.rows.empty() && q.ch * 0.8f >= kLabelMin; };
+  auto cols_fit = [&](const Grid& q) { return !labels.cols.empty() && col_label_w <= q.cw - 12; };
+  // The grid with the largest cells, counting a grid whose labels fit as half as large again
+  // per axis: a readable axis is worth some cell size.
+  Grid best = grid(1);
+  float best_score = -1;
+  for (int g = 1; g <= n; ++g) {
+    const Grid q = grid(g);
+    const float score = std::sqrt(q.cw * q.ch) * (1.0f + 0.5f * static_cast<float>(rows_fit(q)) +
+                                                   0.5f * static_cast<float>(cols_fit(q)));
+    if (score > best_score) best_score = score, best = q;
+  }
+  const int g = best.g;
+  const float ch = best.ch, cw = best.cw;
+  out.grid_rows = best.gr;
+  const float block_w = cw * static_cast<float>(cols), block_h = ch * static_cast<float>(rows);
+  const float used_w = static_cast<float>(g) * block_w + static_cast<float>(g - 1) * gap_x;
+  const float x0 = grid_area.x + (grid_area.w - used_w) / 2;
+
+  // Labels fit when a cell holds a line at >= kLabelMin.
+  const float row_size = std::min(kBodySize, ch * 0.8f);
+  out.row_labels = !labels.rows.empty() && row_size >= kLabelMin &&
+                   static_cast<int64_t>(labels.rows.size()) == rows;
+  float col_size = kBodySize;
+  while (col_size > kLabelMin && widest(labels.cols, col_size) > cw - 12) col_size -= 1;
+  out.col_labels = !labels.cols.empty() && static_cast<int64_t>(labels.cols.size()) == cols &&
+                   widest(labels.cols, col_size) <= cw - 12;
+
+  std::string note;
+  if (!labels.rows.empty() && !out.row_labels) note = summarize_labels(labels.rows, labels.row_noun);
+  if (!labels.cols.empty() && !out.col_labels)
+    note += (note.empty() ? "" : "   ·   ") + summarize_labels(labels.cols, labels.col_noun);
+  if (!note.empty())
+    f.text(area.x, area.y + note_h / 2 - 4, fit_text(note, kLabelMin, area.w), kLabelMin, th.muted, Anchor::Start,
+           false, "note");
+
+  for (int i = 0; i < n; ++i) {
+    const int gx = i % g, gy = i / g;
+    const float bx = x0 + static_cast<float>(gx) * (block_w + gap_x);
+    const float by = grid_area.y + static_cast<float>(gy) * (name_h + col_label_h + block_h + gap_y);
+    const Block& b = blocks[static_cast<size_t>(i)];
+    if (named)
+      f.text(bx + block_w / 2, by + name_h / 2 - 4, fit_text(b.name, kLabelMin, block_w), kLabelMin, th.text,
+             Anchor::Middle, true, "label");
+    const Rect cell_rect{bx, by + name_h + col_label_h, block_w, block_h};
+    Heatmap h;
+    h.rect = cell_rect;
+    h.rows = b.rows;
+    h.cols = b.cols;
+    h.values = b.values;
+    h.map = b.map;
+    h.lo = b.lo;
+    h.hi = b.hi;
+    h.gap = th.background;
+    f.heatmap(std::move(h));
+    out.cells.push_back(cell_rect);
+    if (out.col_labels)
+      for (int64_t c = 0; c < cols; ++c)
+        f.text(bx + (static_cast<float>(c) + 0.5f) * cw, by + name_h + col_label_h / 2, labels.cols[static_cast<size_t>(c)],
+               col_size, th.text, Anchor::Middle, false, "label");
+    if (out.row_labels && gx == 0)
+      for (int64_t r = 0; r < rows; ++r)
+        f.text(bx - 10, cell_rect.y + (static_cast<float>(r) + 0.5f) * ch,
+               fit_text(labels.rows[static_cast<size_t>(r)], row_size, row_label_w - 12), row_size, th.text, Anchor::End,
+               false, "label");
+  }
+  return out;
+}
+
+Legend legend_for(const std::vector<Block>& blocks, const std::string& what) {
+  Legend lg;
+  lg.what = what;
+  if (blocks.empty()) return lg;
+  lg.map = blocks.front().map;
+  lg.lo = blocks.front().lo;
+  lg.hi = blocks.front().hi;
+  for (const Block& b : blocks)
+    for (float v : b.values) {
+      const Mark m = mark_of(v);
+      lg.nan |= m == Mark::NaN;
+      lg.neginf |= m == Mark::NegInf;
+      lg.posinf |= m == Mark::PosInf;
+    }
+  return lg;
+}
+
+}  // namespace attnsim::figure

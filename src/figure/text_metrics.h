@@ -1,0 +1,19 @@
+// Text measurement shared by every layout and the Cairo sink, so that a label placed
+// "where it fits" fits in the PNG and the PDF too. The font is NanumGothic (fonts-nanum,
+// found through fontconfig): it covers Korean and Latin.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnsim::figure {
+
+inline constexpr const char* kFontFamily = "NanumGothic";
+
+// Advance width of one line of text at `size` units.
+float text_width(const std::string& text, float size, bool bold = false);
+
+// "6 rows: 고양이가 … <pad>": what a heatmap axis says when its labels do not all fit.
+std::string summarize_labels(const std::vector<std::string>& labels, const std::string& noun);
+
+}  // namespace attnsim::figure

@@ -1,0 +1,210 @@
+// Slides, decks and animations exported through the figure sinks, run as a user would:
+// attnsim --export FILE.{png,svg,pdf}, --export-slides DIR --format, --export-gif,
+// --export-frames. None of them opens a window (no Xvfb needed). Checks use Debian's tools
+// where a user would: xmllint for SVG, pdfinfo / pdftotext for PDF, giflib for GIF.
+#include <catch2/catch.hpp>
+#include <gif_lib.h>
+#include <stb/stb_image.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kApp = ATTNSIM_APP;
+const std::string kSource = ATTNSIM_SOURCE_DIR;
+const std::string kOut = ATTNSIM_TEST_OUT;
+
+int run(const std::string& args) {
+  return std::system((kApp + " " + args + " > /dev/null").c_str());
+}
+
+// stdout + stderr of a command.
+std::string output_of(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen((cmd + " 2>&1").c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+  return n;
+}
+
+int pdf_pages(const std::string& path) {
+  const std::string info = output_of("pdfinfo " + path);
+  const size_t at = info.find("Pages:");
+  return at == std::string::npos ? -1 : std::atoi(info.c_str() + at + 6);
+}
+
+std::vector<unsigned char> pixels(const std::string& path, int* w, int* h) {
+  int n = 0;
+  unsigned char* data = stbi_load(path.c_str(), w, h, &n, 4);
+  REQUIRE(data != nullptr);
+  std::vector<unsigned char> out(data, data + static_cast<size_t>(*w) * static_cast<size_t>(*h) * 4);
+  stbi_image_free(data);
+  return out;
+}
+
+// Nothing in a folder but what a finished export leaves (no *.tmp-* files).
+bool no_temporaries(const std::string& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("a lesson exports as one PDF deck: the title page plus one page per step, titles in ko and en") {
+  const std::string lesson = kSource + "/lessons/05-masks.toml";
+  const auto loaded = attnsim::lessons::load_lesson(lesson);
+  REQUIRE(loaded.lesson);
+  for (const char* lang : {"ko", "en"}) {
+    const std::string dir = kOut + "/deck-" + lang;
+    fs::remove_all(dir);
+    REQUIRE(run("--lesson " + lesson + " --export-slides " + dir + " --format pdf --lang " + lang) == 0);
+    const std::string pdf = dir + "/lesson.pdf";
+    CHECK(pdf_pages(pdf) == static_cast<int>(loaded.lesson->steps.size()) + 1);
+    const std::string text = output_of("pdftotext " + pdf + " -");
+    const auto want = std::string(lang) == "ko" ? attnsim::lessons::Lang::Ko : attnsim::lessons::Lang::En;
+    CHECK(text.find(loaded.lesson->title.get(want)) != std::string::npos);
+    for (const auto& step : loaded.lesson->steps) {
+      INFO(step.title.get(want));
+      CHECK(text.find(step.title.get(want)) != std::string::npos);
+    }
+    CHECK(read_file(dir + "/index.md").find("lesson.pdf") != std::string::npos);
+    CHECK(read_file(dir + "/index.html").find("<embed src=\"lesson.pdf\"") != std::string::npos);
+    CHECK(no_temporaries(dir));
+  }
+}
+
+TEST_CASE("slides as SVG parse as XML, carry the step title and one <text> per label") {
+  const std::string dir = kOut + "/svg-slides";
+  fs::remove_all(dir);
+  REQUIRE(run("--export-slides " + dir + " --format svg --lang en") == 0);
+  const std::string alpha = dir + "/" + [&] {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().find("-alpha.svg") != std::string::npos) return e.path().filename().string();
+    return std::string("missing");
+  }();
+  REQUIRE(fs::exists(alpha));
+  CHECK(std::system(("xmllint --noout " + alpha).c_str()) == 0);
+  const std::string svg = read_file(alpha);
+  CHECK(svg.find("<title>alpha  (1, 4, 6, 6)</title>") != std::string::npos);
+  // Default scenario: 6 query tokens x 6 key tokens, 4 heads, every label fits: 4 head names,
+  // 6 key tokens over each head, 6 query tokens left of each grid row (1 or 2 rows).
+  const size_t labels = count(svg, "<text class=\"label\"");
+  CHECK((labels == 4 + 24 + 6 || labels == 4 + 24 + 12));
+  CHECK(count(svg, ">고양이가</text>") >= 4);
+  const std::string html = read_file(dir + "/index.html");
+  CHECK(html.find("00-title.svg") < html.find("-alpha.svg"));  // in order
+}
+
+TEST_CASE("the article-size tensor view as SVG stays under 2 MB (large heatmaps are one image each)") {
+  const std::string svg = kOut + "/article-alpha.svg";
+  REQUIRE(run("--export " + svg + " --scenario article --step alpha") == 0);
+  CHECK(fs::file_size(svg) <= 2u * 1024 * 1024);
+  CHECK(count(read_file(svg), "<image ") == 8);
+  CHECK(std::system(("xmllint --noout " + svg).c_str()) == 0);
+}
+
+TEST_CASE("slide PNGs come at 1280x720, 1920x1080 and --scale 2, and ignore every widget state") {
+  int w = 0, h = 0;
+  const std::string a = kOut + "/slide-a.png", b = kOut + "/slide-b.png", big = kOut + "/slide-1080.png";
+  REQUIRE(run("--export " + a + " --slide --scenario mask-inverted --step alpha --panel buglab") == 0);
+  // The same slide with the app's widget state changed: a button pressed, the transparent
+  // export toggle, a mid-transition progress. A slide has no widgets, so nothing changes.
+  REQUIRE(run("--export " + b + " --slide --scenario mask-inverted --step alpha --panel buglab "
+              "--action check-hidden --transparent --progress 0.3") == 0);
+  const auto pa = pixels(a, &w, &h);
+  CHECK(w == 1280);
+  CHECK(h == 720);
+  CHECK(pa == pixels(b, &w, &h));
+  REQUIRE(run("--export " + big + " --slide --size 1920x1080 --theme projector") == 0);
+  pixels(big, &w, &h);
+  CHECK(w == 1920);
+  CHECK(h == 1080);
+  REQUIRE(run("--export " + big + " --slide --scale 2") == 0);
+  pixels(big, &w, &h);
+  CHECK(w == 2560);
+}
+
+TEST_CASE("an animated GIF of view -> transpose decodes with the expected frames and size") {
+  const std::string gif = kOut + "/heads.gif";
+  REQUIRE(run("--export-gif " + gif + " --from q_proj --to q_heads --fps 10 --seconds 2 --size 640x360") == 0);
+  int err = 0;
+  GifFileType* g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 2 * 10);  // two moves (view, transpose), 10 frames each
+  CHECK(g->SWidth == 640);
+  CHECK(g->SHeight == 360);
+  DGifCloseFile(g, &err);
+  // Reduced motion: three still frames.
+  REQUIRE(run("--export-gif " + gif + " --from q_proj --to q_heads --reduced-motion --size 640x360") == 0);
+  g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 3);
+  DGifCloseFile(g, &err);
+}
+
+TEST_CASE("export-frames writes the same frames as numbered PNGs") {
+  const std::string dir = kOut + "/frames";
+  fs::remove_all(dir);
+  REQUIRE(run("--export-frames " + dir + " --scenario query-padding-nan --batch 1 --from scores_masked --to ctx_heads "
+              "--fps 4 --seconds 1 --size 640x360") == 0);
+  // scores_masked -> alpha -> ctx_heads (alpha_dropped is skipped in eval mode): 2 moves x 2.
+  CHECK(fs::exists(dir + "/frame-0001.png"));
+  CHECK(fs::exists(dir + "/frame-0004.png"));
+  CHECK_FALSE(fs::exists(dir + "/frame-0005.png"));
+  CHECK(no_temporaries(dir));
+}
+
+TEST_CASE("bad input: one line, exit 2, no file left behind") {
+  struct Case {
+    std::string args, file;
+  };
+  const std::vector<Case> cases = {
+      {"--export /nonexistent-dir/x.pdf", "/nonexistent-dir/x.pdf"},
+      {"--export " + kOut + "/bad.bmp", kOut + "/bad.bmp"},
+      {"--export-slides " + kOut + "/bad-format --format docx", kOut + "/bad-format"},
+      {"--export-gif " + kOut + "/bad.gif --from alpha --to scores", kOut + "/bad.gif"},
+      {"--export-gif " + kOut + "/bad2.gif --from alpha --to alpha", kOut + "/bad2.gif"},
+      {"--export-gif " + kOut + "/bad3.gif --from q_proj --to nowhere", kOut + "/bad3.gif"},
+      {"--export-slides /proc/attnsim-cannot --format pdf", "/proc/attnsim-cannot"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    fs::remove_all(c.file);
+    const std::string out = output_of(kApp + " " + c.args + " 2>&1 >/dev/null; echo rc=$?");
+    CHECK(out.find("rc=2") != std::string::npos);
+    // One line of complaint before the usage text (the usage follows only argument errors).
+    CHECK(out.rfind("attnsim: ", 0) == 0);
+    CHECK(count(out.substr(0, std::min(out.find("usage:"), out.find("rc="))), "\n") == 1);
+    CHECK_FALSE(fs::exists(c.file));
+  }
+}
