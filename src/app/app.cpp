@@ -177,7 +177,9 @@ void app_frame(App& app, float dt) {
   const float centre_w = std::max(200.0f, w - left_w - right_w);
   const float tensor_h = std::floor(h * 0.63f);
   panel_pipeline(app, {0, top, left_w, h});
-  if (app.presenting_flash)
+  if (app.presenting_slide)
+    panel_slide(app, {left_w, top, centre_w, tensor_h});
+  else if (app.presenting_flash)
     panel_flash(app, {left_w, top, centre_w, tensor_h});
   else if (app.presenting_bug_lab && app.data() && app.data()->has_reference)
     panel_buglab(app, {left_w, top, centre_w, tensor_h});

@@ -71,6 +71,8 @@ struct App {
   uint64_t shown_generation = 0;
   bool presenting_bug_lab = false;  // centre shows the bug lab instead of the tensor view
   bool presenting_flash = false;    // centre shows the flash panel
+  bool presenting_slide = false;    // centre shows the step as its slide (panel_slide.cpp)
+  std::string slide_theme = "print";  // print | projector (figure/palette.h)
   std::shared_ptr<FlashPanelState> flash;
   // The trained model (scenarios "model", "model-ablate-induction"): the right column shows
   // its head grid; the pipeline, tensor and memory views show layer `model_layer`'s trace.
@@ -108,6 +110,10 @@ void panel_tensor(App& app, const ImVec4& rect);
 void panel_memory(App& app, const ImVec4& rect);
 void panel_buglab(App& app, const ImVec4& rect);
 void panel_flash(App& app, const ImVec4& rect);
+// The current step as the exported slide, and File > Export slide (PNG / SVG / PDF by
+// extension) through the figure sinks; false with `error` when it fails.
+void panel_slide(App& app, const ImVec4& rect);
+bool export_slide(App& app, const std::string& extension, std::string* written, std::string* error);
 // Puts the flash panel at fraction t (0..1) of its tile events (headless export).
 void set_flash_progress(App& app, float t);
 // True while the flash panel plays its tiles (the window keeps drawing).

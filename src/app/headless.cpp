@@ -128,6 +128,12 @@ int run_export(const Options& options) {
     }
     for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);
   }
+  if (options.panel == "slide") {
+    // the slide view takes the centre, in the theme asked for
+    app.presenting_slide = true;
+    app.slide_theme = options.theme;
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+  }
   if (options.panel == "buglab" && !app.presenting_bug_lab) {
     std::fprintf(stderr, "attnsim: scenario '%s' has no bug lab\n", options.scenario.c_str());
     close_window(w);

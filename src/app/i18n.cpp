@@ -25,6 +25,12 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Export failed", "내보내기 실패"},
     {"Computing", "계산 중"},
     {"Reduced motion", "움직임 줄이기"},
+    {"Export slide", "슬라이드 내보내기"},
+    {"Slide", "슬라이드"},
+    {"Slide view", "슬라이드 보기"},
+    {"Slide theme", "슬라이드 테마"},
+    {"Print (light)", "인쇄용 (밝게)"},
+    {"Projector (dark)", "프로젝터용 (어둡게)"},
     {"Scenario", "시나리오"},
     // pipeline
     {"Pipeline", "파이프라인"},

@@ -36,6 +36,17 @@ void panel_menu(App& app) {
     }
     ImGui::Checkbox(tr("Transparent background"), &app.export_transparent);
     ImGui::Separator();
+    for (const char* ext : {"png", "svg", "pdf"}) {
+      const std::string label = std::string(tr("Export slide")) + " (" + ext + ")";
+      if (ImGui::MenuItem(label.c_str())) {
+        std::string written, error;
+        if (export_slide(app, ext, &written, &error))
+          app.show_banner(std::string(tr("Saved")) + ": " + written, false);
+        else
+          app.show_banner(std::string(tr("Export failed")) + ": " + error, true, 8.0);
+      }
+    }
+    ImGui::Separator();
     if (ImGui::MenuItem(tr("Quit"))) app.quit = true;
     ImGui::EndMenu();
   }
@@ -50,6 +61,12 @@ void panel_menu(App& app) {
     if (ImGui::MenuItem(tr("Bug lab"), nullptr, app.presenting_bug_lab, has_ref))
       app.presenting_bug_lab = !app.presenting_bug_lab;
     ImGui::MenuItem("FlashAttention (tiled)", nullptr, &app.presenting_flash);
+    ImGui::MenuItem(tr("Slide view"), nullptr, &app.presenting_slide);
+    if (ImGui::BeginMenu(tr("Slide theme"))) {
+      if (ImGui::MenuItem(tr("Print (light)"), nullptr, app.slide_theme == "print")) app.slide_theme = "print";
+      if (ImGui::MenuItem(tr("Projector (dark)"), nullptr, app.slide_theme == "projector")) app.slide_theme = "projector";
+      ImGui::EndMenu();
+    }
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("Scenario"))) {

@@ -120,6 +120,24 @@ TEST_CASE("the bug lab and the flash panel export on their own at 2x") {
   }
 }
 
+TEST_CASE("the slide view draws the exported slide's figure on screen, in the projector theme") {
+  const std::string png = kOut + "/slide-view.png";
+  REQUIRE(run("--export " + png + " --panel slide --step alpha --theme projector") == 0);
+  const Image img = load(png);
+  // The projector theme's background (#121418) fills the letterboxed slide: most of the panel.
+  int64_t dark = 0, total = 0;
+  std::set<uint32_t> colours;
+  for (int y = 0; y < img.h; y += 2)
+    for (int x = 0; x < img.w; x += 2) {
+      const unsigned char* p = img.at(x, y);
+      dark += p[0] == 0x12 && p[1] == 0x14 && p[2] == 0x18;
+      colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
+      ++total;
+    }
+  CHECK(dark * 3 > total);
+  CHECK(colours.size() > 100);  // heatmaps, labels and legend, not an empty box
+}
+
 TEST_CASE("a transparent export keeps the background see-through and the heatmap opaque") {
   const std::string png = kOut + "/transparent.png";
   REQUIRE(run("--export " + png + " --panel tensor --step alpha --transparent") == 0);

@@ -1,0 +1,125 @@
+// The ImGui sink of figures. See figure_imgui.h.
+#include "app/figure_imgui.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/fonts.h"
+#include "figure/palette.h"
+#include "figure/text_metrics.h"
+
+namespace attnsim::app {
+
+namespace fig = attnsim::figure;
+
+namespace {
+
+ImU32 col(fig::Color c) { return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a)); }
+
+struct Xform {
+  ImVec2 o;
+  float s;
+  ImVec2 p(float x, float y) const { return {o.x + x * s, o.y + y * s}; }
+};
+
+void draw_mark(ImDrawList* dl, const Xform& X, const fig::Rect& r, fig::Mark m, const fig::Theme& th) {
+  const ImVec2 a = X.p(r.x, r.y), b = X.p(r.right(), r.bottom());
+  dl->AddRectFilled(a, b, col(fig::mark_fill(th, m)));
+  const float step = std::clamp(std::min(r.w, r.h) / 3.0f, 3.0f, 14.0f) * X.s;
+  if (step < 3) return;  // too small to show a pattern: the colour alone
+  const ImU32 ink = col(fig::mark_ink(th, m));
+  dl->PushClipRect(a, b, true);
+  const float w = b.x - a.x, h = b.y - a.y;
+  if (m == fig::Mark::PosInf) {
+    for (float y = a.y + step / 2; y < b.y; y += step)
+      for (float x = a.x + step / 2; x < b.x; x += step) dl->AddCircleFilled({x, y}, step * 0.22f, ink, 8);
+  } else {
+    for (float d = -h; d < w + h; d += step) {
+      dl->AddLine({a.x + d, b.y}, {a.x + d + h, a.y}, ink, step * 0.28f);
+      if (m == fig::Mark::NaN) dl->AddLine({a.x + d, a.y}, {a.x + d + h, b.y}, ink, step * 0.28f);
+    }
+  }
+  dl->PopClipRect();
+}
+
+void draw_heatmap(ImDrawList* dl, const Xform& X, const fig::Heatmap& h, const fig::Theme& th) {
+  if (h.rows <= 0 || h.cols <= 0) return;
+  // Screen blocks: at most 96 per axis, each the mean of its cells (NaN if any is NaN).
+  const int64_t br = std::min<int64_t>(h.rows, 96), bc = std::min<int64_t>(h.cols, 96);
+  const float cw = h.rect.w / static_cast<float>(bc), ch = h.rect.h / static_cast<float>(br);
+  const float gap = (br == h.rows && bc == h.cols && std::min(cw, ch) * X.s >= 8) ? std::min(2.0f, std::min(cw, ch) * 0.06f) : 0.0f;
+  if (gap > 0) dl->AddRectFilled(X.p(h.rect.x, h.rect.y), X.p(h.rect.right(), h.rect.bottom()), col(h.gap));
+  for (int64_t r = 0; r < br; ++r)
+    for (int64_t c = 0; c < bc; ++c) {
+      const int64_t r0 = r * h.rows / br, r1 = (r + 1) * h.rows / br;
+      const int64_t c0 = c * h.cols / bc, c1 = (c + 1) * h.cols / bc;
+      double sum = 0;
+      int64_t n = 0;
+      float special = 0;
+      bool has_special = false;
+      for (int64_t i = r0; i < r1; ++i)
+        for (int64_t j = c0; j < c1; ++j) {
+          const float v = h.values[static_cast<size_t>(i * h.cols + j)];
+          if (std::isfinite(v)) sum += v, ++n;
+          else if (!has_special || std::isnan(v)) special = v, has_special = true;
+        }
+      const fig::Rect cell{h.rect.x + static_cast<float>(c) * cw + gap / 2, h.rect.y + static_cast<float>(r) * ch + gap / 2,
+                           cw - gap, ch - gap};
+      if (has_special) {
+        draw_mark(dl, X, cell, fig::mark_of(special), th);
+        continue;
+      }
+      const float v = static_cast<float>(sum / static_cast<double>(std::max<int64_t>(1, n)));
+      dl->AddRectFilled(X.p(cell.x, cell.y), X.p(cell.right(), cell.bottom()),
+                        col(fig::colormap(h.map, h.hi > h.lo ? (v - h.lo) / (h.hi - h.lo) : 0.5f)));
+    }
+}
+
+}  // namespace
+
+void want_figure_glyphs(const fig::Figure& f) {
+  for (const fig::Item& i : f.items)
+    if (const auto* t = std::get_if<fig::Text>(&i)) fonts().want(t->text);
+}
+
+void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scale) {
+  const fig::Theme& th = fig::theme_by_name(f.theme);
+  const Xform X{origin, scale};
+  dl->AddRectFilled(X.p(0, 0), X.p(f.width, f.height), col(f.background));
+  ImFont* font = ImGui::GetFont();
+  for (const fig::Item& item : f.items) {
+    if (const auto* t = std::get_if<fig::Text>(&item)) {
+      const float size = t->size * scale;
+      const ImVec2 ext = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t->text.c_str());
+      float x = t->x * scale + origin.x;
+      if (t->anchor == fig::Anchor::Middle) x -= ext.x / 2;
+      if (t->anchor == fig::Anchor::End) x -= ext.x;
+      const ImVec2 pos{x, origin.y + t->y * scale - ext.y / 2};
+      dl->AddText(font, size, pos, col(t->color), t->text.c_str());
+      // ImGui has no bold face: a second pass one pixel right stands in for it.
+      if (t->bold) dl->AddText(font, size, {pos.x + std::max(1.0f, size / 28), pos.y}, col(t->color), t->text.c_str());
+    } else if (const auto* b = std::get_if<fig::Box>(&item)) {
+      if (b->mark != fig::Mark::None) draw_mark(dl, X, b->rect, b->mark, th);
+      else if (b->fill.a > 0) dl->AddRectFilled(X.p(b->rect.x, b->rect.y), X.p(b->rect.right(), b->rect.bottom()), col(b->fill));
+      if (b->stroke.a > 0 && b->stroke_width > 0)
+        dl->AddRect(X.p(b->rect.x, b->rect.y), X.p(b->rect.right(), b->rect.bottom()), col(b->stroke), 0, 0,
+                    std::max(1.0f, b->stroke_width * scale));
+    } else if (const auto* l = std::get_if<fig::Line>(&item)) {
+      dl->AddLine(X.p(l->x1, l->y1), X.p(l->x2, l->y2), col(l->color), std::max(1.0f, l->width * scale));
+      if (l->arrow) {
+        const float dx = l->x2 - l->x1, dy = l->y2 - l->y1, len = std::hypot(dx, dy), head = l->width * 4 + 6;
+        if (len > 0) {
+          const float ux = dx / len, uy = dy / len;
+          dl->AddTriangleFilled(X.p(l->x2, l->y2),
+                                X.p(l->x2 - ux * head - uy * head * 0.5f, l->y2 - uy * head + ux * head * 0.5f),
+                                X.p(l->x2 - ux * head + uy * head * 0.5f, l->y2 - uy * head - ux * head * 0.5f),
+                                col(l->color));
+        }
+      }
+    } else if (const auto* h = std::get_if<fig::Heatmap>(&item)) {
+      draw_heatmap(dl, X, *h, th);
+    }
+  }
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,19 @@
+// The on-screen sink of figures (src/figure): draws a Figure into an ImGui draw list, so the
+// app's slide view shows the very description that --export writes as PNG, SVG or PDF.
+// Text uses the app's NanumGothic atlas (glyphs requested through fonts().want); heatmaps
+// above 96 x 96 cells are drawn averaged into 96 x 96 blocks on screen (the files keep every
+// cell).
+#pragma once
+
+#include <imgui.h>
+
+#include "figure/figure.h"
+
+namespace attnsim::app {
+
+// Asks the font atlas for every glyph the figure's text uses (call before the frame).
+void want_figure_glyphs(const figure::Figure& f);
+// Draws `f` with its top-left at `origin`, `scale` screen pixels per figure unit.
+void draw_figure(ImDrawList* dl, const figure::Figure& f, ImVec2 origin, float scale);
+
+}  // namespace attnsim::app

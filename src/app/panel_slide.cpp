@@ -1,0 +1,92 @@
+// Slide view: the current step as the slide `attnsim --export` writes — the same figure
+// (slide_scenes.h) drawn through the ImGui sink (figure_imgui.h). View > Slide view shows it
+// in the centre; View > Slide theme switches print / projector; File > Export slide writes
+// it as PNG, SVG or PDF through the file sinks, never through a screenshot.
+#include <cstdio>
+#include <memory>
+
+#include "app/app.h"
+#include "app/figure_imgui.h"
+#include "app/i18n.h"
+#include "app/slide_scenes.h"
+#include "engine/error.h"
+#include "figure/cairo_sink.h"
+#include "figure/svg_sink.h"
+
+namespace attnsim::app {
+
+namespace {
+
+// The figure for what is on screen, rebuilt only when one of its inputs changes.
+struct SlideCache {
+  uint64_t generation = 0;
+  std::string step, theme, panel;
+  int64_t batch = -1;
+  Lang lang = Lang::En;
+  std::shared_ptr<const figure::Figure> figure;
+  std::string error;
+};
+
+SlideCache& cache() {
+  static SlideCache c;
+  return c;
+}
+
+const figure::Figure* current_slide(App& app, std::string* error) {
+  const RunData* d = app.data();
+  const Step* s = app.current_step();
+  if (!d || !s) return nullptr;
+  const std::string panel = app.presenting_bug_lab && d->has_reference ? "buglab" : "tensor";
+  SlideCache& c = cache();
+  if (!c.figure || c.generation != d->generation || c.step != s->name || c.batch != app.batch ||
+      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != panel) {
+    c = SlideCache{d->generation, s->name, app.slide_theme, panel, app.batch, ui_lang(), nullptr, ""};
+    SlideView v;
+    v.step = s->name;
+    v.batch = app.batch;
+    v.panel = panel;
+    v.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+    v.theme = app.slide_theme;
+    try {
+      c.figure = std::make_shared<const figure::Figure>(step_slide(app.session.scenario(), *d, v));
+      want_figure_glyphs(*c.figure);
+    } catch (const Error& e) {
+      c.error = e.what();
+    }
+  }
+  *error = c.error;
+  return c.figure.get();
+}
+
+}  // namespace
+
+void panel_slide(App& app, const ImVec4& rect) {
+  if (begin_panel(app, "slide", tr("Slide"), rect)) {
+    std::string error;
+    const figure::Figure* f = current_slide(app, &error);
+    if (!error.empty()) ImGui::TextWrapped("%s", error.c_str());
+    if (f) {
+      // Letterboxed 16:9 in the panel's content region.
+      const ImVec2 at = ImGui::GetCursorScreenPos(), room = ImGui::GetContentRegionAvail();
+      const float scale = std::max(0.05f, std::min(room.x / f->width, room.y / f->height));
+      const ImVec2 origin{at.x + (room.x - f->width * scale) / 2, at.y + (room.y - f->height * scale) / 2};
+      draw_figure(ImGui::GetWindowDrawList(), *f, origin, scale);
+    }
+  }
+  end_panel();
+}
+
+bool export_slide(App& app, const std::string& extension, std::string* written, std::string* error) {
+  const figure::Figure* f = current_slide(app, error);
+  if (!f) {
+    if (error->empty()) *error = "nothing to export yet";
+    return false;
+  }
+  *written = app.session.scenario().name + "-" + app.current_step()->name + "-slide." + extension;
+  const int width = 1920 * app.export_scale;
+  if (extension == "svg") return figure::write_svg(*f, *written, width, error);
+  if (extension == "pdf") return figure::write_pdf({*f}, *written, f->title, error);
+  return figure::write_png(*f, *written, width, error);
+}
+
+}  // namespace attnsim::app
