@@ -204,7 +204,9 @@ TEST_CASE("a PNG export on a full disk exits 2 and leaves no file") {
 TEST_CASE("slides on a full disk exit 2 and leave no folder, no index.md") {
   const std::string dir = kOut + "/full-slides";
   std::system(("rm -rf " + dir).c_str());
-  const Run r = run_sh(kFullDisk, "--export-slides " + dir);
+  // --scale 4: a figure slide at 1280x720 is smaller than the 64 KiB limit; at 5120x2880 the
+  // first one is not.
+  const Run r = run_sh(kFullDisk, "--export-slides " + dir + " --scale 4");
   CHECK(r.code == 2);
   CHECK(lines(r.err) == 1);
   CHECK_FALSE(std::ifstream(dir + "/index.md").good());
