@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <iomanip>
 #include <sstream>
 
@@ -13,6 +15,9 @@
 #include "engine/decode_stack.h"
 #include "engine/error.h"
 #include "engine/trace_json.h"
+#include "model/checkpoint.h"
+#include "model/decode.h"
+#include "model/tokenizer.h"
 #include "options.h"
 #include "table.h"
 
@@ -25,8 +30,25 @@ struct DecodeOptions {
   int64_t steps = 8, d_model = 64, heads = 4, kv_heads = 0, layers = 2, max_len = 0;
   uint64_t seed = 0;
   bool no_bias = false, kv_repeat_copy = false, json = false;
-  std::string cache = "contiguous", policy = "full", dump;
+  std::string cache = "contiguous", policy = "full", dump, model;
 };
+
+// How tokens read as text: the random stack's printable ASCII, or a trained model's alphabet
+// (BOS shown as ^).
+struct Vocabulary {
+  std::function<std::vector<int64_t>(const std::string&)> encode;
+  std::function<std::string(const std::vector<int64_t>&)> text;
+};
+
+Vocabulary ascii_vocabulary() { return {encode_text, decode_text}; }
+
+Vocabulary model_vocabulary(int64_t vocab) {
+  return {[vocab](const std::string& s) {
+            const std::vector<int32_t> t = model::encode(s, vocab);
+            return std::vector<int64_t>(t.begin(), t.end());
+          },
+          [](const std::vector<int64_t>& t) { return model::decode(std::vector<int32_t>(t.begin(), t.end())); }};
+}
 
 // "contiguous" -> 0; "paged:16" -> 16; Error otherwise (a block of 0 included).
 int64_t parse_cache(const std::string& text) {
@@ -47,8 +69,8 @@ int64_t parse_cache(const std::string& text) {
   throw Error("unknown --cache '" + text + "' (valid: contiguous, paged:BLOCK)");
 }
 
-std::string quoted(const std::vector<int64_t>& tokens) {
-  std::string s = decode_text(tokens), out = "\"";
+std::string quoted(const Vocabulary& vocab, const std::vector<int64_t>& tokens) {
+  std::string s = vocab.text(tokens), out = "\"";
   for (char ch : s) out += ch == '"' ? std::string("\\\"") : std::string(1, ch);
   return out + "\"";
 }
@@ -71,7 +93,8 @@ void write_json(const std::string& path, const nlohmann::json& j) {
 Runner add_decode_command(CLI::App& app) {
   auto o = std::make_shared<DecodeOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "decode", "prefill a prompt, then decode token by token over a per-layer KV cache (random weights)");
+      "decode", "prefill a prompt, then decode token by token over a per-layer KV cache (random weights or --model)");
+  cmd->add_option("--model", o->model, "a trained attention-only checkpoint (e.g. assets/models/induction): its sizes, weights and alphabet");
   cmd->add_option("--prompt", o->prompts, "prompt text, printable ASCII; repeat for a batch (paged: any lengths)");
   cmd->add_option("--steps", o->steps, "tokens to generate after the prompt")->capture_default_str();
   cmd->add_option("--d-model", o->d_model, "model width")->capture_default_str();
@@ -86,28 +109,40 @@ Runner add_decode_command(CLI::App& app) {
   cmd->add_flag("--no-bias", o->no_bias, "projections without bias");
   cmd->add_option("--dump", o->dump, "write DIR/step_NNNN/[seq_S/]layer_L/<step>.npy + trace.json for every step");
   cmd->add_flag("--json", o->json, "print the run as JSON");
+  for (const char* size : {"--d-model", "--heads", "--kv-heads", "--layers", "--seed", "--no-bias"})
+    cmd->get_option(size)->excludes("--model");
   return [o] {
-    if (o->prompts.empty()) o->prompts = {"Attention is"};
     if (o->steps < 0) throw Error("--steps must not be negative, got " + std::to_string(o->steps));
+    std::optional<model::Model> trained;
+    if (!o->model.empty()) trained = model::load_checkpoint(o->model);
+    const Vocabulary vocab = trained ? model_vocabulary(trained->config.vocab) : ascii_vocabulary();
+    // a trained induction model continues a repeat: "...qwerty" -> "uiopasdfgh"
+    if (o->prompts.empty()) o->prompts = {trained ? "qwertyuiopasdfghqwerty" : "Attention is"};
     std::vector<std::vector<int64_t>> prompts;
     int64_t longest = 0;
     for (const auto& p : o->prompts) {
-      prompts.push_back(encode_text(p));
-      longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+      prompts.push_back(vocab.encode(p));
+      longest = std::max<int64_t>(longest, static_cast<int64_t>(prompts.back().size()));
     }
-    StackConfig sc;
-    sc.attn.d_model = o->d_model;
-    sc.attn.heads = o->heads;
-    sc.attn.kv_heads = o->kv_heads;
-    sc.attn.kv_repeat_copy = o->kv_repeat_copy;
-    sc.attn.bias = !o->no_bias;
-    sc.attn.seed = o->seed;
-    sc.layers = o->layers;
-    sc.t_max = o->max_len > 0 ? o->max_len : longest + o->steps;
-    sc.block_size = parse_cache(o->cache);
-    sc.policy = parse_cache_policy(o->policy);
     if (o->max_len < 0) throw Error("--max-len must be positive, got " + std::to_string(o->max_len));
-    Decoder dec(sc, prompts);
+    const int64_t t_max = o->max_len > 0 ? o->max_len : longest + o->steps;
+    StackConfig sc;
+    if (trained) {
+      sc = model::decode_stack_config(*trained, t_max, parse_cache_policy(o->policy));
+      sc.attn.kv_repeat_copy = o->kv_repeat_copy;
+    } else {
+      sc.attn.d_model = o->d_model;
+      sc.attn.heads = o->heads;
+      sc.attn.kv_heads = o->kv_heads;
+      sc.attn.kv_repeat_copy = o->kv_repeat_copy;
+      sc.attn.bias = !o->no_bias;
+      sc.attn.seed = o->seed;
+      sc.layers = o->layers;
+      sc.t_max = t_max;
+      sc.policy = parse_cache_policy(o->policy);
+    }
+    sc.block_size = parse_cache(o->cache);
+    Decoder dec = trained ? Decoder(sc, prompts, model::decode_stack_weights(*trained)) : Decoder(sc, prompts);
     const MhaConfig& a = sc.attn;
     const int64_t g = a.kv_group_count(), per_token = 2 * sc.layers * a.kv_dim() * 4;
     // prompt tokens past the first chunk, then the generated ones
@@ -122,10 +157,10 @@ Runner add_decode_command(CLI::App& app) {
     Table table({"step", "position", "fed", "next", "k_cache", "scores", "appended", "cache used", "ms"});
     auto record = [&](DecodeStep st, double t_ms) {
       const Trace& t0 = st.traces[0][0];
-      const std::string fed = st.rows > 1 ? quoted(std::vector<int64_t>(dec.tokens(0).begin(),
-                                                                         dec.tokens(0).begin() + st.rows))
-                                          : quoted({st.fed[0]});
-      table.add({std::to_string(steps.size()), std::to_string(st.first_position), fed, quoted({st.next[0]}),
+      const std::string fed = st.rows > 1 ? quoted(vocab, std::vector<int64_t>(dec.tokens(0).begin(),
+                                                                                dec.tokens(0).begin() + st.rows))
+                                          : quoted(vocab, {st.fed[0]});
+      table.add({std::to_string(steps.size()), std::to_string(st.first_position), fed, quoted(vocab, {st.next[0]}),
                  format_dims(t0.at("k_cache").out.shape()), format_dims(t0.at("scores").out.shape()),
                  human_bytes(st.rows * per_token * static_cast<int64_t>(st.fed.size())),
                  human_bytes(dec.cache_used_bytes()), [&] {
@@ -172,7 +207,7 @@ Runner add_decode_command(CLI::App& app) {
       j["config"] = {{"d_model", a.d_model},  {"heads", a.heads},  {"kv_heads", g},
                      {"head_dim", a.head_dim()}, {"layers", sc.layers}, {"t_max", sc.t_max},
                      {"cache", o->cache},      {"policy", sc.policy.text()}, {"seed", a.seed},
-                     {"weights", "random"}};
+                     {"weights", trained ? o->model : std::string("random")}};
       nlohmann::json js = nlohmann::json::array();
       for (size_t i = 0; i < steps.size(); ++i) {
         const Trace& t0 = steps[i].traces[0][0];
@@ -189,7 +224,7 @@ Runner add_decode_command(CLI::App& app) {
       }
       j["steps"] = js;
       nlohmann::json texts = nlohmann::json::array();
-      for (int64_t s = 0; s < dec.sequences(); ++s) texts.push_back(decode_text(dec.tokens(s)));
+      for (int64_t s = 0; s < dec.sequences(); ++s) texts.push_back(vocab.text(dec.tokens(s)));
       j["text"] = texts;
       j["cache"] = {{"storage_bytes", storage},
                     {"formula_bytes", formula},
@@ -204,14 +239,15 @@ Runner add_decode_command(CLI::App& app) {
       std::printf("%s\n", j.dump(2).c_str());
       return 0;
     }
-    std::printf("decode: d_model=%lld h=%lld kv-heads=%lld (%s) d_k=%lld layers=%lld T_max=%lld cache=%s policy=%s, random weights (seed %llu)\n\n",
+    const std::string weights = trained ? "weights of " + o->model : "random weights (seed " + std::to_string(a.seed) + ")";
+    std::printf("decode: d_model=%lld h=%lld kv-heads=%lld (%s) d_k=%lld layers=%lld T_max=%lld cache=%s policy=%s, %s\n\n",
                 (long long)a.d_model, (long long)a.heads, (long long)g,
                 g == a.heads ? "MHA" : g == 1 ? "MQA" : "GQA", (long long)a.head_dim(), (long long)sc.layers,
-                (long long)sc.t_max, o->cache.c_str(), sc.policy.text().c_str(), (unsigned long long)a.seed);
+                (long long)sc.t_max, o->cache.c_str(), sc.policy.text().c_str(), weights.c_str());
     table.print();
     for (int64_t s = 0; s < dec.sequences(); ++s)
-      std::printf("\nsequence %lld: %s  (prompt %zu tokens, random weights: the text means nothing)", (long long)s,
-                  quoted(dec.tokens(s)).c_str(), dec.prompt(s).size());
+      std::printf("\nsequence %lld: %s  (prompt %zu tokens%s)", (long long)s, quoted(vocab, dec.tokens(s)).c_str(),
+                  dec.prompt(s).size(), trained ? "" : ", random weights: the text means nothing");
     std::printf("\n\nKV cache, from the real storage: %s allocated, %s used\n", format_bytes(storage).c_str(),
                 format_bytes(dec.cache_used_bytes()).c_str());
     std::printf("  per token: layers·2·g·d_k·4 = %lld·2·%lld·%lld·4 = %s\n", (long long)sc.layers, (long long)g,

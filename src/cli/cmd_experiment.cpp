@@ -25,7 +25,7 @@ Runner add_experiment_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("experiment", "the article's head experiments on the toy model (trains models as needed)");
   const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());  // refused, not clamped
   cmd->add_option("name", a->name, names + " | all")->required();
-  cmd->add_option("--model", a->model_dir, "roles / ablation / sink: use this checkpoint instead of training one");
+  cmd->add_option("--model", a->model_dir, "roles / ablation / sink / streaming: use this checkpoint instead of training one");
   cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str()->check(whole_number(1, 10'000'000));  // as train --steps
   cmd->add_option("--batch", a->o.train.batch, "sequences per step")->capture_default_str()->check(size);
   cmd->add_option("--lr", a->o.train.adamw.lr, "peak learning rate")->capture_default_str();

@@ -57,6 +57,7 @@ void validate(const StackConfig& c, const std::vector<std::vector<int64_t>>& pro
   if (c.layers <= 0) throw Error("layers must be positive, got " + std::to_string(c.layers));
   if (c.t_max <= 0) throw Error("T_max must be positive, got " + std::to_string(c.t_max));
   if (c.block_size < 0) throw Error("the block size must be positive, got " + std::to_string(c.block_size));
+  if (c.prefill_rows < 0) throw Error("the prefill chunk must not be negative, got " + std::to_string(c.prefill_rows));
   if (prompts.empty()) throw Error("decode needs at least one prompt");
   for (const auto& p : prompts) {
     if (p.empty()) throw Error("a prompt must hold at least one token");
@@ -81,24 +82,65 @@ void validate(const StackConfig& c, const std::vector<std::vector<int64_t>>& pro
                 human_bytes(limit));
 }
 
+StackWeights random_stack_weights(const StackConfig& config) {
+  const MhaConfig& a = config.attn;
+  const int64_t d = a.d_model;
+  StackWeights w;
+  w.embedding = Tensor::empty({kVocabSize, d});  // (95,d)
+  for (int64_t i = 0; i < w.embedding.numel(); ++i)
+    w.embedding.f32()[i] = random_normal(a.seed, static_cast<uint64_t>(Stream::Embed), i);
+  w.unembedding = Tensor::empty({kVocabSize, d});  // (95,d)
+  for (int64_t i = 0; i < w.unembedding.numel(); ++i)
+    w.unembedding.f32()[i] = random_normal(a.seed, static_cast<uint64_t>(Stream::Unembed), i);
+  w.position = Tensor::empty({config.t_max, d});  // (T_max,d)
+  for (int64_t i = 0; i < w.position.numel(); ++i)
+    w.position.f32()[i] = 0.5f * random_normal(a.seed, static_cast<uint64_t>(Stream::Position), i);
+  for (int64_t l = 0; l < config.layers; ++l)
+    w.layers.push_back(init_weights(d, a.bias, a.seed + 7919 * static_cast<uint64_t>(l + 1), a.kv_dim()));
+  return w;
+}
+
+// The caller's weights against the config: every shape, so a mismatch is one line here and
+// not a wrong read later.
+static void check_weights(const StackConfig& c, const StackWeights& w, const std::vector<std::vector<int64_t>>& prompts) {
+  const int64_t d = c.attn.d_model;
+  auto shape_is = [](const Tensor& t, std::vector<int64_t> want, const char* name) {
+    if (t.shape() != want) throw Error(std::string("decode weights: ") + name + " is " + format_dims(t.shape()) +
+                                       ", the stack needs " + format_dims(want));
+  };
+  if (w.embedding.dim() != 2) throw Error("decode weights: the embedding must be (V,d)");
+  const int64_t V = w.embedding.size(0);
+  shape_is(w.embedding, {V, d}, "the embedding");
+  shape_is(w.unembedding, {V, d}, "the unembedding");
+  if (w.unembedding_bias.defined()) shape_is(w.unembedding_bias, {V}, "the unembedding bias");
+  if (w.position.dim() != 2 || w.position.size(1) != d) throw Error("decode weights: the positions must be (P,d)");
+  if (w.position.size(0) < c.t_max)
+    throw Error("T_max " + std::to_string(c.t_max) + " is longer than the " + std::to_string(w.position.size(0)) +
+                " positions the model was trained with");
+  if (static_cast<int64_t>(w.layers.size()) != c.layers)
+    throw Error("decode weights: " + std::to_string(w.layers.size()) + " layers, the stack has " + std::to_string(c.layers));
+  for (const auto& p : prompts)
+    for (int64_t t : p)
+      if (t < 0 || t >= V) throw Error("token " + std::to_string(t) + " is outside the vocabulary of " + std::to_string(V));
+}
+
+// Validated before the random weights exist: T_max sizes the position table.
+static StackWeights checked_random_weights(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts) {
+  validate(config, prompts);
+  return random_stack_weights(config);
+}
+
 Decoder::Decoder(StackConfig config, std::vector<std::vector<int64_t>> prompts)
-    : config_(std::move(config)), prompts_(std::move(prompts)) {
+    : Decoder(config, prompts, checked_random_weights(config, prompts)) {}
+
+Decoder::Decoder(StackConfig config, std::vector<std::vector<int64_t>> prompts, StackWeights weights)
+    : config_(std::move(config)), prompts_(std::move(prompts)), weights_(std::move(weights)) {
   validate(config_, prompts_);
+  check_weights(config_, weights_, prompts_);
   const MhaConfig& a = config_.attn;
-  const int64_t d = a.d_model, S = sequences(), g = a.kv_group_count(), dk = a.head_dim();
+  const int64_t S = sequences(), g = a.kv_group_count(), dk = a.head_dim();
   tokens_.resize(S);
   pending_next_.assign(S, 0);
-  embedding_ = Tensor::empty({kVocabSize, d});  // (95,d)
-  for (int64_t i = 0; i < embedding_.numel(); ++i)
-    embedding_.f32()[i] = random_normal(a.seed, static_cast<uint64_t>(Stream::Embed), i);
-  unembedding_ = Tensor::empty({kVocabSize, d});  // (95,d)
-  for (int64_t i = 0; i < unembedding_.numel(); ++i)
-    unembedding_.f32()[i] = random_normal(a.seed, static_cast<uint64_t>(Stream::Unembed), i);
-  position_ = Tensor::empty({config_.t_max, d});  // (T_max,d)
-  for (int64_t i = 0; i < position_.numel(); ++i)
-    position_.f32()[i] = 0.5f * random_normal(a.seed, static_cast<uint64_t>(Stream::Position), i);
-  for (int64_t l = 0; l < config_.layers; ++l)
-    weights_.push_back(init_weights(d, a.bias, a.seed + 7919 * static_cast<uint64_t>(l + 1), a.kv_dim()));
   if (paged()) {
     const int64_t blocks = config_.pool_blocks > 0 ? config_.pool_blocks : S * blocks_for(config_.t_max, config_.block_size);
     block_pool_ = BlockPool(blocks, config_.block_size);
@@ -121,7 +163,7 @@ Tensor Decoder::embed(int64_t seq, int64_t first, int64_t rows) const {
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t tok = tokens_[seq][first + i];
     for (int64_t e = 0; e < d; ++e)
-      x.f32()[i * d + e] = embedding_.f32()[tok * d + e] + position_.f32()[(first + i) * d + e];
+      x.f32()[i * d + e] = weights_.embedding.f32()[tok * d + e] + weights_.position.f32()[(first + i) * d + e];
   }
   return x;
 }
@@ -134,14 +176,14 @@ static Tensor add(const Tensor& x, const Tensor& y) {
   return out;
 }
 
-// argmax over the vocabulary of row · Uᵀ
-static int64_t greedy(const float* row, const Tensor& embedding) {
-  const int64_t d = embedding.size(1);
+// argmax over the vocabulary of row · Uᵀ + b
+static int64_t greedy(const float* row, const Tensor& unembedding, const Tensor& bias) {
+  const int64_t V = unembedding.size(0), d = unembedding.size(1);
   int64_t best = 0;
   double best_logit = -1e300;
-  for (int64_t v = 0; v < kVocabSize; ++v) {
-    double logit = 0;
-    for (int64_t e = 0; e < d; ++e) logit += static_cast<double>(row[e]) * embedding.f32()[v * d + e];
+  for (int64_t v = 0; v < V; ++v) {
+    double logit = bias.defined() ? bias.f32()[v] : 0.0;
+    for (int64_t e = 0; e < d; ++e) logit += static_cast<double>(row[e]) * unembedding.f32()[v * d + e];
     if (logit > best_logit) best_logit = logit, best = v;
   }
   return best;
@@ -159,7 +201,7 @@ DecodeStep Decoder::feed(int64_t rows) {
   auto finish = [&](int64_t s, const Tensor& x_seq /*(n,d) rows of seq s*/) {
     const int64_t n = x_seq.size(0);
     out.hidden.push_back(x_seq);
-    pending_next_[s] = greedy(x_seq.f32() + (n - 1) * d, unembedding_);
+    pending_next_[s] = greedy(x_seq.f32() + (n - 1) * d, weights_.unembedding, weights_.unembedding_bias);
     out.next.push_back(pending_next_[s]);
   };
   if (!paged()) {
@@ -168,7 +210,7 @@ DecodeStep Decoder::feed(int64_t rows) {
       std::memcpy(x.f32() + s * rows * d, embed(s, out.first_position, rows).f32(), rows * d * sizeof(float));
     out.traces.emplace_back();
     for (int64_t l = 0; l < config_.layers; ++l) {
-      Trace t = attend_cached(config_.attn, weights_[l], caches_[l], x);
+      Trace t = attend_cached(config_.attn, weights_.layers[l], caches_[l], x);
       x = add(x, t.at("out").out);  // residual
       out.traces[0].push_back(std::move(t));
     }
@@ -182,7 +224,7 @@ DecodeStep Decoder::feed(int64_t rows) {
     Tensor x = embed(s, table.length, n);  // (1,n,d)
     out.traces.emplace_back();
     for (int64_t l = 0; l < config_.layers; ++l) {
-      Trace t = attend_paged(config_.attn, weights_[l], pools_[l], table, x);
+      Trace t = attend_paged(config_.attn, weights_.layers[l], pools_[l], table, x);
       x = add(x, t.at("out").out);
       out.traces.back().push_back(std::move(t));
     }
@@ -197,7 +239,8 @@ DecodeStep Decoder::prefill() {
   int64_t rows = 0;
   for (int64_t s = 0; s < sequences(); ++s) {
     const int64_t p = static_cast<int64_t>(prompts_[s].size());
-    const int64_t n = paged() ? p : std::min(p, config_.policy.slots(config_.t_max));
+    int64_t n = paged() ? p : std::min(p, config_.policy.slots(config_.t_max));
+    if (config_.prefill_rows > 0) n = std::min(n, config_.prefill_rows);
     tokens_[s].assign(prompts_[s].begin(), prompts_[s].begin() + n);
     rows = std::max(rows, n);
   }
@@ -250,7 +293,7 @@ Tensor Decoder::full_forward(int64_t seq) const {
   }
   Tensor x = embed(seq, 0, T);
   for (int64_t l = 0; l < config_.layers; ++l) {
-    const ForwardResult r = forward(c, weights_[l], MhaInputs{x, x, x, evicted, {}});
+    const ForwardResult r = forward(c, weights_.layers[l], MhaInputs{x, x, x, evicted, {}});
     x = add(x, r.trace.at("out").out);
   }
   return x.view({T, d});

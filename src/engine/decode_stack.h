@@ -1,12 +1,12 @@
-// What decode runs before (and without) a trained model: a stack of the engine's attention
-// layers over a printable-ASCII vocabulary with random weights.
+// Decode through a stack of the engine's attention layers: random weights over a
+// printable-ASCII vocabulary, or the weights of a trained attention-only model.
 //
-//   x      = E[token] + P[position]                     (rows, d)   E (95,d), P (T_max,d) random
+//   x      = E[token] + P[position]                     (rows, d)   E (V,d), P (T_max,d)
 //   x      = x + attention_l(x)      for l = 0..L-1     each layer's K/V in its own cache
-//   logits = x · Uᵀ                                     (rows, 95)  U (95,d) random
+//   logits = x · Uᵀ + b                                 (rows, V)   U (V,d)
 //   next   = argmax(logits of the last row)             greedy
 //
-// The text it writes means nothing (the weights are random); what it shows is real: every
+// With random weights the text means nothing; what it shows is real either way: every
 // layer's cache, the traces of every step, the bytes. Sequences decode together: with a
 // contiguous cache as one batch (equal prompt lengths), with a paged cache one trace per
 // sequence sharing one block pool (any lengths).
@@ -33,6 +33,8 @@ struct StackConfig {
   CachePolicy policy;       // contiguous only; paged keeps every position
   int64_t block_size = 0;   // 0: contiguous cache; > 0: paged with blocks of this many positions
   int64_t pool_blocks = 0;  // paged: blocks in the pool; 0: enough for every sequence at T_max
+  int64_t prefill_rows = 0; // most prompt tokens the prefill feeds at once (0: all that fit);
+                            // the rest go one per step, as in teacher-forced decoding
 };
 
 // The stack a decode scenario runs (scenario.decode with scenario.config's heads); `policy`
@@ -42,6 +44,18 @@ std::vector<std::vector<int64_t>> prompts_for(const Scenario& scenario);
 
 // Throws Error for anything the stack cannot run (and says why in one line).
 void validate(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts);
+
+// Weights a caller brings instead of random ones (a trained model, see src/model/decode.h):
+//   embedding (V,d)  position (P,d) with P >= T_max  layers[l]  unembedding (V,d)
+//   unembedding_bias (V) or an empty tensor.
+// Token ids are 0..V-1; what text they stand for is the caller's business.
+struct StackWeights {
+  Tensor embedding, position, unembedding, unembedding_bias;
+  std::vector<MhaWeights> layers;
+};
+// The random stack: ASCII vocabulary (95), N(0,1) embeddings, 0.5·N(0,1) positions, each
+// layer's weights from the seed.
+StackWeights random_stack_weights(const StackConfig& config);
 
 // One call of prefill() or step().
 struct DecodeStep {
@@ -58,6 +72,8 @@ struct DecodeStep {
 class Decoder {
  public:
   Decoder(StackConfig config, std::vector<std::vector<int64_t>> prompts);
+  // Throws Error when the weights do not fit the config (shapes, layers, T_max, token ids).
+  Decoder(StackConfig config, std::vector<std::vector<int64_t>> prompts, StackWeights weights);
 
   // Feeds each prompt's first min(P, cache slots) tokens at once.
   DecodeStep prefill();
@@ -70,7 +86,8 @@ class Decoder {
   int64_t length() const;  // tokens fed so far (contiguous: shared; paged: the longest)
   const std::vector<int64_t>& tokens(int64_t seq) const { return tokens_[seq]; }  // fed so far
   const std::vector<int64_t>& prompt(int64_t seq) const { return prompts_[seq]; }
-  const std::vector<MhaWeights>& layer_weights() const { return weights_; }
+  const std::vector<MhaWeights>& layer_weights() const { return weights_.layers; }
+  int64_t vocab() const { return weights_.embedding.size(0); }
   bool paged() const { return config_.block_size > 0; }
   const std::vector<KvCache>& caches() const { return caches_; }   // contiguous, per layer
   const std::vector<PagedKv>& pools() const { return pools_; }     // paged, per layer
@@ -92,8 +109,7 @@ class Decoder {
   StackConfig config_;
   std::vector<std::vector<int64_t>> prompts_, tokens_;
   std::vector<int64_t> pending_next_;
-  Tensor embedding_, position_, unembedding_;  // (95,d) (T_max,d) (95,d)
-  std::vector<MhaWeights> weights_;
+  StackWeights weights_;
   std::vector<KvCache> caches_;
   std::vector<PagedKv> pools_;
   BlockPool block_pool_{1, 1};

@@ -7,13 +7,15 @@
 
 #include "ablate.h"
 #include "checkpoint.h"
+#include "decode.h"
 #include "engine/error.h"
 #include "heads.h"
 #include "tasks.h"
 
 namespace attnsim::model {
 
-const std::vector<std::string> kExperimentNames = {"roles", "ablation", "prune", "dk-sweep", "one-vs-many", "sink"};
+const std::vector<std::string> kExperimentNames = {"roles", "ablation", "prune", "dk-sweep", "one-vs-many", "sink",
+                                                 "streaming"};
 
 namespace {
 
@@ -225,6 +227,69 @@ ExperimentResult sink(const ExperimentOptions& o) {
   return r;
 }
 
+// [SECTION] streaming: StreamingLLM's cache policies on the trained model (issue 11)
+
+// Teacher-forced decode of full-length induction sequences whose repeats are short (2..7
+// tokens, so every earlier occurrence stays inside a window of 16): a cache that drops
+// old keys loses nothing the task needs, and what changes is only whether BOS is kept.
+ExperimentResult streaming(const ExperimentOptions& o) {
+  const Model m = subject(o);
+  const int64_t T = m.config.seq_len, W = std::max<int64_t>(2, std::min<int64_t>(16, T / 3));
+  TaskSpec spec;
+  spec.vocab = m.config.vocab;
+  spec.len = T;
+  spec.max_repeat = std::max<int64_t>(1, std::min<int64_t>({7, W / 2, (T - 1) / 2, m.config.vocab - 1}));
+  spec.min_repeat = std::min<int64_t>(2, spec.max_repeat);
+  const Batch batch = make_batch(spec, 64, 4242, 0);
+  std::vector<CachePolicy> policies(4);
+  policies[1] = {PolicyKind::Window, 0, W};
+  policies[2] = {PolicyKind::SinkWindow, 1, W - 1};
+  policies[3] = {PolicyKind::SinkWindow, std::min<int64_t>(4, W - 1), W - std::min<int64_t>(4, W - 1)};
+  ExperimentResult r{"streaming", "", "", nlohmann::json::array()};
+  // loss by position in buckets of W: the first bucket is the same under every policy
+  std::vector<std::pair<int64_t, int64_t>> buckets;
+  for (int64_t a = 0; a < T - 1; a += W) buckets.emplace_back(a, std::min<int64_t>(a + W, T - 1));
+  char line[200];
+  std::snprintf(line, sizeof line, "%-18s %8s %8s", "cache", "repeat", "acc");
+  r.table += line;
+  for (const auto& [a, b] : buckets) {
+    std::snprintf(line, sizeof line, "  pos %2lld-%-2lld", static_cast<long long>(a), static_cast<long long>(b - 1));
+    r.table += line;
+  }
+  r.table += "\n";
+  std::vector<PositionLoss> runs;
+  for (const CachePolicy& p : policies) {
+    runs.push_back(loss_by_position(m, batch, p));
+    const PositionLoss& pl = runs.back();
+    std::snprintf(line, sizeof line, "%-18s %8.3f %7.1f%%", pl.policy.c_str(), pl.repeat_loss, 100 * pl.repeat_accuracy);
+    r.table += line;
+    nlohmann::json by_bucket = nlohmann::json::array();
+    for (const auto& [a, b] : buckets) {
+      double mean = 0;
+      for (int64_t t = a; t < b; ++t) mean += pl.loss[t] / static_cast<double>(b - a);
+      std::snprintf(line, sizeof line, "  %10.3f", mean);
+      r.table += line;
+      by_bucket.push_back({{"from", a}, {"to", b - 1}, {"loss", mean}});
+    }
+    r.table += "\n";
+    r.json.push_back({{"policy", pl.policy}, {"repeat_loss", pl.repeat_loss}, {"repeat_accuracy", pl.repeat_accuracy},
+                      {"mean_loss", pl.mean_loss}, {"loss_by_position", pl.loss}, {"buckets", by_bucket}});
+  }
+  r.table += "loss in nats; repeat = the predictable second copies (repeats of 2.." + std::to_string(spec.max_repeat) +
+             " tokens, inside every window)\n";
+  const auto last = buckets.back();
+  auto tail = [&](const PositionLoss& pl) {  // mean loss in the last bucket, far past the window
+    double mean = 0;
+    for (int64_t t = last.first; t < last.second; ++t) mean += pl.loss[t] / static_cast<double>(last.second - last.first);
+    return mean;
+  };
+  r.conclusion = "at positions " + std::to_string(last.first) + "-" + std::to_string(last.second - 1) +
+                 " the loss is " + fmt("%.2f", tail(runs[0])) + " nats with the full cache, " + fmt("%.2f", tail(runs[1])) +
+                 " once BOS is evicted (" + runs[1].policy + ") and " + fmt("%.2f", tail(runs[2])) + " when it is kept (" +
+                 runs[2].policy + ")";
+  return r;
+}
+
 }  // namespace
 
 ExperimentResult run_experiment(const std::string& name, const ExperimentOptions& o) {
@@ -234,6 +299,7 @@ ExperimentResult run_experiment(const std::string& name, const ExperimentOptions
   if (name == "dk-sweep") return dk_sweep(o);
   if (name == "one-vs-many") return one_vs_many(o);
   if (name == "sink") return sink(o);
+  if (name == "streaming") return streaming(o);
   std::string valid;
   for (const std::string& n : kExperimentNames) valid += (valid.empty() ? "" : ", ") + n;
   throw Error("unknown experiment '" + name + "' (valid: " + valid + ")");

@@ -7,6 +7,8 @@
 //   dk-sweep  (d) h = 1 .. d/4 at fixed d_model: mean row entropy and final loss
 //   one-vs-many (e) h = 1 vs h = 8 at equal parameter count (the original paper's ablation)
 //   sink      (f) first-token share per head
+//   streaming (issue 11) teacher-forced decode under full / window / sink+window caches:
+//             does evicting the first token hurt, and does keeping it fix that
 #pragma once
 
 #include <functional>
@@ -32,7 +34,7 @@ struct ExperimentResult {
   nlohmann::json json;
 };
 
-extern const std::vector<std::string> kExperimentNames;  // roles ablation prune dk-sweep one-vs-many sink
+extern const std::vector<std::string> kExperimentNames;  // roles ... sink streaming
 ExperimentResult run_experiment(const std::string& name, const ExperimentOptions& options);
 
 // Thresholds for (b): a head is nearly free when knocking it out costs < 0.05 nats on the

@@ -41,14 +41,15 @@ void fill_row(Batch& out, int64_t b, const std::vector<int32_t>& tokens, const s
   }
 }
 
-// Pairs r r, r' r', ... until the sequence is full (the last pair may be cut short). A
-// token is not reused until the vocabulary runs out, so an earlier occurrence is unique.
+// Pairs r r, r' r', ... of one drawn length until the sequence is full (the last pair may be
+// cut short). A token is not reused until the vocabulary runs out, so an earlier occurrence
+// is unique.
 void induction_row(Batch& out, int64_t b, const TaskSpec& s, const std::vector<int64_t>& lengths, Rng& rng) {
   std::vector<int32_t> tokens{0};
   std::vector<uint8_t> part{kOther};
   std::vector<int32_t> fresh;  // tokens not used yet in this sequence
+  const int64_t L = lengths[static_cast<size_t>(rng.below(static_cast<int64_t>(lengths.size())))];
   while (static_cast<int64_t>(tokens.size()) < s.len) {
-    const int64_t L = lengths[static_cast<size_t>(rng.below(static_cast<int64_t>(lengths.size())))];
     if (static_cast<int64_t>(fresh.size()) < L) fresh = distinct_tokens(rng, s.vocab, s.vocab - 1);
     const std::vector<int32_t> r(fresh.end() - L, fresh.end());
     fresh.resize(fresh.size() - static_cast<size_t>(L));

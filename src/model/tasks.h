@@ -1,11 +1,14 @@
 // Built-in tasks: token sequences the program makes itself, seeded and deterministic.
 //
-//   induction   BOS, r1 r1, r2 r2, ...  each r: L distinct tokens (L drawn from [min_repeat,
-//               max_repeat], never one of holdout_repeats) shown twice; pairs follow each other to the end of the sequence
-//               (the last may be cut short) and no token is reused while the vocabulary
-//               lasts. Every token of a second copy after its first is predictable by looking
-//               up its earlier occurrence and copying what followed it (an induction head);
-//               first copies are random.
+//   induction   BOS, r1 r1, r2 r2, ...  each r: L distinct tokens shown twice, with one L per
+//               sequence drawn from [min_repeat, max_repeat] less holdout_repeats; pairs
+//               follow each other to the end (the last may be cut short) and no token is
+//               reused while the vocabulary lasts. Every token of a second copy after its
+//               first is predictable by looking up its earlier occurrence and copying what
+//               followed it (an induction head); first copies are random. One L per
+//               sequence, so short repeats also come many to a sequence and reach the late
+//               positions (with one L per pair, a model trained on 2..23 failed past
+//               position ~32 on sequences of short repeats).
 //   copy-prev   BOS, random tokens      position t must output the token at t-1: a
 //               previous-token head solves it in one layer.
 // Every sequence starts with BOS (token 0), so first-token ("sink") heads can form.
