@@ -238,6 +238,13 @@ TEST_CASE("checkpoint: save then load gives the same model; a bad folder names t
     std::ofstream(dir / "model.json") << j.dump();
     expect_error("should have shape");
   }
+  SECTION("a model.json with a field of the wrong JSON type") {
+    std::ifstream in(dir / "model.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j["parameters"][0]["shape"] = {"17", "x"};
+    std::ofstream(dir / "model.json") << j.dump();
+    expect_error("model.json: a field has the wrong type");
+  }
   SECTION("model.json is not JSON") {
     std::ofstream(dir / "model.json") << "{ nope";
     expect_error("model.json: not valid JSON");
@@ -280,16 +287,21 @@ TEST_CASE("training: a run that would not fit is refused before allocating", "[m
   CHECK_THROWS_WITH(train(m, t), Catch::Contains("over the limit of 1.00 GiB"));
 }
 
-// The issue's bar is >= 95% on every unseen length; the shipped run (3000 steps, 8..19) does
-// not reach it at short lengths (see README: 41% at L=4, 56% at L=8, 100% at L=16, 90% at
-// L=20). What it does reach is pinned here so a regression shows.
-TEST_CASE("shipped checkpoint: a previous-token and an induction head >= 0.7, repeats inside its range", "[model]") {
+// The issue's bar, on the checkpoint as shipped: >= 95 % next-token accuracy on the
+// predictable part of repeats of every length its recipe held out of training (fresh
+// sequences), a previous-token head and an induction head scoring >= 0.7.
+TEST_CASE("shipped checkpoint: >= 95% on every held-out repeat length, a previous-token and an induction head >= 0.7", "[model]") {
   const std::string dir = std::string(ATTNSIM_SOURCE_DIR) + "/assets/models/induction";
   nlohmann::json meta;
   const Model m = load_checkpoint(dir, &meta);
-  CHECK(meta.at("train").at("min_repeat") == 8);
-  const auto evals = evaluate_repeats(m, {16});
-  CHECK(evals[0].accuracy >= 0.95);
+  const std::optional<TaskSpec> recipe = recipe_task(meta);
+  REQUIRE(recipe.has_value());
+  REQUIRE(recipe->holdout_repeats.size() >= 3);
+  for (const RepeatEval& e : evaluate_repeats(m, recipe->holdout_repeats)) {
+    INFO("held-out repeat length " << e.repeat);
+    CHECK_FALSE(recipe->trains_on(e.repeat));
+    CHECK(e.accuracy >= 0.95);
+  }
   const HeadTable t = score_heads(m, scoring_batch(m.config));
   double best_prev = 0, best_induction = 0;
   for (const HeadScores& s : t.cells) {

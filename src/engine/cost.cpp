@@ -76,11 +76,12 @@ PagedWaste paged_waste(const CostConfig& c, const std::vector<int64_t>& lengths,
   for (int64_t len : lengths) {
     if (len <= 0 || len > t_max)
       throw Error("sequence length " + std::to_string(len) + " must be in 1.." + std::to_string(t_max) + " (T_max)");
-    const int64_t blocks = (len + block - 1) / block;
-    w.blocks += blocks;
-    w.used_bytes += len * per_token;
-    w.paged_bytes += blocks * block * per_token;
-    w.contiguous_bytes += t_max * per_token;
+    const int64_t blocks = len / block + (len % block != 0);  // ceil, without len + block - 1
+    w.blocks = checked_add(w.blocks, blocks, "paged blocks");
+    w.used_bytes = checked_add(w.used_bytes, checked_mul(len, per_token, "cache bytes"), "cache bytes");
+    w.paged_bytes = checked_add(w.paged_bytes, checked_product({blocks, block, per_token}, "paged cache bytes"),
+                                "paged cache bytes");
+    w.contiguous_bytes = checked_add(w.contiguous_bytes, checked_mul(t_max, per_token, "cache bytes"), "cache bytes");
   }
   return w;
 }

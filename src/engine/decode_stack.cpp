@@ -78,8 +78,9 @@ void validate(const StackConfig& c, const std::vector<std::vector<int64_t>>& pro
   const double bytes = 2.0 * c.layers * g * dk * 4.0 * static_cast<double>(slots);
   const int64_t limit = effective_mem_limit(m);
   if (bytes > static_cast<double>(limit))
-    throw Error("the KV cache would need " + human_bytes(static_cast<int64_t>(bytes)) + ", over the limit of " +
-                human_bytes(limit));
+    throw Error("the KV cache would need " +
+                (bytes < 0x1p62 ? human_bytes(static_cast<int64_t>(bytes)) : std::string("more than 4 EiB")) +
+                ", over the limit of " + human_bytes(limit));
 }
 
 StackWeights random_stack_weights(const StackConfig& config) {

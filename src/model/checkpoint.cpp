@@ -158,40 +158,46 @@ Model load_checkpoint(const std::string& dir_in, nlohmann::json* meta) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(json_path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
-  if (!j.is_object() || j.value("format", "") != "attnsim-model")
-    throw Error(json_path + ": not an attnsim model (\"format\" must be \"attnsim-model\")");
-  if (!j.contains("version") || j["version"] != 1)
-    throw Error(json_path + ": unsupported version (this build reads version 1)");
-  if (!j.contains("config")) throw Error(json_path + ": no \"config\"");
   Model m;
-  m.config = config_from_json(j["config"], json_path);
-  const std::vector<ParamSpec> specs = param_specs(m.config);
-  if (!j.contains("parameters") || !j["parameters"].is_array())
-    throw Error(json_path + ": no \"parameters\" list");
-  const auto& listed = j["parameters"];
-  if (listed.size() != specs.size())
-    throw Error(json_path + ": lists " + std::to_string(listed.size()) + " parameters but its config needs " +
-                std::to_string(specs.size()));
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const auto& e = listed[i];
-    const ParamSpec& s = specs[i];
-    if (!e.is_object() || e.value("name", "") != s.name)
-      throw Error(json_path + ": parameter " + std::to_string(i) + " should be '" + s.name + "'");
-    if (!e.contains("shape") || !e["shape"].is_array() || e["shape"].get<std::vector<int64_t>>() != s.shape)
-      throw Error(json_path + ": '" + s.name + "' should have shape " + format_dims(s.shape));
-    if (e.value("dtype", "float32") != "float32")
-      throw Error(json_path + ": '" + s.name + "' has dtype " + e.value("dtype", "") + ", expected float32");
-    const std::string file = (dir / (s.name + ".npy")).string();
-    if (!fs::exists(file)) throw Error(file + ": missing (the checkpoint's parameter '" + s.name + "')");
-    Tensor t = read_npy(file);
-    if (t.dtype() != DType::F32) throw Error(file + ": dtype must be float32");
-    if (t.shape() != s.shape)
-      throw Error(file + ": shape " + format_dims(t.shape()) + " but the config needs " + format_dims(s.shape));
-    for (int64_t k = 0; k < t.numel(); ++k)
-      if (!std::isfinite(t.f32()[k]))
-        throw Error(file + ": element " + std::to_string(k) + " is not finite (" + std::to_string(t.f32()[k]) + ")");
-    m.params.names.push_back(s.name);
-    m.params.tensors.push_back(std::move(t));
+  // Every field is type-checked where it is read; a value of the wrong JSON type anywhere
+  // else (a name that is a number, a shape of strings) still ends as one line naming the file.
+  try {
+    if (!j.is_object() || j.value("format", "") != "attnsim-model")
+      throw Error(json_path + ": not an attnsim model (\"format\" must be \"attnsim-model\")");
+    if (!j.contains("version") || j["version"] != 1)
+      throw Error(json_path + ": unsupported version (this build reads version 1)");
+    if (!j.contains("config")) throw Error(json_path + ": no \"config\"");
+    m.config = config_from_json(j["config"], json_path);
+    const std::vector<ParamSpec> specs = param_specs(m.config);
+    if (!j.contains("parameters") || !j["parameters"].is_array())
+      throw Error(json_path + ": no \"parameters\" list");
+    const auto& listed = j["parameters"];
+    if (listed.size() != specs.size())
+      throw Error(json_path + ": lists " + std::to_string(listed.size()) + " parameters but its config needs " +
+                  std::to_string(specs.size()));
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const auto& e = listed[i];
+      const ParamSpec& s = specs[i];
+      if (!e.is_object() || e.value("name", "") != s.name)
+        throw Error(json_path + ": parameter " + std::to_string(i) + " should be '" + s.name + "'");
+      if (!e.contains("shape") || !e["shape"].is_array() || e["shape"].get<std::vector<int64_t>>() != s.shape)
+        throw Error(json_path + ": '" + s.name + "' should have shape " + format_dims(s.shape));
+      if (e.value("dtype", "float32") != "float32")
+        throw Error(json_path + ": '" + s.name + "' has dtype " + e.value("dtype", "") + ", expected float32");
+      const std::string file = (dir / (s.name + ".npy")).string();
+      if (!fs::exists(file)) throw Error(file + ": missing (the checkpoint's parameter '" + s.name + "')");
+      Tensor t = read_npy(file);
+      if (t.dtype() != DType::F32) throw Error(file + ": dtype must be float32");
+      if (t.shape() != s.shape)
+        throw Error(file + ": shape " + format_dims(t.shape()) + " but the config needs " + format_dims(s.shape));
+      for (int64_t k = 0; k < t.numel(); ++k)
+        if (!std::isfinite(t.f32()[k]))
+          throw Error(file + ": element " + std::to_string(k) + " is not finite (" + std::to_string(t.f32()[k]) + ")");
+      m.params.names.push_back(s.name);
+      m.params.tensors.push_back(std::move(t));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(json_path + ": a field has the wrong type (" + std::string(e.what()) + ")");
   }
   if (meta) *meta = j;
   return m;

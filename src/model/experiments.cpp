@@ -286,7 +286,8 @@ ExperimentResult streaming(const ExperimentOptions& o) {
   r.conclusion = "at positions " + std::to_string(last.first) + "-" + std::to_string(last.second - 1) +
                  " the loss is " + fmt("%.2f", tail(runs[0])) + " nats with the full cache, " + fmt("%.2f", tail(runs[1])) +
                  " once BOS is evicted (" + runs[1].policy + ") and " + fmt("%.2f", tail(runs[2])) + " when it is kept (" +
-                 runs[2].policy + ")";
+                 runs[2].policy + "); repeat accuracy " + fmt("%.1f", 100 * runs[0].repeat_accuracy) + "% / " +
+                 fmt("%.1f", 100 * runs[1].repeat_accuracy) + "% / " + fmt("%.1f", 100 * runs[2].repeat_accuracy) + "%";
   return r;
 }
 
