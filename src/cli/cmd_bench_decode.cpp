@@ -103,6 +103,18 @@ Runner add_bench_decode_command(CLI::App& app) {
     c.tq = c.tk = 1;
     validate(c);
     const int64_t g = c.kv_group_count(), dk = c.head_dim();
+    // Every length's full forward must fit before anything is allocated or timed (the
+    // bandwidth probe alone reads 512 MiB).
+    for (int64_t t : lengths) {
+      MhaConfig f = c;
+      f.tq = f.tk = t;
+      f.mask = parse_mask_spec("causal");
+      validate(f);
+      const int64_t need = predict_trace_bytes(f), limit = effective_mem_limit(f);
+      if (need > limit)
+        throw Error("the full forward at t = " + std::to_string(t) + " needs " + human_bytes(need) +
+                    " to keep its trace, over the limit of " + human_bytes(limit));
+    }
     const MhaWeights w = init_weights(c.d_model, true, 1, c.kv_dim());
     const double bandwidth = measure_read_bandwidth();
 
