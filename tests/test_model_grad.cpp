@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/npy.h"
+#include "helpers.h"
 #include "model/adamw.h"
 #include "model/checkpoint.h"
 #include "model/model.h"
@@ -15,6 +16,7 @@
 
 using namespace attnsim;
 using namespace attnsim::model;
+using attnsim::test::max_abs_diff;
 
 namespace {
 
@@ -30,11 +32,24 @@ ModelConfig tiny_config(bool ln_mlp) {
   return c;
 }
 
-Batch tiny_batch(const ModelConfig& c) {
-  Batch b = batch_from_tokens({{0, 3, 1, 3, 1}, {0, 5, 2, 6, 4}});
-  (void)c;
-  return b;
+// The configs every gradient check runs on: MHA without and with LN + MLP, then 4 query
+// heads (dk = 2) sharing 2 K/V heads (GQA) and 1 (MQA).
+struct NamedConfig {
+  const char* name;
+  ModelConfig config;
+};
+std::vector<NamedConfig> grad_configs() {
+  std::vector<NamedConfig> out{{"attention-only", tiny_config(false)}, {"ln+mlp", tiny_config(true)}};
+  for (int64_t g : {2, 1}) {
+    ModelConfig c = tiny_config(g == 1);
+    c.heads = 4;
+    c.kv_heads = g;
+    out.push_back({g == 2 ? "gqa h=4 g=2" : "mqa h=4 g=1, ln+mlp", c});
+  }
+  return out;
 }
+
+Batch tiny_batch() { return batch_from_tokens({{0, 3, 1, 3, 1}, {0, 5, 2, 6, 4}}); }
 
 // Larger linear maps than init_model() so the test sees sharp attention, and LayerNorm
 // weights away from 1 / 0 (embeddings keep their N(0, 1)).
@@ -78,10 +93,9 @@ std::vector<double> as_double(const Tensor& t) {
 }  // namespace
 
 TEST_CASE("model: the double-precision reference backward matches finite differences", "[model]") {
-  for (bool ln_mlp : {false, true}) {
-    const ModelConfig c = tiny_config(ln_mlp);
+  for (const auto& [name, c] : grad_configs()) {
     const Model m = scaled_model(c);
-    const Batch batch = tiny_batch(c);
+    const Batch batch = tiny_batch();
     auto params = params_as<double>(m.params);
     const ReferenceResult<double> ref = reference_loss_and_grads(c, params, batch);
     const double eps = 1e-6;
@@ -96,17 +110,16 @@ TEST_CASE("model: the double-precision reference backward matches finite differe
         params[p][i] = keep;
         fd[i] = (up - down) / (2 * eps);
       }
-      INFO((ln_mlp ? "ln+mlp " : "attention-only ") << m.params.names[p]);
+      INFO(name << " " << m.params.names[p]);
       CHECK(rel_err(ref.grads[p], fd, grad_floor(ref.grads)) < 1e-6);
     }
   }
 }
 
 TEST_CASE("model: the fast backward matches the plain-loop reference", "[model]") {
-  for (bool ln_mlp : {false, true}) {
-    const ModelConfig c = tiny_config(ln_mlp);
+  for (const auto& [name, c] : grad_configs()) {
     const Model m = scaled_model(c);
-    const Batch batch = tiny_batch(c);
+    const Batch batch = tiny_batch();
     const ReferenceResult<double> ref = reference_loss_and_grads(c, params_as<double>(m.params), batch);
     const Activations acts = forward(m, batch);
     Tensor dlogits;
@@ -114,8 +127,13 @@ TEST_CASE("model: the fast backward matches the plain-loop reference", "[model]"
     CHECK(ls.all.loss() == Approx(ref.loss).epsilon(1e-5));
     Params grads = zeros_like(m.params);
     backward(m, batch, acts, dlogits, grads);
+    // the float reference takes the same loops in float: the fast path's logits agree with it
+    const ReferenceResult<float> ref32 = reference_loss_and_grads(c, params_as<float>(m.params), batch);
+    INFO(name);
+    CHECK(max_abs_diff(acts.logits, Tensor::from_values(acts.logits.shape(), ref32.logits)) < 1e-4);
     for (size_t p = 0; p < grads.names.size(); ++p) {
       INFO(grads.names[p]);
+      CHECK(grads.tensors[p].shape() == param_specs(c)[p].shape);
       CHECK(rel_err(as_double(grads.tensors[p]), ref.grads[p], grad_floor(ref.grads)) < 1e-4);
     }
   }

@@ -16,18 +16,26 @@ import torch.nn.functional as F
 
 
 class Attention(nn.Module):
-    """The article's multi-head attention with a causal mask (attnsim's 23-step forward)."""
+    """The article's multi-head attention with a causal mask (attnsim's forward).
 
-    def __init__(self, d, h, bias):
+    g = kv_heads < h is grouped-query attention: W_K, W_V are nn.Linear(d, g*dk) and the
+    h/g query heads of a group read their K/V head through repeat_interleave (the copy that
+    common code makes; attnsim reads it through a stride-0 view, same numbers)."""
+
+    def __init__(self, d, h, bias, g=None):
         super().__init__()
-        self.h, self.dk = h, d // h
-        self.W_Q, self.W_K, self.W_V, self.W_O = (nn.Linear(d, d, bias=bias) for _ in range(4))
+        self.h, self.g, self.dk = h, g or h, d // h
+        self.W_Q = nn.Linear(d, d, bias=bias)
+        self.W_K = nn.Linear(d, self.g * self.dk, bias=bias)
+        self.W_V = nn.Linear(d, self.g * self.dk, bias=bias)
+        self.W_O = nn.Linear(d, d, bias=bias)
 
     def forward(self, x):
         B, T, d = x.shape
+        r = self.h // self.g
         q = self.W_Q(x).view(B, T, self.h, self.dk).transpose(1, 2)
-        k = self.W_K(x).view(B, T, self.h, self.dk).transpose(1, 2)
-        v = self.W_V(x).view(B, T, self.h, self.dk).transpose(1, 2)
+        k = self.W_K(x).view(B, T, self.g, self.dk).transpose(1, 2).repeat_interleave(r, dim=1)
+        v = self.W_V(x).view(B, T, self.g, self.dk).transpose(1, 2).repeat_interleave(r, dim=1)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.dk)
         hidden = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
         alpha = scores.masked_fill(hidden, float("-inf")).softmax(dim=-1)
@@ -52,7 +60,7 @@ class Block(nn.Module):
         self.c = c
         if c["layernorm"]:
             self.ln = nn.LayerNorm(d)
-        self.attn = Attention(d, c["heads"], c["bias"])
+        self.attn = Attention(d, c["heads"], c["bias"], c.get("kv_heads"))  # absent: MHA
         if c["mlp"]:
             if c["layernorm"]:
                 self.ln2 = nn.LayerNorm(d)

@@ -84,6 +84,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--task", a->tasks, "induction | copy-prev | induction,copy-prev (sequences alternate)")->capture_default_str();
   cmd->add_option("--layers", c.layers, "layers")->capture_default_str()->check(size);
   cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str()->check(size);
+  cmd->add_option("--kv-heads", c.kv_heads, "key/value heads g dividing --heads (GQA; 1 = MQA; default: heads)")->check(size);
   cmd->add_option("--d-model", c.d_model, "width of the residual stream")->capture_default_str()->check(size);
   cmd->add_option("--vocab", c.vocab, "tokens, BOS included")->capture_default_str()->check(size);
   cmd->add_option("--seq", c.seq_len, "positions (sequence length)")->capture_default_str()->check(size);

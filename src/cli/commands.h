@@ -22,5 +22,6 @@ Runner add_ablate_command(CLI::App& app);
 Runner add_experiment_command(CLI::App& app);
 Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
+Runner add_gqa_convert_command(CLI::App& app);
 
 }  // namespace attnsim::cli

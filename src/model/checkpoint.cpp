@@ -21,9 +21,9 @@ namespace attnsim::model {
 // [SECTION] config <-> json
 
 nlohmann::json config_to_json(const ModelConfig& c) {
-  return {{"vocab", c.vocab},         {"seq_len", c.seq_len}, {"d_model", c.d_model}, {"heads", c.heads},
-          {"layers", c.layers},       {"layernorm", c.layernorm}, {"mlp", c.mlp},     {"bias", c.bias},
-          {"seed", c.seed}};
+  return {{"vocab", c.vocab},   {"seq_len", c.seq_len},     {"d_model", c.d_model}, {"heads", c.heads},
+          {"kv_heads", c.kv_group_count()}, {"layers", c.layers}, {"layernorm", c.layernorm},
+          {"mlp", c.mlp},       {"bias", c.bias},           {"seed", c.seed}};
 }
 
 ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
@@ -45,6 +45,10 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
   size("d_model", c.d_model);
   size("heads", c.heads);
   size("layers", c.layers);
+  if (j.contains("kv_heads")) {  // absent: MHA, as written before GQA existed
+    size("kv_heads", c.kv_heads);
+    if (c.kv_heads <= 0) throw Error(what + ": config \"kv_heads\" must be at least 1");
+  }
   flag("layernorm", c.layernorm);
   flag("mlp", c.mlp);
   flag("bias", c.bias);

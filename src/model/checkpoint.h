@@ -1,5 +1,6 @@
 // Checkpoints are folders a PyTorch user can load:
 //   DIR/model.json          {"format": "attnsim-model", "version": 1, "config": {...},
+//                            (config "kv_heads" absent = heads: MHA checkpoints from before GQA)
 //                            "parameters": [{"name", "file", "shape", "dtype"}...], "step", ...}
 //   DIR/<name>.npy          one float32 C-order array per parameter, torch.nn layout
 //                           (e.g. layers.0.attn.W_Q.weight.npy, (d, d))

@@ -19,10 +19,13 @@ void validate(const ModelConfig& c) {
   if (c.vocab < 2) throw Error("vocab must hold BOS and at least one token, got " + std::to_string(c.vocab));
   if (c.d_model % c.heads != 0)
     throw Error("d_model " + std::to_string(c.d_model) + " is not divisible by heads " + std::to_string(c.heads));
+  if (c.kv_heads < 0 || c.kv_heads > c.heads || c.heads % c.kv_group_count() != 0)
+    throw Error("kv_heads " + std::to_string(c.kv_heads) + " does not divide heads " + std::to_string(c.heads) +
+                ": each key/value head serves a whole group of query heads");
 }
 
 std::vector<ParamSpec> param_specs(const ModelConfig& c) {
-  const int64_t V = c.vocab, T = c.seq_len, d = c.d_model, m = c.mlp_dim();
+  const int64_t V = c.vocab, T = c.seq_len, d = c.d_model, m = c.mlp_dim(), kv = c.kv_dim();
   std::vector<ParamSpec> specs{{"embed.weight", {V, d}}, {"pos_embed.weight", {T, d}}};
   auto linear = [&](const std::string& name, int64_t out, int64_t in) {
     specs.push_back({name + ".weight", {out, in}});
@@ -35,7 +38,10 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
   for (int64_t l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     if (c.layernorm) norm(p + "ln");
-    for (const char* w : {"W_Q", "W_K", "W_V", "W_O"}) linear(p + "attn." + w, d, d);
+    linear(p + "attn.W_Q", d, d);
+    linear(p + "attn.W_K", kv, d);  // (g·dk, d): one dk block of rows per K/V head
+    linear(p + "attn.W_V", kv, d);
+    linear(p + "attn.W_O", d, d);
     if (c.mlp) {
       if (c.layernorm) norm(p + "ln2");
       linear(p + "mlp.fc1", m, d);

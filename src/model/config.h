@@ -3,7 +3,8 @@
 //   tokens (B,T) int ──embed.weight (V,d)──┐
 //                      pos_embed.weight (T,d)──+──> x0 (B,T,d)
 //   for each layer l:                       the residual stream, (B,T,d)
-//     a  = attn(ln? (x))                    the engine's 23-step forward, causal mask
+//     a  = attn(ln? (x))                    the engine's forward, causal mask; W_K, W_V are
+//                                           (g·dk, d): g = kv_heads K/V heads (GQA when g < h)
 //     x  = x + a
 //     x  = x + mlp(ln2(x))                  optional (off by default: attention-only)
 //   logits = unembed(ln_final? (x))         (B,T,V), nn.Linear(d, V) layout
@@ -25,6 +26,7 @@ struct ModelConfig {
   int64_t seq_len = 48;     // T: the positional table's length, the longest input
   int64_t d_model = 64;
   int64_t heads = 4;
+  int64_t kv_heads = 0;     // g key/value heads (GQA; 1 = MQA); 0 = heads (MHA); must divide heads
   int64_t layers = 2;
   bool layernorm = false;   // pre-LN before attention (and the MLP) and before the unembedding
   bool mlp = false;         // a 4·d GELU MLP after each attention
@@ -32,10 +34,13 @@ struct ModelConfig {
   uint64_t seed = 1;        // initial weights
 
   int64_t head_dim() const { return d_model / heads; }
+  int64_t kv_group_count() const { return kv_heads ? kv_heads : heads; }  // g
+  int64_t kv_dim() const { return kv_group_count() * head_dim(); }       // g·dk, rows of W_K / W_V
   int64_t mlp_dim() const { return 4 * d_model; }
 };
 
-// Throws Error naming the problem: sizes <= 0 or past the limits below, d_model % heads.
+// Throws Error naming the problem: sizes <= 0 or past the limits below, d_model % heads,
+// heads % kv_heads.
 void validate(const ModelConfig& config);
 
 struct ParamSpec {

@@ -18,6 +18,7 @@ MhaConfig attention_config(const ModelConfig& c, int64_t batch, int64_t len) {
   m.tq = m.tk = len;
   m.d_model = c.d_model;
   m.heads = c.heads;
+  m.kv_heads = c.kv_group_count();  // g < h: the engine's stride-0 broadcast of K/V heads
   m.self_attention = true;
   m.bias = c.bias;
   m.mask.causal = true;
@@ -41,11 +42,12 @@ int64_t predict_training_bytes(const ModelConfig& c, int64_t B, int64_t T) {
   // 4 copies of the parameters (weights, grads, Adam m and v) plus, per layer, the attention
   // trace and the residual / LN / MLP activations, plus the logits and their gradient.
   // Done in long double so absurd sizes compare as large instead of wrapping.
-  const long double f = 4, BT = static_cast<long double>(B) * T, d = c.d_model, V = c.vocab;
+  const long double f = 4, BT = static_cast<long double>(B) * T, d = c.d_model, V = c.vocab, kv = c.kv_dim();
   long double bytes = 4.0L * param_count(c) * f;
   const long double score = BT * T * c.heads * f;
-  const long double trace = 3 * score + BT * T + 6 * BT * d * f;  // scores, scaled, masked, alpha; mask; (B,T,d)s
-  long double per_layer = trace + score + 3 * BT * d * f;         // + the backward's scratch
+  // scores, scaled, masked, alpha; mask; (B,T,d) q_proj, ctx_heads, ctx_contiguous, out; (B,T,g·dk) k_proj, v_proj
+  const long double trace = 3 * score + BT * T + 4 * BT * d * f + 2 * BT * kv * f;
+  long double per_layer = trace + score + BT * d * f + 2 * BT * kv * f;  // + the backward's dA, dq, dk, dv
   if (c.layernorm) per_layer += 2 * BT * d * f;
   if (c.mlp) per_layer += 2 * BT * c.mlp_dim() * f + 2 * BT * d * f;
   bytes += c.layers * per_layer + 3 * BT * V * f + 2 * BT * d * f;

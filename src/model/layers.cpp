@@ -109,55 +109,57 @@ void attention_backward(const Trace& trace, const MhaWeights& w, int64_t heads, 
   const Tensor& alpha = trace.at("alpha").out;        // (B,h,T,T) contiguous
   const Tensor& ctx = trace.at("ctx_concat").out;     // (B,T,d)
   const Tensor& q_proj = trace.at("q_proj").out;      // (B,T,d): q_heads is its (B,h,T,dk) view
-  const Tensor& k_proj = trace.at("k_proj").out;
+  const Tensor& k_proj = trace.at("k_proj").out;      // (B,T,g·dk): k_heads is its (B,g,T,dk) view
   const Tensor& v_proj = trace.at("v_proj").out;
   const int64_t B = x.size(0), T = x.size(1), d = x.size(2), h = heads, dk = d / h;
-  const int64_t N = B * T;
+  const int64_t N = B * T, kv = k_proj.size(2), r = h / (kv / dk);  // r query heads per K/V head
   const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
 
   // W_O: dctx (B,T,d) = dout · W_O, dW_O += doutᵀ · ctx
   Tensor dctx = Tensor::empty({N * d});
   linear_backward(dout, ctx.f32(), w.W_O.weight.f32(), N, d, d, dctx.f32(), g.dWo, g.dbo);
   for (int64_t head : ablated)  // the ablated head's ctx was a constant
-    for (int64_t r = 0; r < N; ++r)
-      for (int64_t e = 0; e < dk; ++e) dctx.f32()[r * d + head * dk + e] = 0.0f;
+    for (int64_t row = 0; row < N; ++row)
+      for (int64_t e = 0; e < dk; ++e) dctx.f32()[row * d + head * dk + e] = 0.0f;
 
-  // per (b, h): the heads are (T,dk) slices of the (B,T,d) buffers with leading dimension d
+  // per (b, h): the heads are (T,dk) slices of the (B,T,d) and (B,T,g·dk) buffers. Query
+  // head hh read K/V head hh / r, so dk and dv of a K/V head SUM over its r query heads
+  // (beta = 1 into zeroed buffers).
   Tensor dq = Tensor::empty({N * d});
-  Tensor dk_ = Tensor::empty({N * d});
-  Tensor dv = Tensor::empty({N * d});
+  Tensor dk_ = Tensor::zeros({N * kv});
+  Tensor dv = Tensor::zeros({N * kv});
   Tensor dA = Tensor::empty({T * T});
-  const int t = static_cast<int>(T), D = static_cast<int>(d), K = static_cast<int>(dk);
+  const int t = static_cast<int>(T), D = static_cast<int>(d), KV = static_cast<int>(kv), K = static_cast<int>(dk);
   for (int64_t b = 0; b < B; ++b)
     for (int64_t hh = 0; hh < h; ++hh) {
-      const int64_t off = b * T * d + hh * dk;
+      const int64_t off = b * T * d + hh * dk, kv_off = b * T * kv + (hh / r) * dk;
       const float* A = alpha.f32() + (b * h + hh) * T * T;  // (T,T)
       const float* dC = dctx.f32() + off;                    // (T,dk), ld d
       const float* q = q_proj.f32() + off;
-      const float* k = k_proj.f32() + off;
-      const float* v = v_proj.f32() + off;
-      // dalpha (T,T) = dctx · vᵀ;  dv (T,dk) = alphaᵀ · dctx
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, K, 1.0f, dC, D, v, D, 0.0f, dA.f32(), t);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, A, t, dC, D, 0.0f, dv.f32() + off, D);
+      const float* k = k_proj.f32() + kv_off;                // (T,dk), ld g·dk
+      const float* v = v_proj.f32() + kv_off;
+      // dalpha (T,T) = dctx · vᵀ;  dv (T,dk) += alphaᵀ · dctx
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, K, 1.0f, dC, D, v, KV, 0.0f, dA.f32(), t);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, A, t, dC, D, 1.0f, dv.f32() + kv_off, KV);
       // softmax: dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale; hidden keys have A = 0
       for (int64_t i = 0; i < T; ++i) {
         const float* a = A + i * T;
-        float* r = dA.f32() + i * T;
+        float* row = dA.f32() + i * T;
         float dot = 0;
-        for (int64_t j = 0; j < T; ++j) dot += r[j] * a[j];
-        for (int64_t j = 0; j < T; ++j) r[j] = a[j] * (r[j] - dot) * scale;
+        for (int64_t j = 0; j < T; ++j) dot += row[j] * a[j];
+        for (int64_t j = 0; j < T; ++j) row[j] = a[j] * (row[j] - dot) * scale;
       }
-      // dq (T,dk) = dS · k;  dk (T,dk) = dSᵀ · q
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, k, D, 0.0f, dq.f32() + off, D);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, q, D, 0.0f, dk_.f32() + off, D);
+      // dq (T,dk) = dS · k;  dk (T,dk) += dSᵀ · q
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, k, KV, 0.0f, dq.f32() + off, D);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, q, D, 1.0f, dk_.f32() + kv_off, KV);
     }
 
   // the three projections read the same x: dx = dq·W_Q + dk·W_K + dv·W_V
   Tensor part = Tensor::empty({N * d});
   linear_backward(dq.f32(), x.f32(), w.W_Q.weight.f32(), N, d, d, dx, g.dWq, g.dbq);
-  linear_backward(dk_.f32(), x.f32(), w.W_K.weight.f32(), N, d, d, part.f32(), g.dWk, g.dbk);
+  linear_backward(dk_.f32(), x.f32(), w.W_K.weight.f32(), N, d, kv, part.f32(), g.dWk, g.dbk);
   for (int64_t i = 0; i < N * d; ++i) dx[i] += part.f32()[i];
-  linear_backward(dv.f32(), x.f32(), w.W_V.weight.f32(), N, d, d, part.f32(), g.dWv, g.dbv);
+  linear_backward(dv.f32(), x.f32(), w.W_V.weight.f32(), N, d, kv, part.f32(), g.dWv, g.dbv);
   for (int64_t i = 0; i < N * d; ++i) dx[i] += part.f32()[i];
 }
 

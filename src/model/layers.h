@@ -44,6 +44,8 @@ void embedding_backward(const float* dx0, const int32_t* tokens, int64_t B, int6
 //   dout (B,T,d)  ->  dW_O, db_O, then per (b,h): dalpha = dctx·vᵀ, dv = alphaᵀ·dctx,
 //   dscores = alpha ⊙ (dalpha − Σ_j dalpha⊙alpha) · scale, dq = dscores·k, dk = dscoresᵀ·q,
 //   then through the three projections into dx (B,T,d) (written).
+// GQA (k_proj (B,T,g·dk), g < h): query head hh read K/V head hh/(h/g), so a K/V head's dk
+// and dv are the sums over the h/g query heads of its group.
 // Heads listed in `ablated` had their ctx replaced by a constant: no gradient flows into them.
 struct AttnGrads {
   float *dWq, *dbq, *dWk, *dbk, *dWv, *dbv, *dWo, *dbo;  // biases may be nullptr

@@ -102,17 +102,18 @@ Vec<S> add(const Vec<S>& a, const Vec<S>& b) {
 }
 
 // Causal softmax attention of one layer on a_in (N,d): returns ctx (N,d), keeps q k v A.
+// k, v are (N, g·dk): query head hh reads K/V head hh / (h/g), the engine's grouping.
 template <class S>
 struct AttnState {
-  Vec<S> q, k, v, A, ctx;  // A (B,h,T,T)
+  Vec<S> q, k, v, A, ctx;  // q (N,d), k v (N,g·dk), A (B,h,T,T)
 };
 
 template <class S>
 AttnState<S> attention(const Vec<S>& a_in, const Vec<S>& Wq, const Vec<S>* bq, const Vec<S>& Wk, const Vec<S>* bk,
-                       const Vec<S>& Wv, const Vec<S>* bv, int64_t B, int64_t T, int64_t d, int64_t h) {
-  const int64_t N = B * T, dk = d / h;
+                       const Vec<S>& Wv, const Vec<S>* bv, int64_t B, int64_t T, int64_t d, int64_t h, int64_t g) {
+  const int64_t N = B * T, dk = d / h, kv = g * dk, r = h / g;
   const S scale = S(1) / std::sqrt(S(dk));
-  AttnState<S> s{linear(a_in, Wq, bq, N, d, d), linear(a_in, Wk, bk, N, d, d), linear(a_in, Wv, bv, N, d, d),
+  AttnState<S> s{linear(a_in, Wq, bq, N, d, d), linear(a_in, Wk, bk, N, d, kv), linear(a_in, Wv, bv, N, d, kv),
                  Vec<S>(static_cast<size_t>(B * h * T * T)), Vec<S>(static_cast<size_t>(N * d))};
   for (int64_t b = 0; b < B; ++b)
     for (int64_t hh = 0; hh < h; ++hh)
@@ -121,7 +122,7 @@ AttnState<S> attention(const Vec<S>& a_in, const Vec<S>& Wq, const Vec<S>* bq, c
         S mx = -INFINITY;
         for (int64_t j = 0; j <= i; ++j) {  // keys j > i are hidden: weight exactly 0
           S dot = 0;
-          for (int64_t e = 0; e < dk; ++e) dot += s.q[(b * T + i) * d + hh * dk + e] * s.k[(b * T + j) * d + hh * dk + e];
+          for (int64_t e = 0; e < dk; ++e) dot += s.q[(b * T + i) * d + hh * dk + e] * s.k[(b * T + j) * kv + hh / r * dk + e];
           a[j] = dot * scale;
           mx = std::max(mx, a[j]);
         }
@@ -130,7 +131,7 @@ AttnState<S> attention(const Vec<S>& a_in, const Vec<S>& Wq, const Vec<S>* bq, c
         for (int64_t j = 0; j <= i; ++j) a[j] /= sum;
         for (int64_t e = 0; e < dk; ++e) {
           S acc = 0;
-          for (int64_t j = 0; j <= i; ++j) acc += a[j] * s.v[(b * T + j) * d + hh * dk + e];
+          for (int64_t j = 0; j <= i; ++j) acc += a[j] * s.v[(b * T + j) * kv + hh / r * dk + e];
           s.ctx[(b * T + i) * d + hh * dk + e] = acc;
         }
       }
@@ -153,6 +154,7 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
   auto Gb = [&](const std::string& n) -> Vec<S>* { return idx.count(n) ? &res.grads[idx.at(n)] : nullptr; };
 
   const int64_t B = batch.batch, T = batch.len, d = c.d_model, V = c.vocab, h = c.heads, dk = d / h, N = B * T;
+  const int64_t g = c.kv_group_count(), kv = c.kv_dim(), r = h / g;
   const int64_t m = c.mlp_dim();
 
   // ---- forward, keeping what the backward needs
@@ -170,7 +172,7 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
     ly.x_in = x;
     ly.a_in = c.layernorm ? layernorm(x, P(p + "ln.weight"), P(p + "ln.bias"), N, d) : x;
     ly.at = attention(ly.a_in, P(p + "attn.W_Q.weight"), Pb(p + "attn.W_Q.bias"), P(p + "attn.W_K.weight"),
-                      Pb(p + "attn.W_K.bias"), P(p + "attn.W_V.weight"), Pb(p + "attn.W_V.bias"), B, T, d, h);
+                      Pb(p + "attn.W_K.bias"), P(p + "attn.W_V.weight"), Pb(p + "attn.W_V.bias"), B, T, d, h, g);
     ly.x_mid = add(x, linear(ly.at.ctx, P(p + "attn.W_O.weight"), Pb(p + "attn.W_O.bias"), N, d, d));
     x = ly.x_mid;
     if (c.mlp) {
@@ -215,7 +217,8 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
     }
     // attention: out = ctx·W_Oᵀ + b_O
     const Vec<S> dctx = linear_back(dx, ly.at.ctx, P(p + "attn.W_O.weight"), G(p + "attn.W_O.weight"), Gb(p + "attn.W_O.bias"), N, d, d);
-    Vec<S> dq(static_cast<size_t>(N * d)), dkk(static_cast<size_t>(N * d)), dv(static_cast<size_t>(N * d));
+    // a K/V head's dk and dv sum over the r query heads that read it
+    Vec<S> dq(static_cast<size_t>(N * d)), dkk(static_cast<size_t>(N * kv)), dv(static_cast<size_t>(N * kv));
     const S scale = S(1) / std::sqrt(S(dk));
     for (int64_t b = 0; b < B; ++b)
       for (int64_t hh = 0; hh < h; ++hh)
@@ -224,7 +227,7 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
           Vec<S> da(static_cast<size_t>(i + 1));
           for (int64_t j = 0; j <= i; ++j)
             for (int64_t e = 0; e < dk; ++e) {
-              const int64_t ci = (b * T + i) * d + hh * dk + e, vj = (b * T + j) * d + hh * dk + e;
+              const int64_t ci = (b * T + i) * d + hh * dk + e, vj = (b * T + j) * kv + hh / r * dk + e;
               da[j] += dctx[ci] * ly.at.v[vj];
               dv[vj] += a[j] * dctx[ci];
             }
@@ -233,15 +236,15 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
           for (int64_t j = 0; j <= i; ++j) {
             const S ds = a[j] * (da[j] - dot) * scale;
             for (int64_t e = 0; e < dk; ++e) {
-              const int64_t qi = (b * T + i) * d + hh * dk + e, kj = (b * T + j) * d + hh * dk + e;
+              const int64_t qi = (b * T + i) * d + hh * dk + e, kj = (b * T + j) * kv + hh / r * dk + e;
               dq[qi] += ds * ly.at.k[kj];
               dkk[kj] += ds * ly.at.q[qi];
             }
           }
         }
     Vec<S> da_in = linear_back(dq, ly.a_in, P(p + "attn.W_Q.weight"), G(p + "attn.W_Q.weight"), Gb(p + "attn.W_Q.bias"), N, d, d);
-    da_in = add(da_in, linear_back(dkk, ly.a_in, P(p + "attn.W_K.weight"), G(p + "attn.W_K.weight"), Gb(p + "attn.W_K.bias"), N, d, d));
-    da_in = add(da_in, linear_back(dv, ly.a_in, P(p + "attn.W_V.weight"), G(p + "attn.W_V.weight"), Gb(p + "attn.W_V.bias"), N, d, d));
+    da_in = add(da_in, linear_back(dkk, ly.a_in, P(p + "attn.W_K.weight"), G(p + "attn.W_K.weight"), Gb(p + "attn.W_K.bias"), N, d, kv));
+    da_in = add(da_in, linear_back(dv, ly.a_in, P(p + "attn.W_V.weight"), G(p + "attn.W_V.weight"), Gb(p + "attn.W_V.bias"), N, d, kv));
     if (c.layernorm) da_in = layernorm_back(da_in, ly.x_in, P(p + "ln.weight"), G(p + "ln.weight"), G(p + "ln.bias"), N, d);
     dx = add(dx, da_in);
   }

@@ -194,6 +194,35 @@ std::optional<TaskSpec> recipe_task(const nlohmann::json& meta) {
   return s;
 }
 
+std::optional<TrainOptions> recipe_options(const nlohmann::json& meta) {
+  const std::optional<TaskSpec> task = recipe_task(meta);
+  if (!task) return std::nullopt;
+  const nlohmann::json& r = meta.at("train");
+  auto whole = [&](const char* key, int64_t& out) {
+    if (!r.contains(key) || !r.at(key).is_number_integer()) return false;
+    out = r.at(key).get<int64_t>();
+    return true;
+  };
+  auto real = [&](const char* key, float& out) {
+    if (!r.contains(key) || !r.at(key).is_number()) return false;
+    out = r.at(key).get<float>();
+    return true;
+  };
+  TrainOptions o;
+  o.task = *task;
+  o.task.tasks.clear();
+  for (const auto& name : r.at("tasks")) {  // the sequences alternate between the tasks, as in the run
+    if (!name.is_string()) return std::nullopt;
+    o.task.tasks.push_back(parse_task(name.get<std::string>()));
+  }
+  if (!whole("batch", o.batch) || !whole("steps", o.steps) || !whole("warmup", o.adamw.warmup) ||
+      !real("lr", o.adamw.lr) || !real("weight_decay", o.adamw.weight_decay) || !real("clip", o.adamw.clip) ||
+      !r.contains("data_seed") || !r.at("data_seed").is_number_unsigned())
+    return std::nullopt;
+  o.data_seed = r.at("data_seed").get<uint64_t>();
+  return o;
+}
+
 double pooled_accuracy(const std::vector<RepeatEval>& evals) {
   double correct = 0, count = 0;
   for (const RepeatEval& e : evals) {
