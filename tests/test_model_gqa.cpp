@@ -1,5 +1,6 @@
 // GQA in the model: kv_heads in the config and checkpoints, and the MHA -> GQA conversion
-// (mean-pooled K/V heads). The gradients of GQA models are checked in test_model_grad.cpp.
+// (mean-pooled K/V heads), a converted model on the decode stack. The gradients of GQA
+// models are checked in test_model_grad.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "engine/error.h"
 #include "helpers.h"
 #include "model/checkpoint.h"
+#include "model/decode.h"
 #include "model/gqa.h"
 #include "model/reference.h"
 #include "model/tasks.h"
@@ -156,4 +158,20 @@ TEST_CASE("gqa convert: a g that does not divide the K/V heads is refused", "[mo
     CHECK_THROWS_WITH(convert_to_gqa(m, bad), Catch::Contains("must divide the model's 4 key/value heads"));
   }
   CHECK_THROWS_AS(convert_to_gqa(convert_to_gqa(m, 2), 4), Error);  // cannot un-share heads
+}
+
+TEST_CASE("gqa model on the decode stack: token by token gives the training forward's loss", "[model]") {
+  const Model shipped = load_checkpoint(std::string(ATTNSIM_SOURCE_DIR) + "/assets/models/induction");
+  TaskSpec spec;
+  spec.len = shipped.config.seq_len;
+  const Batch b = make_batch(spec, 4, 99, 0);
+  for (int64_t g : {2, 1}) {
+    const Model m = convert_to_gqa(shipped, g);
+    const PositionLoss decoded = loss_by_position(m, b, CachePolicy{});
+    const LossStats forward_loss = cross_entropy(forward(m, b).logits, b);
+    INFO("g = " << g);
+    REQUIRE(forward_loss.parts[kRepeat].count > 0);
+    // float32 through different summation orders (cached keys vs one causal pass)
+    CHECK(decoded.repeat_loss == Approx(forward_loss.parts[kRepeat].loss()).margin(1e-4));
+  }
 }
