@@ -8,12 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 steps=${STEPS:-40}
-threads=$(nproc)
+threads=${THREADS:-$(nproc)}  # THREADS=1: both on one core (fairer on a loaded machine)
 source tools/bench-common.sh
 echo "BLAS kernels for both: $kernels; $threads threads; median of $steps steps per round"
 ratios=()
 for ((r = 1; r <= rounds; r++)); do
-  ours=$(build/attnsim-cli train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+  ours=$(OPENBLAS_NUM_THREADS=$threads build/attnsim-cli train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
   torch=$(OPENBLAS_CORETYPE=$kernels /usr/bin/python3 tools/bench_train_torch.py "$steps" "$threads")
   ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
   ratios+=("$ratio")
