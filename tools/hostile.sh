@@ -133,6 +133,10 @@ printf '{"format": "attnsim-model", "version": 1, "config": {"vocab": 65, "seq_l
 printf '{"format": "attnsim-model", "version": 1, "config": ' >"$C/bad-json/model.json"
 printf '{"format": "something-else"}' >"$C/not-model/model.json"
 mkdir -p "$C/wrap" && mv "$C/huge/model.json.2" "$C/wrap/model.json"
+for g in 3 0 -4 99999999999999999999; do  # K/V head counts that do not divide the 4 heads
+  mkdir -p "$C/kv$g"
+  printf '{"format": "attnsim-model", "version": 1, "config": {"vocab": 65, "seq_len": 48, "d_model": 64, "heads": 4, "kv_heads": %s, "layers": 2}, "parameters": []}\n' "$g" >"$C/kv$g/model.json"
+done
 
 # folders a dump cannot go to
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
@@ -176,6 +180,18 @@ add "decode --model assets/models/induction --d-model 32"
 add "bench-decode --lengths 4611686018427387904"
 add "bench-decode --d-model 99999999999999999999"
 add "bench-decode --heads 0"
+# gqa-convert (issue 11): every refusal comes before the conversion is measured or uptrained
+for g in 3 0 8 -1 99999999999999999999 "$'2\n1'" "''" 2,2 two; do
+  add "gqa-convert --model assets/models/induction --kv-heads $g --out $W/out-gqa"
+done
+add "gqa-convert --model $C/huge --kv-heads 1 --out $W/out-gqa"
+for g in 3 0 -4 99999999999999999999; do add "gqa-convert --model $C/kv$g --kv-heads 1 --out $W/out-gqa"; done
+add "gqa-convert --model /nonexistent --kv-heads 1"
+add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 99999999999 --out $W/out-gqa"
+add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 10 --out $W/a-file"
+add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 10 --out $W/a-file/sub"
+add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 10 --out /proc/attnsim-gqa"
+add "gqa-convert --model assets/models/induction --kv-heads 2,1 --uptrain 10 --out /proc/attnsim-gqa"
 add "cost --sweep seq=512,1099511627776"
 add "cost --sweep seq=512,-1"
 add "cost --sweep seq=,"

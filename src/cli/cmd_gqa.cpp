@@ -106,8 +106,11 @@ void check_out(const fs::path& dir, bool checkpoint) {
   }
   fs::path parent = fs::absolute(dir, ec).parent_path();  // the folder the new one is renamed into
   while (!parent.empty() && !fs::exists(parent, ec) && parent != parent.parent_path()) parent = parent.parent_path();
-  if (!fs::is_directory(parent, ec) || access(parent.c_str(), W_OK | X_OK) != 0)
+  // a probe folder made and removed at once: access() would pass root on a folder it cannot write (/proc)
+  const fs::path probe = parent / (".attnsim-probe-" + std::to_string(getpid()));
+  if (!fs::is_directory(parent, ec) || !fs::create_directory(probe, ec))
     throw Error(dir.string() + ": cannot write there (" + parent.string() + " is not a writable folder)");
+  fs::remove(probe, ec);
 }
 
 struct Row {
