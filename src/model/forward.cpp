@@ -47,7 +47,7 @@ int64_t predict_training_bytes(const ModelConfig& c, int64_t B, int64_t T) {
   const long double score = BT * T * c.heads * f;
   // scores, scaled, masked, alpha; mask; (B,T,d) q_proj, ctx_heads, ctx_contiguous, out; (B,T,g·dk) k_proj, v_proj
   const long double trace = 3 * score + BT * T + 4 * BT * d * f + 2 * BT * kv * f;
-  long double per_layer = trace + score + BT * d * f + 2 * BT * kv * f;  // + the backward's dA, dq, dk, dv
+  long double per_layer = trace + score + 3 * BT * d * f + 2 * BT * kv * f;  // + the backward's dA; dctx, dq, part; dk, dv
   if (c.layernorm) per_layer += 2 * BT * d * f;
   if (c.mlp) per_layer += 2 * BT * c.mlp_dim() * f + 2 * BT * d * f;
   bytes += c.layers * per_layer + 3 * BT * V * f + 2 * BT * d * f;
