@@ -11,6 +11,8 @@ const std::vector<BugInfo>& all_bugs() {
       {Bug::MaskTwoFills, "mask-two-fills", "causal and padding applied as two masked_fill calls"},
       {Bug::MaskAdditive, "mask-additive", "bool mask added as 0/1 floats: hidden cells get +1"},
       {Bug::MaskFiniteFill, "mask-finite-fill", "masked_fill(-1e9): fully hidden rows turn uniform"},
+      {Bug::MaskInvertedFiniteFill, "mask-inverted-finite-fill",
+       "inverted mask filled with -1e9: no NaN, the wrong direction stays silent"},
       {Bug::SoftmaxWrongAxis, "softmax-wrong-axis", "softmax over the query axis (dim=-2)"},
       {Bug::NoScale, "no-scale", "scores not divided by sqrt(d_k): the softmax saturates"},
       {Bug::SoftmaxNoMaxFp16, "softmax-no-max-fp16", "half-precision exp without the row max"},
@@ -36,7 +38,7 @@ const char* bug_name(Bug bug) {
 
 bool is_mask_bug(Bug bug) {
   return bug == Bug::MaskInverted || bug == Bug::MaskTwoFills || bug == Bug::MaskAdditive ||
-         bug == Bug::MaskFiniteFill;
+         bug == Bug::MaskFiniteFill || bug == Bug::MaskInvertedFiniteFill;
 }
 
 }  // namespace attnsim

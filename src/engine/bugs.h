@@ -15,6 +15,8 @@ enum class Bug {
   MaskTwoFills,       // causal and padding applied by two masked_fill calls instead of OR
   MaskAdditive,       // bool mask added as a float (0/1): hidden cells get +1, not -inf
   MaskFiniteFill,     // masked_fill(-1e9): fully hidden rows become uniform instead of NaN
+  MaskInvertedFiniteFill,  // both at once: the inverted mask's fully hidden rows turn uniform,
+                           // so the wrong direction passes silently (no NaN)
   SoftmaxWrongAxis,   // softmax over the query axis (dim=-2): columns sum to 1, rows do not
   NoScale,            // scores not divided by sqrt(d_k): large logits saturate the softmax
   SoftmaxNoMaxFp16,   // exp without subtracting the row max, in half precision: inf/inf = NaN

@@ -220,7 +220,7 @@ MaskParts make_mask(const MhaConfig& c, const Tensor& mask_file) {
   if (mask_file.defined())
     parts.mask = parts.mask.defined() ? mask_or(parts.mask, mask_file) : mask_file;
   if (!parts.mask.defined()) return parts;
-  if (c.bug == Bug::MaskInverted) parts.mask = mask_not(parts.mask);
+  if (c.bug == Bug::MaskInverted || c.bug == Bug::MaskInvertedFiniteFill) parts.mask = mask_not(parts.mask);
   if (c.bug == Bug::MaskTwoFills && c.mask.causal && !mask_file.defined() &&
       (!c.mask.key_lengths.empty() || !c.mask.query_lengths.empty())) {
     parts.first = build_causal_mask(c.batch, c.tq, c.tk);
@@ -277,7 +277,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
     spec.mask = (mask.first.defined() ? mask.first : mask.mask).expand(full);
     if (mask.second.defined()) spec.mask2 = mask.second.expand(full);
   }
-  if (c.bug == Bug::MaskFiniteFill) spec.fill = -1e9f;
+  if (c.bug == Bug::MaskFiniteFill || c.bug == Bug::MaskInvertedFiniteFill) spec.fill = -1e9f;
   spec.additive = c.bug == Bug::MaskAdditive;
   if (c.bug == Bug::SoftmaxWrongAxis) spec.axis = -2;
   spec.fp16_no_max = c.bug == Bug::SoftmaxNoMaxFp16;
@@ -298,7 +298,8 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
     t.add(std::move(ms));
     const char* op = spec.additive                ? "scores + float(mask) (additive bug)"
                      : mask.second.defined()      ? "masked_fill ×2 (two-fills bug)"
-                     : c.bug == Bug::MaskFiniteFill ? "masked_fill(-1e9)"
+                     : c.bug == Bug::MaskFiniteFill || c.bug == Bug::MaskInvertedFiniteFill
+                         ? "masked_fill(-1e9)"
                                                     : "masked_fill(-inf)";
     t.add(with_counts(made_step("scores_masked", op, {"scores_scaled", "mask"}, StepKind::Compute, sm.masked, bn),
                       sm.counted, sm.masked_counts));
