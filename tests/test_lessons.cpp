@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -12,6 +13,7 @@
 #include "lessons/markup.h"
 #include "lessons/player.h"
 #include "lessons/progress.h"
+#include "lessons/prose.h"
 
 using namespace attnsim;
 using namespace attnsim::lessons;
@@ -32,6 +34,45 @@ std::string all(const std::vector<Diagnostic>& d) {
   std::string s;
   for (const auto& x : d) s += x.str() + "\n";
   return s;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+// "line:column" of a byte offset, columns in code points (as toml++ and the checker count).
+std::string line_col(const std::string& text, size_t offset) {
+  int line = 1, col = 1;
+  for (size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// A copy of a shipped lesson with `from` (found after `after`) replaced by `to`; returns the
+// copy and sets `at` to where the replacement starts.
+std::string mutate(const std::string& text, const std::string& after, const std::string& from,
+                   const std::string& to, size_t* at) {
+  const size_t start = text.find(after);
+  REQUIRE(start != std::string::npos);
+  const size_t pos = text.find(from, start);
+  REQUIRE(pos != std::string::npos);
+  *at = pos;
+  return text.substr(0, pos) + to + text.substr(pos + from.size());
+}
+
+std::vector<Diagnostic> check_text(const std::string& text, const std::string& path) {
+  LoadResult r = load_lesson_text(text, path);
+  if (r.lesson) check_lesson(*r.lesson, r.diagnostics);
+  return r.diagnostics;
 }
 
 }  // namespace
@@ -100,7 +141,7 @@ TEST_CASE("broken lesson fixtures give their message with file:line:column", "[l
 }
 
 TEST_CASE("a claim the engine disagrees with is reported where it stands", "[lessons]") {
-  const std::string text = R"(format = 1
+  const std::string text = R"(format = 2
 id = "t"
 order = 1
 title = { ko = "가", en = "a" }
@@ -211,4 +252,159 @@ TEST_CASE("progress is saved under XDG_DATA_HOME and resumed", "[lessons]") {
   CHECK(warning.find("ignoring unreadable progress file") != std::string::npos);
   std::filesystem::remove_all(dir);
   unsetenv("XDG_DATA_HOME");
+}
+
+// [SECTION] Mutations: a shipped lesson changed in one place fails with file:line:column -------
+
+TEST_CASE("mutation: a flipped choice answer fails at the claim it makes false", "[lessons][mutation]") {
+  const std::string text = read_file(kLessons + "/05-masks.toml");
+  size_t at = 0;
+  const std::string bad = mutate(text, "id = \"or-vs-two-fills\"", "answer = 2", "answer = 1", &at);
+  const std::string d = all(check_text(bad, "flipped.toml"));
+  INFO(d);
+  // Option 1 ("NaN rows appear") is now the answer: its claim, the first option claim of the
+  // quiz, is refuted; option 2, still true, is reported as a second true option.
+  const size_t claim = bad.find("[[step.quiz.option.claim]]", at);
+  CHECK(d.find("flipped.toml:" + line_col(bad, claim) +
+               ": step 4 (\"or-vs-two-fills\") quiz option 1 (the answer): alpha.nan_rows: the "
+               "engine gives 0, the lesson says at least 1") != std::string::npos);
+  const size_t second = bad.find("[[step.quiz.option]]", bad.find("[[step.quiz.option]]", at) + 1);
+  CHECK(d.find("flipped.toml:" + line_col(bad, second) +
+               ": step 4 (\"or-vs-two-fills\") quiz option 2 is not the answer, yet the engine "
+               "confirms every claim it makes") != std::string::npos);
+}
+
+TEST_CASE("mutation: a number typed into the prose fails where it stands", "[lessons][mutation]") {
+  const std::string text = read_file(kLessons + "/05-masks.toml");
+  size_t at = 0;
+  const std::string bad = mutate(text, "text.en = \"\"\"\nYou can check a mask", "{value:zeros}", "999,999", &at);
+  const std::string d = all(check_text(bad, "number.toml"));
+  INFO(d);
+  CHECK(d.find("number.toml:" + line_col(bad, at) +
+               ": step 2 (\"check-zeros\").text.en: bare number '999,999': write {value:...}") !=
+        std::string::npos);
+  // The same figure typed correctly is still a bare number: the rule is the mark, not the value.
+  const std::string typed = mutate(text, "text.en = \"\"\"\nYou can check a mask", "{value:zeros}", "0.0", &at);
+  CHECK(all(check_text(typed, "typed.toml")).find("typed.toml:" + line_col(typed, at) + ": step 2") !=
+        std::string::npos);
+}
+
+TEST_CASE("mutation: ko and en stating different figures fails at the en text", "[lessons][mutation]") {
+  const std::string text = read_file(kLessons + "/05-masks.toml");
+  size_t at = 0;
+  const std::string bad = mutate(text, "This run inverts", "{value:inv-nan}", "{value:inv-out-nan}", &at);
+  const std::string d = all(check_text(bad, "langs.toml"));
+  INFO(d);
+  const std::string opening = "text.en = \"\"\"\n`masked_fill` fills the positions";
+  REQUIRE(bad.find(opening) != std::string::npos);
+  const size_t en = bad.find(opening) + std::string("text.en = \"\"\"\n").size();
+  CHECK(d.find("langs.toml:" + line_col(bad, en) +
+               ": step 3 (\"direction-bug\").text: ko and en state different figures (only in ko: 8;") !=
+        std::string::npos);
+}
+
+TEST_CASE("mutation: a claim's value changed fails at that claim", "[lessons][mutation]") {
+  const std::string text = read_file(kLessons + "/05-masks.toml");
+  size_t at = 0;
+  const std::string bad = mutate(text, "id = \"inv-nan\"", "equals = 8", "equals = 9", &at);
+  const std::string d = all(check_text(bad, "claim-value.toml"));
+  INFO(d);
+  const size_t header = bad.rfind("[[step.claim]]", at);
+  CHECK(d.find("claim-value.toml:" + line_col(bad, header) +
+               ": step 3 (\"direction-bug\") claim: alpha.nan_rows (the last query row of every head "
+               "and batch element hides every key): the engine gives 8, the lesson says 9") != std::string::npos);
+}
+
+TEST_CASE("mutation: attnsim-cli lesson check exits 2 on a mutated copy and names the place", "[lessons][mutation][cli]") {
+  const std::string text = read_file(kLessons + "/05-masks.toml");
+  size_t at = 0;
+  const std::string bad = mutate(text, "id = \"or-vs-two-fills\"", "answer = 2", "answer = 3", &at);
+  const auto path = std::filesystem::temp_directory_path() / ("attnsim-mutant-" + std::to_string(::getpid()) + ".toml");
+  { std::ofstream(path) << bad; }
+  const auto r = run_cli("lesson check " + path.string());
+  std::filesystem::remove(path);
+  INFO(r.output);
+  CHECK(r.code == 2);
+  const size_t claim = bad.find("[[step.quiz.option.claim]]", bad.find("text = { ko = \"두 번째 마스크가"));
+  CHECK(r.output.find(path.string() + ":" + line_col(bad, claim) +
+                      ": step 4 (\"or-vs-two-fills\") quiz option 3 (the answer): alpha.hidden_nonzero") !=
+        std::string::npos);
+}
+
+// [SECTION] The marks of prose.h ------------------------------------------------------------
+
+TEST_CASE("prose: what counts as a bare number", "[lessons]") {
+  auto tokens = [](const std::string& t) {
+    std::string s;
+    for (const auto& n : bare_numbers(t)) s += n.token + ";";
+    return s;
+  };
+  CHECK(tokens("262,144 bytes, 6.4GB, 1e-9, 50%, 16칸") == "262,144;6.4;1e-9;50;16;");
+  CHECK(tokens("float32 W_O fp16 GPT-3 d_k") == "");
+  CHECK(tokens("sums to 1, exactly 0, index 0, 1%") == "1;");
+  CHECK(tokens("(B, h, T, d_k) and (1, 4, 6, 6)") == "4;6;6;");
+  CHECK(tokens("{value:trace.alpha.shape} {quote:6.4GB} {math:4}·d²") == "");
+  std::vector<std::pair<size_t, std::string>> problems;
+  const auto marks = find_marks("a {value:x|MiB} b {quote:7} {vlaue:y} {math:2", &problems);
+  REQUIRE(marks.size() == 2);
+  CHECK(marks[0].body == "x|MiB");
+  CHECK(marks[1].kind == Mark::Kind::Quote);
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].second.find("unknown mark '{vlaue:'") == 0);
+  CHECK(problems[1].second.find("unterminated {math:") == 0);
+}
+
+TEST_CASE("prose: figures are formatted as a reader expects", "[lessons]") {
+  CHECK(format_for_prose(Value{4096.0}) == "4096");
+  CHECK(format_for_prose(Value{262144.0}) == "262,144");
+  CHECK(format_for_prose(Value{1.0 / 6}) == "0.167");
+  CHECK(format_for_prose(Value{1e-7}) == "1e-7");
+  CHECK(format_for_prose(Value{std::vector<int64_t>{1, 4, 6, 6}}) == "(1, 4, 6, 6)");
+  CHECK(format_for_prose(Value{2147483648.0}, "GiB") == "2 GiB");
+  CHECK(format_for_prose(Value{4194304.0}, "MiB") == "4 MiB");
+  CHECK(format_for_prose(Value{0.7312}, ".2f") == "0.73");
+  CHECK(format_for_prose(Value{0.25}, "%") == "25%");
+  CHECK(format_for_prose(Value{1048576.0}, "raw") == "1048576");
+}
+
+TEST_CASE("prose: placeholders are filled at load time and problems point at them", "[lessons]") {
+  const std::string text = R"(format = 2
+id = "t"
+order = 1
+title = { ko = "가", en = "a" }
+summary = { ko = "가", en = "a" }
+[scenario]
+preset = "default"
+[[step]]
+id = "s"
+title = { ko = "가", en = "a" }
+text.ko = """
+모양 {value:trace.alpha.shape}, 헤드 {value:config.heads}, {value:kv|GiB}, {quote:6.4GB}
+"""
+text.en = """
+shape {value:trace.alpha.shape}, {value:config.heads} heads, {value:kv|GiB}, {quote:6.4GB} and {value:nothing}
+"""
+[[step.claim]]
+id = "kv"
+quantity = "cost.kv_cache_bytes"
+cost = { d_model = 4096, heads = 32, layers = 32, seq = 4096, batch = 1, dtype = "fp16" }
+equals = 2147483648
+)";
+  auto r = load_lesson_text(text, "fill.toml");
+  REQUIRE(r.lesson);
+  const Text& t = r.lesson->steps[0].text;
+  CHECK(t.ko == "모양 (1, 4, 6, 6), 헤드 4, 2 GiB, {quote:6.4GB}\n");
+  CHECK(t.en.find("shape (1, 4, 6, 6), 4 heads, 2 GiB, {quote:6.4GB} and ?") == 0);
+  const auto blocks = parse_markup(t.en);
+  REQUIRE(blocks.size() == 1);
+  bool quoted = false;
+  for (const auto& span : blocks[0].spans) quoted = quoted || (span.quote && span.text == "6.4GB");
+  CHECK(quoted);
+  check_lesson(*r.lesson, r.diagnostics);
+  const std::string d = all(r.diagnostics);
+  INFO(d);
+  CHECK(d.find("fill.toml:15:96: step 1 (\"s\").text.en: cannot fill {value:nothing}: no claim has the id 'nothing'") !=
+        std::string::npos);
+  CHECK(d.find("fill.toml:15:1: step 1 (\"s\").text: ko and en state different figures (only in ko: none; only in en: ?)") !=
+        std::string::npos);
 }

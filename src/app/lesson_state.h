@@ -59,7 +59,7 @@ lessons::Lang lesson_lang();
 // Korean or English by the UI language.
 const char* L(const char* ko, const char* en);
 // The slide line of a step: its `short` text, else its first paragraph.
-std::string step_short(const lessons::LessonStep& step);
+std::string step_short(const lessons::LessonStep& step);  // markup kept: {quote:} for the caption
 // Shows the player's current step on the simulator (scenario, focus step, zoom) and records
 // progress.
 void apply_step(App& app);

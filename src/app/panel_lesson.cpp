@@ -45,6 +45,8 @@ lessons::Lang lesson_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko :
 const char* L(const char* ko, const char* en) { return ui_lang() == Lang::Ko ? ko : en; }
 
 std::string step_short(const lessons::LessonStep& s) {
+  // Markup kept (the presenter's caption draws quoted figures in their style); the first
+  // paragraph of the text, the fallback, is plain.
   const std::string& text = s.short_text.get(lesson_lang());
   return text.empty() ? lessons::first_paragraph(s.text.get(lesson_lang())) : text;
 }
@@ -76,7 +78,7 @@ void want_lesson_glyphs(const lessons::Lesson& l) {
     if (s.quiz) {
       want(s.quiz->question);
       want(s.quiz->explanation);
-      for (const auto& c : s.quiz->choices_ko) fonts().want(c);
+      for (const auto& o : s.quiz->options) want(o.text);
     }
   }
 }
@@ -206,6 +208,12 @@ void close_lesson() {
 
 const ImVec4 kBold{1.0f, 0.85f, 0.35f, 1.0f};
 const ImVec4 kCode{0.55f, 0.85f, 1.0f, 1.0f};
+// A figure quoted from the article or the literature: its own colour and a dotted underline,
+// so the learner can tell it from the engine's figures.
+const ImVec4 kQuote{0.9f, 0.6f, 1.0f, 1.0f};
+
+// One line of text without the markup's marks (titles, options: no wrapping spans).
+std::string unmarked(const std::string& text) { return lessons::plain_text(lessons::parse_markup(text)); }
 
 // Draws words one by one so bold and code can take their own colour and still wrap.
 void draw_spans(const std::vector<lessons::Span>& spans, float left, float right) {
@@ -232,7 +240,13 @@ void draw_spans(const std::vector<lessons::Span>& spans, float left, float right
       } else {
         ImGui::SetCursorPosX(left);
       }
-      if (span.bold || span.code)
+      if (span.quote) {
+        ImGui::TextColored(kQuote, "%s", word.c_str());
+        const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+        for (float x = a.x; x < b.x; x += 4)
+          ImGui::GetWindowDrawList()->AddLine({x, b.y}, {std::min(x + 2, b.x), b.y},
+                                              ImGui::GetColorU32(kQuote));
+      } else if (span.bold || span.code)
         ImGui::TextColored(span.code ? kCode : kBold, "%s", word.c_str());
       else
         ImGui::TextUnformatted(word.c_str());
@@ -481,10 +495,10 @@ void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::str
     check |= ImGui::Button(L("확인", "Check"));
     if (check) ui.result = lessons::check_number(quiz, ui.answer);
   } else {
-    const auto& choices = lang == lessons::Lang::Ko ? quiz.choices_ko : quiz.choices_en;
-    for (size_t i = 0; i < choices.size(); ++i) {
+    for (size_t i = 0; i < quiz.options.size(); ++i) {
       ImGui::PushID(static_cast<int>(i));
-      if (ImGui::RadioButton(choices[i].c_str(), ui.picked == static_cast<int>(i + 1))) {
+      const std::string label = unmarked(quiz.options[i].text.get(lang));
+      if (ImGui::RadioButton(label.c_str(), ui.picked == static_cast<int>(i + 1))) {
         ui.picked = static_cast<int>(i + 1);
         ui.result = lessons::check_choice(quiz, ui.picked);
         check = true;
@@ -535,11 +549,11 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   const auto lang = lesson_lang();
   const lessons::Lesson& lesson = ui.player.lesson();
   const lessons::LessonStep& step = ui.player.step();
-  ImGui::TextDisabled("%s  ·  %s %d / %d", lesson.title.get(lang).c_str(), L("단계", "step"),
+  ImGui::TextDisabled("%s  ·  %s %d / %d", unmarked(lesson.title.get(lang)).c_str(), L("단계", "step"),
                       ui.player.step_index() + 1, ui.player.step_count());
   const float title_scale = presenting ? 1.35f : 1.2f;
   ImGui::SetWindowFontScale((presenting ? ui.presenter_scale : 1.0f) * title_scale);
-  ImGui::TextColored(kBold, "%s", step.title.get(lang).c_str());
+  ImGui::TextColored(kBold, "%s", unmarked(step.title.get(lang)).c_str());
   ImGui::SetWindowFontScale(presenting ? ui.presenter_scale : 1.0f);
   ImGui::Separator();
   draw_markup(step.text.get(lang));
@@ -609,7 +623,7 @@ void draw_browser(App& app) {
       const float frac = static_cast<float>(ui.progress.fraction(l.id, l.steps.size()));
       const auto it = ui.progress.lessons.find(l.id);
       const bool started = it != ui.progress.lessons.end();
-      const std::string label = std::to_string(l.order) + ". " + l.title.get(lang);
+      const std::string label = std::to_string(l.order) + ". " + unmarked(l.title.get(lang));
       if (ImGui::Selectable(label.c_str(), ui.progress.last_lesson == l.id, 0, {ImGui::GetContentRegionAvail().x * 0.62f, 0}))
         open_lesson(app, l, started ? it->second.step : 0);
       ImGui::SameLine();
@@ -620,7 +634,7 @@ void draw_browser(App& app) {
       ImGui::ProgressBar(frac, {-1, 0}, overlay);
       ImGui::Indent(16);
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-      ImGui::TextWrapped("%s", l.summary.get(lang).c_str());
+      ImGui::TextWrapped("%s", unmarked(l.summary.get(lang)).c_str());
       ImGui::PopStyleColor();
       ImGui::Unindent(16);
       ImGui::PopID();
@@ -793,7 +807,7 @@ void layout_presenter(App& app, LessonUi& ui, bool slide) {
     ImGui::Begin("##slide_title", nullptr, flags);
     ImGui::SetWindowFontScale(scale * 1.45f);
     ImGui::SetCursorPos({24, 12});
-    ImGui::TextColored(kBold, "%s", step.title.get(lang).c_str());
+    ImGui::TextColored(kBold, "%s", unmarked(step.title.get(lang)).c_str());
     ImGui::End();
   }
   draw_view(app, step, view);

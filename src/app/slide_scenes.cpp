@@ -259,10 +259,13 @@ Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::strin
 }
 
 Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme) {
+  // Figures and index.md take plain text: a quoted figure ({quote:6.4GB}) keeps its text and
+  // loses its mark (only the app's lesson panel draws the quote style).
+  auto plain = [lang](const lessons::Text& t) { return lessons::plain_text(lessons::parse_markup(t.get(lang))); };
   Deck d;
-  d.title = lesson.title.get(lang);
+  d.title = plain(lesson.title);
   d.pages.push_back({"00-title", d.title,
-                     title_slide(d.title, lesson.summary.get(lang),
+                     title_slide(d.title, plain(lesson.summary),
                                  "attnsim · " + lesson.id + " · " + std::to_string(lesson.steps.size()) +
                                      T(lang, " 단계", " steps"),
                                  theme)});
@@ -288,7 +291,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     v.theme = theme;
     v.panel = st.panel;
     v.head = st.head.value_or(0);
-    v.title = st.title.get(lang);
+    v.title = plain(st.title);
     const std::string& short_text = st.short_text.get(lang);
     v.caption = lessons::first_paragraph(short_text.empty() ? st.text.get(lang) : short_text);
     d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});

@@ -2,12 +2,16 @@
 //
 //   attnsim-cli lesson check [FILES or DIRS]   (default: the lessons/ folder)
 //   attnsim-cli lesson list  [DIR]
+//   attnsim-cli lesson show  FILE [--lang ko|en]
 // check prints one line per problem as file:line:column: message and exits 2 on any.
+// show prints a lesson's text as the learner reads it: every {value:...} filled by the
+// engine, quoted figures between «», markup removed.
 #include <cstdio>
 
 #include "commands.h"
 #include "engine/error.h"
 #include "lessons/lesson.h"
+#include "lessons/markup.h"
 
 namespace attnsim::cli {
 
@@ -16,6 +20,8 @@ namespace {
 struct LessonOptions {
   std::vector<std::string> check_paths;
   std::string list_dir;
+  std::string show_file;
+  std::string show_lang = "en";
   bool quiet = false;
 };
 
@@ -40,7 +46,9 @@ int run_check(const LessonOptions& o) {
       ++steps;
       quizzes += s.quiz ? 1 : 0;
       claims += static_cast<int>(s.claims.size()) + (s.task ? static_cast<int>(s.task->claims.size()) : 0) +
-                (s.quiz ? static_cast<int>(s.quiz->verify.size()) + (s.quiz->kind == lessons::QuizKind::Number) : 0);
+                (s.quiz && s.quiz->kind == lessons::QuizKind::Number ? 1 : 0);
+      if (s.quiz)
+        for (const auto& opt : s.quiz->options) claims += static_cast<int>(opt.claims.size());
     }
     if (!o.quiet && problems.size() == before)
       std::printf("ok   %s  (%s, %zu steps)\n", f.c_str(), r.lesson->id.c_str(), r.lesson->steps.size());
@@ -70,6 +78,43 @@ int run_list(const LessonOptions& o) {
   return problems.empty() ? 0 : 2;
 }
 
+// Plain text with quoted figures between « » (the app draws them in their own style).
+std::string shown(const std::string& text) {
+  std::string out;
+  for (const auto& block : lessons::parse_markup(text)) {
+    if (!out.empty()) out += "\n";
+    if (block.list_item) out += "  - ";
+    for (const auto& span : block.spans) out += span.quote ? "«" + span.text + "»" : span.text;
+  }
+  return out;
+}
+
+int run_show(const LessonOptions& o) {
+  const lessons::Lang lang = lessons::parse_lang(o.show_lang);
+  const auto r = lessons::load_lesson(o.show_file);
+  for (const auto& d : r.diagnostics) std::fprintf(stderr, "%s\n", d.str().c_str());
+  if (!r.lesson) return 2;
+  const lessons::Lesson& l = *r.lesson;
+  std::printf("# %s\n%s\n", shown(l.title.get(lang)).c_str(), shown(l.summary.get(lang)).c_str());
+  for (size_t i = 0; i < l.steps.size(); ++i) {
+    const auto& s = l.steps[i];
+    std::printf("\n## %zu. %s\n%s\n", i + 1, shown(s.title.get(lang)).c_str(), shown(s.text.get(lang)).c_str());
+    if (!s.short_text.empty()) std::printf("[short] %s\n", shown(s.short_text.get(lang)).c_str());
+    if (s.task)
+      std::printf("[task] %s\n[done] %s\n", shown(s.task->prompt.get(lang)).c_str(),
+                  shown(s.task->done.get(lang)).c_str());
+    if (s.quiz) {
+      std::printf("[quiz] %s\n", shown(s.quiz->question.get(lang)).c_str());
+      for (size_t k = 0; k < s.quiz->options.size(); ++k)
+        std::printf("  %c %zu) %s\n", static_cast<int>(k + 1) == s.quiz->correct ? '*' : ' ', k + 1,
+                    shown(s.quiz->options[k].text.get(lang)).c_str());
+      std::printf("[explanation] %s\n", shown(s.quiz->explanation.get(lang)).c_str());
+    }
+  }
+  for (const auto& d : l.fill_problems) std::fprintf(stderr, "%s\n", d.str().c_str());
+  return l.fill_problems.empty() ? 0 : 2;
+}
+
 }  // namespace
 
 Runner add_lesson_command(CLI::App& app) {
@@ -85,9 +130,14 @@ Runner add_lesson_command(CLI::App& app) {
   check->add_flag("-q,--quiet", o->quiet, "print problems only");
   CLI::App* list = cmd->add_subcommand("list", "list the lessons of a folder in order");
   list->add_option("dir", o->list_dir, "folder (default: lessons/)");
-  return [o, check, list]() -> int {
+  CLI::App* show = cmd->add_subcommand(
+      "show", "print a lesson's text as the learner reads it, every {value:...} filled by the engine");
+  show->add_option("file", o->show_file, "lesson file")->required();
+  show->add_option("--lang", o->show_lang, "ko or en (default: en)");
+  return [o, check, list, show]() -> int {
     if (check->parsed()) return run_check(*o);
     if (list->parsed()) return run_list(*o);
+    if (show->parsed()) return run_show(*o);
     return 2;
   };
 }

@@ -30,17 +30,29 @@ namespace attnsim::lessons {
 enum class Lang { Ko, En };
 Lang parse_lang(const std::string& code);  // "ko" / "en"; throws Error otherwise
 
-// Light markup (lesson_markup.h): **bold**, `code`, lines starting "- " are list items,
-// blank lines separate paragraphs.
-struct Text {
-  std::string ko, en;
-  const std::string& get(Lang lang) const { return lang == Lang::Ko ? ko : en; }
-  bool empty() const { return ko.empty() && en.empty(); }
-};
-
 // Where a value came from in its file (1-based; 0 = unknown).
 struct Where {
   int line = 0, column = 0;
+};
+
+// Light markup (markup.h): **bold**, `code`, lines starting "- " are list items, blank lines
+// separate paragraphs, and the number marks of prose.h: {value:NAME} (filled by the engine
+// when the lesson loads), {quote:TEXT} (a figure from the article or the literature) and
+// {math:N} (a constant of a formula).
+struct Text {
+  std::string ko, en;  // as shown: every {value:...} replaced by the engine's figure
+  const std::string& get(Lang lang) const { return lang == Lang::Ko ? ko : en; }
+  bool empty() const { return ko.empty() && en.empty(); }
+
+  // As written in the file, and where each byte of it stands there (for file:line:column).
+  struct Source {
+    std::string text;
+    std::vector<Where> at;  // one per byte of text (+1 for the end)
+    Where where(size_t offset) const;
+  };
+  Source ko_src, en_src;
+  // The figures each language states (filled values, quotes, math constants), in order.
+  std::vector<std::string> ko_values, en_values;
 };
 
 // [SECTION] Settings a lesson puts on screen -----------------------------------------------
@@ -92,6 +104,7 @@ struct FlashSettings {
 // (a fact the narrative states, checked by `lesson check`), a task's goal (checked live
 // against what the learner set), and a quiz's answer (recomputed by `lesson check`).
 struct Claim {
+  std::string id;                  // optional; {value:ID} in any text of the lesson shows it
   std::string quantity;            // "trace.scores.shape", "cost.kv_cache_bytes", ...
   Settings settings;               // overrides for trace.* / alpha.* / diff.* / ...
   Settings against;                // the second run of diff.* quantities
@@ -99,7 +112,8 @@ struct Claim {
   FlashSettings flash;             // for flash.*
   int64_t head = -1;               // ablate.*: the head zeroed; alpha.*: only this head (-1 all)
   std::string step_b;              // for pair.*: the second step ("ctx_concat")
-  // What it must be: exactly one of these is set.
+  // What it must be: at most one of these is set (none: a claim with an id that only
+  // names a figure for the text).
   std::optional<double> equals;
   std::optional<std::vector<int64_t>> equals_list;  // shapes and strides
   std::optional<std::string> equals_text;           // run.first_nan_step, ...
@@ -135,11 +149,24 @@ struct Quiz {
   double tolerance = 0;            // relative; the learner's answer is accepted within it
   std::string unit;                // "B", "params", ... (shown beside the input)
   Claim source;                    // quantity + its settings; equals = answer
-  // Choice: options in both languages (same count), the right one (1-based).
-  std::vector<std::string> choices_ko, choices_en;
+  // Choice: each option is a statement with the engine claims that make it true. The
+  // right one (1-based `correct`) is the only option whose claims all hold.
+  struct Option {
+    Text text;
+    std::vector<Claim> claims;
+    Where where;
+  };
+  std::vector<Option> options;
   int correct = 0;
-  std::vector<Claim> verify;       // engine facts behind the right option
+  Where correct_where;
   Where where;
+};
+
+struct Diagnostic {
+  std::string file;
+  int line = 0, column = 0;
+  std::string message;
+  std::string str() const;  // "file:line:column: message"
 };
 
 // [SECTION] Steps and lessons --------------------------------------------------------------
@@ -179,6 +206,9 @@ struct Lesson {
   Text title, summary;
   Settings settings;  // the lesson's scenario
   std::vector<LessonStep> steps;
+  // Placeholders the loader could not fill ({value:NAME} naming nothing, or the engine
+  // refusing); check_lesson reports them, the app shows "?" in their place.
+  std::vector<Diagnostic> fill_problems;
 
   // The state at step i: lesson settings + step overrides.
   Settings settings_at(size_t step) const;
@@ -186,25 +216,38 @@ struct Lesson {
 
 // [SECTION] Loading and checking -----------------------------------------------------------
 
-struct Diagnostic {
-  std::string file;
-  int line = 0, column = 0;
-  std::string message;
-  std::string str() const;  // "file:line:column: message"
-};
-
 struct LoadResult {
   std::optional<Lesson> lesson;        // set when the file parsed and its shape was valid
   std::vector<Diagnostic> diagnostics;  // empty = fine
 };
 
 // Parses and validates the shape of one lesson file: TOML syntax, known/missing keys, types,
-// both languages, known panels/steps/scenarios/bugs/quantities. Never throws.
+// both languages, known panels/steps/scenarios/bugs/quantities; then fills every
+// {value:...} placeholder with the engine's figure (problems go to lesson.fill_problems).
+// Never throws.
 LoadResult load_lesson(const std::string& path);
 LoadResult load_lesson_text(const std::string& text, const std::string& path);
 
-// Runs the engine: every claim, every quiz answer, every task's claims, every step's
-// settings. Appends diagnostics (with locations) for anything the engine disagrees with.
+// Fills every {value:...} of the lesson's texts with the engine's figure (Text::ko / en) and
+// records the figures each language states (Text::ko_values / en_values). A placeholder it
+// cannot fill shows "?" and lands in lesson.fill_problems. load_lesson calls it.
+void fill_values(Lesson& lesson);
+
+// Every text of a lesson with what its placeholders are evaluated under: the lesson's
+// settings (title, summary), a step's (its texts, the quiz), a task's goal (task texts).
+struct TextRef {
+  Text* text = nullptr;
+  std::string label;           // step 2 ("x").text, for messages
+  Settings base;
+  int step = -1;               // -1: the lesson's own title and summary
+  const Quiz::Option* option = nullptr;  // set for a choice option's text
+};
+std::vector<TextRef> lesson_texts(Lesson& lesson);
+
+// Runs the engine: every claim, every quiz answer (a number equals the engine's; a choice is
+// the only option whose claims hold), every task's claims, every step's settings; and the
+// prose (prose.h): no bare number, the same figures in ko and en. Appends diagnostics (with
+// locations) for anything wrong.
 void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out);
 
 // The lesson files under a folder (*.toml, sorted by name) or the files given.

@@ -1,10 +1,14 @@
 // check_lesson: runs the engine on every state a lesson shows and on every figure it states.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <set>
 
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
 #include "lessons/lesson.h"
+#include "lessons/prose.h"
 #include "lessons/quantity.h"
 
 namespace attnsim::lessons {
@@ -13,6 +17,170 @@ namespace {
 
 std::string step_label(const Lesson& l, size_t i) {
   return "step " + std::to_string(i + 1) + " (\"" + l.steps[i].id + "\")";
+}
+
+// The numbers a choice option's claims state: its text may show them bare, since the
+// checker proves each one true (the right option) or false (the others).
+std::vector<double> stated_numbers(const Quiz::Option& o) {
+  std::vector<double> v;
+  for (const Claim& c : o.claims) {
+    for (const auto& d : {c.equals, c.at_least, c.at_most})
+      if (d) v.push_back(*d);
+    if (c.equals_list)
+      for (int64_t x : *c.equals_list) v.push_back(static_cast<double>(x));
+    if (c.head >= 0) v.push_back(static_cast<double>(c.head));
+  }
+  return v;
+}
+
+// What to write instead of a bare number: engine figures of the text's settings (its config,
+// the shapes of its trace steps, its step's claims) that equal it. "" when none does.
+std::string suggestion(const std::string& text, const BareNumber& n, const TextRef& ref,
+                       const Lesson& lesson, Evaluator& eval) {
+  std::vector<std::string> found;
+  auto try_quantity = [&](const std::string& q, const auto& match) {
+    Claim c;
+    c.quantity = q;
+    try {
+      if (match(eval.evaluate(c, ref.base))) found.push_back("{value:" + q + "}");
+    } catch (const Error&) {
+    }
+  };
+  // Inside a tuple of numbers, "(1, 4, 6, 6)": a step's shape.
+  size_t open = n.offset, close = n.offset;
+  while (open > 0 && std::strchr("0123456789, ", text[open - 1])) --open;
+  while (close < text.size() && std::strchr("0123456789, ", text[close])) ++close;
+  if (open > 0 && text[open - 1] == '(' && close < text.size() && text[close] == ')' &&
+      text.substr(open, close - open).find(',') != std::string::npos) {
+    std::vector<int64_t> tuple;  // read here: a bare 0 or 1 is no BareNumber
+    const std::string inner = text.substr(open, close - open);
+    for (size_t i = 0; i < inner.size();) {
+      if (std::isdigit(static_cast<unsigned char>(inner[i]))) {
+        tuple.push_back(std::strtoll(inner.c_str() + i, nullptr, 10));
+        while (i < inner.size() && std::isdigit(static_cast<unsigned char>(inner[i]))) ++i;
+      } else {
+        ++i;
+      }
+    }
+    for (const char* step : kStepNames)
+      try_quantity(std::string("trace.") + step + ".shape", [&](const Value& v) {
+        const auto* l = std::get_if<std::vector<int64_t>>(&v);
+        return l && *l == tuple;
+      });
+    std::string all;
+    for (const auto& f : found) all += (all.empty() ? "" : " or ") + f;
+    if (!found.empty()) return "; the tuple (" + inner + ") is " + all;
+  }
+  // "4 MiB": the number times its unit, written {value:X|MiB}.
+  double target = n.value;
+  std::string unit;
+  {
+    size_t u = n.offset + n.token.size();
+    if (u < text.size() && text[u] == ' ') ++u;
+    for (const char* name : {"KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB"})
+      if (text.compare(u, std::strlen(name), name) == 0) {
+        unit = name;
+        const double f[] = {1024.0, 1048576.0, 1073741824.0, 1099511627776.0, 1e3, 1e6, 1e9, 1e12};
+        const char* names[] = {"KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB"};
+        for (int k = 0; k < 8; ++k)
+          if (unit == names[k]) target = n.value * f[k];
+      }
+  }
+  auto equal = [&](const Value& v) {
+    const double* d = std::get_if<double>(&v);
+    if (!d) return false;
+    if (unit.empty()) return *d == target;
+    return format_for_prose(*d, unit) == format_for_prose(target, unit);
+  };
+  auto with_unit = [&](std::string placeholder) {
+    if (unit.empty()) return placeholder;
+    placeholder.pop_back();
+    return placeholder + "|" + unit + "}";
+  };
+  if (unit.empty())
+    for (const char* f : {"batch", "tq", "tk", "d_model", "heads", "head_dim", "last_query"})
+      try_quantity(std::string("config.") + f, equal);
+  if (ref.step >= 0) {
+    const LessonStep& s = lesson.steps[static_cast<size_t>(ref.step)];
+    std::vector<const Claim*> claims;
+    for (const Claim& c : s.claims) claims.push_back(&c);
+    if (s.task)
+      for (const Claim& c : s.task->claims) claims.push_back(&c);
+    if (s.quiz && s.quiz->kind == QuizKind::Number) claims.push_back(&s.quiz->source);
+    const Settings base = lesson.settings_at(static_cast<size_t>(ref.step));
+    // The sizes and other figures of a claim's own tables: {value:Q@ID}.
+    auto label_of = [](const Claim& c) { return c.id.empty() ? "#" + std::to_string(c.where.line) : c.id; };
+    for (const Claim* c : claims) {
+      std::vector<std::string> qs;
+      if (quantity_uses_cost(c->quantity))
+        for (const std::string& n : {"d_model", "heads", "head_dim", "layers", "seq", "batch", "kv_heads",
+                                     "dtype_bytes", "params_no_bias", "params_with_bias", "score_elements",
+                                     "score_bytes_layer", "score_bytes_model", "kv_cache_bytes",
+                                     "kv_cache_bytes_grouped"})
+          qs.push_back("cost." + n);
+      if (quantity_uses_flash(c->quantity))
+        for (const std::string& n : {"batch", "heads", "tq", "head_dim", "block_q", "block_k", "tiled_writes",
+                                     "standard_traffic", "tiled_traffic"})
+          qs.push_back("flash." + n);
+      for (const auto& q : qs) {
+        if (q == c->quantity) continue;
+        Claim e = *c;
+        e.quantity = q;
+        try {
+          if (equal(eval.evaluate(e, base)))
+            found.push_back(with_unit("{value:" + q + "@" + label_of(*c) + "}"));
+        } catch (const Error&) {
+        }
+      }
+    }
+    for (const Claim* c : claims) {
+      try {
+        if (!equal(eval.evaluate(*c, lesson.settings_at(static_cast<size_t>(ref.step))))) continue;
+      } catch (const Error&) {
+        continue;
+      }
+      if (!c->id.empty()) found.push_back(with_unit("{value:" + c->id + "}"));
+      else found.push_back("the claim at line " + std::to_string(c->where.line) + " (give it an id)");
+    }
+  }
+  std::string s;
+  for (const auto& f : found) s += (s.empty() ? "" : " or ") + f;
+  return s.empty() ? "" : "; the engine has it as " + s;
+}
+
+// Prose: every number marked, and the same figures in ko and en.
+void check_prose(Lesson& lesson, Evaluator& eval, std::vector<Diagnostic>& out) {
+  for (const TextRef& ref : lesson_texts(lesson)) {
+    const Text& t = *ref.text;
+    const std::vector<double> stated = ref.option ? stated_numbers(*ref.option) : std::vector<double>{};
+    for (const auto* src : {&t.ko_src, &t.en_src}) {
+      const char* lang = src == &t.ko_src ? "ko" : "en";
+      for (const BareNumber& n : bare_numbers(src->text)) {
+        if (std::find(stated.begin(), stated.end(), n.value) != stated.end()) continue;
+        const Where w = src->where(n.offset);
+        out.push_back(Diagnostic{
+            lesson.path, w.line, w.column,
+            ref.label + "." + lang + ": bare number '" + n.token +
+                "': write {value:...} for an engine figure or {quote:" + n.token +
+                "} for one quoted from the article or the literature" +
+                suggestion(src->text, n, ref, lesson, eval)});
+      }
+    }
+    const std::set<std::string> ko(t.ko_values.begin(), t.ko_values.end());
+    const std::set<std::string> en(t.en_values.begin(), t.en_values.end());
+    if (ko != en) {
+      std::string only_ko, only_en;
+      for (const auto& v : ko)
+        if (!en.count(v)) only_ko += (only_ko.empty() ? "" : ", ") + v;
+      for (const auto& v : en)
+        if (!ko.count(v)) only_en += (only_en.empty() ? "" : ", ") + v;
+      const Where w = t.en_src.where(0);
+      out.push_back(Diagnostic{lesson.path, w.line, w.column,
+                               ref.label + ": ko and en state different figures (only in ko: " +
+                                   (only_ko.empty() ? "none" : only_ko) + "; only in en: " +
+                                   (only_en.empty() ? "none" : only_en) + ")"});
+    }
+  }
 }
 
 }  // namespace
@@ -88,10 +256,26 @@ void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out) {
           report(q.source.where, label + " quiz answer " + format_value(q.answer) +
                                      " disagrees with the engine (" + q.source.quantity + "): " + why);
       } else {
-        for (const Claim& c : q.verify) check_claim(c, base, label + " quiz verify");
+        // The answer is the option whose claims all hold, and it is the only one.
+        for (size_t k = 0; k < q.options.size(); ++k) {
+          const Quiz::Option& o = q.options[k];
+          const std::string name = label + " quiz option " + std::to_string(k + 1);
+          if (static_cast<int>(k + 1) == q.correct) {
+            for (const Claim& c : o.claims) check_claim(c, base, name + " (the answer)");
+            continue;
+          }
+          bool all_hold = true;
+          for (const Claim& c : o.claims) all_hold = all_hold && eval.holds(c, base, nullptr);
+          if (all_hold)
+            report(o.where, name + " is not the answer, yet the engine confirms every claim it "
+                                   "makes (a choice quiz has exactly one true option)");
+        }
       }
     }
   }
+  out.insert(out.end(), lesson.fill_problems.begin(), lesson.fill_problems.end());
+  Lesson copy = lesson;  // lesson_texts hands out pointers into it
+  check_prose(copy, eval, out);
 }
 
 }  // namespace attnsim::lessons

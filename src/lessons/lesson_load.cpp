@@ -8,6 +8,7 @@
 //   [SECTION] Claims, tasks and quizzes
 //   [SECTION] Steps and the lesson
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -65,9 +66,76 @@ const char* type_name(const toml::node& n) {
   }
 }
 
+// Where each byte of a TOML string's value stands in the file, so that a number found in
+// prose is reported at its own line and column. `begin` is where toml++ puts the string (its
+// opening quote; columns count code points, as toml++ does).
+Text::Source map_string(const std::string& file, const std::vector<size_t>& line_starts,
+                        Where begin, const std::string& value) {
+  Text::Source src;
+  src.text = value;
+  if (begin.line < 1 || static_cast<size_t>(begin.line) > line_starts.size()) {
+    src.at.assign(value.size() + 1, begin);
+    return src;
+  }
+  size_t pos = line_starts[static_cast<size_t>(begin.line - 1)];
+  for (int col = 1; col < begin.column && pos < file.size();) {
+    ++pos;
+    if (pos < file.size() && (static_cast<unsigned char>(file[pos]) & 0xC0) != 0x80) ++col;
+  }
+  Where here = begin;
+  auto advance = [&]() {  // one byte of the file
+    const unsigned char c = static_cast<unsigned char>(file[pos]);
+    ++pos;
+    if (c == '\n') {
+      ++here.line;
+      here.column = 1;
+    } else if (pos < file.size() && (static_cast<unsigned char>(file[pos]) & 0xC0) != 0x80) {
+      ++here.column;
+    }
+  };
+  const bool basic = file.compare(pos, 1, "\"") == 0;
+  const bool triple = file.compare(pos, 3, "\"\"\"") == 0 || file.compare(pos, 3, "'''") == 0;
+  for (int i = 0; i < (triple ? 3 : 1) && pos < file.size(); ++i) advance();
+  if (triple && pos < file.size() && file[pos] == '\r') advance();
+  if (triple && pos < file.size() && file[pos] == '\n') advance();
+  for (size_t v = 0; v < value.size(); ++v) {
+    if (pos >= file.size()) {
+      src.at.push_back(here);
+      continue;
+    }
+    if (file[pos] == '\r' && value[v] != '\r') advance();
+    if (basic && pos < file.size() && file[pos] == '\\') {
+      const Where escape = here;
+      advance();
+      const char e = pos < file.size() ? file[pos] : 0;
+      if (e == '\n' || e == '\r' || e == ' ' || e == '\t') {  // a line-ending backslash
+        while (pos < file.size() && std::isspace(static_cast<unsigned char>(file[pos]))) advance();
+        --v;
+        continue;
+      }
+      const int hex = e == 'u' ? 4 : e == 'U' ? 8 : 0;
+      for (int i = 0; i <= hex && pos < file.size(); ++i) advance();
+      src.at.push_back(escape);
+      if (hex) {  // the code point's UTF-8 bytes all stand at the escape
+        while (v + 1 < value.size() && (static_cast<unsigned char>(value[v + 1]) & 0xC0) == 0x80) {
+          src.at.push_back(escape);
+          ++v;
+        }
+      }
+      continue;
+    }
+    src.at.push_back(here);
+    advance();
+  }
+  src.at.push_back(here);
+  return src;
+}
+
 struct Context {
   std::string file;
   std::vector<Diagnostic>* out;
+  const std::string* source = nullptr;   // the file's text
+  std::vector<size_t> line_starts;       // byte offset of each line
   void error(Where w, const std::string& message) const {
     out->push_back(Diagnostic{file, w.line, w.column, message});
   }
@@ -174,6 +242,12 @@ class Reader {
     Reader r(ctx_, *tab, name_ + "." + key);
     if (auto ko = r.string("ko")) t.ko = *ko;
     if (auto en = r.string("en")) t.en = *en;
+    if (ctx_.source) {
+      if (const toml::node* n = tab->get("ko"))
+        t.ko_src = map_string(*ctx_.source, ctx_.line_starts, where_of(*n), t.ko);
+      if (const toml::node* n = tab->get("en"))
+        t.en_src = map_string(*ctx_.source, ctx_.line_starts, where_of(*n), t.en);
+    }
     if (!tab->contains("ko") || !tab->contains("en")) {
       const char* missing = !tab->contains("ko") ? "ko" : "en";
       ctx_.error(where_of(*tab), "missing language '" + std::string(missing) + "' in " +
@@ -348,9 +422,23 @@ void read_quantity(Reader& r, Claim& c, bool required) {
                                  " compares two steps)");
 }
 
+// A claim or quiz id: what {value:ID} names in the text (no dots: those are quantities).
+std::string read_id(Reader& r) {
+  auto id = r.string("id");
+  if (!id) return "";
+  const bool ok = !id->empty() && std::all_of(id->begin(), id->end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (!ok)
+    r.ctx().error(where_of(*r.get("id")), "id '" + *id + "' in " + r.name() +
+                                              " must be letters, digits, '_' or '-' (no dots)");
+  return *id;
+}
+
 Claim read_claim(Reader& r) {
   Claim c;
   c.where = r.where();
+  c.id = read_id(r);
   read_quantity(r, c, true);
   if (auto a = r.string("about")) c.about = *a;
   int conditions = 0;
@@ -365,8 +453,9 @@ Claim read_claim(Reader& r) {
   if (auto v = r.number("at_least")) ++conditions, c.at_least = v;
   if (auto v = r.number("at_most")) ++conditions, c.at_most = v;
   if (auto v = r.number("tolerance")) c.tolerance = *v;
-  if (conditions == 0)
-    r.ctx().error(r.where(), "missing key 'equals' (or 'at_least' / 'at_most') in " + r.name());
+  if (conditions == 0 && c.id.empty())
+    r.ctx().error(r.where(), "missing key 'equals' (or 'at_least' / 'at_most') in " + r.name() +
+                                 " (only a claim with an id may state no condition)");
   r.finish();
   return c;
 }
@@ -412,6 +501,37 @@ Task read_task(Reader& r) {
   return t;
 }
 
+// [[step.quiz.option]]: text = { ko, en } and [[step.quiz.option.claim]], at least one: the
+// engine facts that would make the option true.
+void read_options(Reader& r, Quiz& q) {
+  const toml::node* n = r.get("option", true);
+  if (!n) return;
+  const toml::array* a = n->as_array();
+  if (!a) {
+    r.wrong_type(*n, "option", "an array of tables ([[step.quiz.option]])");
+    return;
+  }
+  for (size_t i = 0; i < a->size(); ++i) {
+    const toml::table* t = (*a)[i].as_table();
+    if (!t) {
+      r.wrong_type((*a)[i], "option", "a table");
+      continue;
+    }
+    Reader orr(r.ctx(), *t, r.name() + ".option[" + std::to_string(i + 1) + "]");
+    Quiz::Option o;
+    o.where = orr.where();
+    o.text = orr.text("text");
+    o.claims = read_claims(orr, "claim");
+    if (o.claims.empty())
+      r.ctx().error(o.where, "missing key 'claim' in " + orr.name() +
+                                 " (every option carries the engine claims that would make it true)");
+    orr.finish();
+    q.options.push_back(std::move(o));
+  }
+  if (q.options.size() < 2)
+    r.ctx().error(where_of(*n), "a choice quiz needs at least 2 options in " + r.name());
+}
+
 Quiz read_quiz(Reader& r) {
   Quiz q;
   q.where = r.where();
@@ -420,6 +540,7 @@ Quiz read_quiz(Reader& r) {
   const auto kind = r.string("kind", true);
   if (kind == "number") {
     q.kind = QuizKind::Number;
+    q.source.id = read_id(r);
     read_quantity(r, q.source, true);
     q.source.where = r.where();
     if (const toml::node* n = r.get("answer", true)) {
@@ -435,29 +556,15 @@ Quiz read_quiz(Reader& r) {
     q.source.tolerance = q.tolerance;
   } else if (kind == "choice") {
     q.kind = QuizKind::Choice;
-    if (const toml::table* c = r.table("choices", true)) {
-      Reader cr(r.ctx(), *c, r.name() + ".choices");
-      if (auto ko = cr.string_list("ko")) q.choices_ko = *ko;
-      if (auto en = cr.string_list("en")) q.choices_en = *en;
-      if (!c->contains("ko") || !c->contains("en"))
-        r.ctx().error(where_of(*c), std::string("missing language '") +
-                                        (!c->contains("ko") ? "ko" : "en") + "' in " + cr.name());
-      else if (q.choices_ko.size() != q.choices_en.size())
-        r.ctx().error(where_of(*c), "choices.ko has " + std::to_string(q.choices_ko.size()) +
-                                        " options but choices.en has " +
-                                        std::to_string(q.choices_en.size()) + " in " + r.name());
-      else if (q.choices_ko.size() < 2)
-        r.ctx().error(where_of(*c), "a choice quiz needs at least 2 options in " + r.name());
-      cr.finish();
-    }
+    read_options(r, q);
     if (auto a = r.integer("answer", true)) {
       q.correct = static_cast<int>(*a);
-      if (*a < 1 || *a > static_cast<int64_t>(q.choices_en.size()))
-        r.ctx().error(where_of(*r.get("answer")),
-                      "answer " + std::to_string(*a) + " is not an option number (1.." +
-                          std::to_string(q.choices_en.size()) + ") in " + r.name());
+      q.correct_where = where_of(*r.get("answer"));
+      if (!q.options.empty() && (*a < 1 || *a > static_cast<int64_t>(q.options.size())))
+        r.ctx().error(q.correct_where, "answer " + std::to_string(*a) +
+                                           " is not an option number (1.." +
+                                           std::to_string(q.options.size()) + ") in " + r.name());
     }
-    q.verify = read_claims(r, "verify");
   } else if (kind) {
     r.ctx().error(where_of(*r.get("kind")),
                   "unknown quiz kind '" + *kind + "' in " + r.name() + " (valid: number, choice)");
@@ -542,7 +649,10 @@ LessonStep read_step(Reader& r) {
 
 LoadResult load_lesson_text(const std::string& text, const std::string& path) {
   LoadResult result;
-  Context ctx{path, &result.diagnostics};
+  Context ctx{path, &result.diagnostics, &text, {}};
+  ctx.line_starts.push_back(0);
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') ctx.line_starts.push_back(i + 1);
   toml::table root;
   try {
     root = toml::parse(text, path);
@@ -555,8 +665,11 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
   Lesson lesson;
   lesson.path = path;
   Reader r(ctx, root, "the lesson");
-  if (auto f = r.integer("format", true); f && *f != 1)
-    ctx.error(where_of(*r.get("format")), "unsupported format " + std::to_string(*f) + " (this attnsim reads format 1)");
+  if (auto f = r.integer("format", true); f && *f != 2)
+    ctx.error(where_of(*r.get("format")),
+              "unsupported format " + std::to_string(*f) +
+                  " (this attnsim reads format 2: choice options carry their own claims and every "
+                  "number in the text is marked; see lessons/FORMAT.md)");
   if (auto id = r.string("id", true)) {
     lesson.id = *id;
     check_id(r, *id, "lesson id");
@@ -592,7 +705,10 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
     }
   }
   r.finish();
-  if (result.diagnostics.empty()) result.lesson = std::move(lesson);
+  if (result.diagnostics.empty()) {
+    fill_values(lesson);
+    result.lesson = std::move(lesson);
+  }
   return result;
 }
 

@@ -128,6 +128,40 @@ Settings Lesson::settings_at(size_t step) const {
   return merge(settings, steps[step].settings);
 }
 
+std::vector<TextRef> lesson_texts(Lesson& l) {
+  std::vector<TextRef> refs;
+  auto add = [&](Text& t, const std::string& label, const Settings& base, int step,
+                 const Quiz::Option* option = nullptr) {
+    if (!t.ko.empty() || !t.en.empty() || !t.ko_src.text.empty() || !t.en_src.text.empty())
+      refs.push_back(TextRef{&t, label, base, step, option});
+  };
+  add(l.title, "the lesson's title", l.settings, -1);
+  add(l.summary, "the lesson's summary", l.settings, -1);
+  for (size_t i = 0; i < l.steps.size(); ++i) {
+    LessonStep& s = l.steps[i];
+    const int si = static_cast<int>(i);
+    const std::string label = "step " + std::to_string(i + 1) + " (\"" + s.id + "\")";
+    const Settings base = l.settings_at(i);
+    add(s.title, label + ".title", base, si);
+    add(s.short_text, label + ".short", base, si);
+    add(s.text, label + ".text", base, si);
+    if (s.task) {
+      const Settings goal = merge(base, s.task->goal);
+      add(s.task->prompt, label + ".task.prompt", goal, si);
+      add(s.task->done, label + ".task.done", goal, si);
+      add(s.task->hint, label + ".task.hint", goal, si);
+    }
+    if (s.quiz) {
+      add(s.quiz->question, label + ".quiz.question", base, si);
+      add(s.quiz->explanation, label + ".quiz.explanation", base, si);
+      for (size_t k = 0; k < s.quiz->options.size(); ++k)
+        add(s.quiz->options[k].text, label + ".quiz.option[" + std::to_string(k + 1) + "].text",
+            base, si, &s.quiz->options[k]);
+    }
+  }
+  return refs;
+}
+
 // [SECTION] Folders
 
 std::vector<std::string> lesson_files(const std::vector<std::string>& paths) {

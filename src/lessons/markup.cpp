@@ -15,7 +15,21 @@ std::vector<Span> parse_spans(const std::string& line) {
     cur.text.clear();
   };
   for (size_t i = 0; i < line.size(); ++i) {
-    if (!cur.code && line.compare(i, 2, "**") == 0) {
+    const bool quote = line.compare(i, 7, "{quote:") == 0, math = line.compare(i, 6, "{math:") == 0;
+    const size_t close = (quote || math) ? line.find('}', i) : std::string::npos;
+    if (close != std::string::npos) {
+      const size_t start = i + (quote ? 7 : 6);
+      if (quote) {
+        flush();
+        Span q = cur;
+        q.quote = true;
+        q.text = line.substr(start, close - start);
+        spans.push_back(q);
+      } else {
+        cur.text += line.substr(start, close - start);
+      }
+      i = close;
+    } else if (!cur.code && line.compare(i, 2, "**") == 0) {
       flush();
       cur.bold = !cur.bold;
       ++i;

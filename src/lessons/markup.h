@@ -1,5 +1,8 @@
 // The lessons' light markup, parsed for the app and the slides (no GUI here):
 //   **bold**   `code`   lines starting "- " are list items   blank lines end a paragraph
+//   {quote:6.4GB} a quoted figure (its own span, drawn in the quote style)
+//   {math:4}      a formula's constant (plain text)
+// Run it on filled text (Text::ko / en): the {value:...} marks are figures by then.
 #pragma once
 
 #include <string>
@@ -11,6 +14,7 @@ struct Span {
   std::string text;
   bool bold = false;
   bool code = false;
+  bool quote = false;  // a figure quoted from the article or the literature
 };
 
 struct Block {

@@ -119,7 +119,7 @@ QuizResult check_number(const Quiz& quiz, const std::string& typed) {
 
 QuizResult check_choice(const Quiz& quiz, int picked) {
   QuizResult r;
-  r.readable = picked >= 1 && picked <= static_cast<int>(quiz.choices_en.size());
+  r.readable = picked >= 1 && picked <= static_cast<int>(quiz.options.size());
   r.right = r.readable && picked == quiz.correct;
   return r;
 }

@@ -36,14 +36,19 @@ const std::vector<std::string> kRunFields = {"held_bytes", "nan_steps", "first_n
                                              "failed", "error"};
 const std::vector<std::string> kAlphaFields = {
     "hidden_max", "hidden_nonzero", "row_sum_max_dev", "col_sum_max_dev", "nan_rows",
-    "hidden_rows", "max_weight_mean", "entropy_mean", "diag_share", "prev_share", "first_share"};
+    "hidden_rows", "max_weight_mean", "entropy_mean", "diag_share", "prev_share", "first_share",
+    "row_count", "dropped_row_sum_max_dev", "dropped_zeroed", "entropy_uniform"};
 const std::vector<std::string> kAblateFields = {"out_change", "outside_slice", "inside_slice"};
 const std::vector<std::string> kFlashFields = {
-    "standard_reads", "standard_writes", "standard_traffic", "tiled_reads", "tiled_writes",
+    "batch", "heads", "tq", "tk", "head_dim", "block_q", "block_k", "standard_reads", "standard_writes", "standard_traffic", "tiled_reads", "tiled_writes",
     "tiled_traffic", "traffic_ratio", "score_bytes", "fast_bytes"};
 const std::vector<std::string> kDecodeFields = {
     "storage_bytes", "formula_bytes", "bytes_per_token", "used_bytes", "append_bytes", "cache_new_bytes",
     "same_storage", "slots", "tokens", "filled", "grouped_stride", "max_diff_full", "kv_heads", "heads"};
+const std::vector<std::string> kConfigFields = {"batch", "tq", "tk", "d_model", "heads",
+                                                "head_dim", "seed", "dropout", "last_query",
+                                                "input_scale", "key_length_last", "key_pads_last",
+                                                "query_pads_last"};
 const std::vector<std::string> kFlashRunFields = {"max_abs_diff", "tolerance", "within_tolerance",
                                                   "nan_mismatches", "tiles_skipped", "tiles_total"};
 
@@ -71,9 +76,9 @@ std::vector<std::string> split_dots(const std::string& q) {
 
 std::vector<std::string> cost_names() {
   std::vector<std::string> n = cost_quantity_names();
-  n.push_back("head_dim");
-  n.push_back("heads");
-  n.push_back("kv_heads");
+  for (const char* echo : {"head_dim", "heads", "kv_heads", "d_model", "layers", "seq", "batch", "dtype_bytes",
+                           "qk_madds_layer"})
+    n.push_back(echo);
   return n;
 }
 
@@ -85,7 +90,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
     if (why) *why = msg;
     return false;
   };
-  const std::string kinds = "cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun, decode";
+  const std::string kinds = "config, cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun, decode";
   if (p.size() < 2) return fail("unknown quantity '" + q + "' (it starts with one of: " + kinds + ")");
   const std::string& kind = p[0];
   auto field = [&](const std::vector<std::string>& fields) {
@@ -99,6 +104,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
     std::vector<std::string> names(kStepNames.begin(), kStepNames.end());
     return fail("unknown trace step '" + s + "' in quantity '" + q + "' (known: " + join(names) + ")");
   };
+  if (kind == "config") return field(kConfigFields);
   if (kind == "cost") return field(cost_names());
   if (kind == "run") return field(kRunFields);
   if (kind == "alpha") return field(kAlphaFields);
@@ -254,7 +260,8 @@ Value alpha_field(const Run& run, const std::string& f, int64_t only_head) {
     return v[static_cast<size_t>(((b * H + h) * Tq + i) * Tk + j)];
   };
   double hidden_max = 0, hidden_nonzero = 0, row_dev = 0, col_dev = 0, nan_rows = 0,
-         hidden_rows = 0, max_sum = 0, ent_sum = 0, rows = 0, diag = 0, prev = 0, first = 0;
+         hidden_rows = 0, max_sum = 0, ent_sum = 0, rows = 0, diag = 0, prev = 0, first = 0,
+         uniform_sum = 0;
   if (only_head >= H)
     throw Error("head " + std::to_string(only_head) + " does not exist (heads = " + std::to_string(H) + ")");
   for (int64_t b = 0; b < B; ++b)
@@ -262,10 +269,11 @@ Value alpha_field(const Run& run, const std::string& f, int64_t only_head) {
       if (only_head >= 0 && h != only_head) continue;
       for (int64_t i = 0; i < Tq; ++i) {
         bool has_nan = false, all_hidden = true;
-        double sum = 0, mx = 0, ent = 0;
+        double sum = 0, mx = 0, ent = 0, visible = 0;
         for (int64_t j = 0; j < Tk; ++j) {
           const float w = at(b, h, i, j);
           const bool hid = hidden_at(mask, b, i, j);
+          visible += hid ? 0 : 1;
           all_hidden = all_hidden && hid;
           if (std::isnan(w)) {
             has_nan = true;
@@ -288,6 +296,7 @@ Value alpha_field(const Run& run, const std::string& f, int64_t only_head) {
         first += at(b, h, i, 0);
         max_sum += mx;
         ent_sum += ent;
+        uniform_sum += visible > 0 ? std::log(visible) : 0.0;
         ++rows;
       }
       for (int64_t j = 0; j < Tk; ++j) {
@@ -301,6 +310,26 @@ Value alpha_field(const Run& run, const std::string& f, int64_t only_head) {
         if (!has_nan) col_dev = std::max(col_dev, std::fabs(sum - 1.0));
       }
     }
+  if (f == "row_count") return static_cast<double>(B * H * Tq);
+  if (f == "dropped_row_sum_max_dev" || f == "dropped_zeroed") {
+    // alpha_dropped (train mode): kept weights scaled by 1/(1-p), dropped ones 0.
+    const Step& ds = step_of(run, "alpha_dropped");
+    if (ds.skipped() || !ds.out.defined()) throw Error("alpha_dropped was skipped (train = false or dropout = 0)");
+    const auto dv = ds.out.to_vector();
+    double dev = 0, zeroed = 0;
+    for (int64_t r = 0; r < B * H * Tq; ++r) {
+      double sum = 0;
+      bool has_nan = false;
+      for (int64_t j = 0; j < Tk; ++j) {
+        const size_t k = static_cast<size_t>(r * Tk + j);
+        if (std::isnan(dv[k])) has_nan = true;
+        else sum += dv[k];
+        if (v[k] != 0.0f && dv[k] == 0.0f) ++zeroed;
+      }
+      if (!has_nan) dev = std::max(dev, std::fabs(sum - 1.0));
+    }
+    return f == "dropped_zeroed" ? zeroed : dev;
+  }
   if (f == "hidden_max") return hidden_max;
   if (f == "hidden_nonzero") return hidden_nonzero;
   if (f == "row_sum_max_dev") return row_dev;
@@ -309,6 +338,7 @@ Value alpha_field(const Run& run, const std::string& f, int64_t only_head) {
   if (f == "hidden_rows") return hidden_rows;
   if (f == "max_weight_mean") return rows ? max_sum / rows : 0.0;
   if (f == "entropy_mean") return rows ? ent_sum / rows : 0.0;
+  if (f == "entropy_uniform") return rows ? uniform_sum / rows : 0.0;
   if (f == "diag_share") return rows ? diag / rows : 0.0;
   if (f == "prev_share") return rows ? prev / rows : 0.0;
   if (f == "first_share") return rows ? first / rows : 0.0;
@@ -355,6 +385,28 @@ Value ablate_field(const Run& run, int64_t head, const std::string& f) {
   throw Error("unknown ablate field '" + f + "'");
 }
 
+// The resolved settings themselves: what the simulator shows (no engine run).
+Value config_field(const Resolved& r, const std::string& f) {
+  const MhaConfig& c = r.config;
+  if (f == "batch") return static_cast<double>(c.batch);
+  if (f == "tq") return static_cast<double>(c.tq);
+  if (f == "tk") return static_cast<double>(c.tk);
+  if (f == "d_model") return static_cast<double>(c.d_model);
+  if (f == "heads") return static_cast<double>(c.heads);
+  if (f == "head_dim") return static_cast<double>(c.head_dim());
+  if (f == "seed") return static_cast<double>(c.seed);
+  if (f == "dropout") return static_cast<double>(c.dropout);
+  if (f == "last_query") return static_cast<double>(c.tq - 1);
+  if (f == "input_scale") return static_cast<double>(r.input_scale);
+  // The last batch element's padding (the padded sentence of the mask scenarios).
+  const auto& keys = c.mask.key_lengths;
+  const auto& queries = c.mask.query_lengths;
+  if (f == "key_length_last") return static_cast<double>(keys.empty() ? c.tk : keys.back());
+  if (f == "key_pads_last") return static_cast<double>(keys.empty() ? 0 : c.tk - keys.back());
+  if (f == "query_pads_last") return static_cast<double>(queries.empty() ? 0 : c.tq - queries.back());
+  throw Error("unknown config field '" + f + "'");
+}
+
 // [SECTION] cost.* flash.* flashrun.* --------------------------------------------------------
 
 Value cost_field(const CostSettings& s, const std::string& f) {
@@ -362,6 +414,13 @@ Value cost_field(const CostSettings& s, const std::string& f) {
   if (f == "head_dim") return static_cast<double>(c.head_dim());
   if (f == "heads") return static_cast<double>(c.heads);
   if (f == "kv_heads") return static_cast<double>(c.effective_kv_heads());
+  if (f == "d_model") return static_cast<double>(c.d_model);
+  if (f == "layers") return static_cast<double>(c.layers);
+  if (f == "seq") return static_cast<double>(c.seq);
+  if (f == "batch") return static_cast<double>(c.batch);
+  if (f == "dtype_bytes") return static_cast<double>(cost_dtype_bytes(c.dtype));
+  // One multiply-add is 2 FLOPs: the count a learner multiplies out (B·T²·d).
+  if (f == "qk_madds_layer") return static_cast<double>(compute_cost(c).qk_flops_layer / 2);
   return cost_quantity(compute_cost(c), f);
 }
 
@@ -378,6 +437,13 @@ Value flash_field(const FlashSettings& s, const std::string& f) {
   for (int64_t v : {shape.batch, shape.heads, shape.tq, shape.tk, shape.head_dim, shape.block_q, shape.block_k})
     if (v <= 0) throw Error("flash sizes must be positive");
   const FlashIo st = flash_io_standard(shape), ti = flash_io_tiled_no_skip(shape);
+  if (f == "batch") return static_cast<double>(shape.batch);  // the sizes it used
+  if (f == "heads") return static_cast<double>(shape.heads);
+  if (f == "tq") return static_cast<double>(shape.tq);
+  if (f == "tk") return static_cast<double>(shape.tk);
+  if (f == "head_dim") return static_cast<double>(shape.head_dim);
+  if (f == "block_q") return static_cast<double>(shape.block_q);
+  if (f == "block_k") return static_cast<double>(shape.block_k);
   if (f == "standard_reads") return static_cast<double>(st.reads);
   if (f == "standard_writes") return static_cast<double>(st.writes);
   if (f == "standard_traffic") return static_cast<double>(st.reads + st.writes);
@@ -507,6 +573,7 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
   if (kind == "flash") return flash_field(claim.flash, p[1]);
   if (kind == "flashrun") return cache_->flashrun(settings, claim.flash, p[1]);
   if (kind == "decode") return cache_->decode(settings, p[1]);
+  if (kind == "config") return config_field(resolve(settings), p[1]);
   const auto run = cache_->run(settings);
   if (kind == "trace") return trace_field(*run, p[1], p[2]);
   if (kind == "run") return run_field(*run, p[1]);

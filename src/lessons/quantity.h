@@ -2,9 +2,14 @@
 // checks. Each is computed by the engine (forward pass, cost model, flash IO model), never
 // typed in.
 //
+//   config.<field>         the resolved settings (no engine run): batch tq tk d_model heads
+//                          head_dim seed dropout last_query (= tq - 1, the last row)
+//                          input_scale key_length_last key_pads_last query_pads_last (the
+//                          last batch element's padding)
 //   cost.<name>            closed-form cost model (cost_quantity_names(): params_no_bias,
-//                          kv_cache_bytes, score_bytes_layer, ...) + cost.head_dim, cost.heads,
-//                          cost.kv_heads;
+//                          kv_cache_bytes, score_bytes_layer, ...) + the sizes it used:
+//                          cost.head_dim heads kv_heads d_model layers seq batch dtype_bytes;
+//                          cost.qk_madds_layer (q·kᵀ multiply-adds, = qk_flops_layer / 2);
 //                          sizes from the claim's `cost` table
 //   trace.<step>.<field>   one step of the forward pass under the claim's settings; fields:
 //                          shape strides (lists), numel dim0..dim4 stride0..stride4 offset
@@ -21,7 +26,11 @@
 //                          every key hidden), max_weight_mean (mean of each row's largest
 //                          weight), entropy_mean (mean row entropy in nats), diag_share,
 //                          prev_share, first_share (mean weight a row gives to its own
-//                          position, the one before it, the first token: head-role statistics)
+//                          position, the one before it, the first token: head-role statistics),
+//                          row_count (B·h·Tq distributions), dropped_row_sum_max_dev (max
+//                          |row sum - 1| of alpha_dropped: train mode), dropped_zeroed (weights
+//                          dropout set to 0), entropy_uniform (mean of ln(visible keys): the
+//                          entropy_mean a uniform row would have, its ceiling)
 //   diff.<step>            max |a - b| between this run and the `against` run at a step
 //                          (NaN in the same places counts as equal; anywhere else: inf)
 //   pair.<step>            max |a - b| between two steps of one run (`step_b`), same shape
@@ -30,7 +39,8 @@
 //   ablate.<field>         head `head`'s ctx zeroed, W_O applied again: out_change (max
 //                          change of out), outside_slice (max change outside that head's
 //                          d_k columns of out), inside_slice
-//   flash.<field>          the FlashAttention IO model for the claim's `flash` sizes:
+//   flash.<field>          the FlashAttention IO model for the claim's `flash` sizes (and the
+//                          sizes themselves: batch heads tq tk head_dim block_q block_k):
 //                          standard_reads standard_writes standard_traffic tiled_reads
 //                          tiled_writes tiled_traffic traffic_ratio (standard / tiled),
 //                          score_bytes (S and P of the standard path, float32),
@@ -48,6 +58,11 @@
 //                          filled, grouped_stride (k_grouped's stride on the group axis, -1
 //                          without groups), max_diff_full (decode vs the full causal forward),
 //                          kv_heads, heads
+//
+// Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
+// [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's
+// *_field function, and document it here and in lessons/FORMAT.md. A new kind needs a branch
+// in is_known_quantity and Evaluator::evaluate (and quantity_uses_* when it needs a table).
 #pragma once
 
 #include <map>

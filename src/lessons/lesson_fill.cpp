@@ -1,0 +1,131 @@
+// fill_values: every {value:...} of a lesson's texts becomes the engine's figure when the
+// lesson loads, so the text cannot drift from the engine. See prose.h for the marks.
+#include <map>
+
+#include "engine/error.h"
+#include "lessons/lesson.h"
+#include "lessons/prose.h"
+#include "lessons/quantity.h"
+
+namespace attnsim::lessons {
+
+Where Text::Source::where(size_t offset) const {
+  if (at.empty()) return Where{};
+  return at[std::min(offset, at.size() - 1)];
+}
+
+namespace {
+
+struct Named {
+  const Claim* claim;
+  Settings base;  // the settings of the step (or the task's goal) that owns it
+};
+
+// Every claim with an id, wherever it stands.
+std::map<std::string, Named> named_claims(const Lesson& l, std::vector<Diagnostic>& problems) {
+  std::map<std::string, Named> named;
+  auto add = [&](const Claim& c, const Settings& base) {
+    if (c.id.empty()) return;
+    if (!named.emplace(c.id, Named{&c, base}).second)
+      problems.push_back(Diagnostic{l.path, c.where.line, c.where.column,
+                                    "duplicate claim id '" + c.id + "' (ids are unique in a lesson)"});
+  };
+  for (size_t i = 0; i < l.steps.size(); ++i) {
+    const LessonStep& s = l.steps[i];
+    const Settings base = l.settings_at(i);
+    for (const Claim& c : s.claims) add(c, base);
+    if (s.task)
+      for (const Claim& c : s.task->claims) add(c, merge(base, s.task->goal));
+    if (s.quiz) {
+      add(s.quiz->source, base);
+      for (const auto& o : s.quiz->options)
+        for (const Claim& c : o.claims) add(c, base);
+    }
+  }
+  return named;
+}
+
+// The figure of one {value:NAME|FMT}; throws Error with what is wrong.
+std::string fill_one(const std::string& body, const Settings& base,
+                     const std::map<std::string, Named>& named, Evaluator& eval) {
+  const ValueRef ref = parse_value_ref(body);
+  std::string why;
+  if (!is_known_format(ref.format, &why)) throw Error(why);
+  // QUANTITY@ID: a quantity under claim ID's tables (the sizes a cost claim used, ...).
+  if (const size_t at = ref.name.find('@'); at != std::string::npos) {
+    const std::string q = ref.name.substr(0, at), id = ref.name.substr(at + 1);
+    const auto it = named.find(id);
+    if (it == named.end()) throw Error("no claim has the id '" + id + "'");
+    if (!is_known_quantity(q, &why)) throw Error(why);
+    Claim c = *it->second.claim;
+    c.quantity = q;
+    return format_for_prose(eval.evaluate(c, it->second.base), ref.format);
+  }
+  if (ref.name.find('.') == std::string::npos) {
+    const auto it = named.find(ref.name);
+    if (it == named.end())
+      throw Error("no claim has the id '" + ref.name + "' (a quantity has dots: trace.alpha.shape)");
+    return format_for_prose(eval.evaluate(*it->second.claim, it->second.base), ref.format);
+  }
+  if (!is_known_quantity(ref.name, &why)) throw Error(why);
+  if (quantity_uses_cost(ref.name) || quantity_uses_flash(ref.name) ||
+      quantity_uses_against(ref.name) || ref.name.rfind("ablate.", 0) == 0 ||
+      ref.name.rfind("pair.", 0) == 0)
+    throw Error("'" + ref.name + "' needs its own sizes or a second run: give a [[step.claim]] "
+                "those tables and an id, and write {value:ID}");
+  Claim c;
+  c.quantity = ref.name;
+  return format_for_prose(eval.evaluate(c, base), ref.format);
+}
+
+void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
+                   std::vector<std::string>& values, const char* lang,
+                   const std::map<std::string, Named>& named, Evaluator& eval,
+                   const std::string& path, std::vector<Diagnostic>& problems) {
+  if (src.text.empty()) src.text = shown;  // built in code, not read from a file
+  auto problem = [&](size_t offset, const std::string& message) {
+    const Where w = src.where(offset);
+    problems.push_back(Diagnostic{path, w.line, w.column, ref.label + "." + lang + ": " + message});
+  };
+  std::vector<std::pair<size_t, std::string>> mark_problems;
+  const std::vector<Mark> marks = find_marks(src.text, &mark_problems);
+  for (const auto& [offset, message] : mark_problems) problem(offset, message);
+  std::vector<std::string> filled;
+  values.clear();
+  for (const Mark& m : marks) {
+    if (m.kind == Mark::Kind::Value) {
+      std::string figure = "?";
+      try {
+        figure = fill_one(m.body, ref.base, named, eval);
+      } catch (const Error& e) {
+        problem(m.begin, "cannot fill {value:" + m.body + "}: " + e.what());
+      }
+      filled.push_back(figure);
+      values.push_back(figure);
+    } else if (m.kind == Mark::Kind::Math) {
+      if (m.body.size() != 1 || m.body[0] < '2' || m.body[0] > '9')
+        problem(m.begin, "{math:" + m.body + "} must be one digit from 2 to 9 (a formula's "
+                         "constant); an engine figure is {value:...}, a quoted one {quote:...}");
+      values.push_back(m.body);
+    } else {
+      if (m.body.empty()) problem(m.begin, "empty {quote:}");
+      values.push_back(m.body);
+    }
+  }
+  shown = fill_marks(src.text, marks, filled);
+}
+
+}  // namespace
+
+void fill_values(Lesson& lesson) {
+  lesson.fill_problems.clear();
+  const auto named = named_claims(lesson, lesson.fill_problems);
+  Evaluator eval;
+  for (const TextRef& ref : lesson_texts(lesson)) {
+    Text& t = *ref.text;
+    fill_language(ref, t.ko_src, t.ko, t.ko_values, "ko", named, eval, lesson.path, lesson.fill_problems);
+    fill_language(ref, t.en_src, t.en, t.en_values, "en", named, eval, lesson.path, lesson.fill_problems);
+  }
+}
+
+}  // namespace attnsim::lessons

@@ -1,0 +1,73 @@
+// Numbers in a lesson's prose. Every figure a text states is marked, so that `lesson check`
+// can tell an engine figure from a quotation and refuse a number typed in by hand:
+//
+//   {value:NAME}        filled by the engine when the lesson loads. NAME is a claim's `id`
+//   {value:NAME|FMT}    (the claim's quantity under its own tables) or a quantity evaluated
+//                       under the text's settings ("trace.alpha.shape", "config.heads").
+//   {value:Q@ID}        quantity Q under claim ID's tables: {value:cost.seq@kv} is the
+//                       sequence length claim "kv" gave the cost model.
+//                       FMT: "," (thousands separators), "raw" (none), ".3f" ".2e" ".3g",
+//                       "%" (times 100), a byte unit ("KiB" "MiB" "GiB" "KB" "MB" "GB").
+//   {quote:TEXT}        a figure quoted from the article or the literature (shown in its
+//                       own style: the engine does not vouch for it)
+//   {math:N}            a constant of a formula or a definition (the 4 of 4·d², 2 FLOPs per
+//                       multiply-add): an integer from 2 to 9
+//
+// What counts as a number (bare_numbers): a run of ASCII digits with optional thousands
+// separators, decimals and exponent ("262,144", "1e-9", "6.4", "50%", "16칸", "4 MiB"),
+// outside the marks. Not numbers: digits inside a name (letters or "_" before them, or a
+// letter and "-": float32, W_O, fp16, d_k2, GPT-3) and the bare constants 0 and 1 (a row sums
+// to 1, a hidden weight is 0, index 0), which are the arithmetic of every lesson rather
+// than figures. Shape tuples are numbers ("(1, 4, 6, 6)" is four of them): write
+// {value:trace.alpha.shape}, which fills as "(1, 4, 6, 6)". Letters in a tuple ((B, T, d))
+// are symbols, not numbers.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lessons/quantity.h"
+
+namespace attnsim::lessons {
+
+struct Mark {
+  enum class Kind { Value, Quote, Math };
+  Kind kind = Kind::Value;
+  std::string body;    // NAME|FMT, the quoted text, the constant
+  size_t begin = 0;    // byte offsets of "{" and one past "}" in the text
+  size_t end = 0;
+};
+
+// The marks of a text, in order. An unterminated or unknown "{word:" is reported in
+// `problems` as (offset, message) and left out.
+std::vector<Mark> find_marks(const std::string& text,
+                             std::vector<std::pair<size_t, std::string>>* problems = nullptr);
+
+struct BareNumber {
+  size_t offset = 0;   // byte offset in the text
+  std::string token;   // "262,144", "1e-9", "6.4"
+  double value = 0;    // separators removed
+};
+// Numbers outside the marks that are not names and not a bare 0 or 1.
+std::vector<BareNumber> bare_numbers(const std::string& text);
+
+// NAME and FMT of a {value:NAME|FMT} body.
+struct ValueRef {
+  std::string name, format;
+};
+ValueRef parse_value_ref(const std::string& body);
+// True when FMT is one of the formats above; `why` lists them otherwise.
+bool is_known_format(const std::string& format, std::string* why);
+
+// An engine value as prose shows it: integers below 10,000 plain ("4096"), larger ones with
+// separators ("262,144"), fractions with 3 significant digits ("0.167", "1e-7"), lists as a
+// tuple ("(1, 4, 6, 6)"), text as itself.
+std::string format_for_prose(const Value& value, const std::string& format = "");
+
+// The text with every {value:...} replaced (fill(body) gives the figure); quote and math marks
+// are kept for the markup to style.
+std::string fill_marks(const std::string& text, const std::vector<Mark>& marks,
+                       const std::vector<std::string>& filled);
+
+}  // namespace attnsim::lessons
