@@ -102,6 +102,20 @@ TEST_CASE("bug: a finite fill turns fully hidden rows uniform instead of NaN") {
   for (int64_t j = 0; j < 5; ++j) CHECK(bad.at("alpha").out.at({1, 0, 4, j}) == Approx(0.2f));
 }
 
+TEST_CASE("bug: an inverted mask filled with -1e9 is silent: no NaN, the wrong cells still weighted") {
+  const Trace loud = run("causal", Bug::MaskInverted), silent = run("causal", Bug::MaskInvertedFiniteFill);
+  // Same inverted mask: the last query row hides every key. With -inf that row is NaN ...
+  CHECK(std::isnan(loud.at("alpha").out.at({0, 0, 4, 0})));
+  CHECK(silent.at("scores_masked").op == "masked_fill(-1e9)");
+  // ... with -1e9 it is a uniform row instead, and nothing anywhere is NaN.
+  CHECK(silent.first_nan_step().empty());
+  for (int64_t j = 0; j < 5; ++j) CHECK(silent.at("alpha").out.at({0, 0, 4, j}) == Approx(0.2f));
+  // Query 0 still sees only what it should not (keys 1..4) and not itself.
+  CHECK(silent.at("alpha").out.at({0, 0, 0, 0}) == 0.0f);
+  CHECK(parse_bug("mask-inverted-finite-fill") == Bug::MaskInvertedFiniteFill);
+  CHECK(is_mask_bug(Bug::MaskInvertedFiniteFill));
+}
+
 TEST_CASE("bug: softmax over the wrong axis makes columns, not rows, sum to 1") {
   const Tensor a = run("none", Bug::SoftmaxWrongAxis).at("alpha").out;
   float col = 0, row = 0;
