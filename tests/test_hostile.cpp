@@ -322,7 +322,7 @@ TEST_CASE("hostile: CLI sizes that wrap or do not fit are one line and exit 2, q
 
 TEST_CASE("hostile: lesson ids are [a-z0-9-]{1,64}, reported at file:line:col") {
   auto lesson = [](const std::string& step_id) {
-    return "format = 1\nid = \"t\"\norder = 1\ntitle = { ko = \"가\", en = \"a\" }\n"
+    return "format = 2\nid = \"t\"\norder = 1\ntitle = { ko = \"가\", en = \"a\" }\n"
            "summary = { ko = \"가\", en = \"a\" }\n[scenario]\npreset = \"default\"\n[[step]]\nid = " +
            step_id + "\ntitle = { ko = \"가\", en = \"a\" }\ntext = { ko = \"가\", en = \"a\" }\n";
   };
@@ -339,7 +339,7 @@ TEST_CASE("hostile: lesson ids are [a-z0-9-]{1,64}, reported at file:line:col") 
 
 TEST_CASE("hostile: lesson sizes go through the checked path and the memory prediction") {
   const std::string head =
-      "format = 1\nid = \"t\"\norder = 1\ntitle = { ko = \"가\", en = \"a\" }\n"
+      "format = 2\nid = \"t\"\norder = 1\ntitle = { ko = \"가\", en = \"a\" }\n"
       "summary = { ko = \"가\", en = \"a\" }\n[scenario]\npreset = \"default\"\n";
   const std::string step =
       "[[step]]\nid = \"s\"\ntitle = { ko = \"가\", en = \"a\" }\ntext = { ko = \"가\", en = \"a\" }\n";

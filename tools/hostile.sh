@@ -83,7 +83,7 @@ npy_files=(huge-wrap huge-claim huge-digits negative letters truncated too-long 
 L="$W/lessons"
 mkdir -p "$L"
 lesson() {  # lesson NAME LESSON_EXTRA STEP_ID STEP_EXTRA
-  printf 'format = 1\nid = "t"\norder = 1\ntitle = { ko = "가", en = "a" }\nsummary = { ko = "가", en = "a" }\n[scenario]\npreset = "default"\n%s\n[[step]]\nid = %s\ntitle = { ko = "가", en = "a" }\ntext = { ko = "가", en = "a" }\n%s\n' \
+  printf 'format = 2\nid = "t"\norder = 1\ntitle = { ko = "가", en = "a" }\nsummary = { ko = "가", en = "a" }\n[scenario]\npreset = "default"\n%s\n[[step]]\nid = %s\ntitle = { ko = "가", en = "a" }\ntext = { ko = "가", en = "a" }\n%s\n' \
     "$2" "$3" "$4" >"$L/$1.toml"
 }
 lesson id-slash '' '"sub/../x"' ''
@@ -117,10 +117,10 @@ lesson flash-huge '' '"s"' '[[step.claim]]
 quantity = "flash.standard_reads"
 equals = 0
 flash = { tq = 4611686018427387904, tk = 4611686018427387904 }'
-printf 'format = 1\nid = "t"\n[[[[[[' >"$L/syntax.toml"
+printf 'format = 2\nid = "t"\n[[[[[[' >"$L/syntax.toml"
 head -c 2048 /dev/urandom >"$L/binary.toml"
 : >"$L/empty.toml"
-printf 'format = 1\n%s\n' "$(printf 'a = [%.0s' {1..2000})" >"$L/deep.toml"
+printf 'format = 2\n%s\n' "$(printf 'a = [%.0s' {1..2000})" >"$L/deep.toml"
 mkfifo "$L/fifo.toml"
 lesson_files=(id-slash id-newline id-long id-empty id-upper id-escape tq-huge d-wrap batch-big tq-negative
               heads-zero step-tq cost-seq cost-dmodel cost-headdim flash-huge syntax binary empty deep)

@@ -44,7 +44,8 @@ const std::vector<std::string> kFlashFields = {
     "tiled_traffic", "traffic_ratio", "score_bytes", "fast_bytes"};
 const std::vector<std::string> kDecodeFields = {
     "storage_bytes", "formula_bytes", "bytes_per_token", "used_bytes", "append_bytes", "cache_new_bytes",
-    "same_storage", "slots", "tokens", "filled", "grouped_stride", "max_diff_full", "kv_heads", "heads"};
+    "same_storage", "slots", "tokens", "filled", "grouped_stride", "max_diff_full", "kv_heads", "heads",
+    "layers", "head_dim", "t_max", "sink", "window"};
 const std::vector<std::string> kConfigFields = {"batch", "tq", "tk", "d_model", "heads",
                                                 "head_dim", "seed", "dropout", "last_query",
                                                 "input_scale", "key_length_last", "key_pads_last",
@@ -514,6 +515,12 @@ struct Evaluator::Cache {
       m["max_diff_full"] = worst;
       m["kv_heads"] = static_cast<double>(cc.kv_heads);
       m["heads"] = static_cast<double>(cc.heads);
+      // The stack's own sizes and policy, so a text states them bound ("sink=2, window=6").
+      m["layers"] = static_cast<double>(cfg.layers);
+      m["head_dim"] = static_cast<double>(cfg.attn.head_dim());
+      m["t_max"] = static_cast<double>(cfg.t_max);
+      m["sink"] = static_cast<double>(cfg.policy.sink);
+      m["window"] = static_cast<double>(cfg.policy.window);
       it = decodes.emplace(key, m).first;
     }
     return it->second.at(f);

@@ -57,7 +57,8 @@
 //                          step's k_cache is a view of the first one's storage), slots, tokens,
 //                          filled, grouped_stride (k_grouped's stride on the group axis, -1
 //                          without groups), max_diff_full (decode vs the full causal forward),
-//                          kv_heads, heads
+//                          kv_heads, heads, layers, head_dim, t_max, sink and window (the
+//                          cache policy's; 0 when it has none)
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's
