@@ -29,11 +29,9 @@ struct LessonUi {
   lessons::Progress progress;
   std::string progress_path;  // empty = lessons::default_progress_path()
   bool progress_loaded = false;
-  bool no_save = false;       // slide export: leave the learner's progress alone
 
   bool browser_open = false;
   bool presenting = false;    // presenter mode: large type, controls hidden, keys drive
-  bool slide_mode = false;    // slide export layout
   float presenter_scale = 1.6f;
   bool opened_from_options = false;
 
@@ -58,8 +56,6 @@ LessonUi& lesson_ui();
 lessons::Lang lesson_lang();
 // Korean or English by the UI language.
 const char* L(const char* ko, const char* en);
-// The slide line of a step: its `short` text, else its first paragraph.
-std::string step_short(const lessons::LessonStep& step);  // markup kept: {quote:} for the caption
 // Shows the player's current step on the simulator (scenario, focus step, zoom) and records
 // progress.
 void apply_step(App& app);

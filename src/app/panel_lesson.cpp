@@ -44,12 +44,6 @@ lessons::Lang lesson_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko :
 
 const char* L(const char* ko, const char* en) { return ui_lang() == Lang::Ko ? ko : en; }
 
-std::string step_short(const lessons::LessonStep& s) {
-  // Markup kept (the presenter's caption draws quoted figures in their style); the first
-  // paragraph of the text, the fallback, is plain.
-  const std::string& text = s.short_text.get(lesson_lang());
-  return text.empty() ? lessons::first_paragraph(s.text.get(lesson_lang())) : text;
-}
 
 namespace {
 
@@ -93,7 +87,6 @@ void ensure_progress(LessonUi& ui) {
 }
 
 void save(App& app, LessonUi& ui) {
-  if (ui.no_save) return;
   std::string error;
   if (!lessons::save_progress(ui.progress, ui.progress_path, &error))
     app.show_banner(std::string(L("진행 상황을 저장하지 못했다: ", "Could not save progress: ")) + error, true);
@@ -393,7 +386,7 @@ void draw_figures(LessonUi& ui) {
 void panel_figures(App& app, const ImVec4& rect) {
   if (!begin_panel(app, "cost", L("수치", "Figures"), rect)) return end_panel();
   const LessonUi& ui = lesson_ui();
-  if (ui.presenting || ui.slide_mode) ImGui::SetWindowFontScale(ui.presenter_scale);
+  if (ui.presenting) ImGui::SetWindowFontScale(ui.presenter_scale);
   ImGui::Spacing();
   draw_figures(lesson_ui());
   end_panel();
@@ -788,28 +781,17 @@ void layout_normal(App& app, LessonUi& ui) {
   panel_controls(app, {left_w + centre_w, top, right_w, h});
 }
 
-// Presenter mode: no controls; the view above, the narrative below in large type. Slide mode
-// (export): the step title above, the view, the step's short text below.
-void layout_presenter(App& app, LessonUi& ui, bool slide) {
+// Presenter mode: no controls; the view above, the narrative below in large type. (Slides
+// are figures, slide_scenes.h: they do not go through this layout.)
+void layout_presenter(App& app, LessonUi& ui) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float x = vp->WorkPos.x, top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
   const lessons::LessonStep& step = ui.player.step();
-  const auto lang = lesson_lang();
   const float scale = ui.presenter_scale;
-  const float title_h = slide ? std::floor(ImGui::GetFontSize() * scale * 1.5f + 24) : 0.0f;
-  const float text_h = slide ? std::floor(h * 0.19f) : std::floor(h * 0.36f);
-  const ImVec4 view{x, top + title_h, w, h - title_h - text_h};
+  const float text_h = std::floor(h * 0.36f);
+  const ImVec4 view{x, top, w, h - text_h};
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus;
-  if (slide) {
-    ImGui::SetNextWindowPos({x, top});
-    ImGui::SetNextWindowSize({w, title_h});
-    ImGui::Begin("##slide_title", nullptr, flags);
-    ImGui::SetWindowFontScale(scale * 1.45f);
-    ImGui::SetCursorPos({24, 12});
-    ImGui::TextColored(kBold, "%s", unmarked(step.title.get(lang)).c_str());
-    ImGui::End();
-  }
   draw_view(app, step, view);
   ImGui::SetNextWindowPos({x, top + h - text_h});
   ImGui::SetNextWindowSize({w, text_h});
@@ -818,27 +800,16 @@ void layout_presenter(App& app, LessonUi& ui, bool slide) {
   ImGui::SetWindowFontScale(scale);
   ImGui::SetCursorPosX(24);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, {4, 6});
-  if (slide) {
-    ImGui::SetCursorPosY(10);
-    ImGui::Indent(24);
-    draw_markup(step_short(step));
-    draw_action_result(app, step);
-    draw_run_error(app);
-    ImGui::Unindent(24);
-  } else {
-    ImGui::Indent(24);
-    draw_lesson_body(app, ui, true);
-    ImGui::Unindent(24);
-  }
+  ImGui::Indent(24);
+  draw_lesson_body(app, ui, true);
+  ImGui::Unindent(24);
   ImGui::PopStyleVar();
-  if (!slide) {
-    // Step n of m, bottom right; nothing to click: the keys drive the lesson.
-    char where[32];
-    std::snprintf(where, sizeof where, "%d / %d", ui.player.step_index() + 1, ui.player.step_count());
-    ImGui::SetWindowFontScale(1.0f);
-    ImGui::SetCursorPos({w - ImGui::CalcTextSize(where).x - 16, text_h - ImGui::GetFontSize() - 10});
-    ImGui::TextDisabled("%s", where);
-  }
+  // Step n of m, bottom right; nothing to click: the keys drive the lesson.
+  char where[32];
+  std::snprintf(where, sizeof where, "%d / %d", ui.player.step_index() + 1, ui.player.step_count());
+  ImGui::SetWindowFontScale(1.0f);
+  ImGui::SetCursorPos({w - ImGui::CalcTextSize(where).x - 16, text_h - ImGui::GetFontSize() - 10});
+  ImGui::TextDisabled("%s", where);
   ImGui::End();
 }
 
@@ -886,7 +857,7 @@ bool lesson_frame(App& app) {
     }
   }
   const bool open = ui.player.is_open();
-  if (!(open && (ui.presenting || ui.slide_mode))) {
+  if (!(open && ui.presenting)) {
     panel_menu(app);
     lessons_menu(app);
   }
@@ -906,8 +877,8 @@ bool lesson_frame(App& app) {
   }
   // Presenter type is large: rasterise glyphs at 2x so they stay sharp (exports set their own).
   if (!app.headless) fonts().set_raster_scale(ui.presenting ? 2.0f : 1.0f);
-  if (ui.presenting || ui.slide_mode)
-    layout_presenter(app, ui, ui.slide_mode);
+  if (ui.presenting)
+    layout_presenter(app, ui);
   else
     layout_normal(app, ui);
   return true;
