@@ -113,15 +113,15 @@ std::string suggestion(const std::string& text, const BareNumber& n, const TextR
     for (const Claim* c : claims) {
       std::vector<std::string> qs;
       if (quantity_uses_cost(c->quantity))
-        for (const std::string& n : {"d_model", "heads", "head_dim", "layers", "seq", "batch", "kv_heads",
-                                     "dtype_bytes", "params_no_bias", "params_with_bias", "score_elements",
-                                     "score_bytes_layer", "score_bytes_model", "kv_cache_bytes",
-                                     "kv_cache_bytes_grouped"})
-          qs.push_back("cost." + n);
+        for (const char* n : {"d_model", "heads", "head_dim", "layers", "seq", "batch", "kv_heads",
+                              "dtype_bytes", "params_no_bias", "params_with_bias", "score_elements",
+                              "score_bytes_layer", "score_bytes_model", "kv_cache_bytes",
+                              "kv_cache_bytes_grouped"})
+          qs.push_back(std::string("cost.") + n);
       if (quantity_uses_flash(c->quantity))
-        for (const std::string& n : {"batch", "heads", "tq", "head_dim", "block_q", "block_k", "tiled_writes",
-                                     "standard_traffic", "tiled_traffic"})
-          qs.push_back("flash." + n);
+        for (const char* n : {"batch", "heads", "tq", "head_dim", "block_q", "block_k", "tiled_writes",
+                              "standard_traffic", "tiled_traffic"})
+          qs.push_back(std::string("flash.") + n);
       for (const auto& q : qs) {
         if (q == c->quantity) continue;
         Claim e = *c;
