@@ -28,11 +28,14 @@ std::shared_ptr<const RunData> compute_run(const Scenario& s) {
   auto data = std::make_shared<RunData>();
   data->config = s.config;
   const MhaInputs inputs = scenario_inputs(s.config, s.sentences, s.key_sentences, s.input_scale);
-  data->run = forward(s.config, init_weights(s.config.d_model, s.config.bias, s.config.seed), inputs);
+  // kv_dim: GQA/MQA scenarios (decode-gqa, ...) project keys and values to g·d_k columns.
+  data->run = forward(s.config, init_weights(s.config.d_model, s.config.bias, s.config.seed, s.config.kv_dim()),
+                      inputs);
   if (s.has_reference) {
     const MhaInputs ref_inputs = scenario_inputs(s.reference, s.sentences, s.key_sentences, s.input_scale);
-    data->reference = forward(s.reference, init_weights(s.reference.d_model, s.reference.bias, s.reference.seed),
-                              ref_inputs);
+    data->reference = forward(
+        s.reference, init_weights(s.reference.d_model, s.reference.bias, s.reference.seed, s.reference.kv_dim()),
+        ref_inputs);
     data->has_reference = true;
   }
   data->q_tokens = batch_tokens(s.sentences, s.config.batch, s.config.tq);

@@ -106,6 +106,21 @@ TEST_CASE("a lesson exports as one PDF deck: the title page plus one page per st
   }
 }
 
+TEST_CASE("every lesson in lessons/ exports as a PDF deck with one page per step") {
+  // Each lesson's steps run on their own presets (decode-gqa's grouped keys, the article's
+  // sizes, the bug-lab pairs): a scenario the slide path cannot run fails here.
+  for (const auto& e : fs::directory_iterator(kSource + "/lessons")) {
+    if (e.path().extension() != ".toml") continue;
+    INFO(e.path().filename().string());
+    const auto loaded = attnsim::lessons::load_lesson(e.path().string());
+    REQUIRE(loaded.lesson);
+    const std::string dir = kOut + "/every-" + e.path().stem().string();
+    fs::remove_all(dir);
+    CHECK(run("--lesson " + e.path().string() + " --export-slides " + dir + " --format pdf --lang en") == 0);
+    CHECK(pdf_pages(dir + "/lesson.pdf") == static_cast<int>(loaded.lesson->steps.size()) + 1);
+  }
+}
+
 TEST_CASE("slides as SVG parse as XML, carry the step title and one <text> per label") {
   const std::string dir = kOut + "/svg-slides";
   fs::remove_all(dir);
