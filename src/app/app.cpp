@@ -56,9 +56,9 @@ void show_model_layer(App& app, int64_t layer) {
 // Opens the trained model: the shipped checkpoint (or --model DIR) on a repeated sequence;
 // "model-ablate-induction" knocks out every head labelled induction. Throws Error (one line
 // naming the file) when the checkpoint does not load.
-static void load_model_scenario(App& app, const std::string& name) {
+static void load_model_scenario(App& app, const std::string& name, const std::string& model_dir) {
   auto view = std::make_shared<ModelView>();
-  view->load(app.options.model.empty() ? default_model_dir() : app.options.model);
+  view->load(!model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model);
   if (name == "model-ablate-induction") view->set_ablated(view->heads_with_role("induction"));
   app.model = std::move(view);
   app.model_layer = app.model->model().config.layers - 1;  // the induction heads' layer
@@ -66,9 +66,9 @@ static void load_model_scenario(App& app, const std::string& name) {
   app.session.show(std::move(data), name, "alpha");
 }
 
-void app_load_scenario(App& app, const std::string& name) {
+void app_load_scenario(App& app, const std::string& name, const std::string& model_dir) {
   if (is_model_scenario(name)) {
-    load_model_scenario(app, name);
+    load_model_scenario(app, name, model_dir);
   } else {
     app.model.reset();
     app.session.load(name);

@@ -100,7 +100,9 @@ struct App {
 };
 
 // Loads the scenario named by options (or "default") and applies its focus step and batch.
-void app_load_scenario(App& app, const std::string& name);
+// A model scenario opens `model_dir` when given (a lesson step's checkpoint), else --model or
+// the shipped model.
+void app_load_scenario(App& app, const std::string& name, const std::string& model_dir = "");
 // Called once per frame between ImGui::NewFrame() and ImGui::Render().
 void app_frame(App& app, float dt);
 // The main panels (each in its own file).

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 std::string default_model_dir() {
   if (const char* env = std::getenv("ATTNSIM_MODEL"); env && *env) return env;
-  return std::string(ATTNSIM_SOURCE_DIR) + "/assets/models/induction";
+  return model::shipped_models_dir() + "/induction";
 }
 
 std::vector<uint8_t> sequence_parts(const std::vector<int32_t>& tokens) {

@@ -29,6 +29,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
+#include "lessons/model_quantity.h"
 #include "lessons/markup.h"
 
 namespace attnsim::app {
@@ -96,6 +97,9 @@ void ensure_library(LessonUi& ui) {
   if (ui.library_loaded) return;
   ui.library_loaded = true;
   want_ui_glyphs();
+  // The lessons on the trained model evaluate forward passes when they load: keep their
+  // values between runs (lesson check always recomputes).
+  lessons::use_model_value_cache(lessons::default_model_value_cache());
   ui.dir = lessons::default_lesson_dir();
   if (ui.dir.empty()) return;
   std::vector<lessons::Diagnostic> problems;
@@ -132,6 +136,22 @@ void apply_step(App& app) {
     r = ui.player.state();
   } catch (const Error& e) {
     app.show_banner(std::string(L("이 단계의 설정을 엔진이 거부했다: ", "The engine refused this step's settings: ")) + e.what(), true, 8.0);
+    return;
+  }
+  if (lessons::is_model_panel(step.panel)) {
+    // The trained model (its head grid, or its training tab): the app's model scenario,
+    // with the induction heads knocked out when the step's action says so.
+    ui.pending_action.clear();
+    try {
+      app_load_scenario(app, step.action == "ablate-induction" ? "model-ablate-induction" : "model",
+                        lessons::step_model_dir(step));
+    } catch (const Error& e) {
+      app.show_banner(e.what(), true, 8.0);
+      return;
+    }
+    open_model_tab(app, step.panel == "timeline" ? "training" : "heads");
+    ui.player.record(ui.progress);
+    save(app, ui);
     return;
   }
   app_load_scenario(app, r.preset);
@@ -719,6 +739,7 @@ void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   else if (p == "cost") panel_figures(app, rect);
   else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
   else if (p == "flash") panel_flash(app, rect);
+  else if (lessons::is_model_panel(p) && app.model) panel_model(app, rect);
   else {
     panel_tensor(app, rect);  // tensor, lesson
     draw_highlights(app, step);

@@ -7,9 +7,12 @@
 //   [SECTION] decks
 #include "app/slide_scenes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "app/model_view.h"
+#include "lessons/model_quantity.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
@@ -237,6 +240,25 @@ std::string page_name(int n, const std::string& id) {
   return b;
 }
 
+// A model / timeline step's slide: the attention of the trained checkpoint its first model.*
+// claim reads (that run and step, that layer; the shipped model's last layer otherwise) on a
+// repeated sequence, with the induction heads knocked out for action "ablate-induction".
+std::shared_ptr<RunData> model_run(const lessons::LessonStep& st, Scenario& s) {
+  ModelView view;
+  view.load(lessons::step_model_dir(st));
+  if (st.action == "ablate-induction") view.set_ablated(view.heads_with_role("induction"));
+  const int64_t layers = view.model().config.layers;
+  const int64_t named = lessons::step_model_layer(st);
+  const int64_t layer = std::clamp<int64_t>(named < 0 ? layers - 1 : named, 0, layers - 1);
+  s = find_scenario("default");
+  s.name = "model";
+  s.title_ko = "학습된 모델 · 층 " + std::to_string(layer);
+  s.title_en = "trained model · layer " + std::to_string(layer);
+  s.focus_step = "alpha";
+  s.focus_batch = 0;
+  return view.run_data(layer);
+}
+
 }  // namespace
 
 Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme) {
@@ -274,6 +296,19 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
                                  theme)});
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
     const lessons::LessonStep& st = lesson.steps[i];
+    SlideView v;
+    v.lang = lang;
+    v.theme = theme;
+    v.head = st.head.value_or(0);
+    v.title = plain(st.title);
+    const std::string& short_text = st.short_text.get(lang);
+    v.caption = lessons::first_paragraph(short_text.empty() ? st.text.get(lang) : short_text);
+    if (lessons::is_model_panel(st.panel)) {
+      Scenario s;
+      const auto run = model_run(st, s);
+      d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});
+      continue;
+    }
     const lessons::Resolved r = lessons::resolve(lesson.settings_at(i));
     Scenario s = find_scenario(r.preset);
     const MhaConfig preset_reference = s.reference;
@@ -289,14 +324,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     if (!st.trace_step.empty()) s.focus_step = st.trace_step;
     s.focus_batch = st.batch;
     const auto run = compute_run(s);
-    SlideView v;
-    v.lang = lang;
-    v.theme = theme;
     v.panel = st.panel;
-    v.head = st.head.value_or(0);
-    v.title = plain(st.title);
-    const std::string& short_text = st.short_text.get(lang);
-    v.caption = lessons::first_paragraph(short_text.empty() ? st.text.get(lang) : short_text);
     d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});
   }
   return d;

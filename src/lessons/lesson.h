@@ -97,6 +97,17 @@ struct FlashSettings {
   std::optional<int64_t> batch, heads, tq, tk, head_dim, block_q, block_k;
 };
 
+// A shipped checkpoint for model.* (model_quantity.h): a folder name under assets/models/,
+// a saved step of its run, the head a per-head field reads, the heads knocked out.
+struct ModelSettings {
+  std::optional<std::string> checkpoint;  // "induction" (default): assets/models/induction
+  std::optional<int64_t> step;            // checkpoints/step-NNNNNN (or the final model's step)
+  std::optional<int64_t> layer, head;     // per-head fields: previous, induction, role, ...
+  std::optional<std::string> ablate;      // "1.0,1.1": zero-ablated for the loss fields
+  std::optional<int64_t> repeat;          // length_accuracy: BOS + r r r' r' ... of this length
+  std::optional<std::string> role;        // role_count: heads labelled this role
+};
+
 // [SECTION] Claims the engine must confirm -------------------------------------------------
 //
 // A claim names a quantity (lessons/quantity.h lists them) computed under the step's
@@ -110,6 +121,7 @@ struct Claim {
   Settings against;                // the second run of diff.* quantities
   CostSettings cost;               // for cost.*
   FlashSettings flash;             // for flash.*
+  ModelSettings model;             // for model.*
   int64_t head = -1;               // ablate.*: the head zeroed; alpha.*: only this head (-1 all)
   std::string step_b;              // for pair.*: the second step ("ctx_concat")
   // What it must be: at most one of these is set (none: a claim with an id that only
@@ -172,11 +184,16 @@ struct Diagnostic {
 // [SECTION] Steps and lessons --------------------------------------------------------------
 
 // Panels a step can bring forward (the app's names).
+// "model" and "timeline" open the app's trained-model scenario (its head grid, its training
+// tab) instead of the step's engine scenario.
 inline constexpr const char* kPanelNames[] = {"pipeline", "tensor", "memory", "buglab", "controls",
-                                              "flash", "cost", "lesson", "decode"};
+                                              "flash", "cost", "lesson", "decode", "model", "timeline"};
+inline bool is_model_panel(const std::string& panel) { return panel == "model" || panel == "timeline"; }
 bool is_panel_name(const std::string& name);
 // The app's button actions a step can press.
-inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view"};
+// "ablate-induction" (model / timeline panels): opens the model with every head labelled
+// induction knocked out (the app's scenario model-ablate-induction).
+inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view", "ablate-induction"};
 
 struct LessonStep {
   std::string id;          // unique in the lesson

@@ -122,6 +122,9 @@ std::string suggestion(const std::string& text, const BareNumber& n, const TextR
         for (const char* n : {"batch", "heads", "tq", "head_dim", "block_q", "block_k", "tiled_writes",
                               "standard_traffic", "tiled_traffic"})
           qs.push_back(std::string("flash.") + n);
+      if (c->quantity.rfind("model.", 0) == 0)
+        for (const char* n : {"step", "layer", "head", "repeat", "params", "d_model", "heads", "layers", "head_dim"})
+          qs.push_back(std::string("model.") + n);
       for (const auto& q : qs) {
         if (q == c->quantity) continue;
         Claim e = *c;

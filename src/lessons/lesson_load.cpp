@@ -384,6 +384,22 @@ FlashSettings read_flash_table(Reader& parent, const std::string& key) {
   return f;
 }
 
+ModelSettings read_model_table(Reader& parent, const std::string& key) {
+  ModelSettings m;
+  const toml::table* t = parent.table(key);
+  if (!t) return m;
+  Reader r(parent.ctx(), *t, parent.name() + "." + key);
+  m.checkpoint = r.string("checkpoint");
+  m.step = r.integer("step");
+  m.layer = r.integer("layer");
+  m.head = r.integer("head");
+  m.ablate = r.string("ablate");
+  m.repeat = r.integer("repeat");
+  m.role = r.string("role");
+  r.finish();
+  return m;
+}
+
 // [SECTION] Claims, tasks and quizzes --------------------------------------------------------
 
 // The quantity and its tables (shared by claims and number quizzes).
@@ -398,6 +414,7 @@ void read_quantity(Reader& r, Claim& c, bool required) {
   c.against = read_settings_table(r, "against");
   c.cost = read_cost_table(r, "cost");
   c.flash = read_flash_table(r, "flash");
+  c.model = read_model_table(r, "model");
   if (auto h = r.integer("head")) c.head = *h;
   if (auto s = r.string("step_b")) {
     if (!is_step_name(*s))

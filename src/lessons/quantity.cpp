@@ -21,6 +21,7 @@
 #include "engine/mha.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
+#include "lessons/model_quantity.h"
 
 namespace attnsim::lessons {
 
@@ -91,7 +92,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
     if (why) *why = msg;
     return false;
   };
-  const std::string kinds = "config, cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun, decode";
+  const std::string kinds = "config, cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun, decode, model";
   if (p.size() < 2) return fail("unknown quantity '" + q + "' (it starts with one of: " + kinds + ")");
   const std::string& kind = p[0];
   auto field = [&](const std::vector<std::string>& fields) {
@@ -113,6 +114,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
   if (kind == "flash") return field(kFlashFields);
   if (kind == "flashrun") return field(kFlashRunFields);
   if (kind == "decode") return field(kDecodeFields);
+  if (kind == "model") return field(kModelFields);
   if (kind == "diff" || kind == "pair" || kind == "reshape_copy") {
     if (p.size() != 2) return fail("quantity '" + q + "' is " + kind + ".<step>");
     return step(p[1]);
@@ -580,6 +582,7 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
   if (kind == "flash") return flash_field(claim.flash, p[1]);
   if (kind == "flashrun") return cache_->flashrun(settings, claim.flash, p[1]);
   if (kind == "decode") return cache_->decode(settings, p[1]);
+  if (kind == "model") return model_field(claim.model, p[1]);
   if (kind == "config") return config_field(resolve(settings), p[1]);
   const auto run = cache_->run(settings);
   if (kind == "trace") return trace_field(*run, p[1], p[2]);

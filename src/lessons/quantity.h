@@ -59,6 +59,25 @@
 //                          without groups), max_diff_full (decode vs the full causal forward),
 //                          kv_heads, heads, layers, head_dim, t_max, sink and window (the
 //                          cache policy's; 0 when it has none)
+//   model.<field>          a shipped trained checkpoint (model_quantity.h), chosen by the
+//                          claim's `model` table { checkpoint = "induction" (a folder under
+//                          assets/models/), step = 750 (checkpoints/step-000750, or the final
+//                          model's step), layer, head, ablate = "1.0,1.1", repeat, role }:
+//                          step params d_model heads layers head_dim; one head (layer, head)
+//                          on model::scoring_batch: previous induction duplicate (per target
+//                          row, heads.h) first (first-token share) role (text label); layer
+//                          head repeat (the table's own figures); every head: best_previous
+//                          best_induction role_count (heads labelled `role`); on
+//                          model::ablation_batch with the `ablate` heads zeroed:
+//                          repeat_accuracy repeat_loss first_loss (nats), repeat_accuracy_drop
+//                          and repeat_loss_rise (against no ablation); length_accuracy (BOS +
+//                          segments of length `repeat`, model::evaluate_repeats),
+//                          unseen_accuracy (the lengths the recipe held out, pooled);
+//                          phase_change_step (the first step of train_log.jsonl whose best
+//                          induction score exceeds 0.5); late_loss_full late_loss_window
+//                          late_loss_sink (`attnsim-cli experiment streaming`: mean loss at
+//                          the last positions with the full cache, a window that evicted BOS,
+//                          and BOS kept as a sink)
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -205,6 +206,11 @@ Model load_checkpoint(const std::string& dir_in, nlohmann::json* meta) {
   }
   if (meta) *meta = j;
   return m;
+}
+
+std::string shipped_models_dir() {
+  if (const char* env = std::getenv("ATTNSIM_MODELS"); env && *env) return env;
+  return std::string(ATTNSIM_SOURCE_DIR) + "/assets/models";
 }
 
 }  // namespace attnsim::model

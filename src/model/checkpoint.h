@@ -31,4 +31,8 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& what);
 // close are checked. Throws Error naming the path.
 void write_text_file(const std::string& path, const std::string& text);
 
+// The folder of the shipped checkpoints: $ATTNSIM_MODELS when set, else assets/models in the
+// source tree (the app's default model and the lessons' model.* quantities read from it).
+std::string shipped_models_dir();
+
 }  // namespace attnsim::model

@@ -1,0 +1,325 @@
+// model.* quantities on shipped checkpoints. See model_quantity.h and quantity.h.
+#include "lessons/model_quantity.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "engine/error.h"
+#include "model/ablate.h"
+#include "model/checkpoint.h"
+#include "model/experiments.h"
+#include "model/heads.h"
+#include "model/tasks.h"
+#include "model/train.h"
+
+namespace attnsim::lessons {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kModelFields = {
+    // the checkpoint's sizes and step
+    "step", "params", "d_model", "heads", "layers", "head_dim",
+    // one head (layer, head): per-target-row scores on model::scoring_batch, its label
+    "previous", "induction", "duplicate", "first", "role", "layer", "head",
+    // every head
+    "best_previous", "best_induction", "role_count",
+    // on model::ablation_batch, with `ablate` knocked out (zeros) when given
+    "repeat_accuracy", "repeat_loss", "first_loss", "repeat_accuracy_drop", "repeat_loss_rise",
+    // held-out lengths (evaluate_repeats)
+    "length_accuracy", "repeat", "unseen_accuracy",
+    // the run's train_log.jsonl
+    "phase_change_step",
+    // experiment streaming: mean loss at the last positions under three KV caches
+    "late_loss_full", "late_loss_window", "late_loss_sink"};
+
+namespace {
+
+// One checkpoint folder and what has been computed on it.
+struct Loaded {
+  model::Model model;
+  nlohmann::json meta;
+  std::unique_ptr<model::HeadTable> roles;
+  std::map<std::string, model::LossStats> losses;  // by ablate text ("" = none)
+  std::map<int64_t, double> length_accuracy;
+  std::optional<double> unseen;
+  std::map<std::string, double> streaming;
+};
+
+std::mutex g_mutex;
+std::map<std::string, std::shared_ptr<Loaded>> g_loaded;  // by folder
+std::string g_cache_file;                                 // "" = no disk cache
+nlohmann::json g_disk;                                    // its content: key -> value
+
+// What a value depends on: the folder's model.json (size and time), the field, the table.
+std::string disk_key(const std::string& dir, const ModelSettings& s, const std::string& f) {
+  std::error_code ec;
+  const fs::path mj = fs::path(dir) / "model.json";
+  const auto size = fs::file_size(mj, ec);
+  const auto time = fs::last_write_time(mj, ec).time_since_epoch().count();
+  return "v1|" + fs::absolute(dir, ec).string() + "|" + std::to_string(size) + "|" + std::to_string(time) + "|" + f +
+         "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
+         (s.head ? std::to_string(*s.head) : "") + "|" + (s.repeat ? std::to_string(*s.repeat) : "") + "|" +
+         s.role.value_or("");
+}
+
+std::string checkpoint_name(const ModelSettings& s) {
+  const std::string name = s.checkpoint.value_or("induction");
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (!ok) throw Error("checkpoint '" + name + "' must be a folder name under assets/models/ (letters, digits, '_', '-')");
+  return name;
+}
+
+std::shared_ptr<Loaded> load(const std::string& dir) {
+  if (auto it = g_loaded.find(dir); it != g_loaded.end()) return it->second;
+  auto l = std::make_shared<Loaded>();
+  l->model = model::load_checkpoint(dir, &l->meta);
+  g_loaded.emplace(dir, l);
+  return l;
+}
+
+// The run folder of the named checkpoint.
+std::string run_dir(const ModelSettings& s) {
+  const std::string name = checkpoint_name(s);
+  const fs::path dir = fs::path(model::shipped_models_dir()) / name;
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "model.json", ec)) {
+    std::string known;
+    for (const auto& e : fs::directory_iterator(model::shipped_models_dir(), ec))
+      if (fs::is_regular_file(e.path() / "model.json", ec))
+        known += (known.empty() ? "" : ", ") + e.path().filename().string();
+    throw Error("no shipped checkpoint '" + name + "' in " + model::shipped_models_dir() + " (known: " + known + ")");
+  }
+  return dir.string();
+}
+
+// The folder of the claim's step: the run itself when `step` is absent or is the final
+// model's step, else checkpoints/step-NNNNNN.
+std::string step_dir(const ModelSettings& s) {
+  const std::string root = run_dir(s);
+  if (!s.step) return root;
+  if (load(root)->meta.value("step", int64_t{-1}) == *s.step) return root;
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%06lld", static_cast<long long>(*s.step));
+  const fs::path dir = fs::path(root) / "checkpoints" / name;
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "model.json", ec)) {
+    std::string known;
+    for (const auto& e : fs::directory_iterator(fs::path(root) / "checkpoints", ec))
+      known += (known.empty() ? "" : ", ") + e.path().filename().string();
+    throw Error("checkpoint '" + checkpoint_name(s) + "' has no step " + std::to_string(*s.step) + " (saved: " +
+                (known.empty() ? "none" : known) + ", and the final model)");
+  }
+  return dir.string();
+}
+
+const model::HeadTable& roles(Loaded& l) {
+  if (!l.roles) l.roles = std::make_unique<model::HeadTable>(model::score_heads(l.model, model::scoring_batch(l.model.config)));
+  return *l.roles;
+}
+
+const model::HeadScores& one_head(Loaded& l, const ModelSettings& s, const std::string& field) {
+  if (!s.layer || !s.head) throw Error("model." + field + " reads one head: give the model table layer and head");
+  const model::ModelConfig& c = l.model.config;
+  if (*s.layer < 0 || *s.layer >= c.layers || *s.head < 0 || *s.head >= c.heads)
+    throw Error("head " + std::to_string(*s.layer) + "." + std::to_string(*s.head) + " is outside the model (" +
+                std::to_string(c.layers) + " layers × " + std::to_string(c.heads) + " heads)");
+  return roles(l).at(*s.layer, *s.head);
+}
+
+const model::LossStats& losses(Loaded& l, const std::string& ablate) {
+  if (auto it = l.losses.find(ablate); it != l.losses.end()) return it->second;
+  const model::Batch batch = model::ablation_batch(l.model.config);
+  model::Ablation ab;
+  if (!ablate.empty()) ab.heads = model::parse_heads(ablate, l.model.config);
+  const model::LossStats stats =
+      model::cross_entropy(model::forward(l.model, batch, ablate.empty() ? nullptr : &ab).logits, batch);
+  return l.losses.emplace(ablate, stats).first->second;
+}
+
+// The first logged step whose best induction score (any head) exceeds 0.5: where the
+// induction heads form. Throws when the log has no such line.
+double phase_change_step(const std::string& root) {
+  const std::string path = (fs::path(root) / "train_log.jsonl").string();
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(path + ": not JSON lines: " + e.what());
+    }
+    if (!j.contains("scores") || !j["scores"].contains("induction")) continue;
+    double best = 0;
+    for (const auto& row : j["scores"]["induction"])
+      for (const auto& v : row)
+        if (v.is_number()) best = std::max(best, v.get<double>());
+    if (best > 0.5) return j.value("step", 0.0);
+  }
+  throw Error(path + ": no logged step has an induction score above 0.5");
+}
+
+double streaming(Loaded& l, const std::string& dir, const std::string& field) {
+  if (l.streaming.empty()) {
+    model::ExperimentOptions o;
+    o.model_dir = dir;
+    const model::ExperimentResult r = model::run_experiment("streaming", o);
+    // rows: full, window, sink+window (sink 1), ...; each with loss buckets, the last one far
+    // past the window
+    const char* names[] = {"late_loss_full", "late_loss_window", "late_loss_sink"};
+    for (size_t i = 0; i < 3 && i < r.json.size(); ++i) l.streaming[names[i]] = r.json[i]["buckets"].back()["loss"].get<double>();
+  }
+  return l.streaming.at(field);
+}
+
+const ModelSettings* first_model_table(const LessonStep& step) {
+  for (const Claim& c : step.claims)
+    if (c.quantity.rfind("model.", 0) == 0) return &c.model;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string step_model_dir(const LessonStep& step) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  const ModelSettings* m = first_model_table(step);
+  return step_dir(m ? *m : ModelSettings{});
+}
+
+int64_t step_model_layer(const LessonStep& step) {
+  const ModelSettings* m = first_model_table(step);
+  return m && m->layer ? *m->layer : -1;
+}
+
+static Value model_field_uncached(const ModelSettings& s, const std::string& f);
+
+void use_model_value_cache(const std::string& file) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_cache_file = file;
+  g_disk = nlohmann::json::object();
+  if (file.empty()) return;
+  std::ifstream in(file);
+  if (!in) return;
+  try {
+    g_disk = nlohmann::json::parse(in);
+    if (!g_disk.is_object()) g_disk = nlohmann::json::object();
+  } catch (const nlohmann::json::exception&) {
+    g_disk = nlohmann::json::object();  // a broken cache is only a slower start
+  }
+}
+
+std::string default_model_value_cache() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  if (xdg && *xdg) return (fs::path(xdg) / "attnsim" / "model-values.json").string();
+  if (home && *home) return (fs::path(home) / ".cache" / "attnsim" / "model-values.json").string();
+  return "";
+}
+
+Value model_field(const ModelSettings& s, const std::string& f) {
+  std::string key;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (!g_cache_file.empty()) {
+      key = disk_key(step_dir(s), s, f);
+      if (auto it = g_disk.find(key); it != g_disk.end()) {
+        if (it->is_number()) return it->get<double>();
+        if (it->is_string()) return it->get<std::string>();
+      }
+    }
+  }
+  const Value v = model_field_uncached(s, f);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_cache_file.empty()) {
+    if (const double* d = std::get_if<double>(&v)) g_disk[key] = *d;
+    else if (const std::string* t = std::get_if<std::string>(&v)) g_disk[key] = *t;
+    try {
+      std::error_code ec;
+      fs::create_directories(fs::path(g_cache_file).parent_path(), ec);
+      model::write_text_file(g_cache_file, g_disk.dump());
+    } catch (const Error&) {
+      // a cache that cannot be written only makes the next start slower
+    }
+  }
+  return v;
+}
+
+static Value model_field_uncached(const ModelSettings& s, const std::string& f) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (f == "layer" || f == "head" || f == "repeat") {  // the table's own figures, for {value:model.layer@ID}
+    const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : s.repeat;
+    if (!v) throw Error("the model table has no " + f);
+    return static_cast<double>(*v);
+  }
+  const std::string dir = step_dir(s);
+  Loaded& l = *load(dir);
+  const model::ModelConfig& c = l.model.config;
+  if (f == "step") return l.meta.value("step", 0.0);
+  if (f == "params") return static_cast<double>(model::param_count(c));
+  if (f == "d_model") return static_cast<double>(c.d_model);
+  if (f == "heads") return static_cast<double>(c.heads);
+  if (f == "layers") return static_cast<double>(c.layers);
+  if (f == "head_dim") return static_cast<double>(c.head_dim());
+  if (f == "previous") return one_head(l, s, f).previous;
+  if (f == "induction") return one_head(l, s, f).induction;
+  if (f == "duplicate") return one_head(l, s, f).duplicate;
+  if (f == "first") return one_head(l, s, f).first;
+  if (f == "role") return model::role_label(one_head(l, s, f));
+  if (f == "best_previous" || f == "best_induction") {
+    double best = 0;
+    for (const auto& h : roles(l).cells) best = std::max(best, f == "best_previous" ? h.previous : h.induction);
+    return best;
+  }
+  if (f == "role_count") {
+    if (!s.role) throw Error("model.role_count counts the heads of one role: give the model table role");
+    double n = 0;
+    for (const auto& h : roles(l).cells) n += model::role_label(h) == *s.role ? 1 : 0;
+    return n;
+  }
+  const std::string ablate = s.ablate.value_or("");
+  if (f == "repeat_accuracy") return losses(l, ablate).parts[model::kRepeat].accuracy();
+  if (f == "repeat_loss") return losses(l, ablate).parts[model::kRepeat].loss();
+  if (f == "first_loss") return losses(l, ablate).parts[model::kFirst].loss();
+  if (f == "repeat_accuracy_drop" || f == "repeat_loss_rise") {
+    if (ablate.empty()) throw Error("model." + f + " compares with heads knocked out: give the model table ablate");
+    const auto& base = losses(l, "").parts[model::kRepeat];
+    const auto& cut = losses(l, ablate).parts[model::kRepeat];
+    return f == "repeat_accuracy_drop" ? base.accuracy() - cut.accuracy() : cut.loss() - base.loss();
+  }
+  if (f == "length_accuracy") {
+    if (!s.repeat) throw Error("model.length_accuracy needs the model table's repeat (a segment length)");
+    if (*s.repeat < 1 || 2 * *s.repeat + 1 > c.seq_len || *s.repeat >= c.vocab)
+      throw Error("repeat " + std::to_string(*s.repeat) + " does not fit twice in the model's " +
+                  std::to_string(c.seq_len) + " positions");
+    if (auto it = l.length_accuracy.find(*s.repeat); it != l.length_accuracy.end()) return it->second;
+    const double a = model::evaluate_repeats(l.model, {*s.repeat}).front().accuracy;
+    l.length_accuracy[*s.repeat] = a;
+    return a;
+  }
+  if (f == "unseen_accuracy") {
+    if (!l.unseen) {
+      const auto recipe = model::recipe_task(load(run_dir(s))->meta);
+      if (!recipe || recipe->holdout_repeats.empty())
+        throw Error("checkpoint '" + checkpoint_name(s) + "' held no repeat length out of training");
+      l.unseen = model::pooled_accuracy(model::evaluate_repeats(l.model, recipe->holdout_repeats));
+    }
+    return *l.unseen;
+  }
+  if (f == "phase_change_step") return phase_change_step(run_dir(s));
+  if (f.rfind("late_loss_", 0) == 0) return streaming(l, dir, f);
+  throw Error("unknown model field '" + f + "'");
+}
+
+}  // namespace attnsim::lessons

@@ -1,0 +1,38 @@
+// model.* quantities: figures of a shipped trained checkpoint (assets/models/<name>), so a
+// lesson on the trained model states role scores, accuracies and losses the checker
+// recomputes. The field list and what each means are in quantity.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+#include "lessons/quantity.h"
+
+namespace attnsim::lessons {
+
+extern const std::vector<std::string> kModelFields;
+
+// Evaluates model.<field> under the claim's `model` table. Checkpoints, role tables and
+// evaluations are cached per folder for the life of the process (lesson loads stay fast).
+// Throws Error: an unknown checkpoint or step (listing the ones that exist), a per-head field
+// without layer/head, a head outside the model, a bad `ablate` list.
+Value model_field(const ModelSettings& settings, const std::string& field);
+
+// A file that keeps model.* values across runs (the app: opening the lesson library
+// evaluates every lesson's model claims, seconds of forward passes). Keyed by the folder,
+// its model.json's size and time, the field and the table; "" (the default) turns it off, so
+// `lesson check` always recomputes. The file is written through a temporary and a rename;
+// an unreadable or broken one is ignored.
+void use_model_value_cache(const std::string& file);
+// $XDG_CACHE_HOME/attnsim/model-values.json (or ~/.cache/...); "" without either.
+std::string default_model_value_cache();
+
+// The checkpoint folder a step on the trained model shows: that of its first model.* claim
+// (checkpoint and step), the shipped induction model when it has none. Throws Error like
+// model_field for a checkpoint or step that does not exist.
+std::string step_model_dir(const LessonStep& step);
+// The layer its first model.* claim names, or -1.
+int64_t step_model_layer(const LessonStep& step);
+
+}  // namespace attnsim::lessons

@@ -1,0 +1,182 @@
+// model.* lesson quantities on the shipped checkpoints (assets/models): every field against
+// the value `attnsim-cli heads` / `ablate` / `experiment streaming` print for the same model,
+// and the refusals a lesson author meets (unknown checkpoint or step, missing head).
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engine/error.h"
+#include "lessons/lesson.h"
+#include "lessons/model_quantity.h"
+#include "lessons/quantity.h"
+
+using namespace attnsim;
+using namespace attnsim::lessons;
+
+namespace {
+
+double num(const ModelSettings& m, const std::string& field) {
+  return std::get<double>(model_field(m, field));
+}
+
+ModelSettings head(int64_t layer, int64_t h) {
+  ModelSettings m;
+  m.layer = layer;
+  m.head = h;
+  return m;
+}
+
+ModelSettings at_step(int64_t step) {
+  ModelSettings m;
+  m.step = step;
+  return m;
+}
+
+ModelSettings ablated(const std::string& heads) {
+  ModelSettings m;
+  m.ablate = heads;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("model.* sizes and step of the shipped checkpoint", "[lessons][model]") {
+  const ModelSettings m;
+  CHECK(num(m, "step") == 3000);
+  CHECK(num(m, "params") == 154945);  // 65·128 + 48·128 + 2·4·(128² + 128) + 128·65 + 65
+  CHECK(num(m, "d_model") == 128);
+  CHECK(num(m, "heads") == 4);
+  CHECK(num(m, "layers") == 2);
+  CHECK(num(m, "head_dim") == 32);
+  CHECK(num(at_step(750), "step") == 750);
+  CHECK(num(at_step(3000), "step") == 3000);  // the final model's own step: the run folder
+}
+
+TEST_CASE("model.* head scores and roles match attnsim-cli heads", "[lessons][model]") {
+  CHECK(num(head(0, 0), "previous") == Approx(0.847).margin(1e-3));
+  CHECK(num(head(0, 1), "previous") == Approx(0.988).margin(1e-3));
+  CHECK(num(head(1, 0), "induction") == Approx(0.786).margin(1e-3));
+  CHECK(num(head(1, 1), "induction") == Approx(0.837).margin(1e-3));
+  CHECK(num(head(1, 2), "induction") == Approx(0.796).margin(1e-3));
+  CHECK(num(head(1, 3), "induction") == Approx(0.895).margin(1e-3));
+  CHECK(num(head(0, 3), "duplicate") == Approx(0.077).margin(1e-3));
+  CHECK(num(head(1, 0), "first") == Approx(0.576).margin(1e-3));
+  CHECK(std::get<std::string>(model_field(head(0, 1), "role")) == "previous-token");
+  CHECK(std::get<std::string>(model_field(head(1, 3), "role")) == "induction");
+  CHECK(std::get<std::string>(model_field(head(0, 2), "role")) == "mixed");
+  CHECK(num(ModelSettings{}, "best_previous") == Approx(0.988).margin(1e-3));
+  CHECK(num(ModelSettings{}, "best_induction") == Approx(0.895).margin(1e-3));
+  ModelSettings role;
+  role.role = "induction";
+  CHECK(num(role, "role_count") == 4);
+  role.role = "previous-token";
+  CHECK(num(role, "role_count") == 2);
+  CHECK(num(head(1, 3), "layer") == 1);
+  CHECK(num(head(1, 3), "head") == 3);
+}
+
+TEST_CASE("model.* accuracy and loss, intact and ablated, match attnsim-cli ablate", "[lessons][model]") {
+  const ModelSettings intact;
+  CHECK(num(intact, "repeat_accuracy") == Approx(1.0).margin(5e-4));
+  CHECK(num(intact, "repeat_loss") == Approx(0.0160).margin(1e-4));
+  CHECK(num(intact, "first_loss") == Approx(4.2724).margin(1e-4));
+  const ModelSettings cut = ablated("1.0,1.1,1.2,1.3");
+  CHECK(num(cut, "repeat_accuracy") == Approx(0.012).margin(1e-3));
+  CHECK(num(cut, "repeat_loss") == Approx(4.1913).margin(1e-4));
+  CHECK(num(cut, "first_loss") == Approx(4.1967).margin(1e-4));
+  CHECK(num(cut, "repeat_accuracy_drop") == Approx(0.988).margin(1e-3));
+  CHECK(num(cut, "repeat_loss_rise") == Approx(4.1754).margin(1e-4));
+  CHECK(num(ablated("0.1"), "repeat_accuracy") == Approx(0.209).margin(1e-3));
+  CHECK(num(ablated("1.1"), "repeat_accuracy") == Approx(1.0).margin(5e-4));
+  CHECK_THROWS_AS(model_field(intact, "repeat_accuracy_drop"), Error);  // needs `ablate`
+  CHECK_THROWS_AS(model_field(ablated("2.0"), "repeat_accuracy"), Error);  // no layer 2
+}
+
+TEST_CASE("model.* held-out lengths, the phase change and the training steps", "[lessons][model]") {
+  ModelSettings len;
+  len.repeat = 10;
+  CHECK(num(len, "length_accuracy") == Approx(0.998).margin(1e-3));
+  CHECK(num(len, "repeat") == 10);
+  CHECK(num(ModelSettings{}, "unseen_accuracy") == Approx(0.996).margin(1e-3));
+  CHECK(num(ModelSettings{}, "phase_change_step") == 750);
+  // the log's scores at 500 and 750 (train_log.jsonl), recomputed on the saved checkpoints
+  CHECK(num(at_step(500), "best_induction") == Approx(0.0236).margin(1e-3));
+  CHECK(num(at_step(500), "best_previous") == Approx(0.1358).margin(1e-3));
+  CHECK(num(at_step(750), "best_induction") == Approx(0.8292).margin(1e-3));
+  CHECK(num(at_step(750), "best_previous") == Approx(0.8294).margin(1e-3));
+  CHECK(num(at_step(500), "repeat_accuracy") < 0.1);
+  CHECK(num(at_step(750), "repeat_accuracy") > 0.85);
+}
+
+TEST_CASE("model.* streaming: evicting BOS raises the late loss", "[lessons][model]") {
+  const ModelSettings m;
+  CHECK(num(m, "late_loss_full") == Approx(2.76).margin(0.005));
+  CHECK(num(m, "late_loss_window") == Approx(4.99).margin(0.005));
+  CHECK(num(m, "late_loss_sink") < 3.5);
+}
+
+TEST_CASE("model.* refuses what names nothing, with one line", "[lessons][model]") {
+  ModelSettings m;
+  m.checkpoint = "no-such-model";
+  CHECK_THROWS_WITH(model_field(m, "params"), Catch::Contains("no shipped checkpoint 'no-such-model'"));
+  m.checkpoint = "../induction";
+  CHECK_THROWS_WITH(model_field(m, "params"), Catch::Contains("folder name under assets/models/"));
+  CHECK_THROWS_WITH(model_field(at_step(600), "params"), Catch::Contains("step-000500"));
+  CHECK_THROWS_WITH(model_field(ModelSettings{}, "induction"), Catch::Contains("layer and head"));
+  CHECK_THROWS_WITH(model_field(head(1, 4), "induction"), Catch::Contains("outside the model"));
+  std::string why;
+  CHECK(is_known_quantity("model.best_induction", &why));
+  CHECK_FALSE(is_known_quantity("model.nope", &why));
+  CHECK(why.find("model.* fields") != std::string::npos);
+}
+
+TEST_CASE("a claim's model table is read from a lesson", "[lessons][model]") {
+  const std::string text = R"(format = 2
+id = "m"
+order = 1
+title = { ko = "모델", en = "Model" }
+summary = { ko = "모델", en = "Model" }
+[scenario]
+preset = "default"
+[[step]]
+id = "s"
+title = { ko = "모델", en = "Model" }
+panel = "model"
+text.ko = "헤드 {value:model.layer@ind}.{value:model.head@ind}: {value:ind|.2f}"
+text.en = "head {value:model.layer@ind}.{value:model.head@ind}: {value:ind|.2f}"
+[[step.claim]]
+id = "ind"
+quantity = "model.induction"
+model = { checkpoint = "induction", layer = 1, head = 3 }
+at_least = 0.85
+)";
+  LoadResult r = load_lesson_text(text, "m.toml");
+  REQUIRE(r.diagnostics.empty());
+  REQUIRE(r.lesson);
+  check_lesson(*r.lesson, r.diagnostics);
+  CHECK(r.diagnostics.empty());
+  CHECK(r.lesson->steps[0].text.en == "head 1.3: 0.89");
+  CHECK(r.lesson->steps[0].text.ko == "헤드 1.3: 0.89");
+}
+
+TEST_CASE("model.* values kept on disk come back the same, and only when asked", "[lessons][model]") {
+  const std::string file = "/tmp/attnsim-test-model-values-" + std::to_string(::getpid()) + ".json";
+  std::remove(file.c_str());
+  use_model_value_cache(file);
+  const double computed = num(head(1, 3), "induction");
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str().find("|induction|") != std::string::npos);
+  use_model_value_cache(file);  // a fresh start reads the file
+  CHECK(num(head(1, 3), "induction") == computed);
+  use_model_value_cache("");
+  CHECK(num(head(1, 3), "induction") == computed);
+  std::remove(file.c_str());
+}
