@@ -1,6 +1,8 @@
 // UI text table. See i18n.h.
 #include "app/i18n.h"
 
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -114,6 +116,111 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Korean sentence", "한국어 문장"},
     {"Reset scenario", "시나리오 초기화"},
     {"Backend", "백엔드"},
+    // model panel: header, numbers, head grid, guesses (panel_model.cpp)
+    {"Model", "모델"},
+    {"%s  (step %lld)", "%s  (스텝 %lld)"},
+    {"%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
+     "레이어 %lld개 x 헤드 %lld개, d_model %lld, 어휘 %lld개, 최대 토큰 %lld개"},
+    {"final (step %lld)", "최종 (스텝 %lld)"},
+    {"checkpoint", "체크포인트"},
+    {"sequence", "시퀀스"},
+    {"repeated random", "무작위 반복"},
+    {"task example", "학습 과제 예시"},
+    {"sentence", "문장"},
+    {"knock out:", "헤드 끄기:"},
+    {"zero", "0으로"},
+    {"mean", "평균으로"},
+    {"induction heads", "인덕션 헤드"},
+    {"none", "모두 복원"},
+    {"positions", "위치"},
+    {"loss", "손실"},
+    {"accuracy", "정확도"},
+    {"loss, ablated", "손실 (헤드 끈 뒤)"},
+    {"accuracy, ablated", "정확도 (헤드 끈 뒤)"},
+    {"first occurrence", "첫 등장"},
+    {"repeated", "반복"},
+    {"all", "전체"},
+    {"induction %.3f   previous-token %.3f   duplicate %.3f", "인덕션 %.3f   이전 토큰 %.3f   중복 %.3f"},
+    {"first-token share %.3f   diagonal %.3f   entropy %.2f nats",
+     "첫 토큰 비중 %.3f   대각선 %.3f   엔트로피 %.2f nats"},
+    {"head %lld.%lld: %s   (click: layer %lld's 23 steps)", "헤드 %lld.%lld: %s   (클릭: 레이어 %lld의 23단계)"},
+    {"scores on the scoring batch (BOS + r + r, 64 sequences)", "채점용 배치의 점수 (BOS + r + r, 시퀀스 64개)"},
+    {"on the sequence on screen", "화면의 시퀀스에서"},
+    {"knock out", "끄기"},
+    {"head %lld.%lld knocked out: recomputed in %d ms", "헤드 %lld.%lld 끔: %d ms 만에 다시 계산"},
+    {"head %lld.%lld restored: recomputed in %d ms", "헤드 %lld.%lld 복원: %d ms 만에 다시 계산"},
+    {"under each token: the model's guess for it (green right, red wrong)",
+     "각 토큰 아래: 그 토큰에 대한 모델의 예측 (초록 맞음, 빨강 틀림)"},
+    {"token", "토큰"},
+    {"guess", "예측"},
+    {"ablated", "헤드 끈 뒤"},
+    {"position %d predicts '%s' (%s)", "위치 %d에서 '%s' 예측 (%s)"},
+    {"not scored", "채점 안 함"},
+    {"as trained", "학습된 그대로"},
+    {"Heads###model-heads", "헤드###model-heads"},
+    {"Training###model-training", "학습###model-training"},
+    {"Experiments###model-experiments", "실험###model-experiments"},
+    // role badges (model::role_label, translated where shown)
+    {"induction", "인덕션"},
+    {"previous-token", "이전 토큰"},
+    {"duplicate-token", "중복 토큰"},
+    {"first-token", "첫 토큰"},
+    {"diagonal", "대각선"},
+    {"mixed", "혼합"},
+    // model: the sequence (model_view.cpp, shown in the banner)
+    {"no model is loaded", "불러온 모델이 없습니다"},
+    {"the sequence needs at least one token after BOS", "시퀀스에는 BOS 뒤에 토큰이 하나 이상 있어야 합니다"},
+    {"the sequence has %lld tokens (BOS included); this model reads at most %lld",
+     "시퀀스의 토큰이 %lld개입니다 (BOS 포함). 이 모델은 최대 %lld개까지 읽습니다"},
+    {"token %d is outside the vocabulary of %lld", "토큰 %d은(는) 어휘 %lld개 밖에 있습니다"},
+    // model: Training tab (panel_timeline.cpp)
+    {"step %.0f", "스텝 %.0f"},
+    {"layers heads d_model steps", "레이어 헤드 d_model 스텝"},
+    {"lr", "학습률"},
+    {"seed", "시드"},
+    {"about %.0f s here; checkpoints every %lld steps", "이 컴퓨터에서 약 %.0f초, 체크포인트는 %lld 스텝마다"},
+    {"Start", "시작"},
+    {"Stop", "중지"},
+    {"Reset", "초기화"},
+    {"open this run's checkpoints", "이 실행의 체크포인트 열기"},
+    {"no training log: press Start, or open a run with train_log.jsonl",
+     "학습 로그 없음: 시작을 누르거나 train_log.jsonl이 있는 실행을 여세요"},
+    {"step %lld, loss %.3f, %.0f s", "스텝 %lld, 손실 %.3f, %.0f초"},
+    {"phase change", "상전이"},
+    {"shown", "표시 중"},
+    {"loss, first copy", "손실, 첫 번째 복사본"},
+    {"loss, repeated part", "손실, 반복 구간"},
+    {"loss per part (nats)", "구간별 손실 (nats)"},
+    {"induction score per head", "헤드별 인덕션 점수"},
+    {"previous-token score per head", "헤드별 이전 토큰 점수"},
+    {"first-token share per head", "헤드별 첫 토큰 비중"},
+    // model: Experiments tab (panel_experiments.cpp); the conclusions come from src/model in English
+    {"repeat accuracy change when the head is knocked out (points)",
+     "헤드를 하나씩 껐을 때 반복 구간 정확도 변화 (퍼센트포인트)"},
+    {"Δ accuracy", "정확도 변화"},
+    {"mean attention row entropy (nats)", "어텐션 행 엔트로피 평균 (nats)"},
+    {"entropy", "엔트로피"},
+    {"final loss", "최종 손실"},
+    {"%d heads", "헤드 %d개"},
+    {"repeat accuracy", "반복 구간 정확도"},
+    {"prune after training 8", "헤드 8개로 학습 후 가지치기"},
+    {"train with few", "처음부터 적은 헤드로 학습"},
+    {"repeat loss", "반복 구간 손실"},
+    {"before training", "학습 전"},
+    {"after", "학습 후"},
+    {"first-token share", "첫 토큰 비중"},
+    {"training steps per model", "모델당 학습 스텝"},
+    {"roles", "역할"},
+    {"ablation", "헤드 끄기"},
+    {"prune", "가지치기"},
+    {"dk-sweep", "d_k 스윕"},
+    {"one-vs-many", "헤드 1개 대 여러 개"},
+    {"sink", "어텐션 싱크"},
+    {"streaming", "스트리밍"},
+    {"starting", "시작 중"},
+    {"roles, ablation and sink use the loaded checkpoint; the others train their own models",
+     "역할, 헤드 끄기, 어텐션 싱크는 불러온 체크포인트를 쓰고, 나머지는 각자 모델을 새로 학습합니다"},
+    {"table", "표"},
 };
 
 }  // namespace
@@ -135,11 +242,53 @@ const char* tr(const char* english) {
   if (ui_lang() == Lang::En) return english;
   static const std::unordered_map<std::string_view, const char*> table = [] {
     std::unordered_map<std::string_view, const char*> m;
-    for (const auto& [en, ko] : kTable) m.emplace(en, ko);
+    for (const auto& [en, ko] : kTable)
+      if (placeholders(en) == placeholders(ko)) m.emplace(en, ko);  // else English: see trf()
     return m;
   }();
   const auto it = table.find(english);
   return it == table.end() ? english : it->second;
+}
+
+std::string trf(const char* english_format, ...) {
+  const char* format = tr(english_format);
+  std::va_list args;
+  va_start(args, english_format);
+  std::va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string out;
+  if (n > 0) {
+    out.resize(static_cast<size_t>(n) + 1);
+    std::vsnprintf(out.data(), out.size(), format, again);
+    out.resize(static_cast<size_t>(n));
+  }
+  va_end(again);
+  return out;
+}
+
+std::vector<std::string> placeholders(std::string_view format) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    // %[flags][width][.precision][length]conversion
+    size_t j = i + 1;
+    while (j < format.size() && std::strchr("-+ #0123456789.*hlLqjzt", format[j])) ++j;
+    out.emplace_back(format.substr(i, j + 1 - i));
+    i = j;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> translations() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [en, ko] : kTable) out.emplace_back(en, ko);
+  return out;
 }
 
 std::vector<std::string> all_korean_strings() {

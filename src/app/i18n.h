@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace attnsim::app {
@@ -14,6 +16,14 @@ enum class Lang { En, Ko };
 Lang lang_from_env();
 Lang& ui_lang();
 const char* tr(const char* english);
+// tr() for a printf format, formatted: trf("step %lld", n). The compiler checks the English
+// format against the arguments; a Korean entry whose placeholders differ from its English ones
+// (same conversions, same order) is never used, so the checked format is the one that runs.
+std::string trf(const char* english_format, ...) __attribute__((format(printf, 1, 2)));
+// The conversions of a printf format in order ("%s", "%.3f", ...); "%%" is not one.
+std::vector<std::string> placeholders(std::string_view format);
+// The whole English -> Korean table, in order (tests check it).
+std::vector<std::pair<std::string, std::string>> translations();
 // Every Korean string in the table (the font atlas needs their glyphs).
 std::vector<std::string> all_korean_strings();
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/i18n.h"
 #include "engine/error.h"
 #include "model/ablate.h"
 #include "model/checkpoint.h"
@@ -101,27 +102,26 @@ std::string ModelView::text() const {
 }
 
 void ModelView::set_text(const std::string& text) {
-  if (!loaded_) throw Error("no model is loaded");
+  if (!loaded_) throw Error(tr("no model is loaded"));
   set_tokens(model::encode(text, model_.config.vocab));
 }
 
 void ModelView::set_tokens(std::vector<int32_t> tokens) {
-  if (!loaded_) throw Error("no model is loaded");
+  if (!loaded_) throw Error(tr("no model is loaded"));
   const int64_t n = static_cast<int64_t>(tokens.size());
-  if (n < 2) throw Error("the sequence needs at least one token after BOS");
+  if (n < 2) throw Error(tr("the sequence needs at least one token after BOS"));
   if (n > model_.config.seq_len)
-    throw Error("the sequence has " + std::to_string(n) + " tokens (BOS included); this model reads at most " +
-                std::to_string(model_.config.seq_len));
+    throw Error(trf("the sequence has %lld tokens (BOS included); this model reads at most %lld",
+                    static_cast<long long>(n), static_cast<long long>(model_.config.seq_len)));
   for (int32_t t : tokens)
     if (t < 0 || t >= model_.config.vocab)
-      throw Error("token " + std::to_string(t) + " is outside the vocabulary of " +
-                  std::to_string(model_.config.vocab));
+      throw Error(trf("token %d is outside the vocabulary of %lld", t, static_cast<long long>(model_.config.vocab)));
   tokens_ = std::move(tokens);
   recompute();
 }
 
 void ModelView::repeated_random(int64_t repeat, uint64_t seed) {
-  if (!loaded_) throw Error("no model is loaded");
+  if (!loaded_) throw Error(tr("no model is loaded"));
   const model::Batch b = model::repeated_batch(model_.config.vocab, repeat, 1, seed);
   // BOS + r + r, as the head scores are measured: a third copy is outside what the task
   // trains (the shipped model's accuracy drops there).
@@ -129,7 +129,7 @@ void ModelView::repeated_random(int64_t repeat, uint64_t seed) {
 }
 
 void ModelView::task_example(uint64_t seed) {
-  if (!loaded_) throw Error("no model is loaded");
+  if (!loaded_) throw Error(tr("no model is loaded"));
   model::TaskSpec spec;
   spec.vocab = model_.config.vocab;
   spec.len = model_.config.seq_len;

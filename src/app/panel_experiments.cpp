@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "app/app.h"
+#include "app/i18n.h"
 #include "app/model_view.h"
 #include "engine/error.h"
 #include "model/experiments.h"
@@ -98,35 +99,35 @@ void chart(const model::ExperimentResult& r) {
   if (!j.is_array()) return;
   if (r.name == "ablation") {
     for (const auto& e : j) a.push_back({head_name(e), {num(e, "delta_accuracy_points")}});
-    bars("repeat accuracy change when the head is knocked out (points)", a, {"Δ accuracy"}, {orange}, 170);
+    bars(tr("repeat accuracy change when the head is knocked out (points)"), a, {tr("Δ accuracy")}, {orange}, 170);
   } else if (r.name == "dk-sweep") {
     for (const auto& e : j) {
       const std::string l = "h=" + std::to_string(e.value("heads", 0));
       a.push_back({l, {num(e, "entropy")}});
       b.push_back({l, {num(e, "loss")}});
     }
-    bars("mean attention row entropy (nats)", a, {"entropy"}, {blue}, 130);
-    bars("final loss", b, {"loss"}, {orange}, 130);
+    bars(tr("mean attention row entropy (nats)"), a, {tr("entropy")}, {blue}, 130);
+    bars(tr("final loss"), b, {tr("loss")}, {orange}, 130);
   } else if (r.name == "prune") {
     for (const auto& e : j)
-      a.push_back({std::to_string(e.value("heads", 0)) + " heads",
+      a.push_back({trf("%d heads", e.value("heads", 0)),
                    {e["prune_after"].value("accuracy", 0.0f), e["train_few"].value("accuracy", 0.0f)}});
-    bars("repeat accuracy", a, {"prune after training 8", "train with few"}, {blue, orange}, 170);
+    bars(tr("repeat accuracy"), a, {tr("prune after training 8"), tr("train with few")}, {blue, orange}, 170);
   } else if (r.name == "one-vs-many") {
     for (const auto& e : j) {
       const std::string l = "h=" + std::to_string(e.value("heads", 0));
       a.push_back({l, {num(e, "loss_repeat")}});
       b.push_back({l, {num(e, "accuracy")}});
     }
-    bars("repeat loss", a, {"loss"}, {orange}, 130);
-    bars("repeat accuracy", b, {"accuracy"}, {blue}, 130);
+    bars(tr("repeat loss"), a, {tr("loss")}, {orange}, 130);
+    bars(tr("repeat accuracy"), b, {tr("accuracy")}, {blue}, 130);
   } else if (r.name == "roles") {
     for (const auto& e : j)
       a.push_back({head_name(e), {e["induction"][0].get<float>(), e["induction"][1].get<float>()}});
-    bars("induction score per head", a, {"before training", "after"}, {blue, orange}, 170);
+    bars(tr("induction score per head"), a, {tr("before training"), tr("after")}, {blue, orange}, 170);
   } else if (r.name == "sink") {
     for (const auto& e : j) a.push_back({head_name(e), {num(e, "first")}});
-    bars("first-token share per head", a, {"first-token share"}, {blue}, 170);
+    bars(tr("first-token share per head"), a, {tr("first-token share")}, {blue}, 170);
   }
 }
 
@@ -150,29 +151,38 @@ void model_experiments_tab(App& app) {
   const bool busy = s.job.valid();
   ImGui::BeginDisabled(busy);
   ImGui::SetNextItemWidth(140);
-  ImGui::InputInt("training steps per model", &s.steps);
+  ImGui::InputInt(tr("training steps per model"), &s.steps);
   s.steps = std::clamp(s.steps, 50, 20000);
+  // One button per experiment, its name (as `attnsim-cli experiment NAME` takes it) in the UI
+  // language; a button that would pass the panel's right edge starts a new row.
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   for (const std::string& name : model::kExperimentNames) {
-    if (name != model::kExperimentNames.front()) ImGui::SameLine();
-    if (ImGui::Button(name.c_str())) run_model_experiment(app, name);
+    const char* label = tr(name.c_str());
+    const float w = ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x;
+    if (name != model::kExperimentNames.front() &&
+        ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right)
+      ImGui::SameLine();
+    ImGui::PushID(name.c_str());
+    if (ImGui::Button(label)) run_model_experiment(app, name);
+    ImGui::PopID();
   }
   ImGui::EndDisabled();
   if (busy) {
     std::lock_guard<std::mutex> lock(*s.mutex);
-    ImGui::Text("%s: %s", s.running.c_str(), s.progress->empty() ? "starting" : s.progress->c_str());
+    ImGui::Text("%s: %s", tr(s.running.c_str()), s.progress->empty() ? tr("starting") : s.progress->c_str());
     ImGui::ProgressBar(static_cast<float>(std::fmod(ImGui::GetTime(), 1.0)), {200, 0}, "");
   }
   if (!s.error.empty()) ImGui::TextColored({0.95f, 0.45f, 0.45f, 1}, "%s", s.error.c_str());
   if (!s.have) {
-    ImGui::TextDisabled("roles, ablation and sink use the loaded checkpoint; the others train their own models");
+    ImGui::TextDisabled("%s", tr("roles, ablation and sink use the loaded checkpoint; the others train their own models"));
     return;
   }
-  ImGui::Text("%s", s.result.name.c_str());
+  ImGui::Text("%s", tr(s.result.name.c_str()));
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.45f, 1));
   ImGui::TextWrapped("%s", s.result.conclusion.c_str());
   ImGui::PopStyleColor();
   chart(s.result);
-  if (ImGui::TreeNode("table")) {
+  if (ImGui::TreeNode("##table", "%s", tr("table"))) {
     ImGui::TextUnformatted(s.result.table.c_str());
     ImGui::TreePop();
   }

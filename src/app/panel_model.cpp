@@ -92,11 +92,11 @@ void guarded(App& app, F&& f) {
 
 void header(App& app, ModelView& v, ModelPanelState& s) {
   const model::ModelConfig& c = v.model().config;
-  ImGui::TextWrapped("%s  (step %lld)", v.dir().c_str(), static_cast<long long>(v.step()));
-  ImGui::TextDisabled("%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
-                      static_cast<long long>(c.layers), static_cast<long long>(c.heads),
-                      static_cast<long long>(c.d_model), static_cast<long long>(c.vocab),
-                      static_cast<long long>(c.seq_len));
+  ImGui::TextWrapped("%s", trf("%s  (step %lld)", v.dir().c_str(), static_cast<long long>(v.step())).c_str());
+  ImGui::TextDisabled("%s", trf("%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
+                                static_cast<long long>(c.layers), static_cast<long long>(c.heads),
+                                static_cast<long long>(c.d_model), static_cast<long long>(c.vocab),
+                                static_cast<long long>(c.seq_len)).c_str());
 
   // The run's saved checkpoints: the grid and every trace follow the step picked here.
   const std::vector<std::string> saved = v.timeline();
@@ -106,9 +106,9 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
     for (size_t i = 0; i < saved.size(); ++i)
       if (std::filesystem::path(saved[i]) == dir) at = static_cast<int>(i);
     const std::string name = std::filesystem::path(saved[static_cast<size_t>(at)]).filename().string();
-    const std::string label = name.rfind("step-", 0) == 0 ? name : "final (step " + std::to_string(v.step()) + ")";
+    const std::string label = name.rfind("step-", 0) == 0 ? name : trf("final (step %lld)", static_cast<long long>(v.step()));
     ImGui::SetNextItemWidth(-90);
-    if (ImGui::SliderInt("checkpoint", &at, 0, static_cast<int>(saved.size()) - 1, label.c_str()))
+    if (ImGui::SliderInt(tr("checkpoint"), &at, 0, static_cast<int>(saved.size()) - 1, label.c_str()))
       guarded(app, [&] { v.load(saved[static_cast<size_t>(at)]); });
   }
 
@@ -118,33 +118,33 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
     s.text_revision = v.revision();
   }
   ImGui::SetNextItemWidth(-90);
-  if (ImGui::InputText("sequence", s.text, sizeof s.text, ImGuiInputTextFlags_EnterReturnsTrue))
+  if (ImGui::InputText(tr("sequence"), s.text, sizeof s.text, ImGuiInputTextFlags_EnterReturnsTrue))
     guarded(app, [&] { v.set_text(s.text); });
-  if (ImGui::Button("repeated random")) guarded(app, [&] {
+  if (ImGui::Button(tr("repeated random"))) guarded(app, [&] {
       const uint64_t seed = ++s.seed;
       // 12..19 tokens: the lengths the shipped model repeats best (its repeat_eval).
       v.repeated_random(std::min<int64_t>(12 + static_cast<int64_t>(seed % 8), (c.seq_len - 1) / 2), seed);
     });
   ImGui::SameLine();
-  if (ImGui::Button("task example")) guarded(app, [&] { v.task_example(++s.seed); });
+  if (ImGui::Button(tr("task example"))) guarded(app, [&] { v.task_example(++s.seed); });
   ImGui::SameLine();
-  if (ImGui::Button("sentence")) guarded(app, [&] {
+  if (ImGui::Button(tr("sentence"))) guarded(app, [&] {
       const auto& all = ModelView::sentences();
       v.set_text(all[static_cast<size_t>(s.sentence++) % all.size()]);
     });
 
   // Ablation mode and shortcuts.
   int mode = v.mean_ablation() ? 1 : 0;
-  ImGui::TextUnformatted("knock out:");
+  ImGui::TextUnformatted(tr("knock out:"));
   ImGui::SameLine();
-  bool changed = ImGui::RadioButton("zero", &mode, 0);
+  bool changed = ImGui::RadioButton(tr("zero"), &mode, 0);
   ImGui::SameLine();
-  changed |= ImGui::RadioButton("mean", &mode, 1);
+  changed |= ImGui::RadioButton(tr("mean"), &mode, 1);
   if (changed) guarded(app, [&] { v.set_mean_ablation(mode == 1); });
   ImGui::SameLine();
-  if (ImGui::Button("induction heads")) guarded(app, [&] { v.set_ablated(v.heads_with_role("induction")); });
+  if (ImGui::Button(tr("induction heads"))) guarded(app, [&] { v.set_ablated(v.heads_with_role("induction")); });
   ImGui::SameLine();
-  if (ImGui::Button("none")) guarded(app, [&] { v.set_ablated({}); });
+  if (ImGui::Button(tr("none"))) guarded(app, [&] { v.set_ablated({}); });
 }
 
 // [SECTION] numbers
@@ -153,12 +153,12 @@ void numbers(const ModelView& v) {
   const bool ablating = !v.ablated_heads().empty();
   const int cols = ablating ? 5 : 3;
   if (!ImGui::BeginTable("##stats", cols, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
-  ImGui::TableSetupColumn("positions");
-  ImGui::TableSetupColumn("loss");
-  ImGui::TableSetupColumn("accuracy");
+  ImGui::TableSetupColumn(tr("positions"));
+  ImGui::TableSetupColumn(tr("loss"));
+  ImGui::TableSetupColumn(tr("accuracy"));
   if (ablating) {
-    ImGui::TableSetupColumn("loss, ablated");
-    ImGui::TableSetupColumn("accuracy, ablated");
+    ImGui::TableSetupColumn(tr("loss, ablated"));
+    ImGui::TableSetupColumn(tr("accuracy, ablated"));
   }
   ImGui::TableHeadersRow();
   auto row = [&](const char* name, const model::PartStats& a, const model::PartStats* b) {
@@ -179,17 +179,19 @@ void numbers(const ModelView& v) {
   };
   const auto& base = v.base().stats;
   const auto& abl = v.ablated().stats;
-  row("first occurrence", base.parts[model::kFirst], ablating ? &abl.parts[model::kFirst] : nullptr);
-  row("repeated", base.parts[model::kRepeat], ablating ? &abl.parts[model::kRepeat] : nullptr);
-  row("all", base.all, ablating ? &abl.all : nullptr);
+  row(tr("first occurrence"), base.parts[model::kFirst], ablating ? &abl.parts[model::kFirst] : nullptr);
+  row(tr("repeated"), base.parts[model::kRepeat], ablating ? &abl.parts[model::kRepeat] : nullptr);
+  row(tr("all"), base.all, ablating ? &abl.all : nullptr);
   ImGui::EndTable();
 }
 
 // [SECTION] grid
 
 void score_lines(const model::HeadScores& s) {
-  ImGui::Text("induction %.3f   previous-token %.3f   duplicate %.3f", s.induction, s.previous, s.duplicate);
-  ImGui::Text("first-token share %.3f   diagonal %.3f   entropy %.2f nats", s.first, s.diagonal, s.entropy);
+  ImGui::TextUnformatted(
+      trf("induction %.3f   previous-token %.3f   duplicate %.3f", s.induction, s.previous, s.duplicate).c_str());
+  ImGui::TextUnformatted(
+      trf("first-token share %.3f   diagonal %.3f   entropy %.2f nats", s.first, s.diagonal, s.entropy).c_str());
 }
 
 void grid(App& app, ModelView& v, ModelPanelState& s) {
@@ -233,9 +235,11 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
       heatmap_renderer().queue(list, std::move(hd));
       app.model_cells.push_back({p.x, p.y, cell, cell});
 
-      // Badge: the role on the standard scoring batch (what `attnsim-cli heads` prints).
+      // Badge: the role on the standard scoring batch (what `attnsim-cli heads` prints); the
+      // colour follows the English role label, the text is in the UI language.
       const std::string role = v.role(l, h);
-      const std::string badge = std::to_string(l) + "." + std::to_string(h) + " " + role;
+      const char* role_text = tr(role.c_str());
+      const std::string badge = std::to_string(l) + "." + std::to_string(h) + " " + role_text;
       const ImVec2 ts = ImGui::CalcTextSize(badge.c_str());
       list->AddRectFilled({p.x, p.y}, {p.x + std::min(ts.x + 6, cell), p.y + ts.y + 2}, role_colour(role));
       list->PushClipRect({p.x, p.y}, {p.x + cell, p.y + cell}, true);
@@ -253,23 +257,24 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
       }
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        ImGui::Text("head %lld.%lld: %s   (click: layer %lld's 23 steps)", static_cast<long long>(l),
-                    static_cast<long long>(h), role.c_str(), static_cast<long long>(l));
-        ImGui::TextDisabled("scores on the scoring batch (BOS + r + r, 64 sequences)");
+        ImGui::TextUnformatted(trf("head %lld.%lld: %s   (click: layer %lld's 23 steps)", static_cast<long long>(l),
+                                   static_cast<long long>(h), role_text, static_cast<long long>(l))
+                                   .c_str());
+        ImGui::TextDisabled("%s", tr("scores on the scoring batch (BOS + r + r, 64 sequences)"));
         score_lines(v.roles().at(l, h));
-        ImGui::TextDisabled("on the sequence on screen");
+        ImGui::TextDisabled("%s", tr("on the sequence on screen"));
         score_lines(v.shown().patterns.at(l, h));
         ImGui::EndTooltip();
       }
       bool ablate = off;
-      if (ImGui::Checkbox("knock out", &ablate)) {
+      if (ImGui::Checkbox(tr("knock out"), &ablate)) {
         const auto t0 = std::chrono::steady_clock::now();
         guarded(app, [&] { v.toggle(ref); });
-        app.show_banner("head " + std::to_string(l) + "." + std::to_string(h) + (ablate ? " knocked out" : " restored") +
-                            ": recomputed in " +
-                            std::to_string(static_cast<int>(std::chrono::duration<double, std::milli>(
-                                                                std::chrono::steady_clock::now() - t0)
-                                                                .count() + 0.5)) + " ms",
+        const int ms = static_cast<int>(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() + 0.5);
+        const auto L = static_cast<long long>(l), H = static_cast<long long>(h);
+        app.show_banner(ablate ? trf("head %lld.%lld knocked out: recomputed in %d ms", L, H, ms)
+                               : trf("head %lld.%lld restored: recomputed in %d ms", L, H, ms),
                         false, 2.0);
       }
       ImGui::PopID();
@@ -285,19 +290,23 @@ void tokens(const ModelView& v) {
   const bool ablating = !v.ablated_heads().empty();
   const float cw = std::max(ImGui::CalcTextSize("W").x + 4, 12.0f);
   const float line = ImGui::GetTextLineHeight() + 2;
-  const float avail = ImGui::GetContentRegionAvail().x - 70;
+  const char* row_names[3] = {tr("token"), tr("guess"), tr("ablated")};
+  // The row names' column: 70 px, or wider when a translation needs it.
+  float name_w = 70;
+  for (const char* name : row_names) name_w = std::max(name_w, ImGui::CalcTextSize(name).x + 8);
+  const float avail = ImGui::GetContentRegionAvail().x - name_w;
   const int per_line = std::max(4, static_cast<int>(avail / cw));
   const int rows = ablating ? 3 : 2;
   ImDrawList* list = ImGui::GetWindowDrawList();
-  ImGui::TextDisabled("under each token: the model's guess for it (green right, red wrong)");
+  ImGui::TextDisabled("%s", tr("under each token: the model's guess for it (green right, red wrong)"));
   const int n = static_cast<int>(toks.size());
   for (int start = 0; start < n; start += per_line) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    list->AddText({p.x, p.y}, IM_COL32(180, 180, 190, 255), "token");
-    list->AddText({p.x, p.y + line}, IM_COL32(180, 180, 190, 255), "guess");
-    if (ablating) list->AddText({p.x, p.y + 2 * line}, IM_COL32(235, 120, 120, 255), "ablated");
+    list->AddText({p.x, p.y}, IM_COL32(180, 180, 190, 255), row_names[0]);
+    list->AddText({p.x, p.y + line}, IM_COL32(180, 180, 190, 255), row_names[1]);
+    if (ablating) list->AddText({p.x, p.y + 2 * line}, IM_COL32(235, 120, 120, 255), row_names[2]);
     for (int t = start; t < std::min(n, start + per_line); ++t) {
-      const float x = p.x + 70 + static_cast<float>(t - start) * cw;
+      const float x = p.x + name_w + static_cast<float>(t - start) * cw;
       const std::string label = model::token_label(toks[static_cast<size_t>(t)]);
       list->AddText({x + 2, p.y}, IM_COL32(235, 235, 240, 255), (label == " " ? "_" : label).c_str());
       if (t == 0) continue;
@@ -320,14 +329,16 @@ void tokens(const ModelView& v) {
                       model::token_label(pr.top[2]).c_str(), 100 * pr.prob[2]);
         };
         const Prediction& pr = v.base().predictions[static_cast<size_t>(t - 1)];
-        ImGui::Text("position %d predicts '%s' (%s)", t, label.c_str(),
-                    pr.part == model::kRepeat ? "repeated" : pr.part == model::kFirst ? "first occurrence" : "not scored");
-        top3("as trained", v.base());
-        if (ablating) top3("ablated", v.ablated());
+        const char* part = pr.part == model::kRepeat  ? tr("repeated")
+                           : pr.part == model::kFirst ? tr("first occurrence")
+                                                      : tr("not scored");
+        ImGui::TextUnformatted(trf("position %d predicts '%s' (%s)", t, label.c_str(), part).c_str());
+        top3(tr("as trained"), v.base());
+        if (ablating) top3(row_names[2], v.ablated());
         ImGui::EndTooltip();
       }
     }
-    ImGui::Dummy({avail + 70, static_cast<float>(rows) * line + 4});
+    ImGui::Dummy({avail + name_w, static_cast<float>(rows) * line + 4});
   }
 }
 
@@ -341,7 +352,7 @@ void panel_model(App& app, const ImVec4& rect) {
   header(app, v, s);
   if (s.view != &v || s.revision != v.revision()) rebuild_displays(s, v);
   if (ImGui::BeginTabBar("##model-tabs")) {
-    if (ImGui::BeginTabItem("Heads")) {
+    if (ImGui::BeginTabItem(tr("Heads###model-heads"))) {
       numbers(v);
       ImGui::Separator();
       grid(app, v, s);
@@ -349,11 +360,11 @@ void panel_model(App& app, const ImVec4& rect) {
       tokens(v);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Training", nullptr, s.open_training ? ImGuiTabItemFlags_SetSelected : 0)) {
+    if (ImGui::BeginTabItem(tr("Training###model-training"), nullptr, s.open_training ? ImGuiTabItemFlags_SetSelected : 0)) {
       model_timeline_tab(app);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("Experiments", nullptr, s.open_experiments ? ImGuiTabItemFlags_SetSelected : 0)) {
+    if (ImGui::BeginTabItem(tr("Experiments###model-experiments"), nullptr, s.open_experiments ? ImGuiTabItemFlags_SetSelected : 0)) {
       model_experiments_tab(app);
       ImGui::EndTabItem();
     }

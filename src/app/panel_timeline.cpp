@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/i18n.h"
 #include "app/model_view.h"
 #include "app/training.h"
 #include "engine/error.h"
@@ -59,8 +60,9 @@ void plot(const char* title, ImVec2 size, const std::vector<Series>& series, flo
     list->AddText({p.x, Y(v) - ImGui::GetTextLineHeight() / 2}, IM_COL32(170, 170, 180, 255), buf);
     list->AddLine({a.x, Y(v)}, {b.x, Y(v)}, IM_COL32(60, 60, 70, 255));
   }
-  std::snprintf(buf, sizeof buf, "step %.0f", static_cast<double>(x_max));
-  list->AddText({b.x - ImGui::CalcTextSize(buf).x, b.y + 2}, IM_COL32(170, 170, 180, 255), buf);
+  const std::string last_step = trf("step %.0f", static_cast<double>(x_max));
+  list->AddText({b.x - ImGui::CalcTextSize(last_step.c_str()).x, b.y + 2}, IM_COL32(170, 170, 180, 255),
+                last_step.c_str());
   list->AddText({a.x, b.y + 2}, IM_COL32(170, 170, 180, 255), "0");
   list->PushClipRect(a, b, true);
   for (const Series& s : series) {
@@ -102,7 +104,7 @@ void controls(App& app, TimelinePanelState& s) {
   ImGui::BeginDisabled(running);
   int v[4] = {static_cast<int>(t.layers), static_cast<int>(t.heads), static_cast<int>(t.d_model), static_cast<int>(t.steps)};
   ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
-  if (ImGui::InputInt4("layers heads d_model steps", v)) {
+  if (ImGui::InputInt4(tr("layers heads d_model steps"), v)) {
     t.layers = std::clamp(v[0], 1, 8);
     t.heads = std::clamp(v[1], 1, 16);
     t.d_model = std::clamp(v[2], 4, 512);
@@ -112,17 +114,17 @@ void controls(App& app, TimelinePanelState& s) {
   float lr = static_cast<float>(t.lr);
   int seed = static_cast<int>(t.seed);
   ImGui::SetNextItemWidth(120);
-  if (ImGui::InputFloat("lr", &lr, 0, 0, "%.4g")) t.lr = std::clamp(lr, 1e-6f, 1.0f);
+  if (ImGui::InputFloat(tr("lr"), &lr, 0, 0, "%.4g")) t.lr = std::clamp(lr, 1e-6f, 1.0f);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(100);
-  if (ImGui::InputInt("seed", &seed)) t.seed = static_cast<uint64_t>(std::max(seed, 0));
+  if (ImGui::InputInt(tr("seed"), &seed)) t.seed = static_cast<uint64_t>(std::max(seed, 0));
   ImGui::EndDisabled();
-  ImGui::TextDisabled("about %.0f s here; checkpoints every %lld steps", estimate_seconds(t),
-                      static_cast<long long>(t.checkpoint_every));
-  if (!running && ImGui::Button("Start")) start_model_training(app);
-  if (running && ImGui::Button("Stop")) s.trainer.stop();
+  ImGui::TextDisabled("%s", trf("about %.0f s here; checkpoints every %lld steps", estimate_seconds(t),
+                                static_cast<long long>(t.checkpoint_every)).c_str());
+  if (!running && ImGui::Button(tr("Start"))) start_model_training(app);
+  if (running && ImGui::Button(tr("Stop"))) s.trainer.stop();
   ImGui::SameLine();
-  if (ImGui::Button("Reset")) {
+  if (ImGui::Button(tr("Reset"))) {
     s.trainer.stop();
     s.trained_here = false;
     s.settings = {};
@@ -137,7 +139,7 @@ void controls(App& app, TimelinePanelState& s) {
       for (const auto& e : std::filesystem::directory_iterator(cp, ec)) latest = std::max(latest, e.path().string());
     ImGui::SameLine();
     ImGui::BeginDisabled(latest.empty());
-    if (ImGui::Button("open this run's checkpoints")) {
+    if (ImGui::Button(tr("open this run's checkpoints"))) {
       try {
         app.model->load(latest);
         show_model_layer(app, app.model_layer);
@@ -199,21 +201,22 @@ void model_timeline_tab(App& app) {
     tl = s.log;
   }
   if (tl.points.empty()) {
-    ImGui::TextDisabled("no training log: press Start, or open a run with train_log.jsonl");
+    ImGui::TextDisabled("%s", tr("no training log: press Start, or open a run with train_log.jsonl"));
     return;
   }
   const TimelinePoint& last = tl.points.back();
   const float x_max = static_cast<float>(s.trained_here ? std::max<int64_t>(s.trainer.steps(), last.step) : last.step);
-  ImGui::Text("step %lld, loss %.3f, %.0f s", static_cast<long long>(last.step), last.loss, last.seconds);
+  ImGui::TextUnformatted(
+      trf("step %lld, loss %.3f, %.0f s", static_cast<long long>(last.step), last.loss, last.seconds).c_str());
   std::vector<std::tuple<float, ImU32, std::string>> marks;
   const int64_t phase = tl.phase_change_step();
-  if (phase >= 0) marks.emplace_back(static_cast<float>(phase), IM_COL32(255, 150, 20, 255), "phase change");
-  if (v.loaded() && v.step() > 0) marks.emplace_back(static_cast<float>(v.step()), IM_COL32(255, 255, 255, 200), "shown");
+  if (phase >= 0) marks.emplace_back(static_cast<float>(phase), IM_COL32(255, 150, 20, 255), tr("phase change"));
+  if (v.loaded() && v.step() > 0) marks.emplace_back(static_cast<float>(v.step()), IM_COL32(255, 255, 255, 200), tr("shown"));
 
   // Loss per part; a long live run keeps at most ~600 points per line.
   const size_t stride = std::max<size_t>(1, tl.points.size() / 600);
-  Series first{{}, IM_COL32(120, 180, 255, 255), "loss, first copy"};
-  Series repeat{{}, IM_COL32(255, 150, 20, 255), "loss, repeated part"};
+  Series first{{}, IM_COL32(120, 180, 255, 255), tr("loss, first copy")};
+  Series repeat{{}, IM_COL32(255, 150, 20, 255), tr("loss, repeated part")};
   float hi = 0;
   for (size_t i = 0; i < tl.points.size(); i += stride) {
     const TimelinePoint& p = tl.points[i];
@@ -222,16 +225,16 @@ void model_timeline_tab(App& app) {
     hi = std::max({hi, static_cast<float>(p.loss_first), static_cast<float>(p.loss_repeat)});
   }
   const float w = ImGui::GetContentRegionAvail().x;
-  plot("loss per part (nats)", {w, 150}, {first, repeat}, x_max, 0, std::max(hi, 0.1f), marks);
+  plot(tr("loss per part (nats)"), {w, 150}, {first, repeat}, x_max, 0, std::max(hi, 0.1f), marks);
 
   // Role scores per head.
   struct Role {
     const char* title;
     double model::HeadScores::*field;
   };
-  for (const Role& r : {Role{"induction score per head", &model::HeadScores::induction},
-                        Role{"previous-token score per head", &model::HeadScores::previous},
-                        Role{"first-token share per head", &model::HeadScores::first}}) {
+  for (const Role& r : {Role{tr("induction score per head"), &model::HeadScores::induction},
+                        Role{tr("previous-token score per head"), &model::HeadScores::previous},
+                        Role{tr("first-token share per head"), &model::HeadScores::first}}) {
     std::vector<Series> lines;
     for (int64_t l = 0; l < tl.layers; ++l)
       for (int64_t h = 0; h < tl.heads; ++h) {

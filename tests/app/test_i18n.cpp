@@ -1,0 +1,97 @@
+// The UI text table (i18n.cpp) and the model panels' use of it: every tr()/trf() literal in
+// those files has a Korean entry, no widget there takes an untranslated English literal, and
+// every Korean printf format keeps its English placeholders in the same order.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "app/i18n.h"
+
+using namespace attnsim::app;
+
+namespace {
+
+const char* const kModelFiles[] = {"src/app/panel_model.cpp", "src/app/panel_timeline.cpp",
+                                   "src/app/panel_experiments.cpp", "src/app/model_view.cpp"};
+
+std::string read_source(const std::string& rel) {
+  std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/" + rel);
+  REQUIRE(in);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Text a reader sees: the literal without its placeholders and without an ImGui "##id" tail.
+bool has_words(std::string s) {
+  s = s.substr(0, s.find("##"));
+  for (const std::string& p : placeholders(s)) s.erase(s.find(p), p.size());
+  return std::regex_search(s, std::regex("[A-Za-z]{2,}"));
+}
+
+struct LangGuard {
+  Lang was = ui_lang();
+  ~LangGuard() { ui_lang() = was; }
+};
+
+}  // namespace
+
+TEST_CASE("placeholders lists a printf format's conversions in order") {
+  REQUIRE(placeholders("step %lld, loss %.3f, %.0f%% of %s") ==
+          std::vector<std::string>{"%lld", "%.3f", "%.0f", "%s"});
+  REQUIRE(placeholders("100%% plain").empty());
+  REQUIRE(placeholders("%-8.2e|%5d") == std::vector<std::string>{"%-8.2e", "%5d"});
+}
+
+TEST_CASE("every Korean entry keeps the English placeholders and ImGui id, and no English key repeats") {
+  std::set<std::string> seen;
+  for (const auto& [en, ko] : translations()) {
+    INFO(en << " -> " << ko);
+    CHECK(seen.insert(en).second);  // a second entry for the same English is never used
+    CHECK(placeholders(en) == placeholders(ko));
+    const auto id = [](const std::string& s) { return s.find("##") == std::string::npos ? "" : s.substr(s.find("##")); };
+    CHECK(id(en) == id(ko));
+    CHECK(ko != en);
+  }
+}
+
+TEST_CASE("trf formats the Korean format with the same arguments, English when the language is English") {
+  LangGuard guard;
+  ui_lang() = Lang::En;
+  REQUIRE(trf("step %lld, loss %.3f, %.0f s", 1200LL, 0.25, 41.6) == "step 1200, loss 0.250, 42 s");
+  ui_lang() = Lang::Ko;
+  REQUIRE(trf("step %lld, loss %.3f, %.0f s", 1200LL, 0.25, 41.6) == "스텝 1200, 손실 0.250, 42초");
+  REQUIRE(trf("head %lld.%lld knocked out: recomputed in %d ms", 1LL, 3LL, 7) == "헤드 1.3 끔: 7 ms 만에 다시 계산");
+  REQUIRE(std::string(tr("previous-token")) == "이전 토큰");
+  REQUIRE(std::string(tr("not in the table at all")) == "not in the table at all");
+}
+
+TEST_CASE("the model panels: every tr()/trf() literal has Korean and no widget takes a bare English literal") {
+  LangGuard guard;
+  ui_lang() = Lang::Ko;
+  const std::regex call(R"re(\btrf?\(\s*"((?:[^"\\]|\\.)*)")re");
+  // Widgets and draw calls whose first text argument is shown as is.
+  const std::regex widget(
+      R"re(\b(?:ImGui::(?:Text|TextDisabled|TextWrapped|TextUnformatted|Button|SmallButton|Checkbox|RadioButton|TableSetupColumn|BeginTabItem|SliderInt|InputText|InputInt|InputInt4|InputFloat|TreeNode)|bars|plot|row|top3)\(\s*"((?:[^"\\]|\\.)*)")re");
+  const std::regex draw(R"re(AddText\([^;]*?,\s*"((?:[^"\\]|\\.)*)"\s*\))re");
+  for (const char* file : kModelFiles) {
+    const std::string src = read_source(file);
+    int found = 0;
+    for (auto it = std::sregex_iterator(src.begin(), src.end(), call); it != std::sregex_iterator(); ++it) {
+      const std::string en = (*it)[1];
+      INFO(file << ": tr(\"" << en << "\")");
+      CHECK(std::string(tr(en.c_str())) != en);
+      ++found;
+    }
+    INFO(file);
+    CHECK(found >= 5);  // the scan sees the file's strings (it would pass vacuously otherwise)
+    for (const std::regex* re : {&widget, &draw})
+      for (auto it = std::sregex_iterator(src.begin(), src.end(), *re); it != std::sregex_iterator(); ++it) {
+        INFO(file << ": untranslated literal \"" << (*it)[1] << "\"");
+        CHECK_FALSE(has_words((*it)[1]));
+      }
+  }
+}
