@@ -77,6 +77,7 @@ void app_load_scenario(App& app, const std::string& name, const std::string& mod
   app.hidden_check.clear();
   app.view_error.clear();
   app.presenting_bug_lab = app.session.scenario().has_reference;
+  app.presenting_decode = app.session.scenario().decode.enabled;
 }
 
 // [SECTION] frame
@@ -158,6 +159,7 @@ bool begin_panel(App& app, const char* id, const char* title, const ImVec4& rect
 void end_panel() { ImGui::End(); }
 
 void app_frame(App& app, float dt) {
+  app.frame_dt = dt;
   if (app.session.poll() || (app.data() && app.shown_generation != app.data()->generation))
     on_new_run(app);
   advance(app.playback, app.active_steps(), dt);
@@ -181,6 +183,8 @@ void app_frame(App& app, float dt) {
     panel_slide(app, {left_w, top, centre_w, tensor_h});
   else if (app.presenting_flash)
     panel_flash(app, {left_w, top, centre_w, tensor_h});
+  else if (app.presenting_decode && app.session.scenario().decode.enabled)
+    panel_decode(app, {left_w, top, centre_w, tensor_h});
   else if (app.presenting_bug_lab && app.data() && app.data()->has_reference)
     panel_buglab(app, {left_w, top, centre_w, tensor_h});
   else

@@ -20,6 +20,7 @@
 namespace attnsim::app {
 
 struct FlashPanelState;  // panel_flash.cpp
+struct DecodePanelState;  // panel_decode.cpp
 struct ModelPanelState;  // panel_model.cpp
 struct TimelinePanelState;  // panel_timeline.cpp
 struct ExperimentsPanelState;  // panel_experiments.cpp
@@ -82,6 +83,9 @@ struct App {
   std::shared_ptr<ExperimentsPanelState> experiments;
   int64_t model_layer = 0;
   std::vector<ImVec4> model_cells;  // head grid: screen rect of every cell (layer-major, tests)
+  bool presenting_decode = false;   // centre shows the decode panel (decode scenarios)
+  std::shared_ptr<DecodePanelState> decode;
+  float frame_dt = 0;               // seconds since the last frame (panels that animate themselves)
   std::string view_error;           // result of "view without contiguous"
   std::string hidden_check;         // result of "check hidden weights are exactly 0"
   bool hidden_check_pass = false;
@@ -141,6 +145,13 @@ bool is_model_scenario(const std::string& name);
 // Shows layer `layer` of the model view's run on screen in the pipeline, tensor and memory
 // views (keeps the step the learner is on).
 void show_model_layer(App& app, int64_t layer);
+// Decode scenarios: tokens one by one, the cache strips, the broadcast, alpha, meters.
+void panel_decode(App& app, const ImVec4& rect);
+bool decode_playing(const App& app);
+int decode_frame_count(App& app);
+// Shows decode frame `frame` at transition progress t (headless export, slides).
+void set_decode_frame(App& app, int frame, float t);
+void decode_play(App& app, bool loop);
 void panel_banner(App& app);
 // The actions behind the bug lab's and memory panel's buttons (also --action in headless
 // export): check hidden weights are exactly 0, jump to the first NaN, try the view.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -134,6 +135,14 @@ int run_export(const Options& options) {
     app.slide_theme = options.theme;
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   }
+  if (options.panel == "decode" && !app.presenting_decode) {
+    std::fprintf(stderr, "attnsim: --panel decode needs a decode scenario (decode, decode-gqa, decode-mqa, "
+                 "decode-paged, decode-sink)\n");
+    close_window(w);
+    return 2;
+  }
+  // Another panel asked of a decode scenario: the centre shows the tensor view as usual.
+  if (options.panel != "decode" && options.panel != "window") app.presenting_decode = false;
   if (options.panel == "buglab" && !app.presenting_bug_lab) {
     std::fprintf(stderr, "attnsim: scenario '%s' has no bug lab\n", options.scenario.c_str());
     close_window(w);
@@ -142,7 +151,13 @@ int run_export(const Options& options) {
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
-  if (options.progress < 1.0f && options.panel == "flash") {
+  if (app.presenting_decode && app.session.scenario().decode.enabled) {
+    // Decode scenarios: --progress picks the frame (0 = the prefill, 1 = the last step).
+    const int frames = decode_frame_count(app);
+    const float at = options.progress * static_cast<float>(std::max(frames - 1, 0));
+    set_decode_frame(app, static_cast<int>(std::ceil(at)), at - std::floor(at) > 0 ? at - std::floor(at) : 1.0f);
+    render_frame(app, w, 0.0f);
+  } else if (options.progress < 1.0f && options.panel == "flash") {
     // The flash panel's own position: that fraction of its tile events.
     set_flash_progress(app, options.progress);
   } else if (options.progress < 1.0f) {
@@ -193,6 +208,7 @@ int run_bench(const Options& options) {
     }
     open_model_tab(app, "training");
   }
+  if (app.presenting_decode && app.session.scenario().decode.enabled) decode_play(app, true);  // decode animates
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();

@@ -47,7 +47,7 @@ int run_window(const Options& options) {
     // motion: redrawing meanwhile would take the cores it runs on, and it wakes the loop
     // itself when it lands (set_on_ready above). A run training or an experiment is
     // motion: its curves and progress line grow.
-    const bool moving = app.playback.playing || app.playback.animating() || flash_playing(app) ||
+    const bool moving = app.playback.playing || app.playback.animating() || flash_playing(app) || decode_playing(app) ||
                         model_training(app) || experiment_running(app);
     if (moving || settle > 0) {
       glfwPollEvents();

@@ -10,7 +10,7 @@ const char* const kUsage =
     "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE]\n"
     "       attnsim --lesson FILE --export-slides DIR [--force] [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
-    "               [--panel window|pipeline|tensor|memory|buglab|flash|controls|model|timeline|experiments|slide]\n"
+    "               [--panel window|pipeline|tensor|memory|buglab|flash|decode|controls|model|timeline|experiments|slide]\n"
     "               [--batch B] [--experiment NAME]\n"
     "               [--model DIR]  (scenarios model, model-ablate-induction: default\n"
     "               assets/models/induction, or $ATTNSIM_MODEL)\n"
@@ -125,8 +125,8 @@ Options parse_options(const std::vector<std::string>& args) {
       if (o.panel != "window" && o.panel != "pipeline" && o.panel != "tensor" &&
           o.panel != "memory" && o.panel != "buglab" && o.panel != "controls" &&
           o.panel != "flash" && o.panel != "model" && o.panel != "timeline" &&
-          o.panel != "experiments" && o.panel != "slide")
-        throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash, "
+          o.panel != "experiments" && o.panel != "slide" && o.panel != "decode")
+        throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash, decode, "
                     "controls, model, timeline, experiments or slide, got '" + o.panel + "'");
     } else if (a == "--model") {
       o.model = value();

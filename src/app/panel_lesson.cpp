@@ -740,6 +740,7 @@ void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
   else if (p == "flash") panel_flash(app, rect);
   else if (lessons::is_model_panel(p) && app.model) panel_model(app, rect);
+  else if (p == "decode" && app.session.scenario().decode.enabled) panel_decode(app, rect);
   else {
     panel_tensor(app, rect);  // tensor, lesson
     draw_highlights(app, step);

@@ -67,6 +67,7 @@ void panel_menu(App& app) {
       if (ImGui::MenuItem(tr("Projector (dark)"), nullptr, app.slide_theme == "projector")) app.slide_theme = "projector";
       ImGui::EndMenu();
     }
+    if (app.session.scenario().decode.enabled) ImGui::MenuItem(tr("Decode"), nullptr, &app.presenting_decode);
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("Scenario"))) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 
+#include "app/decode_slides.h"
 #include "app/model_view.h"
 #include "lessons/model_quantity.h"
 #include "engine/error.h"
@@ -263,6 +264,7 @@ std::shared_ptr<RunData> model_run(const lessons::LessonStep& st, Scenario& s) {
 
 Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme) {
   const Scenario& scenario = find_scenario(name);
+  if (scenario.decode.enabled) return decode_deck(scenario, lang, theme);  // one slide per decode call
   const auto run = compute_run(scenario);
   Deck d;
   d.title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;

@@ -5,6 +5,7 @@
 //   compute_run(scenario)                  the forward pass (and the bug lab's reference)
 //   step_slide(scenario, run, view)        one step as a slide: tensor heads or bug triptych
 //   scenario_deck / lesson_deck            a title page + one slide per active step / lesson step
+//                                          (decode scenarios: per decode call, decode_slides.h)
 #pragma once
 
 #include <memory>

@@ -120,6 +120,24 @@ TEST_CASE("the bug lab and the flash panel export on their own at 2x") {
   }
 }
 
+TEST_CASE("the decode panel exports for every decode scenario; other scenarios refuse --panel decode") {
+  for (const char* name : {"decode", "decode-gqa", "decode-mqa", "decode-paged", "decode-sink"}) {
+    const std::string png = kOut + "/" + name + ".png";
+    INFO(name);
+    REQUIRE(run("--export " + png + " --scenario " + name + " --panel decode --progress 0.5") == 0);
+    const Image img = load(png);
+    std::set<uint32_t> colours;
+    for (int y = 0; y < img.h; y += 2)
+      for (int x = 0; x < img.w; x += 2) {
+        const unsigned char* p = img.at(x, y);
+        colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
+      }
+    REQUIRE(colours.size() > 100);  // cache strips, alpha, tokens, group colours
+  }
+  const int status = run("--export " + kOut + "/not-decode.png --panel decode 2> /dev/null");
+  CHECK(WEXITSTATUS(status) == 2);
+}
+
 TEST_CASE("the slide view draws the exported slide's figure on screen, in the projector theme") {
   const std::string png = kOut + "/slide-view.png";
   REQUIRE(run("--export " + png + " --panel slide --step alpha --theme projector") == 0);
