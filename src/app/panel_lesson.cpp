@@ -156,17 +156,7 @@ void apply_step(App& app) {
   }
   app_load_scenario(app, r.preset);
   Scenario& s = app.session.scenario();
-  const MhaConfig preset_reference = s.reference;
-  s.config = r.config;
-  s.sentences = r.sentences;
-  s.key_sentences = r.key_sentences;
-  s.input_scale = r.input_scale;
-  if (s.has_reference) {
-    // The correct run beside it: the preset's mask and bug, at this step's sizes.
-    s.reference = r.config;
-    s.reference.mask = preset_reference.mask;
-    s.reference.bug = preset_reference.bug;
-  }
+  lessons::apply(r, s);
   if (!step.trace_step.empty()) s.focus_step = step.trace_step;
   s.focus_batch = step.batch;
   app.session.request();

@@ -313,16 +313,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     }
     const lessons::Resolved r = lessons::resolve(lesson.settings_at(i));
     Scenario s = find_scenario(r.preset);
-    const MhaConfig preset_reference = s.reference;
-    s.config = r.config;
-    s.sentences = r.sentences;
-    s.key_sentences = r.key_sentences;
-    s.input_scale = r.input_scale;
-    if (s.has_reference) {
-      s.reference = r.config;
-      s.reference.mask = preset_reference.mask;
-      s.reference.bug = preset_reference.bug;
-    }
+    lessons::apply(r, s);
     if (!st.trace_step.empty()) s.focus_step = st.trace_step;
     s.focus_batch = st.batch;
     const auto run = compute_run(s);

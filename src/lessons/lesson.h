@@ -22,6 +22,7 @@
 
 #include "engine/cost.h"
 #include "engine/mha.h"
+#include "engine/scenario.h"
 
 namespace attnsim::lessons {
 
@@ -84,6 +85,9 @@ struct Resolved {
 };
 // Throws attnsim::Error (unknown preset, bad mask text, d_model % heads, ...).
 Resolved resolve(const Settings& settings);
+// Puts the resolved settings into the preset's scenario; a bug-lab scenario's correct run
+// beside it keeps the preset's mask and bug at these sizes.
+void apply(const Resolved& resolved, Scenario& scenario);
 
 // Sizes for the closed-form cost model (engine/cost.h).
 struct CostSettings {

@@ -98,6 +98,19 @@ Resolved resolve(const Settings& s) {
   return r;
 }
 
+void apply(const Resolved& r, Scenario& s) {
+  const MhaConfig preset_reference = s.reference;
+  s.config = r.config;
+  s.sentences = r.sentences;
+  s.key_sentences = r.key_sentences;
+  s.input_scale = r.input_scale;
+  if (s.has_reference) {
+    s.reference = r.config;
+    s.reference.mask = preset_reference.mask;
+    s.reference.bug = preset_reference.bug;
+  }
+}
+
 CostConfig resolve_cost(const CostSettings& s) {
   CostConfig c;
   if (s.d_model) c.d_model = *s.d_model;
