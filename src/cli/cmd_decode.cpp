@@ -157,8 +157,10 @@ Runner add_decode_command(CLI::App& app) {
     Table table({"step", "position", "fed", "next", "k_cache", "scores", "appended", "cache used", "ms"});
     auto record = [&](DecodeStep st, double t_ms) {
       const Trace& t0 = st.traces[0][0];
-      const std::string fed = st.rows > 1 ? quoted(vocab, std::vector<int64_t>(dec.tokens(0).begin(),
-                                                                                dec.tokens(0).begin() + st.rows))
+      // a paged prefill feeds each prompt whole, so sequence 0 may have fewer rows than the call
+      const std::vector<int64_t>& seq0 = dec.tokens(0);
+      const auto shown = std::min<size_t>(static_cast<size_t>(st.rows), seq0.size());
+      const std::string fed = st.rows > 1 ? quoted(vocab, std::vector<int64_t>(seq0.begin(), seq0.begin() + shown))
                                           : quoted(vocab, {st.fed[0]});
       table.add({std::to_string(steps.size()), std::to_string(st.first_position), fed, quoted(vocab, {st.next[0]}),
                  format_dims(t0.at("k_cache").out.shape()), format_dims(t0.at("scores").out.shape()),
