@@ -14,6 +14,7 @@
 #include "figure/cairo_sink.h"
 #include "figure/gif_writer.h"
 #include "figure/palette.h"
+#include "figure/plot.h"
 #include "figure/slide.h"
 #include "figure/svg_sink.h"
 #include "figure/tensor_figure.h"
@@ -227,4 +228,103 @@ TEST_CASE("figure: word wrap keeps whole words and marks text it had to leave ou
   for (const auto& l : lines) CHECK(text_width(l, 32) <= 200);
   CHECK(lines.back().find("…") != std::string::npos);
   CHECK(summarize_labels({"고양이가", "a", "<pad>"}, "rows") == "3 rows: 고양이가 … <pad>");
+}
+
+// [SECTION] line plots and bar charts (plot.h)
+
+TEST_CASE("figure: a line plot draws every point where its value is and each marker at its x") {
+  // A loss curve that falls at step 750 and a second that stays flat, on a slide's visual.
+  const std::vector<std::pair<double, double>> fall = {{0, 4.5}, {250, 4.1}, {500, 3.99}, {750, 0.37}, {1000, 0.11}, {3000, 0.05}};
+  const std::vector<std::pair<double, double>> flat = {{0, 4.5}, {1500, 4.2}, {3000, 4.2}};
+  SlideSpec spec;
+  spec.title = "loss per part";
+  spec.has_legend = false;
+  Slide s = make_slide(spec, print_theme());
+  LinePlot p;
+  p.title = "loss (nats)";
+  p.x_hi = 3000;
+  p.y_hi = 5;
+  p.x_unit = "step";
+  p.series = {{"repeated part", rgb(0xE69F00), fall, 4}, {"first copy", rgb(0x3B75AF), flat, 4}};
+  // Two markers at the same step: the second label moves down instead of overlapping.
+  p.markers = {{750, "phase change", rgb(0xD55E00), false}, {750, "this step", rgb(0x202020), true}};
+  const Rect area{s.visual.x, s.visual.y, s.visual.w / 2, s.visual.h / 2};
+  const PlotLayout L = add_line_plot(s.figure, print_theme(), area, p);
+
+  REQUIRE(area.contains(L.axes));
+  CHECK(L.x_at(0) == Approx(L.axes.x));
+  CHECK(L.x_at(3000) == Approx(L.axes.right()));
+  CHECK(L.y_at(0) == Approx(L.axes.bottom()));
+  CHECK(L.y_at(5) == Approx(L.axes.y));
+  CHECK(L.y_at(2.5) == Approx(L.axes.y + L.axes.h / 2));
+  REQUIRE(L.series_lines.size() == 2);
+  for (size_t k = 0; k < 2; ++k) {
+    const auto& pts = k == 0 ? fall : flat;
+    REQUIRE(L.series_lines[k].second == pts.size() - 1);
+    for (size_t i = 0; i + 1 < pts.size(); ++i) {
+      const auto& ln = std::get<Line>(s.figure.items[L.series_lines[k].first + i]);
+      // Map the drawn ends back to values: they are the points, in order.
+      CHECK((ln.x1 - L.axes.x) / L.axes.w * 3000 == Approx(pts[i].first).margin(1e-3));
+      CHECK((L.axes.bottom() - ln.y1) / L.axes.h * 5 == Approx(pts[i].second).margin(1e-4));
+      CHECK((ln.x2 - L.axes.x) / L.axes.w * 3000 == Approx(pts[i + 1].first).margin(1e-3));
+      CHECK((L.axes.bottom() - ln.y2) / L.axes.h * 5 == Approx(pts[i + 1].second).margin(1e-4));
+    }
+  }
+  // The drop: the segment into step 750 falls by 3.62 nats of 5, i.e. 72 % of the axes.
+  const auto& drop = std::get<Line>(s.figure.items[L.series_lines[0].first + 2]);
+  CHECK(drop.y2 - drop.y1 == Approx(0.724 * L.axes.h).epsilon(1e-3));
+  REQUIRE(L.marker_lines.size() == 2);
+  for (size_t m : L.marker_lines) {
+    const auto& ln = std::get<Line>(s.figure.items[m]);
+    CHECK(ln.x1 == Approx(L.axes.x + L.axes.w * 0.25f));
+    CHECK(ln.x2 == ln.x1);
+    CHECK(ln.y1 == Approx(L.axes.y));
+    CHECK(ln.y2 == Approx(L.axes.bottom()));
+  }
+  CHECK(std::get<Line>(s.figure.items[L.marker_lines[1]]).dashed);
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+  size_t legend = 0;
+  for (const Item& i : s.figure.items)
+    if (const auto* t = std::get_if<Text>(&i)) {
+      CHECK(t->size >= kLabelMin - 6);  // the footer is 22; every plot label is >= 28
+      if (t->role == "label" || t->role == "legend") CHECK(t->size >= kLabelMin);
+      legend += t->role == "legend";
+    }
+  CHECK(legend == 2);
+}
+
+TEST_CASE("figure: bars stand as tall as their values and say them; a bad chart is refused") {
+  SlideSpec spec;
+  spec.title = "ablation";
+  spec.has_legend = false;
+  Slide s = make_slide(spec, print_theme());
+  BarChart c;
+  c.title = "accuracy";
+  c.bars = {{"as trained", rgb(0x3B75AF)}, {"4 heads knocked out", rgb(0xD55E00)}};
+  c.groups = {{"first copy", {0.02, 0.015}}, {"repeated part", {1.0, 0.0119}}};
+  c.decimals = 1;
+  c.value_scale = 100;
+  c.suffix = " %";
+  const BarLayout L = add_bar_chart(s.figure, print_theme(), s.visual, c);
+  REQUIRE(L.bar_boxes.size() == 2);
+  for (size_t g = 0; g < 2; ++g)
+    for (size_t b = 0; b < 2; ++b) {
+      const Box& box = std::get<Box>(s.figure.items[L.bar_boxes[g][b]]);
+      CHECK(box.rect.h == Approx(c.groups[g].values[b] * L.axes.h).margin(1e-3));
+      CHECK(box.rect.bottom() == Approx(L.axes.bottom()));
+      CHECK(box.fill == c.bars[b].second);
+    }
+  CHECK(std::get<Text>(s.figure.items[L.bar_texts[1][0]]).text == "100.0 %");
+  CHECK(std::get<Text>(s.figure.items[L.bar_texts[1][1]]).text == "1.2 %");
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+
+  c.groups[0].values.pop_back();
+  CHECK_THROWS_WITH(add_bar_chart(s.figure, print_theme(), s.visual, c),
+                    "bar chart 'accuracy': group 'first copy' has 1 values for 2 bars");
+  LinePlot p;
+  p.title = "empty";
+  p.x_hi = 0;
+  CHECK_THROWS_WITH(add_line_plot(s.figure, print_theme(), s.visual, p), "plot 'empty': the axis range is empty");
 }

@@ -9,9 +9,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "app/decode_slides.h"
+#include "app/model_slides.h"
 #include "app/model_view.h"
 #include "lessons/model_quantity.h"
 #include "engine/error.h"
@@ -25,6 +27,7 @@
 namespace attnsim::app {
 
 namespace fig = attnsim::figure;
+namespace fs = std::filesystem;
 
 // [SECTION] the run ------------------------------------------------------------------------
 
@@ -241,23 +244,23 @@ std::string page_name(int n, const std::string& id) {
   return b;
 }
 
-// A model / timeline step's slide: the attention of the trained checkpoint its first model.*
-// claim reads (that run and step, that layer; the shipped model's last layer otherwise) on a
-// repeated sequence, with the induction heads knocked out for action "ablate-induction".
-std::shared_ptr<RunData> model_run(const lessons::LessonStep& st, Scenario& s) {
+// A model / timeline step's slide: the checkpoint its first model.* claim reads (that run and
+// step; the shipped model otherwise) as the head grid with the loss and accuracy bars (the
+// induction heads knocked out for action "ablate-induction"), or as its run's training curves.
+fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) {
   ModelView view;
-  view.load(lessons::step_model_dir(st));
+  const std::string dir = lessons::step_model_dir(st);
+  view.load(dir);
+  ModelSlideText text;
+  text.title = v.title;
+  text.caption = v.caption;
+  text.lang = v.lang;
+  text.theme = v.theme;
+  text.footer = "attnsim · " + fs::path(run_of_checkpoint(dir)).filename().string() + " · " +
+                T(v.lang, "단계 ", "step ") + std::to_string(view.step());
+  if (st.panel == "timeline") return timeline_slide(dir, view.step(), text).figure;
   if (st.action == "ablate-induction") view.set_ablated(view.heads_with_role("induction"));
-  const int64_t layers = view.model().config.layers;
-  const int64_t named = lessons::step_model_layer(st);
-  const int64_t layer = std::clamp<int64_t>(named < 0 ? layers - 1 : named, 0, layers - 1);
-  s = find_scenario("default");
-  s.name = "model";
-  s.title_ko = "학습된 모델 · 층 " + std::to_string(layer);
-  s.title_en = "trained model · layer " + std::to_string(layer);
-  s.focus_step = "alpha";
-  s.focus_batch = 0;
-  return view.run_data(layer);
+  return head_grid_slide(view, text).figure;
 }
 
 }  // namespace
@@ -306,9 +309,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     const std::string& short_text = st.short_text.get(lang);
     v.caption = lessons::first_paragraph(short_text.empty() ? st.text.get(lang) : short_text);
     if (lessons::is_model_panel(st.panel)) {
-      Scenario s;
-      const auto run = model_run(st, s);
-      d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});
+      d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, model_step_slide(st, v)});
       continue;
     }
     const lessons::Resolved r = lessons::resolve(lesson.settings_at(i));

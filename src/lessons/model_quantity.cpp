@@ -198,11 +198,6 @@ std::string step_model_dir(const LessonStep& step) {
   return step_dir(m ? *m : ModelSettings{});
 }
 
-int64_t step_model_layer(const LessonStep& step) {
-  const ModelSettings* m = first_model_table(step);
-  return m && m->layer ? *m->layer : -1;
-}
-
 static Value model_field_uncached(const ModelSettings& s, const std::string& f);
 
 void use_model_value_cache(const std::string& file) {

@@ -32,7 +32,5 @@ std::string default_model_value_cache();
 // (checkpoint and step), the shipped induction model when it has none. Throws Error like
 // model_field for a checkpoint or step that does not exist.
 std::string step_model_dir(const LessonStep& step);
-// The layer its first model.* claim names, or -1.
-int64_t step_model_layer(const LessonStep& step);
 
 }  // namespace attnsim::lessons

@@ -1,0 +1,66 @@
+// Slides of the trained model, for lesson steps on the model and timeline panels (and any
+// caller with a checkpoint): figures (src/figure) built from the model's own numbers.
+//
+//   head_grid_slide   layers x heads: each head's alpha on the sequence on screen, its role
+//                     badge and score, the knocked-out heads framed and crossed; beside it
+//                     loss and accuracy on the first copy and the repeated part, as trained
+//                     and with the heads knocked out (model::ablation_batch, zero ablation:
+//                     the batch and rule the lessons' model.* figures use)
+//   timeline_slide    a run's train_log.jsonl as curves: loss per part, and the induction,
+//                     previous-token and first-token score of every head against the step,
+//                     with the phase-change marker (Timeline::phase_change_step) and the
+//                     step of the checkpoint shown
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/model_view.h"
+#include "app/training.h"
+#include "figure/plot.h"
+#include "figure/slide.h"
+#include "lessons/lesson.h"
+
+namespace attnsim::app {
+
+struct ModelSlideText {
+  std::string title, caption, footer;
+  lessons::Lang lang = lessons::Lang::En;
+  std::string theme = "print";
+};
+
+// Loss and accuracy per part of model::ablation_batch, as trained and with the view's heads
+// knocked out (zero ablation).
+struct AblationNumbers {
+  model::LossStats trained, ablated;
+  bool has_ablation = false;
+};
+AblationNumbers ablation_numbers(const ModelView& view);
+
+struct HeadGridSlide {
+  figure::Figure figure;
+  std::vector<figure::Rect> cells;     // per head (layer * heads + head): its heatmap
+  std::vector<size_t> cross_items;     // the first Line of each knocked-out head's cross
+  AblationNumbers numbers;
+  figure::BarLayout loss, accuracy;    // bars: [group first, repeat][trained, ablated]
+};
+HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text);
+
+struct TimelineSlide {
+  figure::Figure figure;
+  Timeline timeline;
+  int64_t phase_step = -1, shown_step = -1;
+  // loss per part, induction, previous-token, first-token; series: loss [first, repeat],
+  // scores [layer * heads + head]; markers: [phase change (when found), shown]
+  std::vector<figure::PlotLayout> plots;
+};
+// The log of the run `checkpoint_dir` belongs to (RUN/train_log.jsonl, RUN = the folder or
+// the run it is a saved step of); `shown_step` marks the checkpoint's step (-1: none).
+// Throws Error when the log is missing or broken.
+TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_step, const ModelSlideText& text);
+
+// The run folder of a checkpoint: RUN for RUN/checkpoints/step-NNNNNN, else the folder.
+std::string run_of_checkpoint(const std::string& checkpoint_dir);
+
+}  // namespace attnsim::app

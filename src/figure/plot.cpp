@@ -1,0 +1,215 @@
+// Line plots and bar charts as figure items. See plot.h.
+#include "figure/plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/error.h"
+#include "figure/slide.h"
+#include "figure/text_metrics.h"
+
+namespace attnsim::figure {
+
+namespace {
+
+constexpr float kRow = 40;       // one row of 28-unit labels
+constexpr float kSwatch = 36;    // legend swatch length
+
+// Legend entries flowed into rows of `width`; returns the rows' entries (indices) so the
+// caller knows the height before drawing.
+std::vector<std::vector<size_t>> legend_rows(const std::vector<std::string>& labels, float width) {
+  std::vector<std::vector<size_t>> rows;
+  float x = 0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].empty()) continue;
+    const float w = kSwatch + 10 + std::min(text_width(labels[i], kLabelMin), width - kSwatch - 10) + 28;
+    if (rows.empty() || x + w > width) {
+      rows.emplace_back();
+      x = 0;
+    }
+    rows.back().push_back(i);
+    x += w;
+  }
+  return rows;
+}
+
+void draw_legend(Figure& f, const Theme& th, float x0, float y0, float width, const std::vector<std::vector<size_t>>& rows,
+                 const std::vector<std::string>& labels, const std::vector<Color>& colors, bool boxes) {
+  for (size_t r = 0; r < rows.size(); ++r) {
+    float x = x0;
+    const float y = y0 + kRow * static_cast<float>(r) + kRow / 2;
+    for (size_t i : rows[r]) {
+      if (boxes) f.box({x, y - 12, kSwatch, 24}, colors[i]);
+      else f.line(x, y, x + kSwatch, y, colors[i], 5);
+      const std::string text = fit_text(labels[i], kLabelMin, width - kSwatch - 10);
+      f.text(x + kSwatch + 10, y, text, kLabelMin, th.text, Anchor::Start, false, "legend");
+      x += kSwatch + 10 + text_width(text, kLabelMin) + 28;
+    }
+  }
+}
+
+}  // namespace
+
+std::string tick_text(double v) {
+  char b[32];
+  const double a = std::fabs(v);
+  if (v == 0) return "0";
+  if (a >= 1e5 || a < 1e-3) std::snprintf(b, sizeof b, "%.1e", v);
+  else if (a >= 100 || std::fabs(v - std::round(v)) < 1e-9) std::snprintf(b, sizeof b, "%.0f", v);
+  else std::snprintf(b, sizeof b, "%.2g", v);
+  return b;
+}
+
+// [SECTION] line plot ------------------------------------------------------------------------
+
+float PlotLayout::x_at(double x) const {
+  const double t = std::clamp((x - x_lo) / (x_hi - x_lo), 0.0, 1.0);
+  return axes.x + static_cast<float>(t) * axes.w;
+}
+
+float PlotLayout::y_at(double y) const {
+  const double t = std::clamp((y - y_lo) / (y_hi - y_lo), 0.0, 1.0);
+  return axes.bottom() - static_cast<float>(t) * axes.h;
+}
+
+PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const LinePlot& p) {
+  if (!(p.x_hi > p.x_lo) || !(p.y_hi > p.y_lo) || !std::isfinite(p.x_hi - p.x_lo) || !std::isfinite(p.y_hi - p.y_lo))
+    throw Error("plot '" + p.title + "': the axis range is empty");
+  PlotLayout L;
+  L.x_lo = p.x_lo;
+  L.x_hi = p.x_hi;
+  L.y_lo = p.y_lo;
+  L.y_hi = p.y_hi;
+
+  const double y_ticks[3] = {p.y_lo, (p.y_lo + p.y_hi) / 2, p.y_hi};
+  float tick_w = 0;
+  for (double v : y_ticks) tick_w = std::max(tick_w, text_width(tick_text(v), kLabelMin));
+  std::vector<std::string> labels;
+  std::vector<Color> colors;
+  for (const Series& s : p.series) {
+    labels.push_back(s.label);
+    colors.push_back(s.color);
+  }
+  const auto rows = legend_rows(labels, area.w);
+  const float legend_h = kRow * static_cast<float>(rows.size());
+  L.axes = {area.x + tick_w + 12, area.y + kRow + 20, 0, 0};
+  L.axes.w = area.right() - 4 - L.axes.x;
+  L.axes.h = area.bottom() - legend_h - kRow - L.axes.y;
+  if (L.axes.w < 40 || L.axes.h < 40) throw Error("plot '" + p.title + "': the area is too small");
+
+  f.text(L.axes.x, area.y + 18, fit_text(p.title, kLabelMin, area.right() - L.axes.x, true), kLabelMin, th.text,
+         Anchor::Start, true, "label");
+  f.box(L.axes, {0, 0, 0, 0}, th.frame, 1.5f);
+  for (int i = 0; i < 3; ++i) {
+    const float y = L.y_at(y_ticks[i]);
+    if (i > 0) f.line(L.axes.x, y, L.axes.right(), y, rgb(0x000000, 0.12f), 1);
+    f.text(L.axes.x - 8, y, tick_text(y_ticks[i]), kLabelMin, th.muted, Anchor::End, false, "label");
+  }
+  // x ticks: the ends, and the middle when it fits between them.
+  const float ty = L.axes.bottom() + 24;
+  const Text& lo = f.text(L.axes.x, ty, tick_text(p.x_lo), kLabelMin, th.muted, Anchor::Start, false, "label");
+  const Rect lo_box = text_box(lo);
+  const std::string hi_text = (p.x_unit.empty() ? "" : p.x_unit + " ") + tick_text(p.x_hi);
+  const Text& hi = f.text(L.axes.right(), ty, hi_text, kLabelMin, th.muted, Anchor::End, false, "label");
+  const Rect hi_box = text_box(hi);
+  Text mid{L.x_at((p.x_lo + p.x_hi) / 2), ty, tick_text((p.x_lo + p.x_hi) / 2), kLabelMin, th.muted, Anchor::Middle,
+           false, "label"};
+  const Rect mid_box = text_box(mid);
+  if (mid_box.x > lo_box.right() + 12 && mid_box.right() < hi_box.x - 12) f.items.emplace_back(mid);
+
+  for (const Series& s : p.series) {
+    const size_t first = f.items.size();
+    for (size_t i = 1; i < s.points.size(); ++i)
+      f.line(L.x_at(s.points[i - 1].first), L.y_at(s.points[i - 1].second), L.x_at(s.points[i].first),
+             L.y_at(s.points[i].second), s.color, s.width);
+    L.series_lines.emplace_back(first, f.items.size() - first);
+  }
+  // Markers: the line, then the label at the top, moved down a row while it would hit an
+  // earlier marker's label.
+  std::vector<Rect> placed;
+  for (const Marker& m : p.markers) {
+    const float x = L.x_at(m.x);
+    L.marker_lines.push_back(f.items.size());
+    Line& ln = f.line(x, L.axes.y, x, L.axes.bottom(), m.color, 3);
+    ln.dashed = m.dashed;
+    if (m.label.empty()) continue;
+    const float room_right = L.axes.right() - x - 8, room_left = x - L.axes.x - 8;
+    const bool right = room_right >= room_left;
+    Text t{right ? x + 8 : x - 8, 0, fit_text(m.label, kLabelMin, std::max(room_right, room_left)), kLabelMin, m.color,
+           right ? Anchor::Start : Anchor::End, true, "label"};
+    for (int row = 0; row < 4; ++row) {
+      t.y = L.axes.y + 22 + 36 * static_cast<float>(row);
+      const Rect b = text_box(t);
+      if (std::none_of(placed.begin(), placed.end(), [&](const Rect& r) { return r.overlaps(b); })) break;
+    }
+    const Rect b = text_box(t);
+    placed.push_back(b);
+    // On a light plate, so the label stays readable over the curves.
+    Color plate = th.background;
+    plate.a = 0.85f;
+    f.box({b.x - 4, b.y, b.w + 8, b.h}, plate);
+    f.items.emplace_back(t);
+  }
+  draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, false);
+  return L;
+}
+
+// [SECTION] bar chart ------------------------------------------------------------------------
+
+BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarChart& c) {
+  if (!(c.y_hi > 0) || !std::isfinite(c.y_hi)) throw Error("bar chart '" + c.title + "': the axis top must be above 0");
+  for (const BarGroup& g : c.groups)
+    if (g.values.size() != c.bars.size())
+      throw Error("bar chart '" + c.title + "': group '" + g.name + "' has " + std::to_string(g.values.size()) +
+                  " values for " + std::to_string(c.bars.size()) + " bars");
+  BarLayout L;
+  L.y_hi = c.y_hi;
+  std::vector<std::string> labels;
+  std::vector<Color> colors;
+  for (const auto& [name, color] : c.bars) {
+    labels.push_back(name);
+    colors.push_back(color);
+  }
+  const auto rows = c.legend ? legend_rows(labels, area.w) : std::vector<std::vector<size_t>>{};
+  const float legend_h = kRow * static_cast<float>(rows.size());
+  // Room above the axes for a full-height bar's value text.
+  L.axes = {area.x, area.y + kRow + 40, area.w, 0};
+  L.axes.h = area.bottom() - legend_h - kRow - L.axes.y;
+  if (L.axes.h < 40 || c.groups.empty()) throw Error("bar chart '" + c.title + "': the area is too small");
+  f.text(area.x, area.y + 18, fit_text(c.title, kLabelMin, area.w, true), kLabelMin, th.text, Anchor::Start, true,
+         "label");
+  f.line(L.axes.x, L.axes.bottom(), L.axes.right(), L.axes.bottom(), th.frame, 2);
+
+  const float slot = L.axes.w / static_cast<float>(c.groups.size());
+  const float n = static_cast<float>(std::max<size_t>(1, c.bars.size()));
+  const float gap = 10, bar_w = (slot * 0.84f - gap * (n - 1)) / n;
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    const float x0 = L.axes.x + slot * static_cast<float>(g) + slot * 0.08f;
+    L.bar_boxes.emplace_back();
+    L.bar_texts.emplace_back();
+    for (size_t b = 0; b < c.bars.size(); ++b) {
+      const double v = c.groups[g].values[b];
+      if (!std::isfinite(v)) {
+        L.bar_boxes.back().push_back(kNoItem);
+        L.bar_texts.back().push_back(kNoItem);
+        continue;
+      }
+      const float h = static_cast<float>(std::clamp(v / c.y_hi, 0.0, 1.0)) * L.axes.h;
+      const float x = x0 + static_cast<float>(b) * (bar_w + gap);
+      L.bar_boxes.back().push_back(f.items.size());
+      f.box({x, L.axes.bottom() - h, bar_w, h}, c.bars[b].second);
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*f%s", std::clamp(c.decimals, 0, 6), v * c.value_scale, c.suffix.c_str());
+      L.bar_texts.back().push_back(f.items.size());
+      f.text(x + bar_w / 2, L.axes.bottom() - h - 20, fit_text(buf, kLabelMin, bar_w + gap), kLabelMin, th.text,
+             Anchor::Middle, false, "label");
+    }
+    f.text(L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + 24,
+           fit_text(c.groups[g].name, kLabelMin, slot - 8), kLabelMin, th.text, Anchor::Middle, false, "label");
+  }
+  draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, true);
+  return L;
+}
+
+}  // namespace attnsim::figure

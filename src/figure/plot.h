@@ -1,0 +1,96 @@
+// Charts as figure items: line plots (a training log's curves against the step) and grouped
+// bar charts (a number before and after a change). Builders in the style of tensor_figure.h:
+// each appends items inside a rectangle and says where it put them, so tests can check that
+// a drawn point is the value it stands for.
+//
+//   add_line_plot(f, theme, area, plot)   axes box, 3 ticks per axis, one polyline per series
+//                                         (Line segments), vertical markers with labels, a
+//                                         legend under the axes (rows as needed)
+//   add_bar_chart(f, theme, area, chart)  groups of bars from 0, the value above each bar,
+//                                         group names under the axis, a legend under them
+//
+// Every label is >= kLabelMin (28 units: readable on a projector at 1080p); a label that does
+// not fit is cut with "…" (fit_text), marker labels that would collide move down a row.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "figure/figure.h"
+#include "figure/palette.h"
+
+namespace attnsim::figure {
+
+struct Series {
+  std::string label;  // legend entry; "" = not in the legend
+  Color color;
+  std::vector<std::pair<double, double>> points;  // (x, y) in drawing order
+  float width = 3;
+};
+
+// A vertical line at x across the axes, its label at the top.
+struct Marker {
+  double x = 0;
+  std::string label;
+  Color color;
+  bool dashed = false;
+};
+
+struct LinePlot {
+  std::string title;                 // above the axes
+  double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;  // the axes' ranges (values outside are clamped)
+  std::string x_unit;                // after the last x tick: "step 3000"
+  std::vector<Series> series;
+  std::vector<Marker> markers;
+};
+
+// Where a line plot went: the axes' box and the items of each series and marker, so a test
+// can map a drawn segment back to the value it shows.
+struct PlotLayout {
+  Rect axes;
+  double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
+  float x_at(double x) const;  // figure units of a value (clamped to the axes)
+  float y_at(double y) const;
+  // Per series: the first Line item and how many (points - 1 segments, drawn in order).
+  std::vector<std::pair<size_t, size_t>> series_lines;
+  std::vector<size_t> marker_lines;  // per marker: its Line item
+};
+
+// Draws the plot inside `area`. Throws Error for an empty or inverted range.
+PlotLayout add_line_plot(Figure& f, const Theme& theme, const Rect& area, const LinePlot& plot);
+
+struct BarGroup {
+  std::string name;            // under the axis: "repeat accuracy"
+  std::vector<double> values;  // one per BarChart::bars entry; NaN = no bar
+};
+struct BarChart {
+  std::string title;
+  std::vector<std::pair<std::string, Color>> bars;  // legend: ("as trained", blue), ...
+  std::vector<BarGroup> groups;
+  double y_hi = 1;                                  // the axis top (bars start at 0)
+  // The text above each bar: value * value_scale with `decimals` digits, then `suffix`
+  // (percent: scale 100, suffix " %").
+  int decimals = 2;
+  double value_scale = 1;
+  std::string suffix;
+  bool legend = true;  // false: a chart beside another with the same bars says it once
+};
+
+struct BarLayout {
+  Rect axes;
+  double y_hi = 1;
+  // Per group, per bar: the Box item of the bar (npos for a NaN value) and its value text.
+  std::vector<std::vector<size_t>> bar_boxes, bar_texts;
+};
+inline constexpr size_t kNoItem = static_cast<size_t>(-1);
+
+// Draws the chart inside `area`. Throws Error when y_hi <= 0 or a group's value count differs
+// from the number of bars.
+BarLayout add_bar_chart(Figure& f, const Theme& theme, const Rect& area, const BarChart& chart);
+
+// Short tick text: 0, 0.5, 1, 2.3, 3000, 1.5e+04.
+std::string tick_text(double v);
+
+}  // namespace attnsim::figure

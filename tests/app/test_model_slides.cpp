@@ -1,0 +1,184 @@
+// Slides of the trained model (model_slides.h) on the shipped run (assets/models/induction):
+//   - the timeline slide's curves are the run log's values (read here from train_log.jsonl
+//     with nlohmann, not through the app's reader) and its phase-change marker sits at the
+//     logged step where the best induction score jumps
+//   - the ablation slide crosses out exactly the knocked-out heads and its bars are the
+//     loss and accuracy that lesson 11's model.* claims compute
+//   - lesson 11 and 14 decks use these slides
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "app/model_slides.h"
+#include "app/slide_scenes.h"
+#include "engine/error.h"
+#include "lessons/model_quantity.h"
+#include "model/tasks.h"
+
+using namespace attnsim;
+using namespace attnsim::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool have_model() {
+  if (fs::exists(default_model_dir() + "/model.json")) return true;
+  WARN("no checkpoint at " << default_model_dir() << ": model slide checks skipped");
+  return false;
+}
+
+std::vector<nlohmann::json> log_lines(const std::string& run) {
+  std::ifstream in(run + "/train_log.jsonl");
+  std::vector<nlohmann::json> out;
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+// A drawn segment's start, mapped back through the plot's axes.
+std::pair<double, double> value_at(const figure::PlotLayout& L, const figure::Line& ln) {
+  return {L.x_lo + (ln.x1 - L.axes.x) / L.axes.w * (L.x_hi - L.x_lo),
+          L.y_lo + (L.axes.bottom() - ln.y1) / L.axes.h * (L.y_hi - L.y_lo)};
+}
+
+}  // namespace
+
+TEST_CASE("the timeline slide plots the run log's values and marks the phase change where induction jumps") {
+  if (!have_model()) return;
+  const std::string run = default_model_dir();
+  const TimelineSlide s = timeline_slide(run + "/checkpoints/step-000750", 750, {});
+  const auto log = log_lines(run);
+  REQUIRE(s.plots.size() == 4);
+
+  // Loss per part: series 1 is the repeated part, one point per log line that has it.
+  std::vector<std::pair<double, double>> repeat;
+  for (const auto& j : log)
+    if (j.contains("loss_repeat")) repeat.emplace_back(j["step"].get<double>(), j["loss_repeat"].get<double>());
+  const figure::PlotLayout& loss = s.plots[0];
+  REQUIRE(loss.series_lines[1].second == repeat.size() - 1);
+  for (size_t i = 0; i + 1 < repeat.size(); ++i) {
+    const auto v = value_at(loss, std::get<figure::Line>(s.figure.items[loss.series_lines[1].first + i]));
+    CHECK(v.first == Approx(repeat[i].first).margin(0.05));
+    CHECK(v.second == Approx(repeat[i].second).margin(1e-4));
+  }
+
+  // Induction per head: head 1.3 is series 1 * heads + 3, one point per scored line. Find
+  // the scored line after which the best head's score rises the most.
+  std::vector<std::pair<double, double>> ind13;
+  double best_rise = 0, prev_best = -1, jump_step = -1;
+  for (const auto& j : log) {
+    if (!j.contains("scores")) continue;
+    const auto& ind = j["scores"]["induction"];
+    ind13.emplace_back(j["step"].get<double>(), ind[1][3].get<double>());
+    double best = 0;
+    for (const auto& row : ind)
+      for (const auto& v : row) best = std::max(best, v.get<double>());
+    if (prev_best >= 0 && best - prev_best > best_rise) {
+      best_rise = best - prev_best;
+      jump_step = j["step"].get<double>();
+    }
+    prev_best = best;
+  }
+  const figure::PlotLayout& induction = s.plots[1];
+  REQUIRE(induction.series_lines.size() == 8);
+  REQUIRE(induction.series_lines[7].second == ind13.size() - 1);
+  for (size_t i = 0; i + 1 < ind13.size(); ++i) {
+    const auto v = value_at(induction, std::get<figure::Line>(s.figure.items[induction.series_lines[7].first + i]));
+    CHECK(v.first == Approx(ind13[i].first).margin(0.05));
+    CHECK(v.second == Approx(ind13[i].second).margin(1e-4));
+  }
+  // The shipped run: the best induction score goes from ~0.02 to ~0.83 between steps 500 and
+  // 750, the same step lesson 14's model.phase_change_step states.
+  CHECK(best_rise > 0.5);
+  CHECK(jump_step == 750);
+  CHECK(s.phase_step == 750);
+  for (const figure::PlotLayout& p : s.plots) {
+    REQUIRE(p.marker_lines.size() == 2);  // the phase change, this step
+    CHECK(std::get<figure::Line>(s.figure.items[p.marker_lines[0]]).x1 == Approx(p.x_at(jump_step)));
+    CHECK(std::get<figure::Line>(s.figure.items[p.marker_lines[1]]).x1 == Approx(p.x_at(750)));
+  }
+  CHECK(figure::overlapping_texts(s.figure).empty());
+  CHECK(figure::texts_outside(s.figure).empty());
+  CHECK_THROWS_AS(timeline_slide("/nonexistent/run", -1, {}), Error);
+}
+
+TEST_CASE("the ablation slide crosses out the knocked-out heads and its bars are lesson 11's model figures") {
+  if (!have_model()) return;
+  ModelView view;
+  view.load(default_model_dir());
+  const auto induction = view.heads_with_role("induction");
+  REQUIRE(induction.size() == 4);
+  view.set_ablated(induction);
+  ModelSlideText text;
+  text.title = "Ablation";
+  text.lang = lessons::Lang::Ko;
+  const HeadGridSlide s = head_grid_slide(view, text);
+  const int64_t heads = view.model().config.heads;
+  REQUIRE(s.cells.size() == static_cast<size_t>(view.model().config.layers * heads));
+  REQUIRE(s.cross_items.size() == induction.size());
+  for (size_t i = 0; i < induction.size(); ++i) {
+    // The cross runs corner to corner of that head's cell.
+    const figure::Rect& cell = s.cells[static_cast<size_t>(induction[i].layer * heads + induction[i].head)];
+    const auto& ln = std::get<figure::Line>(s.figure.items[s.cross_items[i]]);
+    CHECK(ln.x1 == Approx(cell.x));
+    CHECK(ln.y1 == Approx(cell.y));
+    CHECK(ln.x2 == Approx(cell.right()));
+    CHECK(ln.y2 == Approx(cell.bottom()));
+  }
+
+  // The numbers are the model's on the evaluation batch: what lesson 11's claims compute.
+  lessons::ModelSettings intact, cut;
+  cut.ablate = "1.0,1.1,1.2,1.3";
+  const double acc_base = std::get<double>(lessons::model_field(intact, "repeat_accuracy"));
+  const double acc_cut = std::get<double>(lessons::model_field(cut, "repeat_accuracy"));
+  const double loss_cut = std::get<double>(lessons::model_field(cut, "repeat_loss"));
+  CHECK(s.numbers.trained.parts[model::kRepeat].accuracy() == Approx(acc_base));
+  CHECK(s.numbers.ablated.parts[model::kRepeat].accuracy() == Approx(acc_cut));
+  CHECK(s.numbers.ablated.parts[model::kRepeat].loss() == Approx(loss_cut));
+  CHECK(acc_cut <= acc_base / 2);
+  // Bars: accuracy group 1 (repeated part), [as trained, knocked out], heights over the axes.
+  auto bar = [&](const figure::BarLayout& L, size_t g, size_t b) {
+    return std::get<figure::Box>(s.figure.items[L.bar_boxes[g][b]]).rect.h / L.axes.h * L.y_hi;
+  };
+  CHECK(bar(s.accuracy, 1, 0) == Approx(acc_base).margin(1e-4));
+  CHECK(bar(s.accuracy, 1, 1) == Approx(acc_cut).margin(1e-4));
+  CHECK(bar(s.loss, 1, 1) == Approx(loss_cut).margin(1e-4));
+  CHECK(std::get<figure::Text>(s.figure.items[s.accuracy.bar_texts[1][1]]).text ==
+        [&] {
+          char b[32];
+          std::snprintf(b, sizeof b, "%.1f %%", 100 * acc_cut);
+          return std::string(b);
+        }());
+  CHECK(figure::overlapping_texts(s.figure).empty());
+  CHECK(figure::texts_outside(s.figure).empty());
+}
+
+TEST_CASE("lesson decks on the model: the ablation step crosses heads out, the timeline steps plot the log") {
+  if (!have_model()) return;
+  const std::string dir = std::string(ATTNSIM_SOURCE_DIR) + "/lessons/";
+  auto count_crosses = [](const figure::Figure& f) {
+    size_t n = 0;
+    for (const auto& it : f.items)
+      if (const auto* ln = std::get_if<figure::Line>(&it)) n += ln->color == figure::rgb(0xD55E00) && ln->width == 5;
+    return n;
+  };
+  const auto l11 = lessons::load_lesson(dir + "11-heads-up-close.toml");
+  REQUIRE(l11.lesson);
+  const Deck d11 = lesson_deck(*l11.lesson, lessons::Lang::En, "print");
+  for (const DeckPage& p : d11.pages) {
+    if (p.name.find("ablation") != std::string::npos) CHECK(count_crosses(p.figure) == 8);  // 4 heads, 2 lines each
+    if (p.name.find("real-roles") != std::string::npos) CHECK(count_crosses(p.figure) == 0);
+  }
+  const auto l14 = lessons::load_lesson(dir + "14-watching-a-head-form.toml");
+  REQUIRE(l14.lesson);
+  const Deck d14 = lesson_deck(*l14.lesson, lessons::Lang::Ko, "print");
+  REQUIRE(d14.pages.size() == 4);
+  for (size_t i = 1; i < d14.pages.size(); ++i) {
+    size_t lines = 0;
+    for (const auto& it : d14.pages[i].figure.items) lines += std::holds_alternative<figure::Line>(it);
+    CHECK(lines > 100);  // 2 loss curves + 24 score curves of 12 segments, markers
+  }
+}
