@@ -8,6 +8,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "model/experiments.h"
+
 namespace attnsim::app {
 
 namespace {
@@ -216,7 +218,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"induction score per head", "헤드별 인덕션 점수"},
     {"previous-token score per head", "헤드별 이전 토큰 점수"},
     {"first-token share per head", "헤드별 첫 토큰 비중"},
-    // model: Experiments tab (panel_experiments.cpp); the conclusions come from src/model in English
+    // model: Experiments tab (panel_experiments.cpp)
     {"repeat accuracy change when the head is knocked out (points)",
      "헤드를 하나씩 껐을 때 반복 구간 정확도 변화 (퍼센트포인트)"},
     {"Δ accuracy", "정확도 변화"},
@@ -243,6 +245,32 @@ const std::pair<const char*, const char*> kTable[] = {
     {"roles, ablation and sink use the loaded checkpoint; the others train their own models",
      "역할, 헤드 끄기, 어텐션 싱크는 불러온 체크포인트를 쓰고, 나머지는 각자 모델을 새로 학습합니다"},
     {"table", "표"},
+    // model: the experiments' conclusions (model::conclusion_formats(), filled by tr_filled)
+    {"%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
+     "for the next token",
+     "헤드 %s개가 초기화 때 없던 역할을 학습 중에 얻었다 (전체 %s개). 손실은 다음 토큰만 요구했을 뿐이다"},
+    {"%s of %s heads are nearly free to remove and %s are critical (zero ablation, one at a time; base repeat "
+     "accuracy %s%%)",
+     "헤드 %s개는 지워도 거의 손해가 없고 (전체 %s개), %s개는 결정적이다 (0으로 절제, 하나씩; 기본 반복 구간 "
+     "정확도 %s%%)"},
+    {"pruning a trained 8-head model beat training the few heads from scratch in %s of %s sizes (repeat loss, same "
+     "d_model and steps)",
+     "학습된 8헤드 모델을 가지치기한 쪽이 적은 헤드로 처음부터 학습한 쪽을 %s번 이겼다 (크기 %s가지 중; 반복 "
+     "구간 손실, 같은 d_model과 스텝)"},
+    {"mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads spread their weights more",
+     "행 엔트로피 평균이 %s nats (d_k=%s)에서 %s (d_k=%s)로 바뀐다: 작은 헤드일수록 가중치를 더 넓게 편다"},
+    {"mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads are not flatter here",
+     "행 엔트로피 평균이 %s nats (d_k=%s)에서 %s (d_k=%s)로 바뀐다: 여기서는 작은 헤드가 더 고르게 퍼지지 않는다"},
+    {"8 heads beat 1 head at the same parameter count (repeat loss %s vs %s)",
+     "같은 매개변수 수에서 헤드 8개가 1개를 이겼다 (반복 구간 손실 %s 대 %s)"},
+    {"1 head matched or beat 8 heads at the same parameter count (repeat loss %s vs %s)",
+     "같은 매개변수 수에서 헤드 1개가 8개만큼 또는 더 잘했다 (반복 구간 손실 %s 대 %s)"},
+    {"%s of %s heads put at least half their weight on BOS",
+     "헤드 %s개가 가중치의 절반 이상을 BOS에 둔다 (전체 %s개)"},
+    {"at positions %s-%s the loss is %s nats with the full cache, %s once BOS is evicted (%s) and %s when it is "
+     "kept (%s); repeat accuracy %s%% / %s%% / %s%%",
+     "위치 %s-%s의 손실은 캐시 전체일 때 %s nats, BOS를 내보내면 %s (%s), BOS를 붙잡아 두면 %s (%s). 반복 구간 "
+     "정확도 %s%% / %s%% / %s%%"},
 };
 
 }  // namespace
@@ -270,6 +298,10 @@ const char* tr(const char* english) {
   }();
   const auto it = table.find(english);
   return it == table.end() ? english : it->second;
+}
+
+std::string tr_filled(const std::string& english_pattern, const std::vector<std::string>& values) {
+  return model::fill_format(tr(english_pattern.c_str()), values);
 }
 
 std::string trf(const char* english_format, ...) {

@@ -179,7 +179,7 @@ void model_experiments_tab(App& app) {
   }
   ImGui::Text("%s", tr(s.result.name.c_str()));
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.45f, 1));
-  ImGui::TextWrapped("%s", s.result.conclusion.c_str());
+  ImGui::TextWrapped("%s", tr_filled(s.result.conclusion.format, s.result.conclusion.values).c_str());
   ImGui::PopStyleColor();
   chart(s.result);
   if (ImGui::TreeNode("##table", "%s", tr("table"))) {

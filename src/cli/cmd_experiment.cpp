@@ -42,8 +42,8 @@ Runner add_experiment_command(CLI::App& app) {
     nlohmann::json all = nlohmann::json::object();
     for (const std::string& name : todo) {
       const model::ExperimentResult r = model::run_experiment(name, a->o);
-      all[name] = {{"rows", r.json}, {"conclusion", r.conclusion}};
-      if (!a->json) std::printf("== %s\n%s%s\n\n", name.c_str(), r.table.c_str(), r.conclusion.c_str());
+      all[name] = {{"rows", r.json}, {"conclusion", r.conclusion.text()}};
+      if (!a->json) std::printf("== %s\n%s%s\n\n", name.c_str(), r.table.c_str(), r.conclusion.text().c_str());
     }
     if (a->json) std::printf("%s\n", all.dump(1).c_str());
     if (!a->out.empty()) model::write_text_file(a->out, all.dump(1) + "\n");

@@ -17,6 +17,64 @@ namespace attnsim::model {
 const std::vector<std::string> kExperimentNames = {"roles", "ablation", "prune", "dk-sweep", "one-vs-many", "sink",
                                                  "streaming"};
 
+// The conclusions' sentence patterns (Conclusion): one per verdict.
+namespace {
+constexpr const char* kRolesAppeared =
+    "%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
+    "for the next token";
+constexpr const char* kAblationCounts =
+    "%s of %s heads are nearly free to remove and %s are critical (zero ablation, one at a time; base repeat "
+    "accuracy %s%%)";
+constexpr const char* kPruneWins =
+    "pruning a trained 8-head model beat training the few heads from scratch in %s of %s sizes (repeat loss, same "
+    "d_model and steps)";
+constexpr const char* kDkFlatter =
+    "mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads spread their weights more";
+constexpr const char* kDkNotFlatter =
+    "mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads are not flatter here";
+constexpr const char* kManyBeatOne = "8 heads beat 1 head at the same parameter count (repeat loss %s vs %s)";
+constexpr const char* kOneMatchedMany =
+    "1 head matched or beat 8 heads at the same parameter count (repeat loss %s vs %s)";
+constexpr const char* kSinkCount = "%s of %s heads put at least half their weight on BOS";
+constexpr const char* kStreamingTail =
+    "at positions %s-%s the loss is %s nats with the full cache, %s once BOS is evicted (%s) and %s when it is "
+    "kept (%s); repeat accuracy %s%% / %s%% / %s%%";
+}  // namespace
+
+const std::vector<std::string>& conclusion_formats() {
+  static const std::vector<std::string> all = {kRolesAppeared, kAblationCounts, kPruneWins,  kDkFlatter, kDkNotFlatter,
+                                               kManyBeatOne,   kOneMatchedMany, kSinkCount, kStreamingTail};
+  return all;
+}
+
+std::string fill_format(const std::string& format, const std::vector<std::string>& values) {
+  std::string out;
+  size_t used = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') {
+      out += format[i];
+      continue;
+    }
+    const char next = i + 1 < format.size() ? format[i + 1] : '\0';
+    if (next == '%') {
+      out += '%';
+    } else if (next == 's' && used < values.size()) {
+      out += values[used++];
+    } else {
+      throw Error("conclusion pattern '" + format + "': " +
+                  (next == 's' ? "more %s than its " + std::to_string(values.size()) + " values"
+                               : std::string("only %s and %% are allowed")));
+    }
+    ++i;
+  }
+  if (used != values.size())
+    throw Error("conclusion pattern '" + format + "': " + std::to_string(values.size()) + " values for " +
+                std::to_string(used) + " %s");
+  return out;
+}
+
+std::string Conclusion::text() const { return fill_format(format, values); }
+
 namespace {
 
 std::string fmt(const char* f, double a) {
@@ -65,7 +123,7 @@ ExperimentResult roles(const ExperimentOptions& o) {
   const Model before = init_model(after.config);  // the same seed reproduces the initial weights
   const Batch b = scoring_batch(after.config);
   const HeadTable t0 = score_heads(before, b), t1 = score_heads(after, b);
-  ExperimentResult r{"roles", "", "", nlohmann::json::array()};
+  ExperimentResult r{"roles", "", {}, nlohmann::json::array()};
   r.table = "head   role before -> after             prev         induction    first\n";
   int appeared = 0;
   for (int64_t l = 0; l < t1.layers; ++l)
@@ -82,8 +140,7 @@ ExperimentResult roles(const ExperimentOptions& o) {
                         {"previous", {a.previous, z.previous}}, {"induction", {a.induction, z.induction}},
                         {"first", {a.first, z.first}}, {"diagonal", {a.diagonal, z.diagonal}}});
     }
-  r.conclusion = std::to_string(appeared) + " of " + std::to_string(t1.cells.size()) +
-                 " heads took a role during training that they did not have at initialisation; the loss only asked for the next token";
+  r.conclusion = {kRolesAppeared, {std::to_string(appeared), std::to_string(t1.cells.size())}};
   return r;
 }
 
@@ -93,7 +150,7 @@ ExperimentResult ablation(const ExperimentOptions& o) {
   const Model m = subject(o);
   const Batch b = ablation_batch(m.config);
   const LossStats base = cross_entropy(forward(m, b).logits, b);
-  ExperimentResult r{"ablation", "head   Δloss(repeat)  Δacc(points)  verdict\n", "", nlohmann::json::array()};
+  ExperimentResult r{"ablation", "head   Δloss(repeat)  Δacc(points)  verdict\n", {}, nlohmann::json::array()};
   int free_heads = 0, critical = 0;
   for (const AblationRow& row : ablate_each_head(m, b, false)) {
     const double dl = row.stats.parts[kRepeat].loss() - base.parts[kRepeat].loss();
@@ -110,9 +167,8 @@ ExperimentResult ablation(const ExperimentOptions& o) {
                       {"delta_accuracy_points", dp}, {"verdict", verdict}});
   }
   const int64_t n = m.config.layers * m.config.heads;
-  r.conclusion = std::to_string(free_heads) + " of " + std::to_string(n) + " heads are nearly free to remove and " +
-                 std::to_string(critical) + " are critical (zero ablation, one at a time; base repeat accuracy " +
-                 fmt("%.1f%%)", 100 * base.parts[kRepeat].accuracy());
+  r.conclusion = {kAblationCounts, {std::to_string(free_heads), std::to_string(n), std::to_string(critical),
+                                    fmt("%.1f", 100 * base.parts[kRepeat].accuracy())}};
   return r;
 }
 
@@ -131,7 +187,7 @@ ExperimentResult prune(const ExperimentOptions& o) {
     order[static_cast<size_t>(row.head.layer)].push_back(
         {row.stats.parts[kRepeat].loss() - base.parts[kRepeat].loss(), row.head.head});
   for (auto& v : order) std::sort(v.begin(), v.end());  // least important first
-  ExperimentResult r{"prune", "heads/layer  prune-after: loss  acc     train-few: loss  acc\n", "", nlohmann::json::array()};
+  ExperimentResult r{"prune", "heads/layer  prune-after: loss  acc     train-few: loss  acc\n", {}, nlohmann::json::array()};
   int prune_wins = 0, rows = 0;
   for (int64_t k : {1, 2, 4}) {
     Ablation ab;
@@ -150,15 +206,14 @@ ExperimentResult prune(const ExperimentOptions& o) {
     prune_wins += pruned.loss_repeat < fresh.loss_repeat;
     ++rows;
   }
-  r.conclusion = "pruning a trained 8-head model beat training the few heads from scratch in " + std::to_string(prune_wins) +
-                 " of " + std::to_string(rows) + " sizes (repeat loss, same d_model and steps)";
+  r.conclusion = {kPruneWins, {std::to_string(prune_wins), std::to_string(rows)}};
   return r;
 }
 
 // [SECTION] (d) d_k sweep
 
 ExperimentResult dk_sweep(const ExperimentOptions& o) {
-  ExperimentResult r{"dk-sweep", "h    d_k   mean row entropy (nats)   final loss   repeat acc\n", "", nlohmann::json::array()};
+  ExperimentResult r{"dk-sweep", "h    d_k   mean row entropy (nats)   final loss   repeat acc\n", {}, nlohmann::json::array()};
   double first_entropy = 0, last_entropy = 0;
   std::vector<int64_t> hs;
   for (int64_t h = 1; h <= o.base.d_model / 4; h *= 2)
@@ -176,17 +231,16 @@ ExperimentResult dk_sweep(const ExperimentOptions& o) {
     r.json.push_back({{"heads", hs[i]}, {"head_dim", c.head_dim()}, {"entropy", ent}, {"loss", q.loss}, {"accuracy", q.accuracy}});
     (i == 0 ? first_entropy : last_entropy) = ent;
   }
-  r.conclusion = "mean row entropy goes from " + fmt("%.2f", first_entropy) + " nats at d_k=" +
-                 std::to_string(o.base.d_model / hs.front()) + " to " + fmt("%.2f", last_entropy) + " at d_k=" +
-                 std::to_string(o.base.d_model / hs.back()) +
-                 (last_entropy > first_entropy ? ": smaller heads spread their weights more" : ": smaller heads are not flatter here");
+  r.conclusion = {last_entropy > first_entropy ? kDkFlatter : kDkNotFlatter,
+                  {fmt("%.2f", first_entropy), std::to_string(o.base.d_model / hs.front()), fmt("%.2f", last_entropy),
+                   std::to_string(o.base.d_model / hs.back())}};
   return r;
 }
 
 // [SECTION] (e) one head vs many
 
 ExperimentResult one_vs_many(const ExperimentOptions& o) {
-  ExperimentResult r{"one-vs-many", "h    params   final loss   repeat loss   repeat acc\n", "", nlohmann::json::array()};
+  ExperimentResult r{"one-vs-many", "h    params   final loss   repeat loss   repeat acc\n", {}, nlohmann::json::array()};
   Quality q[2];
   const int64_t hs[2] = {1, 8};
   for (int i = 0; i < 2; ++i) {
@@ -200,9 +254,8 @@ ExperimentResult one_vs_many(const ExperimentOptions& o) {
     r.json.push_back({{"heads", hs[i]}, {"params", param_count(c)}, {"loss", q[i].loss}, {"loss_repeat", q[i].loss_repeat},
                       {"accuracy", q[i].accuracy}});
   }
-  r.conclusion = std::string(q[1].loss_repeat < q[0].loss_repeat ? "8 heads beat 1 head" : "1 head matched or beat 8 heads") +
-                 " at the same parameter count (repeat loss " + fmt("%.3f", q[1].loss_repeat) + " vs " +
-                 fmt("%.3f", q[0].loss_repeat) + ")";
+  r.conclusion = {q[1].loss_repeat < q[0].loss_repeat ? kManyBeatOne : kOneMatchedMany,
+                  {fmt("%.3f", q[1].loss_repeat), fmt("%.3f", q[0].loss_repeat)}};
   return r;
 }
 
@@ -211,7 +264,7 @@ ExperimentResult one_vs_many(const ExperimentOptions& o) {
 ExperimentResult sink(const ExperimentOptions& o) {
   const Model m = subject(o);
   const HeadTable t = score_heads(m, scoring_batch(m.config));
-  ExperimentResult r{"sink", "head   first-token share   role\n", "", nlohmann::json::array()};
+  ExperimentResult r{"sink", "head   first-token share   role\n", {}, nlohmann::json::array()};
   int sinks = 0;
   for (int64_t l = 0; l < t.layers; ++l)
     for (int64_t h = 0; h < t.heads; ++h) {
@@ -223,7 +276,7 @@ ExperimentResult sink(const ExperimentOptions& o) {
       r.table += line;
       r.json.push_back({{"layer", l}, {"head", h}, {"first", s.first}, {"role", role_label(s)}});
     }
-  r.conclusion = std::to_string(sinks) + " of " + std::to_string(t.cells.size()) + " heads put at least half their weight on BOS";
+  r.conclusion = {kSinkCount, {std::to_string(sinks), std::to_string(t.cells.size())}};
   return r;
 }
 
@@ -245,7 +298,7 @@ ExperimentResult streaming(const ExperimentOptions& o) {
   policies[1] = {PolicyKind::Window, 0, W};
   policies[2] = {PolicyKind::SinkWindow, 1, W - 1};
   policies[3] = {PolicyKind::SinkWindow, std::min<int64_t>(4, W - 1), W - std::min<int64_t>(4, W - 1)};
-  ExperimentResult r{"streaming", "", "", nlohmann::json::array()};
+  ExperimentResult r{"streaming", "", {}, nlohmann::json::array()};
   // loss by position in buckets of W: the first bucket is the same under every policy
   std::vector<std::pair<int64_t, int64_t>> buckets;
   for (int64_t a = 0; a < T - 1; a += W) buckets.emplace_back(a, std::min<int64_t>(a + W, T - 1));
@@ -283,11 +336,11 @@ ExperimentResult streaming(const ExperimentOptions& o) {
     for (int64_t t = last.first; t < last.second; ++t) mean += pl.loss[t] / static_cast<double>(last.second - last.first);
     return mean;
   };
-  r.conclusion = "at positions " + std::to_string(last.first) + "-" + std::to_string(last.second - 1) +
-                 " the loss is " + fmt("%.2f", tail(runs[0])) + " nats with the full cache, " + fmt("%.2f", tail(runs[1])) +
-                 " once BOS is evicted (" + runs[1].policy + ") and " + fmt("%.2f", tail(runs[2])) + " when it is kept (" +
-                 runs[2].policy + "); repeat accuracy " + fmt("%.1f", 100 * runs[0].repeat_accuracy) + "% / " +
-                 fmt("%.1f", 100 * runs[1].repeat_accuracy) + "% / " + fmt("%.1f", 100 * runs[2].repeat_accuracy) + "%";
+  r.conclusion = {kStreamingTail,
+                  {std::to_string(last.first), std::to_string(last.second - 1), fmt("%.2f", tail(runs[0])),
+                   fmt("%.2f", tail(runs[1])), runs[1].policy, fmt("%.2f", tail(runs[2])), runs[2].policy,
+                   fmt("%.1f", 100 * runs[0].repeat_accuracy), fmt("%.1f", 100 * runs[1].repeat_accuracy),
+                   fmt("%.1f", 100 * runs[2].repeat_accuracy)}};
   return r;
 }
 

@@ -27,10 +27,25 @@ struct ExperimentOptions {
   std::function<void(const std::string&)> progress;  // "training h=4 (2/5)"
 };
 
+// The one-line conclusion as a sentence pattern and its values, so a front end can show it
+// in another language with the same computed numbers: text() is the English line; the app
+// looks `format` up in its table (the Korean pattern keeps the same "%s" in the same order)
+// and fills in the same values. Every pattern run_experiment can return is in
+// conclusion_formats() (the app's translation test walks it).
+struct Conclusion {
+  std::string format;               // English; one "%s" per value, "%%" for a percent sign
+  std::vector<std::string> values;  // formatted here: "3", "0.42", "window(16)"
+  std::string text() const;
+};
+// `format` with each "%s" replaced by the next value and "%%" by "%". Throws Error when the
+// counts differ or the format has another conversion.
+std::string fill_format(const std::string& format, const std::vector<std::string>& values);
+const std::vector<std::string>& conclusion_formats();
+
 struct ExperimentResult {
   std::string name;
   std::string table;       // plain text, aligned
-  std::string conclusion;  // one line
+  Conclusion conclusion;   // one line
   nlohmann::json json;
 };
 

@@ -3,12 +3,17 @@
 // every Korean printf format keeps its English placeholders in the same order.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "app/i18n.h"
+#include "app/model_view.h"
+#include "engine/error.h"
+#include "model/experiments.h"
+#include "model/heads.h"
 
 using namespace attnsim::app;
 
@@ -94,4 +99,44 @@ TEST_CASE("the model panels: every tr()/trf() literal has Korean and no widget t
         CHECK_FALSE(has_words((*it)[1]));
       }
   }
+}
+
+TEST_CASE("every experiment conclusion has Korean with the same %s values, and the numbers stay computed") {
+  LangGuard guard;
+  ui_lang() = Lang::Ko;
+  std::set<std::string> seen;
+  for (const std::string& f : attnsim::model::conclusion_formats()) {
+    INFO(f);
+    CHECK(seen.insert(f).second);
+    const std::string ko = tr(f.c_str());
+    CHECK(ko != f);  // a Korean entry exists and kept the placeholders (else tr gives English)
+    CHECK(placeholders(ko) == placeholders(f));
+    CHECK(!std::regex_search(ko, std::regex("(^|[^%])%[^s%]")));  // only %s and %%
+  }
+  // fill_format: values in order, %% is a percent sign, a count mismatch is one clear error.
+  REQUIRE(attnsim::model::fill_format("%s of %s (%s%%)", {"3", "8", "99.5"}) == "3 of 8 (99.5%)");
+  REQUIRE_THROWS_WITH(attnsim::model::fill_format("%s of %s", {"3"}),
+                      "conclusion pattern '%s of %s': more %s than its 1 values");
+  REQUIRE_THROWS_WITH(attnsim::model::fill_format("%d", {"3"}),
+                      "conclusion pattern '%d': only %s and %% are allowed");
+
+  // A real run on the shipped checkpoint: the Korean line carries the English line's numbers.
+  const std::string dir = default_model_dir();
+  if (!std::filesystem::exists(dir + "/model.json")) {
+    WARN("no checkpoint at " << dir << ": the sink run is skipped");
+    return;
+  }
+  attnsim::model::ExperimentOptions o;
+  o.model_dir = dir;
+  const auto r = attnsim::model::run_experiment("sink", o);
+  const std::string en = r.conclusion.text(), ko = tr_filled(r.conclusion.format, r.conclusion.values);
+  REQUIRE(r.conclusion.values.size() == 2);
+  CHECK(en == r.conclusion.values[0] + " of " + r.conclusion.values[1] + " heads put at least half their weight on BOS");
+  CHECK(ko == "헤드 " + r.conclusion.values[0] + "개가 가중치의 절반 이상을 BOS에 둔다 (전체 " + r.conclusion.values[1] +
+                  "개)");
+  int sinks = 0;
+  for (const auto& row : r.json) sinks += row["first"].get<double>() >= attnsim::model::kFirstThreshold;
+  CHECK(r.conclusion.values[0] == std::to_string(sinks));
+  ui_lang() = Lang::En;
+  CHECK(tr_filled(r.conclusion.format, r.conclusion.values) == en);
 }
