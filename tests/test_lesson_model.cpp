@@ -13,6 +13,7 @@
 #include "engine/error.h"
 #include "lessons/lesson.h"
 #include "lessons/model_quantity.h"
+#include "lessons/player.h"
 #include "lessons/quantity.h"
 
 using namespace attnsim;
@@ -179,4 +180,99 @@ TEST_CASE("model.* values kept on disk come back the same, and only when asked",
   use_model_value_cache("");
   CHECK(num(head(1, 3), "induction") == computed);
   std::remove(file.c_str());
+}
+
+// [SECTION] try-it tasks on the model panel
+
+namespace {
+
+std::string model_task_lesson(const std::string& task_model, const std::string& claim) {
+  return R"(format = 2
+id = "mt"
+order = 1
+title = { ko = "모델", en = "Model" }
+summary = { ko = "모델", en = "Model" }
+[scenario]
+preset = "default"
+[[step]]
+id = "s"
+title = { ko = "모델", en = "Model" }
+panel = "model"
+text.ko = "격자"
+text.en = "grid"
+[step.task]
+prompt = { ko = "헤드 하나를 꺼 보자", en = "Knock out one head" }
+done = { ko = "됐다", en = "Done" }
+model = )" + task_model + R"(
+[[step.task.claim]]
+)" + claim + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("a model task: its goal is heads knocked out, its claims read the learner's ablation", "[lessons][model]") {
+  LoadResult r = load_lesson_text(
+      model_task_lesson(R"({ knock_out = 1, solution = "0.1" })", "quantity = \"model.repeat_accuracy\"\nat_most = 0.5"),
+      "mt.toml");
+  REQUIRE(r.diagnostics.empty());
+  REQUIRE(r.lesson);
+  const Task& task = *r.lesson->steps[0].task;
+  REQUIRE(task.model_goal);
+  CHECK(task.model_goal->knock_out == 1);
+  check_lesson(*r.lesson, r.diagnostics);
+  for (const auto& d : r.diagnostics) INFO(d.str());
+  CHECK(r.diagnostics.empty());
+
+  LiveState live;  // the engine scenario: no model on screen
+  std::string why;
+  CHECK_FALSE(goal_reached(task, live, &why));
+  CHECK(why == "the model panel is closed, the task asks for open");
+  live.model = true;
+  live.ablated = "1.0,1.1";
+  live.knocked_out = 2;
+  CHECK_FALSE(goal_reached(task, live, &why));
+  CHECK(why == "heads knocked out is 2, the task asks for 1");
+  live.ablated = "1.1";
+  live.knocked_out = 1;
+  live.mean_ablation = true;
+  CHECK_FALSE(goal_reached(task, live, &why));
+  live.mean_ablation = false;
+  REQUIRE(goal_reached(task, live, &why));
+
+  // The claim follows the learner: an induction head alone keeps 100 %, the previous-token
+  // head 0.1 alone takes the repeats to 20.9 % (attnsim-cli ablate prints the same).
+  Evaluator eval;
+  const Claim& c = task.claims[0];
+  CHECK(live_claim(task, c, live).model.ablate == std::optional<std::string>("1.1"));
+  CHECK_FALSE(eval.holds(live_claim(task, c, live), settings_of(live), &why));
+  live.ablated = "0.1";
+  CHECK(eval.holds(live_claim(task, c, live), settings_of(live), &why));
+  CHECK(std::get<double>(eval.evaluate(live_claim(task, c, live), settings_of(live))) == Approx(0.209).margin(1e-3));
+  CHECK(head_count("0.1,1.3") == 2);
+  CHECK(head_count("") == 0);
+}
+
+TEST_CASE("lesson check refuses a model task that cannot be done or is done before trying", "[lessons][model]") {
+  auto problems = [](const std::string& model, const std::string& claim) {
+    LoadResult r = load_lesson_text(model_task_lesson(model, claim), "mt.toml");
+    if (r.lesson) check_lesson(*r.lesson, r.diagnostics);
+    std::string all;
+    for (const auto& d : r.diagnostics) all += d.str() + "\n";
+    return all;
+  };
+  const std::string below_half = "quantity = \"model.repeat_accuracy\"\nat_most = 0.5";
+  // An induction head alone does not do it.
+  CHECK_THAT(problems(R"({ knock_out = 1, solution = "1.1" })", below_half),
+             Catch::Contains("task claim (solution 1.1): model.repeat_accuracy"));
+  // The solution knocks out two heads for a one-head goal.
+  CHECK_THAT(problems(R"({ knock_out = 1, solution = "0.1,0.0" })", below_half),
+             Catch::Contains("the solution '0.1,0.0' knocks out 2 heads, the goal asks for 1"));
+  // Claims that hold with nothing knocked out: the task would be done before the learner acts.
+  CHECK_THAT(problems(R"({ knock_out = 1, solution = "0.1" })", "quantity = \"model.repeat_accuracy\"\nat_most = 1.0"),
+             Catch::Contains("its claims already hold with no head knocked out"));
+  // A model task's claims are model.* quantities that take the learner's heads.
+  CHECK_THAT(problems(R"({ knock_out = 1, solution = "0.1" })",
+                      "quantity = \"model.repeat_accuracy\"\nmodel = { ablate = \"0.1\" }\nat_most = 0.5"),
+             Catch::Contains("remove its ablate"));
+  CHECK_THAT(problems(R"({ knock_out = 0, solution = "" })", below_half), Catch::Contains("knock_out must be at least 1"));
 }

@@ -26,6 +26,7 @@
 #include "app/i18n.h"
 #include "app/lesson_state.h"
 #include "app/lesson_ui.h"
+#include "app/model_view.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
@@ -413,6 +414,13 @@ lessons::LiveState live_state(const App& app) {
   live.input_scale = s.input_scale;
   live.preset = s.name;
   if (const Step* st = app.current_step()) live.trace_step = st->name;
+  if (app.model && app.model->loaded()) {
+    live.model = true;
+    for (const model::HeadRef& h : app.model->ablated_heads())
+      live.ablated += (live.ablated.empty() ? "" : ",") + std::to_string(h.layer) + "." + std::to_string(h.head);
+    live.knocked_out = static_cast<int64_t>(app.model->ablated_heads().size());
+    live.mean_ablation = app.model->mean_ablation();
+  }
   return live;
 }
 
@@ -422,8 +430,14 @@ std::string gap_ko(const lessons::GoalGap& g) {
       {"batch", "배치"}, {"heads", "헤드 수"}, {"seed", "시드"}, {"bias", "편향"},
       {"W_O = identity", "W_O = 항등 행렬"}, {"train mode", "학습 모드"},
       {"cross-attention", "크로스 어텐션"}, {"the mask", "마스크"}, {"the bug mode", "버그 모드"},
-      {"the step on screen", "화면의 단계"}};
-  auto word = [](const std::string& v) { return v == "on" ? std::string("켬") : v == "off" ? std::string("끔") : v; };
+      {"the step on screen", "화면의 단계"}, {"the model panel", "모델 패널"}, {"the ablation", "절제 방식"},
+      {"heads knocked out", "끈 헤드 수"}};
+  static const std::map<std::string, std::string> words = {{"on", "켬"},   {"off", "끔"},  {"open", "열림"},
+                                                           {"closed", "닫힘"}, {"zero", "0"}, {"mean", "평균"}};
+  auto word = [](const std::string& v) {
+    const auto it = words.find(v);
+    return it == words.end() ? v : it->second;
+  };
   const auto it = names.find(g.setting);
   return "지금 " + (it == names.end() ? g.setting : it->second) + ": " + word(g.have) + ", 목표: " + word(g.want);
 }
@@ -448,14 +462,14 @@ void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::str
     const std::string key = lessons::format_value(std::vector<int64_t>{live.config.heads, live.config.d_model,
                                                                         live.config.tq, live.config.batch}) +
                             bug_name(live.config.bug) + format_mask_spec(live.config.mask) +
-                            (live.config.wo_identity ? "I" : "W") + live.trace_step;
+                            (live.config.wo_identity ? "I" : "W") + live.trace_step + "|" + live.ablated;
     if (key != ui.task_key) {
       ui.task_key = key;
       ui.task_done = true;
       ui.task_message.clear();
       for (const auto& c : task.claims) {
         std::string w;
-        if (!ui.eval.holds(c, lessons::settings_of(live), &w)) {
+        if (!ui.eval.holds(lessons::live_claim(task, c, live), lessons::settings_of(live), &w)) {
           ui.task_done = false;
           ui.task_message = c.quantity + ": " + w;
         }

@@ -141,15 +141,25 @@ struct Claim {
 
 // [SECTION] Try-it tasks and quizzes -------------------------------------------------------
 
+// A task on the model panel: the learner knocks heads out with the head grid's toggles.
+struct ModelGoal {
+  int64_t knock_out = 1;  // how many heads must be knocked out (zero ablation)
+  std::string solution;   // one set that reaches the goal ("0.1"): `lesson check` proves the
+                          // claims hold with it, and not with no head knocked out
+};
+
 // A try-it task: the learner changes a setting; the goal is checked against the
 // simulator's state. `goal` conditions are settings the state must have (only the set
-// fields are compared); `claims` are engine facts that must then hold.
+// fields are compared); `claims` are engine facts that must then hold. On the model panel
+// (`model_goal`) the goal is a number of heads knocked out, and the claims are model.*
+// quantities read with the learner's heads knocked out (player.h live_claim).
 struct Task {
   Text prompt;    // what to try
   Text done;      // what happened (shown when the goal is met)
   Text hint;      // optional
   Settings goal;  // e.g. heads = 1
   std::optional<std::string> goal_step;  // the trace step the learner must be looking at
+  std::optional<ModelGoal> model_goal;
   std::vector<Claim> claims;
   Where where;
 };

@@ -8,6 +8,7 @@
 #include "engine/scenario.h"
 #include "engine/trace.h"
 #include "lessons/lesson.h"
+#include "lessons/player.h"
 #include "lessons/prose.h"
 #include "lessons/quantity.h"
 
@@ -249,7 +250,32 @@ void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out) {
       } catch (const Error& e) {
         report(s.task->where, label + " task: the goal settings are refused by the engine: " + e.what());
       }
-      for (const Claim& c : s.task->claims) check_claim(c, goal, label + " task claim");
+      if (s.task->model_goal) {
+        // Doable: the claims hold with the solution knocked out; not done before trying.
+        const ModelGoal& g = *s.task->model_goal;
+        LiveState solved, intact;
+        solved.model = intact.model = true;
+        solved.ablated = g.solution;
+        solved.knocked_out = head_count(g.solution);
+        if (solved.knocked_out != g.knock_out)
+          report(s.task->where, label + " task: the solution '" + g.solution + "' knocks out " +
+                                    std::to_string(solved.knocked_out) + " heads, the goal asks for " +
+                                    std::to_string(g.knock_out));
+        bool all_hold_intact = !s.task->claims.empty();
+        for (const Claim& c : s.task->claims) {
+          check_claim(live_claim(*s.task, c, solved), goal, label + " task claim (solution " + g.solution + ")");
+          std::string why;
+          try {
+            all_hold_intact = all_hold_intact && eval.holds(live_claim(*s.task, c, intact), goal, &why);
+          } catch (const Error&) {
+            all_hold_intact = false;
+          }
+        }
+        if (all_hold_intact)
+          report(s.task->where, label + " task: its claims already hold with no head knocked out");
+      } else {
+        for (const Claim& c : s.task->claims) check_claim(c, goal, label + " task claim");
+      }
     }
     if (s.quiz) {
       const Quiz& q = *s.quiz;

@@ -510,10 +510,29 @@ Task read_task(Reader& r) {
       r.ctx().error(where_of(*r.get("goal_step")), "unknown trace step '" + *s + "' in " + r.name());
     t.goal_step = s;
   }
-  if (t.goal.empty() && !t.goal_step && !r.has("goal"))
+  if (const toml::table* mt = r.table("model")) {
+    Reader m(r.ctx(), *mt, r.name() + ".model");
+    ModelGoal g;
+    if (auto k = m.integer("knock_out", true)) {
+      if (*k < 1) m.ctx().error(where_of(*m.get("knock_out")), "knock_out must be at least 1 in " + m.name());
+      g.knock_out = *k;
+    }
+    if (auto s = m.string("solution", true)) g.solution = *s;
+    m.finish();
+    t.model_goal = g;
+  }
+  if (t.goal.empty() && !t.goal_step && !r.has("goal") && !t.model_goal)
     r.ctx().error(r.where(), "missing key 'goal' in " + r.name() +
                                  " (the setting the learner is asked to change)");
   t.claims = read_claims(r, "claim");
+  if (t.model_goal)
+    for (const Claim& c : t.claims) {
+      if (c.quantity.rfind("model.", 0) != 0)
+        r.ctx().error(c.where, "a model task's claims are model.* quantities (" + c.quantity + " in " + r.name() + ")");
+      else if (c.model.ablate)
+        r.ctx().error(c.where, "a model task's claim takes the learner's knocked-out heads: remove its ablate (in " +
+                                   r.name() + ")");
+    }
   r.finish();
   return t;
 }

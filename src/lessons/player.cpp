@@ -33,6 +33,22 @@ Settings settings_of(const LiveState& live) {
   return s;
 }
 
+int64_t head_count(const std::string& ablated) {
+  int64_t n = 0;
+  bool in_item = false;
+  for (char c : ablated) {
+    if (c == ',') in_item = false;
+    else if (c != ' ' && !in_item) in_item = true, ++n;
+  }
+  return n;
+}
+
+Claim live_claim(const Task& task, const Claim& claim, const LiveState& live) {
+  Claim c = claim;
+  if (task.model_goal && c.quantity.rfind("model.", 0) == 0) c.model.ablate = live.ablated;
+  return c;
+}
+
 bool goal_reached(const Task& task, const LiveState& live, std::string* why, GoalGap* gap) {
   const Settings& g = task.goal;
   const MhaConfig& c = live.config;
@@ -42,6 +58,12 @@ bool goal_reached(const Task& task, const LiveState& live, std::string* why, Goa
     return false;
   };
   auto num = [](auto v) { return std::to_string(v); };
+  if (task.model_goal) {
+    if (!live.model) return differ("the model panel", "open", "closed");
+    if (live.mean_ablation) return differ("the ablation", "zero", "mean");
+    if (live.knocked_out != task.model_goal->knock_out)
+      return differ("heads knocked out", num(task.model_goal->knock_out), num(live.knocked_out));
+  }
   if (g.batch && *g.batch != c.batch) return differ("batch", num(*g.batch), num(c.batch));
   if (g.tq && *g.tq != c.tq) return differ("Tq", num(*g.tq), num(c.tq));
   if (g.tk && *g.tk != c.tk) return differ("Tk", num(*g.tk), num(c.tk));

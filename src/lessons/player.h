@@ -20,7 +20,18 @@ struct LiveState {
   float input_scale = 1.0f;
   std::string preset;        // the scenario it started from
   std::string trace_step;    // the step on screen
+  // The trained model, when the model panel is on screen (model tasks).
+  bool model = false;
+  std::string ablated;       // the heads knocked out, "0.1,1.3" ("" = none)
+  int64_t knocked_out = 0;
+  bool mean_ablation = false;
 };
+
+// A task's claim as the learner's state makes it: on a model task, a model.* claim reads the
+// heads the learner knocked out (its `ablate`); any other claim is unchanged.
+Claim live_claim(const Task& task, const Claim& claim, const LiveState& live);
+// The number of heads in an ablation list ("0.1,1.3" -> 2; "" -> 0).
+int64_t head_count(const std::string& ablated);
 
 // Settings that reproduce a live state exactly (for engine claims on it).
 Settings settings_of(const LiveState& live);
@@ -30,7 +41,8 @@ struct GoalGap {
   std::string setting;  // "heads", "bias", "W_O = identity", "the mask", ...
   std::string want, have;
 };
-// Compares the goal's set fields with the live state; `why` names the first difference
+// Compares the goal's set fields with the live state (a model goal: the model panel is on
+// screen, zero ablation, that many heads knocked out); `why` names the first difference
 // ("heads is 1, the task asks for 4"), `gap` gives its parts for a translated message.
 bool goal_reached(const Task& task, const LiveState& live, std::string* why = nullptr,
                   GoalGap* gap = nullptr);
