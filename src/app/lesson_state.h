@@ -1,6 +1,7 @@
 // The lesson player's state inside the app (one per process). See lesson_ui.h.
 #pragma once
 
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct LessonUi {
   std::string task_key;       // the live state the task was last checked on
   bool task_done = false;
   std::string task_message;
+  // A model task's claims, checked on a worker (panel_lesson.cpp draw_task): the first
+  // failure ("" = all hold) for the state `task_job_key` (step id | live state).
+  std::future<std::string> task_job;
+  std::string task_job_key;
   std::string pending_action;  // the step's action, pressed once its run is on screen
   std::vector<Figure> figures;
   int figures_step = -1;

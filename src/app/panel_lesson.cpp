@@ -14,6 +14,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -463,7 +464,43 @@ void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::str
                                                                         live.config.tq, live.config.batch}) +
                             bug_name(live.config.bug) + format_mask_spec(live.config.mask) +
                             (live.config.wo_identity ? "I" : "W") + live.trace_step + "|" + live.ablated;
-    if (key != ui.task_key) {
+    if (key != ui.task_key && task.model_goal) {
+      // A model task's claims run the evaluation batch through the model once per new set of
+      // knocked-out heads (about a second on a loaded machine): a worker checks them so the
+      // frame keeps its budget. One job at a time; a result for a state no longer on screen is
+      // dropped and the current state checked next.
+      const std::string job_key = step_id + "|" + key;
+      if (ui.task_job.valid() && ui.task_job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        const std::string failure = ui.task_job.get();
+        if (ui.task_job_key == job_key) {
+          ui.task_key = key;
+          ui.task_done = failure.empty();
+          ui.task_message = failure;
+          if (ui.task_done && ui.progress.lessons[ui.player.lesson().id].tasks_done.insert(step_id).second)
+            save(app, ui);
+        }
+      }
+      if (key != ui.task_key && !ui.task_job.valid()) {
+        ui.task_job_key = job_key;
+        ui.task_job = std::async(std::launch::async, [task, live] {
+          lessons::Evaluator eval;
+          for (const auto& c : task.claims) {
+            std::string w;
+            try {
+              if (!eval.holds(lessons::live_claim(task, c, live), lessons::settings_of(live), &w))
+                return c.quantity + ": " + w;
+            } catch (const Error& e) {
+              return c.quantity + ": " + e.what();
+            }
+          }
+          return std::string();
+        });
+      }
+      if (key != ui.task_key) {
+        ImGui::TextDisabled("%s", L("확인하는 중…", "checking…"));
+        return;
+      }
+    } else if (key != ui.task_key) {
       ui.task_key = key;
       ui.task_done = true;
       ui.task_message.clear();
