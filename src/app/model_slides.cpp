@@ -71,44 +71,30 @@ AblationNumbers ablation_numbers(const ModelView& view) {
   return n;
 }
 
-HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text) {
-  if (!view.loaded()) throw Error("no model loaded");
-  const fig::Theme& th = fig::theme_by_name(text.theme);
-  const lessons::Lang lang = text.lang;
-  HeadGridSlide out;
-  out.numbers = ablation_numbers(view);
+namespace {
 
-  fig::SlideSpec spec;
-  spec.title = text.title;
-  spec.caption = text.caption;
-  spec.footer = text.footer;
-  spec.legend.map = fig::ColorMapId::Viridis;
-  spec.legend.lo = 0;
-  spec.legend.hi = 1;
-  spec.legend.what = T(lang, "alpha (어텐션 가중치)", "alpha (attention weight)");
-  fig::Slide s = fig::make_slide(spec, th);
-  fig::Figure& f = s.figure;
-
-  // Left: the grid (62 % of the width); right: the two bar charts.
-  const fig::Rect grid_area{s.visual.x, s.visual.y, s.visual.w * 0.62f, s.visual.h};
-  const fig::Rect charts{grid_area.right() + 40, s.visual.y, s.visual.right() - grid_area.right() - 40, s.visual.h};
-
+// One model's layers x heads grid inside `area`: the label column "L0", a badge row over each
+// cell, the knocked-out heads dimmed, framed and crossed (the first Line of each cross goes
+// to `crosses`). Returns each head's heatmap rectangle (layer * heads + head).
+std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const ModelView& view,
+                                     lessons::Lang lang, std::vector<size_t>& crosses) {
+  std::vector<fig::Rect> cells;
   const int64_t layers = view.model().config.layers, heads = view.model().config.heads;
-  const float gap = heads > 4 ? 12 : 24, label_h = 40;
-  const float cell = std::max(8.0f, std::min((grid_area.w - 80 - gap * static_cast<float>(heads - 1)) / static_cast<float>(heads),
-                                             (grid_area.h - static_cast<float>(layers) * (label_h + gap)) / static_cast<float>(layers)));
+  const float gap = heads > 4 ? 12 : 24, label_h = 40, label_w = 80;
+  const float cell = std::max(8.0f, std::min((area.w - label_w - gap * static_cast<float>(heads - 1)) / static_cast<float>(heads),
+                                             (area.h - static_cast<float>(layers) * (label_h + gap)) / static_cast<float>(layers)));
   const model::HeadTable& roles = view.roles();
   for (int64_t l = 0; l < layers; ++l) {
     const Step* alpha = view.shown().traces[static_cast<size_t>(l)].find("alpha");
     if (!alpha || !alpha->out.defined()) throw Error("layer " + std::to_string(l) + " has no alpha");
     const auto blocks = fig::tensor_blocks("alpha", alpha->out, 0);
-    const float y = grid_area.y + static_cast<float>(l) * (cell + label_h + gap) + label_h;
-    f.text(grid_area.x, y + cell / 2, T(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted,
-           fig::Anchor::Start, true, "label");
+    const float y = area.y + static_cast<float>(l) * (cell + label_h + gap) + label_h;
+    f.text(area.x, y + cell / 2, T(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted, fig::Anchor::Start,
+           true, "label");
     for (int64_t h = 0; h < heads && h < static_cast<int64_t>(blocks.size()); ++h) {
-      const float x = grid_area.x + 80 + static_cast<float>(h) * (cell + gap);
+      const float x = area.x + label_w + static_cast<float>(h) * (cell + gap);
       const fig::Rect r{x, y, cell, cell};
-      out.cells.push_back(r);
+      cells.push_back(r);
       fig::Heatmap hm;
       hm.rect = r;
       hm.rows = blocks[static_cast<size_t>(h)].rows;
@@ -133,23 +119,35 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
       if (view.is_ablated({l, h})) {
         // Knocked out: dimmed, framed and crossed, as in the app's grid.
         f.box(r, th.background.r > 0.5f ? fig::Color{1, 1, 1, 0.45f} : fig::Color{0, 0, 0, 0.45f}, kKnocked, 6);
-        out.cross_items.push_back(f.items.size());
+        crosses.push_back(f.items.size());
         f.line(r.x, r.y, r.right(), r.bottom(), kKnocked, 5);
         f.line(r.right(), r.y, r.x, r.bottom(), kKnocked, 5);
       }
     }
   }
+  return cells;
+}
 
-  // Right: loss and accuracy on the first copy and the repeated part.
-  const AblationNumbers& n = out.numbers;
-  const size_t knocked = view.ablated_heads().size();
-  std::vector<std::pair<std::string, fig::Color>> bars = {{T(lang, "학습된 그대로", "as trained"), kTrained}};
-  if (n.has_ablation)
-    bars.emplace_back(std::to_string(knocked) + T(lang, "개 헤드 제거", knocked == 1 ? " head knocked out" : " heads knocked out"),
-                      kKnocked);
+fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th) {
+  fig::SlideSpec spec;
+  spec.title = text.title;
+  spec.caption = text.caption;
+  spec.footer = text.footer;
+  spec.legend.map = fig::ColorMapId::Viridis;
+  spec.legend.lo = 0;
+  spec.legend.hi = 1;
+  spec.legend.what = T(text.lang, "alpha (어텐션 가중치)", "alpha (attention weight)");
+  return fig::make_slide(spec, th);
+}
+
+// Loss (nats) and top-1 accuracy on the first copy and the repeated part, one bar per run,
+// stacked in `charts`.
+void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts, lessons::Lang lang,
+                   const std::vector<std::pair<std::string, fig::Color>>& bars, const std::vector<model::LossStats>& runs,
+                   fig::BarLayout& loss_out, fig::BarLayout& acc_out) {
   auto values = [&](auto get) {
-    std::vector<double> v{get(n.trained)};
-    if (n.has_ablation) v.push_back(get(n.ablated));
+    std::vector<double> v;
+    for (const model::LossStats& r : runs) v.push_back(get(r));
     return v;
   };
   const char* first_name = T(lang, "첫 사본", "first copy");
@@ -174,8 +172,65 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
   acc.value_scale = 100;
   acc.suffix = " %";
   const float half = (charts.h - 30) / 2;
-  out.loss = fig::add_bar_chart(f, th, {charts.x, charts.y, charts.w, half}, loss);
-  out.accuracy = fig::add_bar_chart(f, th, {charts.x, charts.y + half + 30, charts.w, half}, acc);
+  loss_out = fig::add_bar_chart(f, th, {charts.x, charts.y, charts.w, half}, loss);
+  acc_out = fig::add_bar_chart(f, th, {charts.x, charts.y + half + 30, charts.w, half}, acc);
+}
+
+}  // namespace
+
+HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text) {
+  if (!view.loaded()) throw Error("no model loaded");
+  const fig::Theme& th = fig::theme_by_name(text.theme);
+  const lessons::Lang lang = text.lang;
+  HeadGridSlide out;
+  out.numbers = ablation_numbers(view);
+  fig::Slide s = grid_slide_frame(text, th);
+  // Left: the grid (62 % of the width); right: the two bar charts.
+  const fig::Rect grid_area{s.visual.x, s.visual.y, s.visual.w * 0.62f, s.visual.h};
+  const fig::Rect charts{grid_area.right() + 40, s.visual.y, s.visual.right() - grid_area.right() - 40, s.visual.h};
+  out.cells = add_head_grid(s.figure, th, grid_area, view, lang, out.cross_items);
+
+  const AblationNumbers& n = out.numbers;
+  const size_t knocked = view.ablated_heads().size();
+  std::vector<std::pair<std::string, fig::Color>> bars = {{T(lang, "학습된 그대로", "as trained"), kTrained}};
+  std::vector<model::LossStats> runs = {n.trained};
+  if (n.has_ablation) {
+    bars.emplace_back(std::to_string(knocked) + T(lang, "개 헤드 제거", knocked == 1 ? " head knocked out" : " heads knocked out"),
+                      kKnocked);
+    runs.push_back(n.ablated);
+  }
+  add_part_bars(s.figure, th, charts, lang, bars, runs, out.loss, out.accuracy);
+  out.figure = std::move(s.figure);
+  return out;
+}
+
+CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelView*>>& models, const ModelSlideText& text) {
+  if (models.empty()) throw Error("no model to compare");
+  const fig::Theme& th = fig::theme_by_name(text.theme);
+  const lessons::Lang lang = text.lang;
+  CompareSlide out;
+  fig::Slide s = grid_slide_frame(text, th);
+  const fig::Rect grid_area{s.visual.x, s.visual.y, s.visual.w * 0.62f, s.visual.h};
+  const fig::Rect charts{grid_area.right() + 40, s.visual.y, s.visual.right() - grid_area.right() - 40, s.visual.h};
+  // One band per model: its name, then its grid.
+  const float band = (grid_area.h - 16 * static_cast<float>(models.size() - 1)) / static_cast<float>(models.size());
+  static const unsigned colours[] = {0x3B75AF, 0xE69F00, 0x009E73, 0xCC79A7};  // Okabe-Ito: apart for CVD
+  std::vector<std::pair<std::string, fig::Color>> bars;
+  for (size_t i = 0; i < models.size(); ++i) {
+    const auto& [name, view] = models[i];
+    if (!view || !view->loaded()) throw Error("no model loaded");
+    const float y = grid_area.y + static_cast<float>(i) * (band + 16);
+    const int64_t h = view->model().config.heads;
+    const std::string label = name + " · " + std::to_string(h) + T(lang, "개 헤드", h == 1 ? " head" : " heads");
+    s.figure.text(grid_area.x, y + 18, fig::fit_text(label, fig::kLabelMin, grid_area.w, true), fig::kLabelMin, th.text,
+                  fig::Anchor::Start, true, "label");
+    std::vector<size_t> crosses;
+    out.cells.push_back(add_head_grid(s.figure, th, {grid_area.x, y + 44, grid_area.w, band - 44}, *view, lang, crosses));
+    const model::Batch batch = model::ablation_batch(view->model().config);
+    out.stats.push_back(model::cross_entropy(model::forward(view->model(), batch).logits, batch));
+    bars.emplace_back(name, fig::rgb(colours[i % 4]));
+  }
+  add_part_bars(s.figure, th, charts, lang, bars, out.stats, out.loss, out.accuracy);
   out.figure = std::move(s.figure);
   return out;
 }

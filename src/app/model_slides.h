@@ -6,6 +6,8 @@
 //                     loss and accuracy on the first copy and the repeated part, as trained
 //                     and with the heads knocked out (model::ablation_batch, zero ablation:
 //                     the batch and rule the lessons' model.* figures use)
+//   compare_slide     several checkpoints: each one's grid, and the same bars with one bar
+//                     per model
 //   timeline_slide    a run's train_log.jsonl as curves: loss per part, and the induction,
 //                     previous-token and first-token score of every head against the step,
 //                     with the phase-change marker (Timeline::phase_change_step) and the
@@ -46,6 +48,18 @@ struct HeadGridSlide {
   figure::BarLayout loss, accuracy;    // bars: [group first, repeat][trained, ablated]
 };
 HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text);
+
+// Several checkpoints on one slide (a lesson step whose claims compare models): each model's
+// grid under its name, and the loss / accuracy bars with one bar per model, as trained, on
+// each model's own evaluation batch.
+struct CompareSlide {
+  figure::Figure figure;
+  std::vector<std::vector<figure::Rect>> cells;  // per model, per head
+  std::vector<model::LossStats> stats;           // per model
+  figure::BarLayout loss, accuracy;              // bars: [group first, repeat][model]
+};
+CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelView*>>& models,
+                           const ModelSlideText& text);
 
 struct TimelineSlide {
   figure::Figure figure;

@@ -246,21 +246,32 @@ std::string page_name(int n, const std::string& id) {
 
 // A model / timeline step's slide: the checkpoint its first model.* claim reads (that run and
 // step; the shipped model otherwise) as the head grid with the loss and accuracy bars (the
-// induction heads knocked out for action "ablate-induction"), or as its run's training curves.
+// induction heads knocked out for action "ablate-induction"), or as its run's training curves;
+// a step whose claims read several checkpoints compares them.
 fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) {
-  ModelView view;
-  const std::string dir = lessons::step_model_dir(st);
-  view.load(dir);
+  const std::vector<std::string> dirs = lessons::step_model_dirs(st);
+  std::vector<ModelView> views(dirs.size());
+  for (size_t i = 0; i < dirs.size(); ++i) views[i].load(dirs[i]);
+  auto name = [](const std::string& dir) { return fs::path(run_of_checkpoint(dir)).filename().string(); };
   ModelSlideText text;
   text.title = v.title;
   text.caption = v.caption;
   text.lang = v.lang;
   text.theme = v.theme;
-  text.footer = "attnsim · " + fs::path(run_of_checkpoint(dir)).filename().string() + " · " +
-                T(v.lang, "단계 ", "step ") + std::to_string(view.step());
-  if (st.panel == "timeline") return timeline_slide(dir, view.step(), text).figure;
-  if (st.action == "ablate-induction") view.set_ablated(view.heads_with_role("induction"));
-  return head_grid_slide(view, text).figure;
+  text.footer = "attnsim · " + name(dirs[0]) + " · " + T(v.lang, "단계 ", "step ") + std::to_string(views[0].step());
+  if (st.panel == "timeline") return timeline_slide(dirs[0], views[0].step(), text).figure;
+  if (dirs.size() > 1 && st.action.empty()) {
+    // The step compares checkpoints (lesson 15: one head vs eight): all of them, side by side.
+    std::vector<std::pair<std::string, const ModelView*>> models;
+    text.footer = "attnsim";
+    for (size_t i = 0; i < dirs.size(); ++i) {
+      models.emplace_back(name(dirs[i]), &views[i]);
+      text.footer += " · " + name(dirs[i]) + " " + T(v.lang, "단계 ", "step ") + std::to_string(views[i].step());
+    }
+    return compare_slide(models, text).figure;
+  }
+  if (st.action == "ablate-induction") views[0].set_ablated(views[0].heads_with_role("induction"));
+  return head_grid_slide(views[0], text).figure;
 }
 
 }  // namespace

@@ -184,19 +184,19 @@ double streaming(Loaded& l, const std::string& dir, const std::string& field) {
   return l.streaming.at(field);
 }
 
-const ModelSettings* first_model_table(const LessonStep& step) {
-  for (const Claim& c : step.claims)
-    if (c.quantity.rfind("model.", 0) == 0) return &c.model;
-  return nullptr;
-}
-
 }  // namespace
 
-std::string step_model_dir(const LessonStep& step) {
+std::vector<std::string> step_model_dirs(const LessonStep& step) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  const ModelSettings* m = first_model_table(step);
-  return step_dir(m ? *m : ModelSettings{});
+  std::vector<std::string> dirs;
+  for (const Claim& c : step.claims)
+    if (c.quantity.rfind("model.", 0) == 0)
+      if (std::string d = step_dir(c.model); std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+  if (dirs.empty()) dirs.push_back(step_dir(ModelSettings{}));
+  return dirs;
 }
+
+std::string step_model_dir(const LessonStep& step) { return step_model_dirs(step).front(); }
 
 static Value model_field_uncached(const ModelSettings& s, const std::string& f);
 

@@ -182,3 +182,47 @@ TEST_CASE("lesson decks on the model: the ablation step crosses heads out, the t
     CHECK(lines > 100);  // 2 loss curves + 24 score curves of 12 segments, markers
   }
 }
+
+TEST_CASE("a step comparing checkpoints shows each model's grid and one bar per model (lesson 15)") {
+  if (!have_model()) return;
+  const auto l15 = lessons::load_lesson(std::string(ATTNSIM_SOURCE_DIR) + "/lessons/15-one-head-or-many.toml");
+  REQUIRE(l15.lesson);
+  const lessons::LessonStep* toy = nullptr;
+  for (const auto& st : l15.lesson->steps)
+    if (st.id == "toy-result") toy = &st;
+  REQUIRE(toy);
+  const auto dirs = lessons::step_model_dirs(*toy);
+  REQUIRE(dirs.size() == 2);  // induction-d64-h1, induction-d64-h8
+  ModelView one, eight;
+  one.load(dirs[0]);
+  eight.load(dirs[1]);
+  const CompareSlide s = compare_slide({{"h1", &one}, {"h8", &eight}}, {});
+  REQUIRE(s.cells.size() == 2);
+  CHECK(s.cells[0].size() == 2);   // 2 layers x 1 head
+  CHECK(s.cells[1].size() == 16);  // 2 layers x 8 heads
+  lessons::ModelSettings m1, m8;
+  m1.checkpoint = "induction-d64-h1";
+  m8.checkpoint = "induction-d64-h8";
+  const double acc1 = std::get<double>(lessons::model_field(m1, "repeat_accuracy"));
+  const double acc8 = std::get<double>(lessons::model_field(m8, "repeat_accuracy"));
+  CHECK(s.stats[0].parts[model::kRepeat].accuracy() == Approx(acc1));
+  CHECK(s.stats[1].parts[model::kRepeat].accuracy() == Approx(acc8));
+  CHECK(acc1 > acc8 + 0.5);  // the toy model's answer: one head copies, eight have not started
+  auto bar = [&](size_t g, size_t b) {
+    return std::get<figure::Box>(s.figure.items[s.accuracy.bar_boxes[g][b]]).rect.h / s.accuracy.axes.h;
+  };
+  CHECK(bar(1, 0) == Approx(acc1).margin(1e-4));
+  CHECK(bar(1, 1) == Approx(acc8).margin(1e-4));
+  CHECK(figure::overlapping_texts(s.figure).empty());
+  CHECK(figure::texts_outside(s.figure).empty());
+
+  // The lesson deck's page for that step is this comparison: 18 head heatmaps.
+  const Deck d = lesson_deck(*l15.lesson, lessons::Lang::En, "print");
+  for (const DeckPage& p : d.pages)
+    if (p.name.find("toy-result") != std::string::npos) {
+      size_t maps = 0;
+      for (const auto& it : p.figure.items)
+        if (const auto* h = std::get_if<figure::Heatmap>(&it)) maps += h->rows > 1;  // not the legend bar
+      CHECK(maps == 18);
+    }
+}
