@@ -44,6 +44,11 @@ TEST_CASE("cli decode --cache paged: block tables and the free list") {
   CHECK(j["cache"]["free_list"] == std::vector<int64_t>{4, 5});
   CHECK(j["cache"]["storage_bytes"] == j["cache"]["formula_bytes"]);
   CHECK(j["cache"]["used_bytes"] == (3 + 9) * j["cache"]["bytes_per_token"].get<int64_t>());
+  // the prefill feeds each prompt whole: 1 row and 7 rows, both from position 0
+  CHECK(j["steps"][0]["fed_rows"] == std::vector<int64_t>{1, 7});
+  CHECK(j["steps"][0]["first_position"] == 0);
+  CHECK(j["steps"][1]["fed_rows"] == std::vector<int64_t>{1, 1});
+  CHECK(j["steps"][1]["first_position"] == 1);  // sequence 0's: it is 6 positions behind sequence 1
 }
 
 TEST_CASE("cli decode --dump: every step's trace per layer, the cache append reads into the storage") {

@@ -24,8 +24,8 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L engine
 tools/hostile.sh build-asan/attnsim-cli  # the same cases: no sanitizer report either
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
-# libFuzzer (clang-14, ASan + UBSan), ATTNSIM_FUZZ_SECONDS (default 30) per target; a crash,
-# sanitizer report, hang or OOM fails. The lesson, checkpoint and CLI targets exist too
-# (tools/fuzz.sh lesson checkpoint cli) but are not yet run here: see the issue-14 note.
-tools/fuzz.sh npy mask
+# libFuzzer (clang-14, ASan + UBSan): the .npy reader, the mask parser, the lesson loader, the
+# checkpoint loader and the CLI's options, ATTNSIM_FUZZ_SECONDS (default 30) each; a crash,
+# sanitizer report, hang or OOM fails.
+tools/fuzz.sh
 echo "all tests passed"

@@ -157,14 +157,14 @@ Runner add_decode_command(CLI::App& app) {
     Table table({"step", "position", "fed", "next", "k_cache", "scores", "appended", "cache used", "ms"});
     auto record = [&](DecodeStep st, double t_ms) {
       const Trace& t0 = st.traces[0][0];
-      // a paged prefill feeds each prompt whole, so sequence 0 may have fewer rows than the call
+      // sequence 0's rows of this call (a paged prefill feeds each prompt whole)
       const std::vector<int64_t>& seq0 = dec.tokens(0);
-      const auto shown = std::min<size_t>(static_cast<size_t>(st.rows), seq0.size());
-      const std::string fed = st.rows > 1 ? quoted(vocab, std::vector<int64_t>(seq0.begin(), seq0.begin() + shown))
-                                          : quoted(vocab, {st.fed[0]});
+      const std::string fed = quoted(vocab, std::vector<int64_t>(seq0.end() - st.fed_rows[0], seq0.end()));
+      int64_t fed_rows = 0;
+      for (int64_t n : st.fed_rows) fed_rows += n;
       table.add({std::to_string(steps.size()), std::to_string(st.first_position), fed, quoted(vocab, {st.next[0]}),
                  format_dims(t0.at("k_cache").out.shape()), format_dims(t0.at("scores").out.shape()),
-                 human_bytes(st.rows * per_token * static_cast<int64_t>(st.fed.size())),
+                 human_bytes(fed_rows * per_token),
                  human_bytes(dec.cache_used_bytes()), [&] {
                    char b[32];
                    std::snprintf(b, sizeof b, "%.2f", t_ms);
@@ -216,6 +216,7 @@ Runner add_decode_command(CLI::App& app) {
         js.push_back({{"index", i},
                       {"first_position", steps[i].first_position},
                       {"rows", steps[i].rows},
+                      {"fed_rows", steps[i].fed_rows},
                       {"generated", steps[i].generated},
                       {"fed", steps[i].fed},
                       {"next", steps[i].next},

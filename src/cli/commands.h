@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <vector>
 
 namespace attnsim::cli {
 
@@ -23,5 +24,13 @@ Runner add_experiment_command(CLI::App& app);
 Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
+
+// Every subcommand above, registered on `app` in --help order. The runners own the parsed
+// options, so they must outlive app.parse().
+struct Command {
+  CLI::App* app;
+  Runner run;
+};
+std::vector<Command> add_commands(CLI::App& app);
 
 }  // namespace attnsim::cli

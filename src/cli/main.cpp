@@ -30,30 +30,20 @@ int main(int argc, char** argv) {
   CLI::App app{"attnsim-cli: multi-head attention, step by step, headless"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "print the version, the BLAS kernels in use and their sgemm rate");
-  const std::vector<std::pair<CLI::App*, Runner>> commands = [&] {
-    std::vector<std::pair<CLI::App*, Runner>> list;
-    for (auto add : {add_trace_command, add_cost_command, add_bench_command, add_flash_command,
-                     add_lesson_command, add_train_command, add_heads_command,
-                     add_ablate_command, add_experiment_command, add_decode_command,
-                     add_bench_decode_command, add_gqa_convert_command}) {
-      Runner run = add(app);
-      list.emplace_back(app.get_subcommands({}).back(), std::move(run));
-    }
-    return list;
-  }();
+  const std::vector<Command> commands = add_commands(app);
   try {
     std::string valid;
     bool known = false;
-    for (const auto& [cmd, run] : commands) {
-      valid += (valid.empty() ? "" : ", ") + cmd->get_name();
-      known = known || (argc > 1 && cmd->get_name() == argv[1]);
+    for (const auto& c : commands) {
+      valid += (valid.empty() ? "" : ", ") + c.app->get_name();
+      known = known || (argc > 1 && c.app->get_name() == argv[1]);
     }
     if (argc > 1 && argv[1][0] != '-' && !known) {
       throw attnsim::Error(std::string("unknown command '") + argv[1] + "' (valid: " + valid + ")");
     }
     app.parse(argc, argv);
-    for (const auto& [cmd, run] : commands)
-      if (cmd->parsed()) return run();
+    for (const auto& c : commands)
+      if (c.app->parsed()) return c.run();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -194,11 +194,13 @@ DecodeStep Decoder::feed(int64_t rows) {
   const int64_t S = sequences(), d = config_.attn.d_model;
   DecodeStep out;
   out.rows = rows;
-  out.first_position = static_cast<int64_t>(tokens_[0].size()) - rows;
   for (int64_t s = 0; s < S; ++s) {
+    const int64_t len = static_cast<int64_t>(tokens_[s].size());
+    out.fed_rows.push_back(paged() ? len - tables_[s].length : rows);
     out.fed.push_back(tokens_[s].back());
     out.generated = tokens_[s].size() > prompts_[s].size();
   }
+  out.first_position = static_cast<int64_t>(tokens_[0].size()) - out.fed_rows[0];
   auto finish = [&](int64_t s, const Tensor& x_seq /*(n,d) rows of seq s*/) {
     const int64_t n = x_seq.size(0);
     out.hidden.push_back(x_seq);
@@ -220,7 +222,7 @@ DecodeStep Decoder::feed(int64_t rows) {
   }
   for (int64_t s = 0; s < S; ++s) {  // paged: each sequence on its own, one shared pool
     BlockTable& table = tables_[s];
-    const int64_t n = static_cast<int64_t>(tokens_[s].size()) - table.length;
+    const int64_t n = out.fed_rows[s];
     reserve_blocks(block_pool_, table, table.length + n);
     Tensor x = embed(s, table.length, n);  // (1,n,d)
     out.traces.emplace_back();

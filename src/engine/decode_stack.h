@@ -59,8 +59,9 @@ StackWeights random_stack_weights(const StackConfig& config);
 
 // One call of prefill() or step().
 struct DecodeStep {
-  int64_t first_position = 0;  // of the rows fed (contiguous: same for every sequence)
-  int64_t rows = 0;            // rows fed per sequence (a prefill's chunk, or 1)
+  int64_t first_position = 0;  // of sequence 0's rows fed (contiguous: every sequence's)
+  int64_t rows = 0;            // the call's rows: a prefill's chunk, or 1 (paged: the longest)
+  std::vector<int64_t> fed_rows;  // per sequence: rows fed (a paged prefill feeds each prompt whole)
   std::vector<int64_t> fed;    // per sequence: the token fed last
   std::vector<int64_t> next;   // per sequence: argmax of the last row's logits
   bool generated = false;      // the fed tokens were generated, not prompt

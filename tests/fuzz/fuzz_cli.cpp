@@ -45,8 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     CLI::App app{"fuzz"};
     app.require_subcommand(1);
-    for (auto add : {add_trace_command, add_cost_command, add_bench_command, add_flash_command, add_lesson_command})
-      (void)add(app);
+    const std::vector<Command> commands = add_commands(app);  // kept: they own the parsed options
     auto argv = argv_of(args);
     try {
       app.parse(static_cast<int>(argv.size()), argv.data());
