@@ -10,13 +10,18 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/error.h"
+#include "engine/flash.h"
 #include "engine/tensor.h"
 #include "figure/cairo_sink.h"
+#include "figure/flash_figure.h"
 #include "figure/gif_writer.h"
+#include "figure/memory_figure.h"
 #include "figure/palette.h"
 #include "figure/plot.h"
 #include "figure/slide.h"
 #include "figure/svg_sink.h"
+#include "figure/table_figure.h"
 #include "figure/tensor_figure.h"
 #include "figure/text_metrics.h"
 
@@ -327,4 +332,312 @@ TEST_CASE("figure: bars stand as tall as their values and say them; a bad chart 
   p.title = "empty";
   p.x_hi = 0;
   CHECK_THROWS_WITH(add_line_plot(s.figure, print_theme(), s.visual, p), "plot 'empty': the axis range is empty");
+}
+
+// [SECTION] the flash tile grid ------------------------------------------------------------
+
+namespace {
+
+// q, k, v (1, 1, 6, 4) with values whose row maxima move from tile to tile, so the running
+// max rises and the rescale factor shows.
+struct FlashCase {
+  Tensor q = Tensor::zeros({1, 1, 6, 4}), k = Tensor::zeros({1, 1, 6, 4}), v = Tensor::zeros({1, 1, 6, 4});
+  float scale = 0.5f;
+  FlashCoreResult core;
+  FlashCase(bool causal, int64_t block) {
+    for (int64_t i = 0; i < 24; ++i) {
+      q.f32()[i] = std::sin(0.7f * static_cast<float>(i)) * 1.5f;
+      k.f32()[i] = 0.2f * static_cast<float>(i % 9) - 0.5f;  // later keys score higher
+      v.f32()[i] = std::cos(0.3f * static_cast<float>(i));
+    }
+    FlashMask mask;
+    mask.causal = causal;
+    FlashOptions o;
+    o.block_q = o.block_k = block;
+    o.record_tiles = true;
+    o.threads = 1;
+    core = flash_attention_core(q, k, v, mask, scale, o);
+  }
+  // The plain-loop row max / sum of exp over the visible keys (what the final m and l must be).
+  float row_max(int64_t i, bool causal) const {
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < 6; ++j)
+      if (!causal || j <= i) m = std::max(m, score(i, j));
+    return m;
+  }
+  float row_sum(int64_t i, bool causal) const {
+    double l = 0;
+    for (int64_t j = 0; j < 6; ++j)
+      if (!causal || j <= i) l += std::exp(static_cast<double>(score(i, j) - row_max(i, causal)));
+    return static_cast<float>(l);
+  }
+  float score(int64_t i, int64_t j) const {
+    float s = 0;
+    for (int64_t c = 0; c < 4; ++c) s += q.f32()[i * 4 + c] * k.f32()[j * 4 + c];
+    return s * scale;
+  }
+};
+
+FlashTiles tiles_of(const FlashCase& c, int64_t block, size_t event) {
+  FlashTiles in;
+  in.events = &c.core.events;
+  in.tq = in.tk = 6;
+  in.block_q = in.block_k = block;
+  in.event = event;
+  in.q_tokens = {"고양이가", "생선을", "먹고", "잠을", "잤다", "<pad>"};
+  in.k_tokens = in.q_tokens;
+  return in;
+}
+
+Figure flash_page(const FlashCase& c, int64_t block, size_t event, FlashTilesLayout* layout,
+                  const std::string& theme = "print") {
+  SlideSpec spec;
+  spec.title = "FlashAttention · head 0 · Br 2 × Bc 2";
+  spec.caption = "Each tile updates every row's running max m and sum l.";
+  const FlashTiles in = tiles_of(c, block, event);
+  spec.legend = flash_legend(in, "scores S");
+  Slide s = make_slide(spec, theme_by_name(theme));
+  *layout = add_flash_tiles(s.figure, theme_by_name(theme), s.visual, in);
+  return s.figure;
+}
+
+const Text& text_at(const Figure& f, size_t i) { return std::get<Text>(f.items.at(i)); }
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("figure: the flash grid draws the engine trace's running m and l of every row, at every event") {
+  const FlashCase c(true, 2);
+  const auto& ev = c.core.events;
+  // 3 x 3 tiles, causal: the three above the diagonal are skipped; 3 finals.
+  REQUIRE(ev.size() == 12);
+  size_t rises = 0;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    const FlashEvent& e = ev[i];
+    FlashTilesLayout l;
+    const Figure f = flash_page(c, 2, i, &l);
+    INFO("event " << i << " kind " << flash_event_kind_name(e.kind));
+    CHECK(overlapping_texts(f).empty());
+    CHECK(texts_outside(f).empty());
+    CHECK(l.tile_boxes.size() == 9);
+    // all six rows fit: listed in order; the other blocks' rows as their last event left them
+    REQUIRE(l.rows.size() == 6);
+    for (int64_t q = 0; q < 6; ++q) {
+      CHECK(l.rows[static_cast<size_t>(q)] == q);
+      if (q >= e.q0 && q < e.q0 + e.rows) continue;
+      const FlashEvent* fin = nullptr;
+      bool started = false;
+      for (size_t k = 0; k <= i; ++k) {
+        started |= ev[k].q_block == q / 2 && ev[k].kind == FlashEventKind::Tile;
+        if (ev[k].q_block == q / 2 && ev[k].kind == FlashEventKind::Final) fin = &ev[k];
+      }
+      const std::string m = text_at(f, l.m_text[static_cast<size_t>(q)]).text;
+      if (fin) CHECK(m == flash_number(c.row_max(q, true)));
+      if (!started) CHECK(m == "-inf");
+    }
+    for (size_t r = 0; r < static_cast<size_t>(e.rows); ++r) {
+      const size_t at = static_cast<size_t>(e.q0) + r;
+      const std::string m = text_at(f, l.m_text[at]).text, lt = text_at(f, l.l_text[at]).text;
+      const int64_t rr = static_cast<int64_t>(r);
+      if (e.kind == FlashEventKind::Tile) {
+        // "before → after" where the value changed, else the value: the trace's own numbers
+        CHECK(ends_with(m, flash_number(e.m_after.at({rr}))));
+        CHECK(ends_with(lt, flash_number(e.l_after.at({rr}))));
+        if (e.m_before.at({rr}) != e.m_after.at({rr})) CHECK(m.rfind(flash_number(e.m_before.at({rr})) + " → ", 0) == 0);
+        const bool rose = std::isfinite(e.m_before.at({rr})) && e.m_after.at({rr}) > e.m_before.at({rr});
+        CHECK((l.rescale_text[at] != SIZE_MAX) == rose);
+        if (rose) {
+          ++rises;
+          CHECK(text_at(f, l.rescale_text[at]).text == "×" + flash_number(e.rescale.at({rr})));
+          CHECK(e.rescale.at({rr}) < 1.0f);
+        }
+      } else if (e.kind == FlashEventKind::Final) {
+        // the final running max and sum are the plain row max and sum of exp over visible keys
+        const int64_t q = e.q0 + rr;
+        CHECK(m == flash_number(e.m.at({rr})));
+        CHECK(lt == flash_number(e.l.at({rr})));
+        CHECK(m == flash_number(c.row_max(q, true)));
+        CHECK(std::fabs(std::stof(lt) - c.row_sum(q, true)) < 2e-3f);
+      }
+    }
+  }
+  CHECK(rises > 0);  // the case makes the max rise at least once (else the check above is idle)
+}
+
+TEST_CASE("figure: the flash grid crosses out skipped tiles, outlines the event's tile, fills seen tiles") {
+  const FlashCase c(true, 2);
+  const auto& ev = c.core.events;
+  const size_t last = ev.size() - 1;
+  FlashTilesLayout l;
+  const Figure f = flash_page(c, 2, last, &l, "projector");
+  size_t skips = 0;
+  const Heatmap* grid = nullptr;
+  for (const Item& i : f.items) {
+    if (const auto* t = std::get_if<Text>(&i)) skips += t->text == "skip";
+    if (const auto* h = std::get_if<Heatmap>(&i))
+      if (h->rows == 6 && h->cols == 6) grid = h;
+  }
+  CHECK(skips == 3);
+  REQUIRE(grid != nullptr);
+  // every visible score as the tiles computed it; hidden cells of visited tiles are -inf
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 6; ++j) {
+      const float v = grid->values[static_cast<size_t>(i * 6 + j)];
+      if (j <= i) CHECK(std::fabs(v - c.score(i, j)) < 1e-5f);
+      else if (j / 2 == i / 2) CHECK(std::isinf(v));
+    }
+  // the legend shows the -inf mark once a hidden cell has been seen, not before
+  CHECK(flash_legend(tiles_of(c, 2, last), "S").neginf);
+  const FlashCase open(false, 2);  // no mask: no cell is ever hidden
+  CHECK_FALSE(flash_legend(tiles_of(open, 2, open.core.events.size() - 1), "S").neginf);
+  // the lesson's tile lookup finds the visit of tile (1, 0)
+  const size_t at = flash_event_of_tile(ev, 1, 0);
+  REQUIRE(at < ev.size());
+  CHECK(ev[at].q_block == 1);
+  CHECK(ev[at].k_block == 0);
+  CHECK(flash_event_of_tile(ev, 7, 7) == ev.size());
+}
+
+TEST_CASE("figure: a flash block taller than the table lists what fits and says how many rows are left") {
+  // 64 query rows in one block: the table cannot list them all at >= 28 units.
+  Tensor q = Tensor::zeros({1, 1, 64, 4}), k = Tensor::zeros({1, 1, 64, 4}), v = Tensor::zeros({1, 1, 64, 4});
+  for (int64_t i = 0; i < q.numel(); ++i) q.f32()[i] = k.f32()[i] = v.f32()[i] = 0.01f * static_cast<float>(i % 13);
+  FlashOptions o;
+  o.block_q = o.block_k = 64;
+  o.record_tiles = true;
+  o.threads = 1;
+  const FlashCoreResult core = flash_attention_core(q, k, v, FlashMask(), 0.5f, o);
+  FlashTiles in;
+  in.events = &core.events;
+  in.tq = in.tk = 64;
+  in.block_q = in.block_k = 64;
+  in.event = 0;
+  Slide s = make_slide({"flash", "caption", "", {}, true}, print_theme());
+  const FlashTilesLayout l = add_flash_tiles(s.figure, print_theme(), s.visual, in);
+  CHECK(l.rows.size() >= 8);
+  CHECK(l.rows.size() < 64);
+  bool more = false;
+  for (const Item& i : s.figure.items)
+    if (const auto* t = std::get_if<Text>(&i))
+      more |= t->text == "… " + std::to_string(64 - l.rows.size()) + " more rows";
+  CHECK(more);
+  CHECK(overlapping_texts(s.figure).empty());
+  for (const Item& i : s.figure.items)
+    if (const auto* t = std::get_if<Text>(&i)) CHECK(t->size >= kLabelMin - 0.01f);
+  in.event = core.events.size();
+  CHECK_THROWS_AS(add_flash_tiles(s.figure, print_theme(), s.visual, in), Error);
+}
+
+// [SECTION] the memory strip and the table ---------------------------------------------------
+
+namespace {
+
+// (1, 6, 16) holding its own storage index, as q_proj; q_heads is its (1, 4, 6, 4) transposed view.
+Tensor projected() {
+  Tensor t = Tensor::zeros({1, 6, 16});
+  for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = static_cast<float>(i) - 40.0f;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("figure: the memory strip walks a transposed view through the same storage by its strides") {
+  const Tensor proj = projected();
+  const Tensor heads = proj.view({1, 6, 4, 4}).transpose(1, 2);  // strides (96, 4, 16, 1)
+  REQUIRE_FALSE(heads.is_contiguous());
+  MemorySpec spec;
+  spec.strips = {{&heads, 0, "storage #1 (q_heads)"}};
+  spec.unit = 16;
+  spec.headline = "storage #1 · shape (1, 4, 6, 4) · strides (96, 4, 16, 1) · not contiguous";
+  spec.detail = "same storage, new strides: 0 bytes copied";
+  Slide s = make_slide({"q_heads in memory", "transpose changes the strides, not the memory.", "", memory_legend(spec, "q_heads"), true},
+                       print_theme());
+  const MemoryLayout l = add_memory_strips(s.figure, print_theme(), s.visual, spec);
+  CHECK(l.wrap == 16);  // one token per strip row
+  REQUIRE(l.walked.size() == 1);
+  // the walk is the tensor's own storage order: head 0's token 0 (cells 0..3), token 1 (16..19), ...
+  REQUIRE(l.walked[0].size() == 24);  // one head: T x dk
+  for (int64_t e = 0; e < 24; ++e) CHECK(l.walked[0][static_cast<size_t>(e)] == heads.storage_index({0, 0, e / 4, e % 4}));
+  CHECK(l.walked[0][4] == 16);
+  // each order number sits in the cell it names
+  const Rect strip = l.strips.front();
+  const float cell = strip.w / 16;
+  REQUIRE(l.numbers[0].size() == 24);
+  for (size_t e = 0; e < l.numbers[0].size(); ++e) {
+    const Text& t = text_at(s.figure, l.numbers[0][e]);
+    CHECK(t.text == std::to_string(e));
+    const int64_t c = l.walked[0][e];
+    CHECK(std::fabs(t.x - (strip.x + (static_cast<float>(c % 16) + 0.5f) * cell)) < 0.01f);
+    CHECK(std::fabs(t.y - (strip.y + (static_cast<float>(c / 16) + 0.5f) * cell)) < 0.01f);
+  }
+  // the cells hold the stored values in storage order
+  for (const Item& i : s.figure.items)
+    if (const auto* h = std::get_if<Heatmap>(&i))
+      if (h->cols == 16 && h->rows == 6)
+        for (size_t k = 0; k < 96; ++k) CHECK(h->values[k] == proj.f32()[k]);
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+}
+
+TEST_CASE("figure: a copy's memory slide walks the source in logical order and the new strip in storage order") {
+  const Tensor proj = projected();
+  const Tensor heads = proj.view({1, 6, 4, 4}).transpose(1, 2);
+  const Tensor copy = heads.contiguous();
+  REQUIRE_FALSE(copy.shares_storage_with(heads));
+  MemorySpec spec;
+  spec.strips = {{&heads, 0, "storage #1 (q_heads)"}, {&copy, 0, "new storage #2 (copy): 384 B copied"}};
+  spec.unit = 16;
+  Slide s = make_slide({"copy", "", "", {}, false}, projector_theme());
+  const MemoryLayout l = add_memory_strips(s.figure, projector_theme(), s.visual, spec);
+  REQUIRE(l.strips.size() == 2);
+  CHECK(l.strips[1].y > l.strips[0].bottom());
+  for (size_t e = 0; e < l.walked[1].size(); ++e) CHECK(l.walked[1][e] == static_cast<int64_t>(e));
+  // element e of the copy holds what the source's walk reads at step e
+  const StripCells src = strip_cells(heads, 0), dst = strip_cells(copy, 0);
+  for (size_t e = 0; e < 96; ++e)
+    CHECK(dst.values[static_cast<size_t>(dst.walk[e])] == src.values[static_cast<size_t>(src.walk[e])]);
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+  CHECK_THROWS_AS(strip_cells(heads, 1), Error);
+}
+
+TEST_CASE("figure: a table picks the largest readable type, wraps long names, and counts the rows left out") {
+  TableSpec t;
+  t.header = {"what", "sizes", "value"};
+  t.align = {Anchor::Start, Anchor::Start, Anchor::End};
+  t.bold = {false, false, true};
+  t.rows = {{"parameters of the four projections (no biases)", "d=512 h=8", "1,048,576"},
+            {"score tensor, one layer", "B=1 T=4096 h=8", "536,870,912 B (512 MiB, 537 MB)"},
+            {"KV 캐시 (키·값 헤드 g개)", "d=4096 h=32 g=8 L=32 T=4096", "536,870,912 B (512 MiB, 537 MB)"}};
+  Slide s = make_slide({"Figures computed by the engine", "", "", {}, false}, print_theme());
+  const TableLayout l = add_table(s.figure, print_theme(), s.visual, t);
+  CHECK(l.size >= kLabelMin);
+  CHECK(l.size <= 40);
+  REQUIRE(l.rows_shown == 3);
+  for (size_t r = 0; r < 3; ++r) {
+    CHECK(text_at(s.figure, l.cells[r][2]).text == t.rows[r][2]);
+    CHECK(text_at(s.figure, l.cells[r][1]).text == t.rows[r][1]);
+    CHECK(t.rows[r][0].rfind(text_at(s.figure, l.cells[r][0]).text, 0) == 0);  // a first line of it
+  }
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+
+  TableSpec many = t;
+  for (int i = 0; i < 30; ++i) many.rows.push_back({"row " + std::to_string(i), "T=" + std::to_string(i), std::to_string(i * i)});
+  Slide m = make_slide({"many", "", "", {}, false}, print_theme());
+  const TableLayout ml = add_table(m.figure, print_theme(), m.visual, many);
+  CHECK(ml.size == kLabelMin);
+  CHECK(ml.rows_shown < many.rows.size());
+  bool more = false;
+  for (const Item& i : m.figure.items)
+    if (const auto* x = std::get_if<Text>(&i))
+      more |= x->text == "… " + std::to_string(many.rows.size() - ml.rows_shown) + " more rows";
+  CHECK(more);
+  CHECK(overlapping_texts(m.figure).empty());
+  CHECK(texts_outside(m.figure).empty());
+  many.rows.push_back({"too", "few"});
+  CHECK_THROWS_AS(add_table(m.figure, print_theme(), m.visual, many), Error);
 }

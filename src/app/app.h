@@ -124,6 +124,14 @@ bool export_slide(App& app, const std::string& extension, std::string* written, 
 void set_flash_progress(App& app, float t);
 // True while the flash panel plays its tiles (the window keeps drawing).
 bool flash_playing(const App& app);
+// What the flash panel shows now (its run, head, blocks and event), for the slide view; false
+// before the panel has a tile trace.
+struct FlashPanelView {
+  uint64_t generation = 0;
+  int64_t batch = 0, head = 0, block_q = 1, block_k = 1;
+  int event = 0;
+};
+bool flash_panel_view(const App& app, FlashPanelView* view);
 void panel_controls(App& app, const ImVec4& rect);
 void panel_model(App& app, const ImVec4& rect);
 // The model panel's Training tab (panel_timeline.cpp), drawn inside the current window.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/lesson_figures.h"
 #include "lessons/lesson.h"
 #include "lessons/player.h"
 #include "lessons/progress.h"
@@ -14,11 +15,6 @@
 namespace attnsim::app {
 
 struct App;
-
-// One engine figure shown beside a step (cost model, IO model).
-struct Figure {
-  std::string quantity, sizes, value;
-};
 
 struct LessonUi {
   // The lessons folder, loaded on first use for the browser.
@@ -51,7 +47,7 @@ struct LessonUi {
   std::future<std::string> task_job;
   std::string task_job_key;
   std::string pending_action;  // the step's action, pressed once its run is on screen
-  std::vector<Figure> figures;
+  std::vector<StepFigure> figures;  // the step's engine figures (lesson_figures.h)
   int figures_step = -1;
   lessons::Evaluator eval;
 };

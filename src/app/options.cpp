@@ -17,12 +17,15 @@ const char* const kUsage =
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
     "               [--action check-hidden|first-nan|try-view]\n"
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
-    "               [--panel tensor|buglab] [--batch B] [--theme print|projector] [--size WxH]\n"
+    "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
+    "               [--size WxH]\n"
     "       attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]\n"
     "               [--theme print|projector] [--size 1280x720|1920x1080] [--scale 1|2|4]\n"
     "       (DIR new or empty; --force replaces a folder that is not empty)\n"
     "       attnsim --export-gif FILE.gif | --export-frames DIR [--scenario NAME] --from STEP\n"
     "               --to STEP [--fps N] [--seconds S] [--reduced-motion] [--theme ...] [--size WxH]\n"
+    "       attnsim --export-gif FILE.gif | --export-frames DIR --panel flash [--scenario NAME]\n"
+    "               (the flash tiles advancing: one frame per tile event of head 0)\n"
     "       attnsim --bench-frames N [--scenario NAME] [--train-live]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n";
 
@@ -132,6 +135,8 @@ Options parse_options(const std::vector<std::string>& args) {
       o.model = value();
     } else if (a == "--batch") {
       o.batch = parse_int(a, value());
+    } else if (a == "--head") {
+      o.head = parse_int(a, value());
     } else if (a == "--geometry") {
       o.geometry = value();
     } else if (a == "--lang") {
@@ -164,8 +169,10 @@ Options parse_options(const std::vector<std::string>& args) {
   }
   if (o.mode == Mode::Export && !o.figure_export() && !ends_with(o.output, ".png"))
     throw Error("--export writes .png, .svg or .pdf (by the file's extension), got '" + o.output + "'");
-  if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && (o.from.empty() || o.to.empty()))
-    throw Error("--export-gif and --export-frames need --from STEP and --to STEP");
+  // --panel flash animates the tile walk (one frame per tile event): no steps to name.
+  if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && o.panel != "flash" &&
+      (o.from.empty() || o.to.empty()))
+    throw Error("--export-gif and --export-frames need --from STEP and --to STEP (or --panel flash)");
   if (static_cast<int64_t>(o.fps) * static_cast<int64_t>(o.seconds) > 1200)
     throw Error("--fps x --seconds gives more than 1200 frames");
   return o;

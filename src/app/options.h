@@ -36,6 +36,7 @@ struct Options {
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
+  int head = 0;              // --head: the head a flash / bug-lab slide shows
   int bench_frames = 0;
   int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
   std::string action;        // --action check-hidden|first-nan|try-view: press that button first

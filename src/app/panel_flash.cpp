@@ -19,6 +19,7 @@
 #include <cstdio>
 
 #include "app/app.h"
+#include "app/flash_slides.h"
 #include "app/heat_view.h"
 #include "app/i18n.h"
 #include "engine/cost.h"
@@ -64,28 +65,9 @@ void recompute(App& app, FlashPanelState& f) {
   f.built_event = -1;
   f.error.clear();
   f.core = {};
-  const Step* q = d->run.trace.find("q_heads");
-  const Step* k = d->run.trace.find("k_heads");
-  const Step* v = d->run.trace.find("v_heads");
-  if (!q || !k || !v || !q->out.defined()) {
-    f.error = "no q_heads / k_heads / v_heads in this run";
-    return;
-  }
   try {
-    FlashOptions o;
-    o.block_q = f.block_q;
-    o.block_k = f.block_k;
-    o.record_tiles = true;
-    o.trace_batch = f.batch;
-    o.trace_head = f.head;
-    o.threads = 1;
-    // The tiled path runs the correct math (flash.h); only the missing 1/sqrt(dk) is a bug
-    // it can show.
-    const float scale = d->config.bug == Bug::NoScale
-                            ? 1.0f
-                            : 1.0f / std::sqrt(static_cast<float>(d->config.head_dim()));
-    f.core = flash_attention_core(q->out, k->out, v->out, FlashMask::from_spec(d->config.mask),
-                                  scale, o);
+    // The same call as the flash slides (flash_slides.h): one trace, two views of it.
+    f.core = flash_tile_trace(*d, f.batch, f.head, f.block_q, f.block_k);
   } catch (const Error& e) {
     f.error = e.what();
   }
@@ -268,6 +250,13 @@ void build_pictures(const App& app, FlashPanelState& f, int64_t tq, int64_t tk, 
 // [SECTION] the panel
 
 bool flash_playing(const App& app) { return app.flash && app.flash->playing; }
+
+bool flash_panel_view(const App& app, FlashPanelView* view) {
+  if (!app.flash || app.flash->core.events.empty() || !app.flash->error.empty()) return false;
+  const FlashPanelState& f = *app.flash;
+  *view = {f.generation, f.batch, f.head, f.block_q, f.block_k, f.event};
+  return true;
+}
 
 void set_flash_progress(App& app, float t) {
   if (!app.flash || app.flash->core.events.empty()) return;

@@ -7,6 +7,7 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
+#include "app/flash_slides.h"
 #include "app/i18n.h"
 #include "app/slide_scenes.h"
 #include "engine/error.h"
@@ -20,7 +21,7 @@ namespace {
 // The figure for what is on screen, rebuilt only when one of its inputs changes.
 struct SlideCache {
   uint64_t generation = 0;
-  std::string step, theme, panel;
+  std::string step, theme, panel;  // panel: "tensor", "buglab" or the flash panel's state
   int64_t batch = -1;
   Lang lang = Lang::En;
   std::shared_ptr<const figure::Figure> figure;
@@ -36,11 +37,18 @@ const figure::Figure* current_slide(App& app, std::string* error) {
   const RunData* d = app.data();
   const Step* s = app.current_step();
   if (!d || !s) return nullptr;
-  const std::string panel = app.presenting_bug_lab && d->has_reference ? "buglab" : "tensor";
+  // The flash panel in the centre: its slide at the panel's own head, blocks and event.
+  FlashPanelView fv;
+  const bool flash = app.presenting_flash && flash_panel_view(app, &fv) && fv.generation == d->generation;
+  const std::string panel = flash ? "flash" : app.presenting_bug_lab && d->has_reference ? "buglab" : "tensor";
+  const std::string key = flash ? "flash|" + std::to_string(fv.batch) + "|" + std::to_string(fv.head) + "|" +
+                                      std::to_string(fv.block_q) + "x" + std::to_string(fv.block_k) + "|" +
+                                      std::to_string(fv.event)
+                                : panel;
   SlideCache& c = cache();
   if (!c.figure || c.generation != d->generation || c.step != s->name || c.batch != app.batch ||
-      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != panel) {
-    c = SlideCache{d->generation, s->name, app.slide_theme, panel, app.batch, ui_lang(), nullptr, ""};
+      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != key) {
+    c = SlideCache{d->generation, s->name, app.slide_theme, key, app.batch, ui_lang(), nullptr, ""};
     SlideView v;
     v.step = s->name;
     v.batch = app.batch;
@@ -48,7 +56,15 @@ const figure::Figure* current_slide(App& app, std::string* error) {
     v.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
     v.theme = app.slide_theme;
     try {
-      c.figure = std::make_shared<const figure::Figure>(step_slide(app.session.scenario(), *d, v));
+      if (flash) {
+        v.batch = fv.batch;
+        v.head = fv.head;
+        const FlashCoreResult core = flash_tile_trace(*d, fv.batch, fv.head, fv.block_q, fv.block_k);
+        c.figure = std::make_shared<const figure::Figure>(flash_slide(app.session.scenario(), *d, core, fv.block_q,
+                                                                      fv.block_k, static_cast<size_t>(fv.event), v));
+      } else {
+        c.figure = std::make_shared<const figure::Figure>(step_slide(app.session.scenario(), *d, v));
+      }
       want_figure_glyphs(*c.figure);
     } catch (const Error& e) {
       c.error = e.what();

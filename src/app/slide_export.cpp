@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "app/flash_slides.h"
 #include "app/gif_scenes.h"
 #include "app/slide_scenes.h"
 #include "engine/atomic_file.h"
@@ -76,7 +77,8 @@ int run_figure_export(const Options& o) {
     SlideView v;
     v.step = o.step;
     v.batch = o.batch;
-    v.panel = o.panel == "buglab" ? "buglab" : "tensor";
+    v.panel = o.panel == "buglab" || o.panel == "flash" || o.panel == "memory" ? o.panel : "tensor";
+    v.head = o.head;
     v.lang = lang_of(o);
     v.theme = o.theme;
     if (v.panel == "buglab" && !scenario.has_reference) throw Error("scenario '" + o.scenario + "' has no bug lab");
@@ -163,7 +165,8 @@ int run_animation_export(const Options& o) {
     spec.reduced_motion = o.reduced_motion;
     spec.lang = lang_of(o);
     spec.theme = o.theme;
-    const Animation anim = make_animation(scenario, *run, spec);
+    const Animation anim =
+        o.panel == "flash" ? flash_animation(scenario, *run, spec) : make_animation(scenario, *run, spec);
     const int width = pixel_width(o);
     std::string error;
     if (o.mode == Mode::ExportFrames) {

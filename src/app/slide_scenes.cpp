@@ -12,7 +12,10 @@
 #include <filesystem>
 #include <map>
 
+#include "app/cost_slides.h"
 #include "app/decode_slides.h"
+#include "app/flash_slides.h"
+#include "app/memory_slides.h"
 #include "app/model_slides.h"
 #include "app/model_view.h"
 #include "lessons/model_quantity.h"
@@ -23,6 +26,7 @@
 #include "figure/slide.h"
 #include "figure/tensor_figure.h"
 #include "lessons/markup.h"
+#include "lessons/quantity.h"
 
 namespace attnsim::app {
 
@@ -146,6 +150,8 @@ fig::AxisLabels axis_labels(const RunData& run, const std::string& step, const T
 // [SECTION] one slide ---------------------------------------------------------------------
 
 figure::Figure step_slide(const Scenario& scenario, const RunData& run, const SlideView& view) {
+  if (view.panel == "flash") return flash_step_slide(scenario, run, view);
+  if (view.panel == "memory") return memory_slide(scenario, run, view);
   const std::string step_name = view.step.empty() ? scenario.focus_step : view.step;
   const Step* step = run.run.trace.find(step_name);
   if (!step && !is_step_name(step_name)) throw Error("unknown step '" + step_name + "'");
@@ -310,6 +316,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
                                  "attnsim · " + lesson.id + " · " + std::to_string(lesson.steps.size()) +
                                      T(lang, " 단계", " steps"),
                                  theme)});
+  lessons::Evaluator eval;  // the cost steps' figures (one cache for the deck)
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
     const lessons::LessonStep& st = lesson.steps[i];
     SlideView v;
@@ -323,6 +330,16 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
       d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, model_step_slide(st, v)});
       continue;
     }
+    if (st.panel == "cost") {
+      // The Figures panel's table: the engine's numbers this step states.
+      const auto figures = step_figures(st, lesson.settings_at(i), eval);
+      if (!figures.empty()) {
+        const std::string footer = "attnsim · " + lesson.id + " · " + st.id + " · " +
+                                   T(lang, "비용 모델과 IO 모델 (엔진)", "cost model and IO model (engine)");
+        d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, cost_slide(figures, v, footer)});
+        continue;
+      }
+    }
     const lessons::Resolved r = lessons::resolve(lesson.settings_at(i));
     Scenario s = find_scenario(r.preset);
     lessons::apply(r, s);
@@ -330,6 +347,8 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     s.focus_batch = st.batch;
     const auto run = compute_run(s);
     v.panel = st.panel;
+    v.action = st.action;
+    if (st.tile && st.tile->size() == 2) v.tile_q = (*st.tile)[0], v.tile_k = (*st.tile)[1];
     d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});
   }
   return d;

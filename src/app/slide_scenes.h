@@ -3,7 +3,8 @@
 // draw. One description per slide; the Cairo, SVG and ImGui sinks draw the same one.
 //
 //   compute_run(scenario)                  the forward pass (and the bug lab's reference)
-//   step_slide(scenario, run, view)        one step as a slide: tensor heads or bug triptych
+//   step_slide(scenario, run, view)        one step as a slide: tensor heads, bug triptych,
+//                                          flash tile grid
 //   scenario_deck / lesson_deck            a title page + one slide per active step / lesson step
 //                                          (decode scenarios: per decode call, decode_slides.h)
 #pragma once
@@ -24,8 +25,13 @@ std::shared_ptr<const RunData> compute_run(const Scenario& scenario);
 struct SlideView {
   std::string step;           // empty = the scenario's focus step
   int64_t batch = -1;         // -1 = the scenario's focus batch element
-  std::string panel = "tensor";  // "buglab": correct / with the bug / difference
-  int64_t head = 0;           // the head the bug lab triptych shows
+  std::string panel = "tensor";  // "buglab": correct / with the bug / difference;
+                                 // "flash": the tile grid with m and l (flash_slides.h)
+                                 // "memory": the storage strip and its walk (memory_slides.h)
+  int64_t head = 0;           // the head the bug lab triptych and the flash grid show
+  int64_t tile_q = -1, tile_k = -1;  // flash: the tile shown (a lesson step's); -1 = the last event
+  std::string action;         // a lesson step's button ("try-view": the memory slide shows the
+                              // engine's answer to view(B, T, d))
   lessons::Lang lang = lessons::Lang::En;
   std::string theme = "print";
   std::string title, caption;  // empty = the step's own
@@ -51,7 +57,9 @@ struct Deck {
 };
 // The title page plus every active (not skipped) step of the scenario.
 Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme);
-// The title page plus one slide per lesson step (each step's settings, view and short text).
+// The title page plus one slide per lesson step (each step's settings, view and short text):
+// the step's panel chooses the figure: tensor / buglab heads, the flash tile grid, the memory
+// strip, the cost table of the step's engine figures (cost_slides.h), the model's attention.
 Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme);
 
 }  // namespace attnsim::app

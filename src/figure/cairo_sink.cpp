@@ -13,7 +13,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "figure/atomic_file.h"
+#include "engine/atomic_file.h"
+#include "engine/error.h"
 #include "figure/palette.h"
 #include "figure/text_metrics.h"
 
@@ -269,50 +270,57 @@ std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba) 
   return out;
 }
 
+namespace {
+
+// The finished bytes go to the file through the engine's atomic writer (temp file beside it,
+// checked writes and close, rename): a failure leaves nothing and names the path.
+bool write_whole_file(const std::string& path, const std::string& bytes, std::string* error) {
+  try {
+    write_file_atomically(path, bytes);
+    return true;
+  } catch (const Error& e) {
+    if (error) *error = one_line(e.what());
+    return false;
+  }
+}
+
+bool fail(const std::string& path, const std::string& why, std::string* error) {
+  if (error) *error = path + ": " + why;
+  return false;
+}
+
+}  // namespace
+
 bool write_png(const Figure& f, const std::string& path, int width, std::string* error) {
-  return write_atomically(
-      path,
-      [&](const std::string& tmp, std::string* why) {
-        cairo_surface_t* s = render_surface(f, width);
-        const cairo_status_t st = cairo_surface_write_to_png(s, tmp.c_str());
-        cairo_surface_destroy(s);
-        if (st != CAIRO_STATUS_SUCCESS) {
-          *why = std::string("cannot write PNG: ") + cairo_status_to_string(st);
-          return false;
-        }
-        return true;
-      },
-      error);
+  cairo_surface_t* s = render_surface(f, width);
+  std::string bytes;
+  const cairo_status_t st = cairo_surface_write_to_png_stream(s, append_bytes, &bytes);
+  cairo_surface_destroy(s);
+  if (st != CAIRO_STATUS_SUCCESS) return fail(path, std::string("cannot encode PNG: ") + cairo_status_to_string(st), error);
+  return write_whole_file(path, bytes, error);
 }
 
 bool write_pdf(const std::vector<Figure>& pages, const std::string& path, const std::string& title,
                std::string* error) {
-  return write_atomically(
-      path,
-      [&](const std::string& tmp, std::string* why) {
-        const double page_w = 960.0;
-        const Figure* first = pages.empty() ? nullptr : &pages.front();
-        const double page_h = first ? page_w * first->height / first->width : 540.0;
-        cairo_surface_t* s = cairo_pdf_surface_create(tmp.c_str(), page_w, page_h);
-        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, title.c_str());
-        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "attnsim");
-        cairo_t* cr = cairo_create(s);
-        for (const Figure& f : pages) {
-          cairo_pdf_surface_set_size(s, page_w, page_w * f.height / f.width);
-          draw_cairo(f, cr, page_w / f.width);
-          cairo_show_page(cr);
-        }
-        cairo_destroy(cr);
-        cairo_surface_finish(s);
-        const cairo_status_t st = cairo_surface_status(s);
-        cairo_surface_destroy(s);
-        if (st != CAIRO_STATUS_SUCCESS) {
-          *why = std::string("cannot write PDF: ") + cairo_status_to_string(st);
-          return false;
-        }
-        return true;
-      },
-      error);
+  const double page_w = 960.0;
+  const Figure* first = pages.empty() ? nullptr : &pages.front();
+  const double page_h = first ? page_w * first->height / first->width : 540.0;
+  std::string bytes;
+  cairo_surface_t* s = cairo_pdf_surface_create_for_stream(append_bytes, &bytes, page_w, page_h);
+  cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, title.c_str());
+  cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "attnsim");
+  cairo_t* cr = cairo_create(s);
+  for (const Figure& f : pages) {
+    cairo_pdf_surface_set_size(s, page_w, page_w * f.height / f.width);
+    draw_cairo(f, cr, page_w / f.width);
+    cairo_show_page(cr);
+  }
+  cairo_destroy(cr);
+  cairo_surface_finish(s);
+  const cairo_status_t st = cairo_surface_status(s);
+  cairo_surface_destroy(s);
+  if (st != CAIRO_STATUS_SUCCESS) return fail(path, std::string("cannot encode PDF: ") + cairo_status_to_string(st), error);
+  return write_whole_file(path, bytes, error);
 }
 
 }  // namespace attnsim::figure

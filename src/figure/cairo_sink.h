@@ -21,7 +21,8 @@ void draw_cairo(const Figure& f, cairo_t* cr, double scale);
 int pixel_height(const Figure& f, int width);
 std::vector<uint8_t> render_rgba(const Figure& f, int width);
 
-// PNG of `width` pixels (temp file + rename). False with a one-line `error` on failure.
+// PNG of `width` pixels, written whole through engine/atomic_file.h (temp file + rename).
+// False with a one-line `error` (starting with the path) on failure; PDF likewise.
 bool write_png(const Figure& f, const std::string& path, int width, std::string* error);
 // Encodes to memory (the SVG sink embeds large heatmaps this way).
 std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "figure/text_metrics.h"
+
 namespace attnsim::figure {
 
 Mark mark_of(float v) {
@@ -16,7 +18,7 @@ bool Heatmap::as_image() const { return rows * cols > kImageCells; }
 
 Text& Figure::text(float x, float y, std::string s, float size, Color c, Anchor a, bool bold,
                    std::string role) {
-  items.emplace_back(Text{x, y, std::move(s), size, c, a, bold, std::move(role)});
+  items.emplace_back(Text{x, y, font_safe(s), size, c, a, bold, std::move(role)});
   return std::get<Text>(items.back());
 }
 

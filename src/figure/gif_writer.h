@@ -1,6 +1,7 @@
 // Animated GIF through Debian's giflib: one global 256-colour palette for all frames
 // (median cut over a sample of every frame, so colours do not flicker between frames), each
-// frame with its own delay, looping forever. Temp file + rename like every sink.
+// frame with its own delay, looping forever. Encoded in memory, then written whole through
+// engine/atomic_file.h like every sink.
 #pragma once
 
 #include <cstdint>

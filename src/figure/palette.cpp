@@ -71,14 +71,16 @@ const char* colormap_name(ColorMapId map) {
 const Theme& print_theme() {
   static const Theme t{"print",       rgb(0xffffff), rgb(0x1a1a1a), rgb(0x5a5a5a),
                        rgb(0x0b5fa5), rgb(0x8c8c8c), rgb(0xb0b0b0), rgb(0x262626),
-                       rgb(0xf2f2f2), rgb(0x1a1a1a), rgb(0xffffff), rgb(0xffffff)};
+                       rgb(0xf2f2f2), rgb(0x1a1a1a), rgb(0xffffff), rgb(0xffffff),
+                       rgb(0xc0470a)};
   return t;
 }
 
 const Theme& projector_theme() {
   static const Theme t{"projector",   rgb(0x121418), rgb(0xf2f2f2), rgb(0xb4b8c0),
                        rgb(0x7cc4ff), rgb(0x6b7280), rgb(0xb0b0b0), rgb(0x262626),
-                       rgb(0xf2f2f2), rgb(0x1a1a1a), rgb(0xffffff), rgb(0x121418)};
+                       rgb(0xf2f2f2), rgb(0x1a1a1a), rgb(0xffffff), rgb(0x121418),
+                       rgb(0xffb347)};
   return t;
 }
 

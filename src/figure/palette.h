@@ -29,6 +29,7 @@ struct Theme {
   Color mark_ink;                // the pattern's lines on nan / +inf
   Color mark_ink_dark;           // the pattern's lines on -inf
   Color gap;                     // between heatmap cells
+  Color highlight;               // what changed in this frame (a raised running max, the lit tile)
 };
 const Theme& theme_by_name(const std::string& name);  // "print" | "projector"; throws Error
 const Theme& print_theme();

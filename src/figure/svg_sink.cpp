@@ -4,7 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "figure/atomic_file.h"
+#include "engine/atomic_file.h"
+#include "engine/error.h"
 #include "figure/cairo_sink.h"
 #include "figure/palette.h"
 #include "figure/text_metrics.h"
@@ -192,7 +193,13 @@ std::string svg_document(const Figure& f, int width) {
 }
 
 bool write_svg(const Figure& f, const std::string& path, int width, std::string* error) {
-  return write_text_atomically(path, svg_document(f, width), error);
+  try {
+    write_file_atomically(path, svg_document(f, width));  // engine/atomic_file.h
+    return true;
+  } catch (const Error& e) {
+    if (error) *error = one_line(e.what());
+    return false;
+  }
 }
 
 }  // namespace attnsim::figure

@@ -13,7 +13,7 @@ namespace attnsim::figure {
 // The document as text; width/height are the nominal pixel size (the viewBox is the
 // figure's own units).
 std::string svg_document(const Figure& f, int width);
-// Temp file + rename; false with a one-line `error`.
+// Written whole through engine/atomic_file.h; false with a one-line `error`.
 bool write_svg(const Figure& f, const std::string& path, int width, std::string* error);
 
 }  // namespace attnsim::figure

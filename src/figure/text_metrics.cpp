@@ -3,6 +3,7 @@
 
 #include <cairo.h>
 
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -32,8 +33,18 @@ struct Measurer {
 
 }  // namespace
 
-float text_width(const std::string& text, float size, bool bold) {
+std::string font_safe(const std::string& text) {
+  static const std::pair<const char*, const char*> kSwaps[] = {{"ᵀ", "^T"}, {"−", "-"}};
+  std::string s = text;
+  for (const auto& [from, to] : kSwaps)
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + std::strlen(to)))
+      s.replace(at, std::strlen(from), to);
+  return s;
+}
+
+float text_width(const std::string& raw, float size, bool bold) {
   thread_local Measurer m;
+  const std::string text = font_safe(raw);
   auto key = std::make_pair(text, bold);
   auto it = m.cache.find(key);
   if (it == m.cache.end()) {

@@ -10,7 +10,12 @@ namespace attnsim::figure {
 
 inline constexpr const char* kFontFamily = "NanumGothic";
 
-// Advance width of one line of text at `size` units.
+// The text with the characters NanumGothic lacks spelled with ones it has (Cairo's toy font
+// API has no fallback font: they would be drawn as empty boxes): "Kᵀ" -> "K^T", the minus
+// sign U+2212 -> "-". Figure::text applies it, so every sink draws the same characters.
+std::string font_safe(const std::string& text);
+
+// Advance width of one line of text at `size` units (of font_safe(text)).
 float text_width(const std::string& text, float size, bool bold = false);
 
 // "6 rows: 고양이가 … <pad>": what a heatmap axis says when its labels do not all fit.

@@ -192,6 +192,60 @@ TEST_CASE("an animated GIF of view -> transpose decodes with the expected frames
   DGifCloseFile(g, &err);
 }
 
+TEST_CASE("the flash tiles advancing: one GIF frame per tile event, three with reduced motion") {
+  // default scenario (T 6, no mask): Br = Bc = 2, 3 x 3 tiles visited + 3 final divisions.
+  const std::string gif = kOut + "/flash.gif";
+  REQUIRE(run("--export-gif " + gif + " --panel flash --size 640x360") == 0);
+  int err = 0;
+  GifFileType* g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 12);
+  CHECK(g->SWidth == 640);
+  DGifCloseFile(g, &err);
+  // a causal mask (mask-inverted runs the tiled path with the correct causal mask): the 3
+  // tiles above the diagonal are skipped events, still 12 in all
+  REQUIRE(run("--export-gif " + gif + " --panel flash --scenario mask-inverted --size 640x360") == 0);
+  g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 12);
+  DGifCloseFile(g, &err);
+  REQUIRE(run("--export-gif " + gif + " --panel flash --reduced-motion --size 640x360") == 0);
+  g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 3);
+  DGifCloseFile(g, &err);
+}
+
+TEST_CASE("flash, memory and cost lesson steps get their own figures in the deck, searchable in ko and en") {
+  struct Want {
+    const char* lesson;
+    std::vector<std::string> ko, en;
+  };
+  // The flash grid's m / l columns, the memory strip's headline, the cost table's values.
+  const std::vector<Want> wants = {
+      {"08-flash.toml", {"최댓값 m", "합 l", "질의 블록"}, {"max m", "sum l", "query block"}},
+      {"03-views-and-copies.toml", {"스트라이드", "같은 저장소"}, {"strides", "same storage, new strides"}},
+      {"07-cost.toml", {"엔진의 값", "1,048,576"}, {"the engine's value", "1,048,576"}},
+  };
+  for (const auto& w : wants)
+    for (const char* lang : {"ko", "en"}) {
+      INFO(w.lesson << " " << lang);
+      const std::string dir = kOut + "/figures-" + std::string(w.lesson) + "-" + lang;
+      fs::remove_all(dir);
+      REQUIRE(run("--lesson " + kSource + "/lessons/" + w.lesson + " --export-slides " + dir + " --format pdf --lang " +
+                  lang) == 0);
+      // pdftotext keeps the figure's words: text, not pixels
+      const std::string text = output_of("pdftotext " + dir + "/lesson.pdf -");
+      for (const auto& s : std::string(lang) == "ko" ? w.ko : w.en) {
+        INFO(s);
+        CHECK(text.find(s) != std::string::npos);
+      }
+    }
+}
+
 TEST_CASE("export-frames writes the same frames as numbered PNGs") {
   const std::string dir = kOut + "/frames";
   fs::remove_all(dir);
@@ -216,6 +270,7 @@ TEST_CASE("bad input: one line, exit 2, no file left behind") {
       {"--export-gif " + kOut + "/bad2.gif --from alpha --to alpha", kOut + "/bad2.gif"},
       {"--export-gif " + kOut + "/bad3.gif --from q_proj --to nowhere", kOut + "/bad3.gif"},
       {"--export-slides /proc/attnsim-cannot --format pdf", "/proc/attnsim-cannot"},
+      {"--export " + kOut + "/bad-head.png --slide --panel flash --head 9", kOut + "/bad-head.png"},
   };
   for (const auto& c : cases) {
     INFO(c.args);

@@ -1,0 +1,84 @@
+// The memory panel as a slide. See memory_slides.h.
+#include "app/memory_slides.h"
+
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "figure/memory_figure.h"
+#include "figure/palette.h"
+#include "figure/slide.h"
+
+namespace attnsim::app {
+
+namespace fig = attnsim::figure;
+
+namespace {
+
+const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
+
+std::string storage_name(lessons::Lang lang, const Step& s) {
+  return std::string(T(lang, "저장소 #", "storage #")) + std::to_string(s.storage_id) + " (" + s.name + ")";
+}
+
+}  // namespace
+
+figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const SlideView& view) {
+  const std::string step_name = view.step.empty() ? scenario.focus_step : view.step;
+  const Step* step = run.run.trace.find(step_name);
+  if (!step || step->skipped() || !step->out.defined()) {
+    SlideView tensor = view;
+    tensor.panel = "tensor";
+    return step_slide(scenario, run, tensor);  // the page that says why there is nothing
+  }
+  const int64_t batch = view.batch < 0 ? scenario.focus_batch : view.batch;
+  if (batch < 0 || batch >= step->out.shape()[0])
+    throw Error("batch " + std::to_string(batch) + " is outside 0.." + std::to_string(step->out.shape()[0] - 1));
+  const lessons::Lang lang = view.lang;
+  const fig::Theme& th = fig::theme_by_name(view.theme);
+  const Tensor& out = step->out;
+
+  fig::MemorySpec m;
+  m.unit = run.config.d_model;
+  m.headline = std::string(T(lang, "저장소 #", "storage #")) + std::to_string(step->storage_id) + " · " +
+               T(lang, "모양 ", "shape ") + format_dims(out.shape()) + " · " + T(lang, "스트라이드 ", "strides ") +
+               format_dims(out.strides()) + " · " + (out.is_contiguous() ? T(lang, "연속", "contiguous")
+                                                                          : T(lang, "비연속", "not contiguous"));
+  const Step* src = step->inputs.empty() ? nullptr : run.run.trace.find(step->inputs.front());
+  const bool copy = step->kind == StepKind::Copy && src && src->out.defined();
+  if (step->kind == StepKind::View)
+    m.detail = std::string(T(lang, "같은 저장소, 새 스트라이드: 0바이트 복사", "same storage, new strides: 0 bytes copied"));
+  else if (copy)
+    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step->copied_bytes) +
+               T(lang, " 복사함", " copied");
+  else if (step->new_bytes > 0)
+    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step->new_bytes);
+  if (view.action == "try-view" && !out.is_contiguous()) {
+    // The memory panel's button: ask the engine for view(B, T, d) on these strides.
+    const Dims target{run.config.batch, run.config.tq, run.config.d_model};
+    try {
+      m.detail = "view" + format_dims(target) + ": " + T(lang, "view 성공 ", "view succeeded ") +
+                 format_dims(out.view(target).shape());
+    } catch (const Error& e) {
+      m.detail = "view" + format_dims(target) + " · " + T(lang, "엔진의 답: ", "engine says: ") + e.what();
+    }
+  }
+  if (copy) {
+    m.strips.push_back({&src->out, batch, storage_name(lang, *src)});
+    m.strips.push_back({&out, batch, std::string(T(lang, "새 ", "new ")) + storage_name(lang, *step)});
+  } else {
+    m.strips.push_back({&out, batch, storage_name(lang, *step)});
+  }
+
+  fig::SlideSpec spec;
+  spec.title = view.title.empty() ? step_name + T(lang, ": 메모리", " in memory") : view.title;
+  spec.caption = view.caption.empty() ? step_caption(step_name, lang) : view.caption;
+  const std::string scen_title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
+  spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · " + step_name +
+                " · " + T(lang, "배치 ", "batch ") + std::to_string(batch) + " · " +
+                T(lang, "선: 논리 순서로 읽는 길", "line: the walk in logical order");
+  spec.legend = fig::memory_legend(m, step_name + T(lang, " · 저장된 값 · PuOr", " · stored values · PuOr"));
+  fig::Slide s = fig::make_slide(spec, th);
+  fig::add_memory_strips(s.figure, th, s.visual, m);
+  return s.figure;
+}
+
+}  // namespace attnsim::app
