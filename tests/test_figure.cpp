@@ -501,6 +501,27 @@ TEST_CASE("figure: the flash grid crosses out skipped tiles, outlines the event'
   CHECK(flash_event_of_tile(ev, 7, 7) == ev.size());
 }
 
+TEST_CASE("figure: the flash slide as SVG and PDF keeps its m / l numbers and Korean words as text") {
+  const FlashCase c(true, 2);
+  FlashTilesLayout l;
+  const size_t event = 4;  // a tile of query block 1
+  const Figure f = flash_page(c, 2, event, &l, "projector");
+  const std::string svg = svg_document(f, 1920);
+  for (size_t i : l.m_text) CHECK(svg.find(">" + text_at(f, i).text + "</text>") != std::string::npos);
+  CHECK(svg.find("&lt;pad&gt;") != std::string::npos);  // the last token, escaped
+  const std::string path = scratch("flash.svg");
+  std::string error;
+  REQUIRE(write_svg(f, path, 1920, &error));
+  CHECK(std::system(("xmllint --noout " + path).c_str()) == 0);
+  const std::string pdf = scratch("flash.pdf");
+  REQUIRE(write_pdf({f}, pdf, "flash", &error));
+  const FlashEvent& e = c.core.events[event];
+  REQUIRE(e.kind == FlashEventKind::Tile);
+  // the row labels (Korean tokens) and the event's running sums, found by pdftotext
+  CHECK(std::system(("pdftotext " + pdf + " - | grep -q '생선을'").c_str()) == 0);
+  CHECK(std::system(("pdftotext " + pdf + " - | grep -qF -- '" + flash_number(e.l_after.at({0})) + "'").c_str()) == 0);
+}
+
 TEST_CASE("figure: a flash block taller than the table lists what fits and says how many rows are left") {
   // 64 query rows in one block: the table cannot list them all at >= 28 units.
   Tensor q = Tensor::zeros({1, 1, 64, 4}), k = Tensor::zeros({1, 1, 64, 4}), v = Tensor::zeros({1, 1, 64, 4});
