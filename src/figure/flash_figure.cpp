@@ -190,7 +190,7 @@ FlashTilesLayout add_flash_tiles(Figure& f, const Theme& th, const Rect& area, c
   // them, muted), else the event's block only. The event's rows: a Tile event's before ->
   // after, a Final event's final m and l, a Skipped event's as the block's last visit left
   // them (a skip changes nothing).
-  const float bottom_h = 118;  // two memory lines and the traffic bars
+  const float bottom_h = 150;  // two memory lines and the two traffic bars
   const float table_h = right.bottom() - bottom_h - y;
   const bool all_rows = static_cast<float>(in.tq + 1) * 36.0f <= table_h;
   const int64_t first = all_rows ? 0 : e.q0, rows = all_rows ? in.tq : e.rows;
@@ -264,19 +264,26 @@ FlashTilesLayout add_flash_tiles(Figure& f, const Theme& th, const Rect& area, c
            false, "note");
   }
 
-  // Fast memory of this visit; slow-memory traffic so far, tiled against standard, as bars.
+  // Fast memory of this visit; slow-memory traffic so far, tiled against standard: a line
+  // each, the two counts as labelled bars.
   float by = right.bottom() - bottom_h + 20;
   f.text(right.x, by, fit_text(words.fast_now + ": " + human_bytes(e.fast_bytes), kLabelMin, right.w), kLabelMin,
          th.text, Anchor::Start, false, "label");
   by += 40;
+  f.text(right.x, by, fit_text(words.traffic + " (" + words.elements + ")", kLabelMin, right.w), kLabelMin, th.text,
+         Anchor::Start, false, "label");
   const int64_t tiled = e.io.reads + e.io.writes, standard = e.io_standard.reads + e.io_standard.writes;
-  const std::string traffic = words.traffic + ": " + words.tiled + " " + format_count(tiled) + " · " + words.standard +
-                              " " + format_count(standard) + " " + words.elements;
-  f.text(right.x, by, fit_text(traffic, kLabelMin, right.w), kLabelMin, th.text, Anchor::Start, false, "label");
-  by += 28;
+  const std::string t_text = words.tiled + " " + format_count(tiled), s_text = words.standard + " " + format_count(standard);
+  const float label_w = std::max(text_width(t_text, kLabelMin), text_width(s_text, kLabelMin)) + 16;
+  const float bar_w = std::max(0.0f, right.w - label_w);
   const double most = static_cast<double>(std::max<int64_t>({tiled, standard, 1}));
-  f.box({right.x, by, static_cast<float>(right.w * static_cast<double>(tiled) / most), 14}, th.accent);
-  f.box({right.x, by + 18, static_cast<float>(right.w * static_cast<double>(standard) / most), 14}, th.muted);
+  for (int k = 0; k < 2; ++k) {
+    by += 36;
+    const int64_t n = k == 0 ? tiled : standard;
+    f.text(right.x, by, k == 0 ? t_text : s_text, kLabelMin, th.text, Anchor::Start, false, "label");
+    f.box({right.x + label_w, by - 8, static_cast<float>(bar_w * static_cast<double>(n) / most), 16},
+          k == 0 ? th.accent : th.muted);
+  }
   return out;
 }
 
