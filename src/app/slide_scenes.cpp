@@ -330,8 +330,13 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
       d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, model_step_slide(st, v)});
       continue;
     }
-    if (st.panel == "cost") {
-      // The Figures panel's table: the engine's numbers this step states.
+    // The Figures panel's table (the engine's numbers the step states) for a cost step, and for
+    // a flash step about the IO model (flash.* claims at T = 4096: S and P bytes, traffic):
+    // there the numbers are the point, not the tiles of the lesson's small run.
+    const bool io_model = st.panel == "flash" && std::any_of(st.claims.begin(), st.claims.end(), [](const auto& c) {
+                            return c.quantity.rfind("flash.", 0) == 0;
+                          });
+    if (st.panel == "cost" || io_model) {
       const auto figures = step_figures(st, lesson.settings_at(i), eval);
       if (!figures.empty()) {
         const std::string footer = "attnsim · " + lesson.id + " · " + st.id + " · " +

@@ -59,7 +59,8 @@ struct Deck {
 Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme);
 // The title page plus one slide per lesson step (each step's settings, view and short text):
 // the step's panel chooses the figure: tensor / buglab heads, the flash tile grid, the memory
-// strip, the cost table of the step's engine figures (cost_slides.h), the model's attention.
+// strip, the cost table of the step's engine figures (cost_slides.h; also for a flash step
+// whose claims are IO-model figures), the model's attention.
 Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme);
 
 }  // namespace attnsim::app

@@ -226,7 +226,9 @@ TEST_CASE("flash, memory and cost lesson steps get their own figures in the deck
   };
   // The flash grid's m / l columns, the memory strip's headline, the cost table's values.
   const std::vector<Want> wants = {
-      {"08-flash.toml", {"최댓값 m", "합 l", "질의 블록"}, {"max m", "sum l", "query block"}},
+      // steps 1-2: the tile grid; steps 3-4 (IO model at T 4096): the engine's figures
+      {"08-flash.toml", {"최댓값 m", "합 l", "질의 블록", "표준 경로의 S와 P", "1,073,741,824"},
+       {"max m", "sum l", "query block", "S and P of the standard path", "1,073,741,824"}},
       {"03-views-and-copies.toml", {"스트라이드", "같은 저장소"}, {"strides", "same storage, new strides"}},
       {"07-cost.toml", {"엔진의 값", "1,048,576"}, {"the engine's value", "1,048,576"}},
   };
