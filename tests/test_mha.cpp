@@ -140,3 +140,72 @@ TEST_CASE("bad configs are errors that name the numbers") {
   in.query = Tensor::zeros({1, 3, 8});
   CHECK_THROWS_WITH(forward(c, init_weights(8, true, 0), in), Catch::Contains("has shape (1, 3, 8) but the config needs (1, 4, 8)"));
 }
+
+// Every step of a and b alike: name, kind, layout, storage numbering, bytes, counts, values.
+static void check_same_trace(const Trace& a, const Trace& b) {
+  REQUIRE(a.steps.size() == b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    const Step &x = a.steps[i], &y = b.steps[i];
+    INFO(x.name);
+    CHECK(x.name == y.name);
+    CHECK(x.kind == y.kind);
+    CHECK(x.storage_id == y.storage_id);
+    CHECK(x.new_bytes == y.new_bytes);
+    CHECK(x.nan_count == y.nan_count);
+    CHECK(x.neginf_count == y.neginf_count);
+    CHECK(x.posinf_count == y.posinf_count);
+    CHECK(x.note == y.note);
+    REQUIRE(x.out.defined() == y.out.defined());
+    if (!x.out.defined()) continue;
+    CHECK(x.out.shape() == y.out.shape());
+    CHECK(x.out.strides() == y.out.strides());
+    CHECK(x.out.offset() == y.out.offset());
+    if (x.out.dtype() == DType::F32) CHECK(max_abs_diff(x.out, y.out) == 0.0);  // NaN where the other has NaN
+  }
+  CHECK(a.held_bytes() == b.held_bytes());
+}
+
+TEST_CASE("a mask or bug edit takes the earlier pass's projections, and the trace is the same as computed") {
+  const MhaConfig c = small(2, 6, 6, 12, 3);
+  const MhaWeights w = init_weights(c.d_model, c.bias, c.seed);
+  const MhaInputs in = random_inputs(c);
+  const ForwardResult first = forward(c, w, in);
+  CHECK_FALSE(first.trace.reused_head_steps);
+  for (const Bug bug : {Bug::None, Bug::NoScale, Bug::MaskInverted, Bug::SoftmaxNoMaxFp16}) {
+    MhaConfig edited = c;
+    edited.mask.causal = true;
+    edited.mask.key_lengths = {6, 3};
+    edited.bug = bug;
+    const ForwardResult reused = forward(edited, w, in, cpu_backend(), &first.trace);
+    CHECK(reused.trace.reused_head_steps);
+    CHECK(reused.trace.at("q_proj").out.shares_storage_with(first.trace.at("q_proj").out));
+    check_same_trace(reused.trace, forward(edited, w, in).trace);  // NaN counts included
+  }
+}
+
+TEST_CASE("the earlier pass is reused only when it read the very same tensors at the same sizes") {
+  const MhaConfig c = small(2, 6, 6, 12, 3);
+  const MhaWeights w = init_weights(c.d_model, c.bias, c.seed);
+  const MhaInputs in = random_inputs(c);
+  const ForwardResult first = forward(c, w, in);
+
+  MhaInputs copied = in;  // equal values, another storage
+  copied.query = in.query.clone();
+  copied.key = copied.value = copied.query;
+  CHECK_FALSE(forward(c, w, copied, cpu_backend(), &first.trace).trace.reused_head_steps);
+
+  MhaWeights other = w;  // equal values, another W_V
+  other.W_V.weight = w.W_V.weight.clone();
+  CHECK_FALSE(forward(c, other, in, cpu_backend(), &first.trace).trace.reused_head_steps);
+
+  MhaConfig two_heads = c;  // same tensors, other head split
+  two_heads.heads = 2;
+  const ForwardResult split = forward(two_heads, w, in, cpu_backend(), &first.trace);
+  CHECK_FALSE(split.trace.reused_head_steps);
+  CHECK(split.trace.at("q_heads").out.shape() == Dims{2, 2, 6, 6});
+
+  MhaConfig grouped = c;  // g = 1 reads W_K of another shape: other weights
+  grouped.kv_heads = 1;
+  const MhaWeights wg = init_weights(c.d_model, c.bias, c.seed, grouped.kv_dim());
+  CHECK_FALSE(forward(grouped, wg, in, cpu_backend(), &first.trace).trace.reused_head_steps);
+}

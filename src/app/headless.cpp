@@ -264,6 +264,7 @@ int run_bench_edit(const Options& options) {
   using Clock = std::chrono::steady_clock;
   const char* const kinds[] = {"cell", "mask", "bug"};
   std::vector<double> all, by_kind[3], compute;
+  int reused = 0;  // edits whose pass took the projections of the run on screen
   for (int i = 0; i < options.bench_edits; ++i) {
     const int kind = i % 3;
     const uint64_t shown = app.data()->generation;
@@ -297,6 +298,7 @@ int run_bench_edit(const Options& options) {
     all.push_back(ms);
     by_kind[kind].push_back(ms);
     compute.push_back(app.data()->compute_ms);
+    reused += app.data()->run.trace.reused_head_steps ? 1 : 0;
   }
   close_window(w);
   auto pct = [](std::vector<double> v, double q) {
@@ -311,9 +313,9 @@ int run_bench_edit(const Options& options) {
       std::printf("  %-4s edits: %zu, median %.1f ms, p95 %.1f ms\n", kinds[k], by_kind[k].size(),
                   pct(by_kind[k], 0.5), pct(by_kind[k], 0.95));
   std::printf("  of which the forward pass (the worker's compute_ms): median %.1f ms; inputs built %lld, "
-              "weights built %lld times in all\n",
+              "weights built %lld times in all; projections taken from the run on screen in %d of %d edits\n",
               pct(compute, 0.5), static_cast<long long>(app.session.kept_inputs().inputs_built()),
-              static_cast<long long>(app.session.kept_inputs().weights_built()));
+              static_cast<long long>(app.session.kept_inputs().weights_built()), reused, options.bench_edits);
   return 0;
 }
 

@@ -45,8 +45,18 @@ MhaInputs RunInputs::inputs(const MhaConfig& c, const Scenario& s, const CellEdi
     }
     touch(inputs_, i, kKeep);
     base = inputs_.front().second;  // shares storage; apply_edits copies before it writes
+    if (edits.empty()) return base;
+    for (size_t e = 0; e < edited_.size(); ++e)
+      if (edited_[e].key == key && edited_[e].edits == edits) {
+        touch(edited_, e, kKeep);
+        return edited_.front().inputs;
+      }
   }
-  return apply_edits(c, std::move(base), edits);
+  MhaInputs out = apply_edits(c, std::move(base), edits);  // outside the lock: a (B,Tq,d) copy
+  std::lock_guard<std::mutex> lock(mutex_);
+  edited_.insert(edited_.begin(), Edited{key, edits, out});
+  if (edited_.size() > kKeep) edited_.resize(kKeep);
+  return out;
 }
 
 int64_t RunInputs::weights_built() const {

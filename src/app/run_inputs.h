@@ -1,7 +1,8 @@
 // RunInputs: the weights and the unedited inputs of the runs the app computes, kept between
 // recomputes. Editing one input cell copies the kept query (B,Tq,d) and sets the cell;
-// toggling a mask or switching a bug reuses both. Each is rebuilt only when what it depends
-// on changes:
+// toggling a mask or switching a bug reuses both, and the edited query too (the same tensor,
+// so forward() can take the projections of the run on screen). Each is rebuilt only when
+// what it depends on changes:
 //   weights      d_model, bias, seed
 //   base inputs  batch, Tq, Tk, d_model, self-attention, sentences, key sentences, input
 //                scale, and the seed only when there are no sentences (random inputs)
@@ -49,6 +50,12 @@ class RunInputs {
   mutable std::mutex mutex_;  // the worker builds; the UI thread may read the counters
   std::vector<std::pair<WeightsKey, MhaWeights>> weights_;  // most recent first
   std::vector<std::pair<InputsKey, MhaInputs>> inputs_;
+  struct Edited {
+    InputsKey key;
+    CellEdits edits;
+    MhaInputs inputs;
+  };
+  std::vector<Edited> edited_;  // the last inputs with edits applied, most recent first
   int64_t weights_built_ = 0, inputs_built_ = 0;
 };
 

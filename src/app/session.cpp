@@ -46,8 +46,10 @@ void Session::launch() {
   std::promise<Job> promise;
   worker_ = promise.get_future();
   // The worker gets copies: the UI may edit the scenario while it runs.
+  // The run on screen: an edit that leaves the inputs and weights as they were (a mask, a bug)
+  // takes its projections and head views instead of computing them again (forward's earlier).
   thread_ = std::thread([s = scenario_, edits = edits_, backend = backend_, gen = ++generation_, epoch = epoch_,
-                         kept = kept_, rate = sgemm_gflops_, on_ready = on_ready_,
+                         kept = kept_, rate = sgemm_gflops_, on_ready = on_ready_, shown = data_,
                          promise = std::move(promise)]() mutable {
     Job job;
     job.epoch = epoch;
@@ -59,10 +61,11 @@ void Session::launch() {
       // The sgemm rate for the status line, measured once, off the UI thread.
       if (rate->load() == 0) rate->store(measure_sgemm_gflops());
       const auto t0 = std::chrono::steady_clock::now();
-      data->run = forward(s.config, kept->weights(s.config), kept->inputs(s.config, s, edits), engine);
+      data->run = forward(s.config, kept->weights(s.config), kept->inputs(s.config, s, edits), engine,
+                          shown ? &shown->run.trace : nullptr);
       if (s.has_reference) {
-        data->reference =
-            forward(s.reference, kept->weights(s.reference), kept->inputs(s.reference, s, edits), engine);
+        data->reference = forward(s.reference, kept->weights(s.reference), kept->inputs(s.reference, s, edits),
+                                  engine, shown && shown->has_reference ? &shown->reference.trace : nullptr);
         data->has_reference = true;
       }
       data->q_tokens = batch_tokens(s.sentences, s.config.batch, s.config.tq);

@@ -33,9 +33,50 @@ Step skipped_step(const char* name, const std::string& op, std::vector<std::stri
   return s;
 }
 
-Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be) {
+namespace {
+
+constexpr const char* kHeadSteps[] = {"query",  "key",    "value",   "q_proj",  "k_proj",  "v_proj",
+                                      "q_view", "k_view", "v_view",  "q_heads", "k_heads", "v_heads"};
+
+std::vector<Tensor> projection_weights(const MhaWeights& w) {
+  return {w.W_Q.weight, w.W_Q.bias, w.W_K.weight, w.W_K.bias, w.W_V.weight, w.W_V.bias};
+}
+
+// Whether `earlier`'s head steps are what this pass would compute: the same input and weight
+// tensors, the same head shapes (B,h,Tq,dk) and (B,g,Tk,dk), the same backend.
+bool can_reuse(const Trace& earlier, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in,
+               const std::string& backend) {
+  const std::vector<Tensor> weights = projection_weights(w);
+  if (earlier.projection_weights.size() != weights.size()) return false;
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (!earlier.projection_weights[i].same_view_as(weights[i])) return false;
+  for (const char* name : kHeadSteps)
+    if (!earlier.find(name)) return false;
+  const Step& q_proj = earlier.at("q_proj");
+  return earlier.at("query").out.same_view_as(in.query) && earlier.at("key").out.same_view_as(in.key) &&
+         earlier.at("value").out.same_view_as(in.value) && q_proj.backend == backend &&
+         earlier.at("q_heads").out.shape() == Dims{c.batch, c.heads, c.tq, c.head_dim()} &&
+         earlier.at("k_heads").out.shape() == Dims{c.batch, c.kv_group_count(), c.tk, c.head_dim()};
+}
+
+}  // namespace
+
+Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be,
+                     const Trace* earlier) {
   const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, h = c.heads, g = c.kv_group_count(), dk = c.head_dim();
   const std::string bn = be.name();
+  t.projection_weights = projection_weights(w);
+  if (earlier && can_reuse(*earlier, c, w, in, bn)) {
+    for (const char* name : kHeadSteps) {
+      Step s = earlier->at(name);
+      s.counts_known = true;  // counted when first made; Trace::add numbers the storages again
+      s.storage_id = 0;
+      s.new_bytes = 0;
+      t.add(std::move(s));
+    }
+    t.reused_head_steps = true;
+    return {t.at("q_heads").out, t.at("k_heads").out, t.at("v_heads").out};
+  }
 
   // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
   t.add(input_step("query", in.query));

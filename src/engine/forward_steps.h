@@ -21,8 +21,12 @@ struct Heads {
   Tensor q, k, v;  // (B,h,Tq,dk) (B,h,Tk,dk) (B,h,Tk,dk), transposed views of the projections
 };
 
-// Adds the inputs, the projections and the head split to `t`; returns the head views.
-Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be);
+// Adds the inputs, the projections and the head split to `t`; returns the head views. When
+// `earlier` read the same input and weight tensors (Tensor::same_view_as) at the same head
+// sizes on the same backend, its steps are taken as they are (values, counts; the storages
+// are shared) instead of computed: tensors are never written once made, so they are equal.
+Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be,
+                     const Trace* earlier = nullptr);
 
 // What the attention core reads for K and V: the head tensors themselves (g == h), the
 // stride-0 group views (B,g,r,Tk,dk), or the repeat_interleave copies (B,h,Tk,dk).

@@ -249,7 +249,8 @@ std::string apply_head_patches(Tensor& ctx_heads, const std::vector<HeadPatch>& 
 
 }  // namespace
 
-ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be) {
+ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be,
+                      const Trace* earlier) {
   validate(c);
   check_inputs(c, in);
   const int64_t need = predict_trace_bytes(c), limit = effective_mem_limit(c);
@@ -264,7 +265,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   ForwardResult result;
   Trace& t = result.trace;
 
-  const Heads heads = add_head_steps(t, c, w, in, be);
+  const Heads heads = add_head_steps(t, c, w, in, be, earlier);
   // g < h: the query heads of a group read one K/V head        (B,g,h/g,Tk,dk) view
   const KvRead kv = add_group_steps(t, c, heads.k, heads.v, "k_heads", "v_heads", be);
 

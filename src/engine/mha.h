@@ -107,11 +107,14 @@ int64_t effective_mem_limit(const MhaConfig& config);
 // Runs the forward pass. Throws Error on a bad config or one whose predicted memory
 // exceeds the limit. With Bug::ViewWithoutContiguous the pass stops at ctx_concat: the
 // steps before it are kept and `error` holds the engine's real message.
+// `earlier`, a trace of an earlier pass: when it read the same input and weight tensors at
+// the same sizes (an edit of the mask, a bug, the scale or dropout), its steps up to
+// q/k/v_heads are taken instead of computed (trace.reused_head_steps), bit for bit the same.
 struct ForwardResult {
   Trace trace;
   std::string error;
 };
-ForwardResult forward(const MhaConfig& config, const MhaWeights& weights,
-                      const MhaInputs& inputs, Backend& backend = cpu_backend());
+ForwardResult forward(const MhaConfig& config, const MhaWeights& weights, const MhaInputs& inputs,
+                      Backend& backend = cpu_backend(), const Trace* earlier = nullptr);
 
 }  // namespace attnsim

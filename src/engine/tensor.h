@@ -63,6 +63,12 @@ class Tensor {
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   bool is_contiguous() const;
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
+  // The same elements of the same storage (offset, shape, strides): not merely equal values.
+  // Both undefined counts as the same.
+  bool same_view_as(const Tensor& other) const {
+    return storage_ == other.storage_ && offset_ == other.offset_ && shape_ == other.shape_ &&
+           strides_ == other.strides_ && dtype_ == other.dtype_;
+  }
 
   // Pointers to element (0, ..., 0); index with strides().
   float* f32();

@@ -105,6 +105,12 @@ class Trace {
   // Name of the first step whose output contains NaN, or "" when none does.
   std::string first_nan_step() const;
 
+  // The weight tensors the projections read (shared, not copied: W_Q, b_Q, W_K, b_K, W_V,
+  // b_V), so a later pass can tell whether it reads the same ones (forward's `earlier`).
+  std::vector<Tensor> projection_weights;
+  // The steps before the attention core were taken from an earlier trace, not computed.
+  bool reused_head_steps = false;
+
  private:
   std::vector<int64_t> seen_storage_ids_;  // process-wide ids, in order of first appearance
   std::vector<std::pair<int64_t, NonFinite>> counted_;  // storage id -> counts of all its elements

@@ -83,14 +83,17 @@ TEST_CASE("edits, masks and bugs reuse the weights and inputs; a new seed or siz
   CHECK(s.data()->run.trace.at("query").out.at({3, 7, 11}) == 5.0f);
   CHECK(s.data()->run.trace.at("query").out.at({3, 7, 12}) == first_query.at({3, 7, 12}));
   CHECK(first_query.at({3, 7, 11}) != 5.0f);  // the kept inputs were copied, not written
+  CHECK_FALSE(s.data()->run.trace.reused_head_steps);  // a new input: new projections
   s.scenario().config.mask.causal = true;  // a mask
   s.request();
   s.wait();
   CHECK_FALSE(s.data()->run.trace.at("mask").skipped());
+  CHECK(s.data()->run.trace.reused_head_steps);  // the edited query is kept: q/k/v_proj not recomputed
   s.scenario().config.bug = Bug::NoScale;  // a bug
   s.request();
   s.wait();
   REQUIRE(s.error().empty());
+  CHECK(s.data()->run.trace.reused_head_steps);
   CHECK(kept.weights_built() == 1);
   CHECK(kept.inputs_built() == 1);
 
