@@ -2,6 +2,7 @@
 #include "app/lesson_figures.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -15,6 +16,11 @@ std::string format_figure(const std::string& quantity, const lessons::Value& v) 
     if (quantity.find("bytes") != std::string::npos && *d == std::floor(*d))
       return format_bytes(static_cast<int64_t>(*d));
     if (*d == std::floor(*d) && std::fabs(*d) < 9e15) return format_count(static_cast<int64_t>(*d));
+    if (std::isfinite(*d)) {  // a ratio or a share: four significant digits read on a slide (7.647)
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4g", *d);
+      return buf;
+    }
   }
   return lessons::format_value(v);
 }

@@ -136,6 +136,16 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   f.commit();
 }
 
+bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error) {
+  try {
+    write_file_atomically(path, bytes);
+    return true;
+  } catch (const Error& e) {
+    if (error) *error = one_line(e.what());
+    return false;
+  }
+}
+
 // [SECTION] folders
 
 void write_folder_atomically(const std::string& dir, const std::function<void(const std::string&)>& fill,

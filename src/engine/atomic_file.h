@@ -64,6 +64,9 @@ class AtomicFile {
 };
 
 void write_file_atomically(const std::string& path, std::string_view bytes);
+// The same for callers that report a failure as a line rather than an exception (the figure
+// sinks): false, with the one-line reason in *error.
+bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error);
 
 // `dir` may end in '/', may be missing or an empty folder; a non-empty one is refused unless
 // `force` (then it is replaced as a whole once fill succeeded). Throws Error; on failure

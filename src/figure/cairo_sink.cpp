@@ -272,18 +272,6 @@ std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba) 
 
 namespace {
 
-// The finished bytes go to the file through the engine's atomic writer (temp file beside it,
-// checked writes and close, rename): a failure leaves nothing and names the path.
-bool write_whole_file(const std::string& path, const std::string& bytes, std::string* error) {
-  try {
-    write_file_atomically(path, bytes);
-    return true;
-  } catch (const Error& e) {
-    if (error) *error = one_line(e.what());
-    return false;
-  }
-}
-
 bool fail(const std::string& path, const std::string& why, std::string* error) {
   if (error) *error = path + ": " + why;
   return false;
@@ -297,7 +285,7 @@ bool write_png(const Figure& f, const std::string& path, int width, std::string*
   const cairo_status_t st = cairo_surface_write_to_png_stream(s, append_bytes, &bytes);
   cairo_surface_destroy(s);
   if (st != CAIRO_STATUS_SUCCESS) return fail(path, std::string("cannot encode PNG: ") + cairo_status_to_string(st), error);
-  return write_whole_file(path, bytes, error);
+  return write_file_atomically(path, bytes, error);  // temp file, checked writes, rename
 }
 
 bool write_pdf(const std::vector<Figure>& pages, const std::string& path, const std::string& title,
@@ -320,7 +308,7 @@ bool write_pdf(const std::vector<Figure>& pages, const std::string& path, const 
   const cairo_status_t st = cairo_surface_status(s);
   cairo_surface_destroy(s);
   if (st != CAIRO_STATUS_SUCCESS) return fail(path, std::string("cannot encode PDF: ") + cairo_status_to_string(st), error);
-  return write_whole_file(path, bytes, error);
+  return write_file_atomically(path, bytes, error);  // temp file, checked writes, rename
 }
 
 }  // namespace attnsim::figure

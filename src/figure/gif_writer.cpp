@@ -114,13 +114,7 @@ bool write_gif(const std::string& path, int width, int height, const std::vector
     ok = false;
   }
   if (!ok) return fail(why);
-  try {
-    write_file_atomically(path, bytes);
-    return true;
-  } catch (const Error& e) {
-    if (error) *error = one_line(e.what());
-    return false;
-  }
+  return write_file_atomically(path, bytes, error);
 }
 
 }  // namespace attnsim::figure

@@ -193,13 +193,7 @@ std::string svg_document(const Figure& f, int width) {
 }
 
 bool write_svg(const Figure& f, const std::string& path, int width, std::string* error) {
-  try {
-    write_file_atomically(path, svg_document(f, width));  // engine/atomic_file.h
-    return true;
-  } catch (const Error& e) {
-    if (error) *error = one_line(e.what());
-    return false;
-  }
+  return write_file_atomically(path, svg_document(f, width), error);  // engine/atomic_file.h
 }
 
 }  // namespace attnsim::figure
