@@ -66,9 +66,28 @@ static void load_model_scenario(App& app, const std::string& name, const std::st
   app.session.show(std::move(data), name, "alpha");
 }
 
+// A decode scenario on the trained model: the decode panel decodes with the checkpoint's
+// weights (decode_run.h); the pipeline, tensor and memory views show the checkpoint's last
+// layer on the prompt (its induction heads), as the other decode scenarios show the
+// prompt's causal pass. Throws Error (one line) when the checkpoint or the prompt is refused.
+static void load_trained_decode(App& app, const Scenario& s, const std::string& model_dir) {
+  ModelView view;
+  view.load(!model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model);
+  view.set_text(s.decode.prompts.at(0));
+  auto data = view.run_data(view.model().config.layers - 1);
+  const MhaConfig config = data->config;
+  app.session.show(std::move(data), s.name, s.focus_step);
+  Scenario& shown = app.session.scenario();  // the decode preset, title and summary stay
+  shown = s;
+  shown.config = config;
+}
+
 void app_load_scenario(App& app, const std::string& name, const std::string& model_dir) {
   if (is_model_scenario(name)) {
     load_model_scenario(app, name, model_dir);
+  } else if (const Scenario& s = find_scenario(name); s.decode.trained) {
+    app.model.reset();
+    load_trained_decode(app, s, model_dir);
   } else {
     app.model.reset();
     app.session.load(name);
@@ -177,13 +196,17 @@ void app_frame(App& app, float dt) {
   const float right_w = app.model ? std::floor(std::clamp(w * 0.46f, 420.0f, 900.0f))
                                   : std::clamp(w * 0.22f, 250.0f, 360.0f);
   const float centre_w = std::max(200.0f, w - left_w - right_w);
-  const float tensor_h = std::floor(h * 0.63f);
+  // The decode panel draws tokens, two caches per K/V head, alpha and a meter: it takes more
+  // of the height (the memory view below shows the prompt's forward run, secondary there).
+  const bool decoding = !app.presenting_slide && !app.presenting_flash && app.presenting_decode &&
+                        app.session.scenario().decode.enabled;
+  const float tensor_h = std::floor(h * (decoding ? 0.78f : 0.63f));
   panel_pipeline(app, {0, top, left_w, h});
   if (app.presenting_slide)
     panel_slide(app, {left_w, top, centre_w, tensor_h});
   else if (app.presenting_flash)
     panel_flash(app, {left_w, top, centre_w, tensor_h});
-  else if (app.presenting_decode && app.session.scenario().decode.enabled)
+  else if (decoding)
     panel_decode(app, {left_w, top, centre_w, tensor_h});
   else if (app.presenting_bug_lab && app.data() && app.data()->has_reference)
     panel_buglab(app, {left_w, top, centre_w, tensor_h});

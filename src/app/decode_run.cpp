@@ -2,11 +2,51 @@
 
 #include <cmath>
 
+#include "app/model_view.h"
 #include "engine/error.h"
+#include "model/checkpoint.h"
+#include "model/decode.h"
+#include "model/tokenizer.h"
 
 namespace attnsim::app {
 
 namespace {
+
+// What a run decodes: the stack, its weights, the prompts as token ids, the labels.
+struct Stack {
+  StackConfig config;
+  StackWeights weights;
+  std::vector<std::vector<int64_t>> prompts;
+  std::vector<std::string> labels;
+};
+
+std::string visible(std::string label) { return label == " " ? "·" : label; }
+
+Stack stack_for(const Scenario& s, const std::string& policy, const std::string& model_dir, DecodeRun& run) {
+  Stack st;
+  if (!s.decode.trained) {
+    st.config = stack_config_for(s, policy);
+    st.prompts = prompts_for(s);
+    st.weights = random_stack_weights(st.config);
+    for (int64_t t = 0; t < kVocabSize; ++t) st.labels.push_back(visible(decode_text({t})));
+    return st;
+  }
+  run.trained = true;
+  run.model_dir = model_dir.empty() ? default_model_dir() : model_dir;
+  const model::Model m = model::load_checkpoint(run.model_dir);
+  int64_t longest = 0;
+  for (const auto& p : s.decode.prompts) {
+    const std::vector<int32_t> ids = model::encode(p, m.config.vocab);  // BOS first
+    st.prompts.emplace_back(ids.begin(), ids.end());
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(ids.size()));
+  }
+  const int64_t t_max = s.decode.t_max > 0 ? s.decode.t_max : longest + s.decode.steps;
+  st.config = model::decode_stack_config(m, t_max, parse_cache_policy(policy.empty() ? s.decode.policy : policy));
+  st.config.block_size = s.decode.block_size;
+  st.weights = model::decode_stack_weights(m);
+  for (int64_t t = 0; t < m.config.vocab; ++t) st.labels.push_back(visible(model::token_label(static_cast<int32_t>(t))));
+  return st;
+}
 
 // (1,a,b,c) -> (a,b,c) copy
 Tensor squeeze_copy(const Tensor& t) { return t.contiguous().clone().view({t.size(1), t.size(2), t.size(3)}); }
@@ -29,9 +69,34 @@ std::vector<double> drift(const std::vector<Tensor>& rows, const Tensor& full) {
   return out;
 }
 
+// Per position p < T-1: -log softmax(h_p · Uᵀ + b)[tokens[p+1]], in double; rows are the
+// (n,d) outputs of consecutive calls.
+std::vector<double> next_token_loss(const std::vector<Tensor>& rows, const std::vector<int64_t>& tokens,
+                                    const StackWeights& w) {
+  const Tensor& U = w.unembedding;  // (V,d)
+  const int64_t V = U.size(0), d = U.size(1);
+  std::vector<double> out, logits(static_cast<size_t>(V));
+  int64_t p = 0;
+  for (const Tensor& r : rows)
+    for (int64_t i = 0; i < r.size(0); ++i, ++p) {
+      if (p + 1 >= static_cast<int64_t>(tokens.size())) break;
+      double top = -1e300;
+      for (int64_t v = 0; v < V; ++v) {
+        double z = w.unembedding_bias.defined() ? w.unembedding_bias.at({v}) : 0.0;
+        for (int64_t e = 0; e < d; ++e) z += static_cast<double>(r.at({i, e})) * U.at({v, e});
+        logits[static_cast<size_t>(v)] = z;
+        top = std::max(top, z);
+      }
+      double sum = 0;
+      for (double z : logits) sum += std::exp(z - top);
+      out.push_back(top + std::log(sum) - logits[static_cast<size_t>(tokens[static_cast<size_t>(p + 1)])]);
+    }
+  return out;
+}
+
 // Last-layer rows of sequence 0 for every call of a decode under `sc`, feeding `tokens`.
-std::vector<Tensor> rows_under(const StackConfig& sc, const std::vector<int64_t>& tokens) {
-  Decoder dec(sc, {tokens});  // the whole sequence as the prompt: every token is fed, none generated
+std::vector<Tensor> rows_under(const StackConfig& sc, const StackWeights& w, const std::vector<int64_t>& tokens) {
+  Decoder dec(sc, {tokens}, w);  // the whole sequence as the prompt: every token is fed, none generated
   std::vector<Tensor> rows{dec.prefill().hidden[0]};
   while (dec.length() < static_cast<int64_t>(tokens.size())) rows.push_back(dec.step().hidden[0]);
   return rows;
@@ -39,11 +104,25 @@ std::vector<Tensor> rows_under(const StackConfig& sc, const std::vector<int64_t>
 
 }  // namespace
 
-DecodeRun run_decode(const Scenario& s, const std::string& policy) {
+const std::string& DecodeRun::label(int64_t token) const {
+  static const std::string unknown = "?";
+  return token >= 0 && token < static_cast<int64_t>(labels.size()) ? labels[static_cast<size_t>(token)] : unknown;
+}
+
+int64_t copy_source(const std::vector<int64_t>& tokens) {
+  const int64_t t = static_cast<int64_t>(tokens.size()) - 1;
+  for (int64_t j = t - 1; j >= 1; --j)
+    if (tokens[static_cast<size_t>(j)] == tokens[static_cast<size_t>(t)]) return j + 1;
+  return -1;
+}
+
+DecodeRun run_decode(const Scenario& s, const std::string& policy, const std::string& model_dir) {
   DecodeRun run;
-  run.config = stack_config_for(s, policy);
-  const std::vector<std::vector<int64_t>> prompts = prompts_for(s);
-  Decoder dec(run.config, prompts);
+  Stack stack = stack_for(s, policy, model_dir, run);
+  run.config = stack.config;
+  run.labels = std::move(stack.labels);
+  const std::vector<std::vector<int64_t>>& prompts = stack.prompts;
+  Decoder dec(run.config, prompts, stack.weights);
   run.sequences = dec.sequences();
   run.storage_bytes = dec.cache_storage_bytes();
   run.slots = dec.paged() ? dec.block_pool().blocks() * run.config.block_size
@@ -59,13 +138,16 @@ DecodeRun run_decode(const Scenario& s, const std::string& policy) {
     f.first_position = static_cast<int64_t>(f.tokens.size()) - f.rows;
     f.next = st.next[0];
     f.generated = static_cast<int64_t>(f.tokens.size()) > static_cast<int64_t>(prompts[0].size());
+    if (run.trained) f.copy_source = copy_source(f.tokens);
     rows.push_back(st.hidden[0]);
     for (int64_t l = 0; l < run.config.layers; ++l) {
       const Trace& t = st.traces[0][l];
       if (dec.paged()) {
         f.k_cache.push_back(squeeze_copy(dec.pools()[l].gather_k(dec.tables()[0], dec.tables()[0].length)));
+        f.v_cache.push_back(squeeze_copy(dec.pools()[l].gather_v(dec.tables()[0], dec.tables()[0].length)));
       } else {
         f.k_cache.push_back(squeeze_copy(dec.caches()[l].k().narrow(0, 0, 1)));
+        f.v_cache.push_back(squeeze_copy(dec.caches()[l].v().narrow(0, 0, 1)));
       }
       const Tensor& a = t.at("alpha").out;  // (B,h,n,t'): sequence 0, last new row
       f.alpha.push_back(a.narrow(0, 0, 1).narrow(2, a.size(2) - 1, 1).contiguous().clone().view({a.size(1), a.size(3)}));
@@ -80,7 +162,7 @@ DecodeRun run_decode(const Scenario& s, const std::string& policy) {
       for (int64_t i = 0; i < f.rows; ++i)
         f.append_slots.push_back(run.config.policy.slot_of(f.first_position + i, run.config.t_max));
     }
-    f.layer0 = std::move(st.traces[0][0]);
+    f.traces = std::move(st.traces[0]);
     f.used_bytes = dec.cache_used_bytes();
     run.frames.push_back(std::move(f));
   }
@@ -88,14 +170,20 @@ DecodeRun run_decode(const Scenario& s, const std::string& policy) {
     const std::vector<int64_t>& tokens = dec.tokens(0);
     StackConfig full = run.config;
     full.policy = CachePolicy{};
-    const Tensor ref = Decoder(full, {tokens}).prefill().hidden[0];  // (T,d): every key kept
+    const Tensor ref = Decoder(full, {tokens}, stack.weights).prefill().hidden[0];  // (T,d): every key kept
     run.drift_policy = drift(rows, ref);
     StackConfig window = run.config;
     window.policy.kind = PolicyKind::Window;
     window.policy.window = run.config.policy.slots(run.config.t_max);
     window.policy.sink = 0;
     run.window_text = window.policy.text();
-    run.drift_window = drift(rows_under(window, tokens), ref);
+    const std::vector<Tensor> window_rows = rows_under(window, stack.weights, tokens);
+    run.drift_window = drift(window_rows, ref);
+    if (run.trained) {
+      run.loss_full = next_token_loss({ref}, tokens, stack.weights);
+      run.loss_policy = next_token_loss(rows, tokens, stack.weights);
+      run.loss_window = next_token_loss(window_rows, tokens, stack.weights);
+    }
   }
   return run;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "engine/cost.h"
 #include "engine/error.h"
@@ -26,33 +27,60 @@ fig::Color group_colour(int64_t j) {
   return fig::rgb(kColours[static_cast<size_t>(std::max<int64_t>(j, 0)) % 8]);
 }
 
-// A token as one visible character ("·" for the space).
-std::string token_text(int64_t token) {
-  const char c = static_cast<char>(kVocabFirst + token);
-  return c == ' ' ? "·" : std::string(1, c);
-}
-
 std::string list_text(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
 }
 
-std::string title_of(const DecodeFrame& f, size_t frame, lessons::Lang lang) {
+std::string title_of(const DecodeRun& run, const DecodeFrame& f, size_t frame, lessons::Lang lang) {
   const bool ko = lang == lessons::Lang::Ko;
   if (frame == 0)
     return ko ? "프리필: 프롬프트 토큰 " + std::to_string(f.rows) + "개를 한 번에 캐시로"
               : "Prefill: " + std::to_string(f.rows) + " prompt tokens into the cache at once";
-  const std::string tok = token_text(f.tokens[static_cast<size_t>(f.first_position)]);
+  const std::string tok = run.label(f.tokens[static_cast<size_t>(f.first_position)]);
   const std::string pos = std::to_string(f.first_position), n = std::to_string(frame);
   if (ko) return "걸음 " + n + ": 위치 " + pos + "의 '" + tok + "'" + (f.generated ? " (생성)" : " (프롬프트)");
   return "Step " + n + ": '" + tok + "' at position " + pos + (f.generated ? " (generated)" : " (prompt)");
+}
+
+// The layer whose cache a slide draws: the trained model's last (its induction heads read
+// it), else layer 0. Every layer's cache has the same slots and the same append.
+int64_t cache_layer(const DecodeRun& run) { return run.trained ? run.config.layers - 1 : 0; }
+
+// Slot of position p in this frame, -1 when evicted.
+int64_t slot_of(const DecodeFrame& f, int64_t p) {
+  const auto it = std::find(f.slot_positions.begin(), f.slot_positions.end(), p);
+  return it == f.slot_positions.end() ? -1 : static_cast<int64_t>(it - f.slot_positions.begin());
+}
+
+// Trained model, a token seen before: how much the last layer's most attentive head puts on
+// the slot after the earlier copy (what an induction head reads), and what the model predicts.
+std::string induction_of(const DecodeRun& run, const DecodeFrame& f, lessons::Lang lang) {
+  const int64_t slot = f.copy_source >= 0 ? slot_of(f, f.copy_source) : -1;
+  if (slot < 0) return "";
+  const Tensor& al = f.alpha[static_cast<size_t>(run.config.layers - 1)];  // (h, t')
+  int64_t best = 0;
+  for (int64_t i = 1; i < al.size(0); ++i)
+    if (al.at({i, slot}) > al.at({best, slot})) best = i;
+  char w[16];
+  std::snprintf(w, sizeof w, "%.2f", static_cast<double>(al.at({best, slot})));
+  const std::string layer = std::to_string(run.config.layers - 1), head = std::to_string(best);
+  const std::string pos = std::to_string(f.copy_source), next = run.label(f.next);
+  const std::string earlier = run.label(f.tokens[static_cast<size_t>(f.copy_source - 1)]);
+  if (lang == lessons::Lang::Ko)
+    return "층 " + layer + "의 q" + head + "가 위치 " + pos + "(앞선 '" + earlier + "' 바로 뒤)에 " + w +
+           "을 준다. 다음 토큰 예측: '" + next + "'. ";
+  return "Layer " + layer + "'s q" + head + " puts " + w + " on position " + pos + ", just after the earlier '" +
+         earlier + "'; it predicts '" + next + "'. ";
 }
 
 std::string caption_of(const DecodeRun& run, const DecodeFrame& f, lessons::Lang lang) {
   const MhaConfig& a = run.config.attn;
   const int64_t g = a.kv_group_count(), r = a.heads / g;
   const std::string used = human_bytes(f.used_bytes) + " / " + human_bytes(run.storage_bytes);
+  const std::string induction = run.trained ? induction_of(run, f, lang) : "";
+  if (!induction.empty() && run.config.policy.kind == PolicyKind::Full) return induction;
   if (run.config.block_size > 0) {
     std::string tables;
     for (size_t s = 0; s < f.tables.size(); ++s)
@@ -84,25 +112,29 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   const DecodeFrame& f = run.frames[frame];
   const fig::Theme& th = fig::theme_by_name(theme);
   const MhaConfig& a = run.config.attn;
-  const int64_t h = a.heads, G = a.kv_group_count(), r = h / G, dk = a.head_dim();
+  const int64_t h = a.heads, G = a.kv_group_count(), r = h / G, dk = a.head_dim(), L = run.config.layers;
   const bool paged = run.config.block_size > 0;
   const int64_t bs = run.config.block_size;
-  const Tensor& k = f.k_cache[0];  // (g, t', dk), layer 0
-  const Tensor& al = f.alpha[0];   // (h, t')
+  const int64_t cl = cache_layer(run);
+  const Tensor& k = f.k_cache[static_cast<size_t>(cl)];  // (g, t', dk)
+  const Tensor& v = f.v_cache[static_cast<size_t>(cl)];
   const int64_t filled = k.size(1);
   // The slots a strip shows: contiguous, every preallocated slot; paged, sequence 0's blocks.
   const int64_t strip_slots = paged ? (filled + bs - 1) / bs * bs : run.slots;
 
-  float alpha_max = 1e-6f, k_max = 1e-6f;
-  for (float v : al.to_vector()) alpha_max = std::max(alpha_max, v);
-  for (float v : k.to_vector()) k_max = std::max(k_max, std::fabs(v));
+  float alpha_max = 1e-6f, k_max = 1e-6f, v_max = 1e-6f;  // one alpha scale for every layer
+  for (const Tensor& al : f.alpha)
+    for (float x : al.to_vector()) alpha_max = std::max(alpha_max, x);
+  for (float x : k.to_vector()) k_max = std::max(k_max, std::fabs(x));
+  for (float x : v.to_vector()) v_max = std::max(v_max, std::fabs(x));
 
   fig::SlideSpec spec;
-  spec.title = title_of(f, frame, lang);
+  spec.title = title_of(run, f, frame, lang);
   spec.caption = caption_of(run, f, lang);
   spec.footer = "attnsim · " + scenario.name + " · " + T(lang, "디코딩 호출 ", "decode call ") +
                 std::to_string(frame) + " / " + std::to_string(run.frames.size() - 1) + " · " +
-                T(lang, "층 0의 K 캐시", "layer 0's K cache");
+                (lang == lessons::Lang::Ko ? "층 " + std::to_string(cl) + "의 K/V 캐시, 모든 층의 alpha"
+                                           : "layer " + std::to_string(cl) + "'s K/V cache, every layer's alpha");
   spec.legend.map = fig::ColorMapId::Viridis;
   spec.legend.lo = 0;
   spec.legend.hi = alpha_max;
@@ -111,7 +143,7 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   fig::Figure& F = s.figure;
   const fig::Rect V = s.visual;
 
-  constexpr float kLabelW = 110, kQW = 80, kQPitch = 36, kLabel = fig::kLabelMin;
+  constexpr float kLabelW = 130, kQW = 80, kLabel = fig::kLabelMin, kQPitchMin = 36;
   const int64_t columns = std::max<int64_t>(run.config.t_max + 1, strip_slots);
   const float cell = std::min(64.0f, (V.w - kLabelW - kQW - 120) / static_cast<float>(columns));
   const float x0 = V.x + kLabelW;
@@ -125,83 +157,105 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   for (size_t p = 0; p <= f.tokens.size(); ++p) {
     const int64_t pos = static_cast<int64_t>(p);
     const bool next = p == f.tokens.size(), fresh = !next && pos >= f.first_position;
-    const bool kept = next || !evicting ||
-                      std::find(f.slot_positions.begin(), f.slot_positions.end(), pos) != f.slot_positions.end();
+    const bool kept = next || !evicting || slot_of(f, pos) >= 0;
     const fig::Rect c{col_x(pos) + 2, ty, cell - 4, 44};
     if (next)
       F.box(c, {0, 0, 0, 0}, th.muted, 1.5f);
     else
       F.box(c, th.gap, fresh ? th.accent : th.frame, fresh ? 4.0f : 1.0f);
     if (cell >= 24)
-      F.text(c.x + c.w / 2, ty + 22, token_text(next ? f.next : f.tokens[p]), kLabel, kept ? th.text : th.muted,
+      F.text(c.x + c.w / 2, ty + 22, run.label(next ? f.next : f.tokens[p]), kLabel, kept ? th.text : th.muted,
              fig::Anchor::Middle, false, "label");
     if (!kept) F.line(c.x, c.bottom(), c.right(), c.y, th.muted, 3);
   }
 
-  // Row 2: the K strips (one per K/V head; slots across, d_k down) and the query heads they
-  // feed; group j's band holds its r query heads.
-  const float top = ty + 44 + 24, band = static_cast<float>(r) * kQPitch;
-  const float strip_h = std::min(120.0f, band - 8);
+  // Row 2: the K and V strips of one layer (per K/V head, slots across, d_k down; K over V)
+  // and the query heads they feed; group j's band holds its r query heads.
+  const float top = ty + 44 + 24;
+  const float band = V.h * 0.46f / static_cast<float>(G);
+  const float q_pitch = band / static_cast<float>(r);
+  const bool q_labels = q_pitch >= kQPitchMin;
+  const float strip_h = std::min(120.0f, (band - 14) / 2);
   const float qx = V.right() - kQW;
   for (int64_t j = 0; j < G; ++j) {
-    const float by = top + static_cast<float>(j) * band, sy = by + (band - strip_h) / 2;
-    F.box({V.x, sy + strip_h / 2 - 14, 14, 28}, group_colour(j));
-    F.text(V.x + 22, sy + strip_h / 2, "K" + std::to_string(j), kLabel, th.text, fig::Anchor::Start, false, "label");
-    fig::Heatmap hm;
-    hm.rect = {x0, sy, static_cast<float>(filled) * cell, strip_h};
-    hm.rows = dk;
-    hm.cols = filled;
-    for (int64_t e = 0; e < dk; ++e)
-      for (int64_t t = 0; t < filled; ++t) hm.values.push_back(k.at({j, t, e}));
-    hm.map = fig::ColorMapId::Diverging;
-    hm.lo = -k_max;
-    hm.hi = k_max;
-    hm.gap = th.gap;
-    if (filled > 0) F.heatmap(hm);
-    for (int64_t t = filled; t < strip_slots; ++t)  // preallocated, still empty
-      F.box({col_x(t) + 1, sy + 1, cell - 2, strip_h - 2}, {0, 0, 0, 0}, th.frame, 1.0f);
-    for (int64_t t : f.append_slots)  // what this call wrote
-      if (t >= 0 && t < strip_slots) F.box({col_x(t), sy - 3, cell, strip_h + 6}, {0, 0, 0, 0}, th.accent, 4.0f);
+    const float by = top + static_cast<float>(j) * band, ky = by + (band - 2 * strip_h - 6) / 2;
+    const float vy = ky + strip_h + 6;
+    F.box({V.x, ky + strip_h - 14, 14, 34}, group_colour(j));
+    if (band >= 2 * kLabel * 1.2f) {
+      F.text(V.x + 22, ky + strip_h / 2, "K" + std::to_string(j), kLabel, th.text, fig::Anchor::Start, false, "label");
+      F.text(V.x + 22, vy + strip_h / 2, "V" + std::to_string(j), kLabel, th.text, fig::Anchor::Start, false, "label");
+    } else {
+      F.text(V.x + 22, ky + strip_h + 3, "K/V" + std::to_string(j), kLabel, th.text, fig::Anchor::Start, false, "label");
+    }
+    const std::tuple<const Tensor*, float, float> caches[] = {{&k, ky, k_max}, {&v, vy, v_max}};
+    for (const auto& [c, sy, m] : caches) {
+      fig::Heatmap hm;
+      hm.rect = {x0, sy, static_cast<float>(filled) * cell, strip_h};
+      hm.rows = dk;
+      hm.cols = filled;
+      for (int64_t e = 0; e < dk; ++e)
+        for (int64_t t = 0; t < filled; ++t) hm.values.push_back(c->at({j, t, e}));
+      hm.map = fig::ColorMapId::Diverging;
+      hm.lo = -m;
+      hm.hi = m;
+      hm.gap = th.gap;
+      if (filled > 0) F.heatmap(hm);
+      for (int64_t t = filled; t < strip_slots; ++t)  // preallocated, still empty
+        F.box({col_x(t) + 1, sy + 1, cell - 2, strip_h - 2}, {0, 0, 0, 0}, th.frame, 1.0f);
+    }
+    for (int64_t t : f.append_slots)  // what this call wrote, in K and in V
+      if (t >= 0 && t < strip_slots) F.box({col_x(t), ky - 3, cell, 2 * strip_h + 12}, {0, 0, 0, 0}, th.accent, 4.0f);
     if (paged)  // block boundaries
       for (int64_t b = 0; b <= strip_slots / bs; ++b)
-        F.line(col_x(b * bs), sy - 8, col_x(b * bs), sy + strip_h + 8, th.text, 2);
-    // The stride-0 broadcast: K head j to its r query heads.
+        F.line(col_x(b * bs), ky - 8, col_x(b * bs), vy + strip_h + 8, th.text, 2);
+    // The stride-0 broadcast: K/V head j to its r query heads.
     const float sx = col_x(strip_slots) + 8;
     for (int64_t q = 0; q < r; ++q) {
       const int64_t head = j * r + q;
-      const float qy = by + static_cast<float>(q) * kQPitch + 2;
-      F.line(sx, sy + strip_h / 2, qx - 4, qy + (kQPitch - 4) / 2, group_colour(j), 2.5f);
-      F.box({qx, qy, kQW, kQPitch - 4}, group_colour(j));
-      F.text(qx + kQW / 2, qy + (kQPitch - 4) / 2, "q" + std::to_string(head), kLabel, fig::rgb(0x111111),
-             fig::Anchor::Middle, true, "label");
+      const float qy = by + static_cast<float>(q) * q_pitch + 2;
+      F.line(sx, ky + strip_h + 3, qx - 4, qy + (q_pitch - 4) / 2, group_colour(j), 2.5f);
+      F.box({qx, qy, kQW, q_pitch - 4}, group_colour(j));
+      if (q_labels)
+        F.text(qx + kQW / 2, qy + (q_pitch - 4) / 2, "q" + std::to_string(head), kLabel, fig::rgb(0x111111),
+               fig::Anchor::Middle, true, "label");
     }
   }
 
-  // Row 3: alpha of the call's last row, per query head, over the slots it weighs.
-  const float ay = top + static_cast<float>(G) * band + 24;
-  const float label_row = 36;
-  const float rh = std::min(40.0f, (V.bottom() - ay - label_row) / static_cast<float>(h));
-  fig::Heatmap am;
-  am.rect = {x0, ay, static_cast<float>(al.size(1)) * cell, rh * static_cast<float>(h)};
-  am.rows = h;
-  am.cols = al.size(1);
-  am.values = al.contiguous().to_vector();
-  am.map = fig::ColorMapId::Viridis;
-  am.lo = 0;
-  am.hi = alpha_max;
-  am.gap = th.gap;
-  if (am.cols > 0) F.heatmap(am);
-  const bool row_labels = rh >= kLabel * 1.2f;
-  for (int64_t i = 0; i < h; ++i) {
-    const float ry = ay + static_cast<float>(i) * rh;
-    F.box({x0 - 18, ry + 2, 12, rh - 4}, group_colour(i / r));
-    if (row_labels && (i == 0 || i == h - 1 || rh >= kLabel * 1.25f))
-      F.text(x0 - 26, ry + rh / 2, "q" + std::to_string(i), kLabel, th.text, fig::Anchor::End, false, "label");
+  // Row 3: alpha of the call's last row, one block per layer, per query head, over the slots;
+  // the trained model's induction target outlined in each.
+  const float ay = top + static_cast<float>(G) * band + 20;
+  const float label_row = 36, layer_gap = 12;
+  const float block = (V.bottom() - ay - label_row - layer_gap * static_cast<float>(L - 1)) / static_cast<float>(L);
+  const float rh = std::min(40.0f, block / static_cast<float>(h));
+  const int64_t copy_slot = f.copy_source >= 0 ? slot_of(f, f.copy_source) : -1;
+  float ly = ay;
+  for (int64_t l = 0; l < L; ++l) {
+    const Tensor& al = f.alpha[static_cast<size_t>(l)];  // (h, t')
+    const float by = ay + static_cast<float>(l) * (rh * static_cast<float>(h) + layer_gap);
+    fig::Heatmap am;
+    am.rect = {x0, by, static_cast<float>(al.size(1)) * cell, rh * static_cast<float>(h)};
+    am.rows = h;
+    am.cols = al.size(1);
+    am.values = al.contiguous().to_vector();
+    am.map = fig::ColorMapId::Viridis;
+    am.lo = 0;
+    am.hi = alpha_max;
+    am.gap = th.gap;
+    if (am.cols > 0) F.heatmap(am);
+    for (int64_t i = 0; i < h; ++i)
+      F.box({x0 - 18, by + static_cast<float>(i) * rh + 1, 12, std::max(rh - 2, 1.0f)}, group_colour(i / r));
+    const std::string name = (lang == lessons::Lang::Ko ? "층 " : "layer ") + std::to_string(l);
+    if (rh * static_cast<float>(h) >= kLabel * 1.2f)
+      F.text(V.x, by + rh * static_cast<float>(h) / 2, name, kLabel, th.text, fig::Anchor::Start, false, "label");
+    if (copy_slot >= 0 && copy_slot < am.cols)
+      F.box({col_x(copy_slot) - 2, by - 2, cell + 4, rh * static_cast<float>(h) + 4}, {0, 0, 0, 0}, th.accent, 4.0f);
+    ly = by + rh * static_cast<float>(h);
   }
   // which position each slot holds (differs from the slot once a window rolls)
-  const float ly = ay + rh * static_cast<float>(h) + label_row / 2 + 2;
+  ly += label_row / 2 + 2;
+  const int64_t n = f.alpha[0].size(1);
   float last_right = -1e9f;
-  for (int64_t t = 0; t < am.cols && t < static_cast<int64_t>(f.slot_positions.size()); ++t) {
+  for (int64_t t = 0; t < n && t < static_cast<int64_t>(f.slot_positions.size()); ++t) {
     const std::string p = std::to_string(f.slot_positions[static_cast<size_t>(t)]);
     const float cx = col_x(t) + cell / 2;
     const float w = fig::text_width(p, kLabel);
@@ -212,8 +266,8 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   return F;
 }
 
-Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme) {
-  const DecodeRun run = run_decode(scenario);
+Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme, const std::string& model_dir) {
+  const DecodeRun run = run_decode(scenario, "", model_dir);
   Deck d;
   d.title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
   if (d.title.empty()) d.title = scenario.name;

@@ -2,11 +2,18 @@
 // call (the prefill, then one per token), drawn from the decode panel's run (decode_run.h).
 // One slide, top to bottom:
 //   the tokens fed so far (this call's outlined, evicted ones struck through, the next one)
-//   layer 0's K cache: per KV head a strip of every preallocated slot by d_k; the slots this
-//     call wrote are outlined; lines to the query heads that read it through the stride-0
-//     view (k_grouped), each query head in its group's colour
-//   the call's alpha row per query head over the slots, with the position each slot holds
+//   one layer's K and V cache (layer 0; the trained model's last layer, where its induction
+//     heads read): per KV head a K strip over a V strip of every preallocated slot by d_k; the
+//     slots this call wrote are outlined; lines to the query heads that read it through the
+//     stride-0 view (k_grouped), each query head in its group's colour
+//   the call's alpha row per query head over the slots for EVERY layer, one block per layer,
+//     with the position each slot holds; on the trained model the slot after the token's
+//     earlier copy is outlined and the caption says how much weight an induction head puts there
 //   paged: the block table of every sequence and the free list in the caption
+// Why every layer's alpha but one layer's cache: every layer's cache has the same slots and the
+// same append (only the numbers differ), while what each layer attends to is what differs (the
+// trained model: previous-token heads in layer 0, induction heads in layer 1). A slide per layer
+// per call would double the deck and split one decode call over several pages.
 #pragma once
 
 #include <string>
@@ -20,6 +27,8 @@ namespace attnsim::app {
 figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
                             const std::string& theme);
 // The title page plus one slide per decode call.
-Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme);
+// A trained scenario opens `model_dir` (the shipped checkpoint when empty).
+Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme,
+                 const std::string& model_dir = "");
 
 }  // namespace attnsim::app

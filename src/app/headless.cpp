@@ -72,6 +72,7 @@ void write_geometry(const App& app, const std::string& path, int scale) {
     out << (i ? ", " : "") << "[" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]";
   }
   out << "]";
+  if (app.presenting_decode) out << ", \"decode_overflow\": " << app.decode_overflow;
   // The model panel: where it sits, and each head's cell with its role and ablation.
   if (app.model && !app.model_cells.empty()) {
     const auto it = app.panel_rects.find("model");
@@ -136,8 +137,10 @@ int run_export(const Options& options) {
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   }
   if (options.panel == "decode" && !app.presenting_decode) {
-    std::fprintf(stderr, "attnsim: --panel decode needs a decode scenario (decode, decode-gqa, decode-mqa, "
-                 "decode-paged, decode-sink)\n");
+    std::string names;
+    for (const Scenario& s : all_scenarios())
+      if (s.decode.enabled) names += (names.empty() ? "" : ", ") + s.name;
+    std::fprintf(stderr, "attnsim: --panel decode needs a decode scenario (%s)\n", names.c_str());
     close_window(w);
     return 2;
   }

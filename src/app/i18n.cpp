@@ -75,6 +75,11 @@ const std::pair<const char*, const char*> kTable[] = {
     {", waste ", ", 낭비 "},
     {"paged: ", "페이지: "},
     {"Output drift from the full cache, by position (random weights)", "위치별, 전체 캐시와 달라진 출력 (무작위 가중치)"},
+    {"Loss of the next token by position (trained weights, nats)", "위치별 다음 토큰 손실 (학습된 가중치, nat)"},
+    {"full", "전체"},
+    {"(mean from position %lld)", "(위치 %lld부터 평균)"},
+    {"orange: position %lld, after the earlier '%s'", "주황: 위치 %lld, 앞선 '%s' 바로 뒤"},
+    {"Decode: the trained model's weights (settings come from the checkpoint)", "디코딩: 학습된 모델의 가중치 (설정은 체크포인트에서 온다)"},
     // tensor view
     {"Tensor", "텐서"},
     {"head", "헤드"},

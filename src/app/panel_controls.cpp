@@ -71,6 +71,10 @@ void panel_controls(App& app, const ImVec4& rect) {
   ImGui::SameLine();
   if (ImGui::Button(tr("English sentence"))) app_load_scenario(app, "default-en");
   ImGui::Separator();
+  // A decode scenario on the trained model shows the checkpoint's run: nothing here edits it.
+  const bool from_checkpoint = s.decode.trained;
+  if (from_checkpoint) ImGui::TextWrapped("%s", tr("Decode: the trained model's weights (settings come from the checkpoint)"));
+  ImGui::BeginDisabled(from_checkpoint);
 
   // sentences: one per batch element shown (the last one repeats for the rest)
   if (!s.sentences.empty()) {
@@ -177,6 +181,7 @@ void panel_controls(App& app, const ImVec4& rect) {
     ImGui::TextUnformatted(tr("Backend"));
   }
 
+  ImGui::EndDisabled();
   if (!app.session.error().empty()) {
     ImGui::Separator();
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.40f, 1));

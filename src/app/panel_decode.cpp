@@ -1,21 +1,27 @@
 // Decode panel: a decode scenario token by token.
 //   - the tokens, appearing one per step (prompt, generated, evicted, the next one)
-//   - the cache of one layer: per KV head a strip of its preallocated slots (columns) by d_k
-//     (rows); the step's new K row flies from k_heads into its slot (layouts of the real
-//     tensors, matched by storage index: layout.h / transition.h)
+//   - the cache of one layer: per KV head a K strip and a V strip of its preallocated slots
+//     (columns) by d_k (rows); the step's new K and V rows fly from k_heads / v_heads into
+//     their slots (layouts of the real tensors, matched by storage index: layout.h /
+//     transition.h), lifted and outlined while they fly
 //   - the query heads, coloured by the group whose K/V head they read; the broadcast lines
 //     grow from the K head to its r query heads (the stride-0 k_grouped view)
-//   - the step's alpha row per query head over the cached slots
+//   - the step's alpha row per query head over the cached slots; on the trained model the
+//     slot an induction head should read (after the token's earlier copy) is outlined
 //   - memory meter: this model's cache with MHA, GQA and MQA; paged: the block pool, block
-//     tables, free list and waste; sinks: the policy switch and drift-by-position plot
+//     tables, free list and waste; sinks: the policy switch and a by-position plot (output
+//     drift with random weights, next-token loss with the trained model's)
+// Everything is sized to the panel so that nothing scrolls at 1280x800 (fit_rows()).
 //
 // Index
 //   [SECTION] state        the run, recomputed when the scenario or the policy changes
 //   [SECTION] drawing      tokens, cache strips, broadcast, alpha, meters
+//   [SECTION] layout       the row heights that make the drawing fit the panel
 //   [SECTION] the panel
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "app/app.h"
 #include "app/decode_run.h"
@@ -31,7 +37,7 @@ namespace attnsim::app {
 // [SECTION] state
 
 struct DecodePanelState {
-  std::string computed_for;  // "scenario|policy" the run (or the error) belongs to
+  std::string computed_for;  // "scenario|policy|model" the run (or the error) belongs to
   std::string scenario;
   std::string policy;        // the policy switch; empty = the scenario's own
   DecodeRun run;
@@ -48,15 +54,16 @@ DecodePanelState& state(App& app) {
   if (!app.decode) app.decode = std::make_shared<DecodePanelState>();
   DecodePanelState& s = *app.decode;
   const Scenario& sc = app.session.scenario();
-  if (s.scenario != sc.name) s.policy.clear();  // a new scenario opens on its own policy
+  const bool new_scenario = s.scenario != sc.name;
+  if (new_scenario) s.policy.clear();  // a new scenario opens on its own policy
   s.scenario = sc.name;
   const std::string policy = s.policy.empty() ? sc.decode.policy : s.policy;
-  const std::string key = sc.name + "|" + policy;
+  const std::string key = sc.name + "|" + policy + "|" + app.options.model;
   if (s.computed_for != key) {
     s.computed_for = key;
     s.error.clear();
     try {
-      s.run = run_decode(sc, policy);
+      s.run = run_decode(sc, policy, app.options.model);
     } catch (const Error& e) {
       s.error = e.what();
       s.run = {};
@@ -65,7 +72,9 @@ DecodePanelState& state(App& app) {
     s.play = {};
     s.play.hold = 0.5f;
     s.play.duration = 0.8f;
-    s.layer = std::min<int>(s.layer, std::max<int>(static_cast<int>(s.run.config.layers) - 1, 0));
+    const int last_layer = std::max<int>(static_cast<int>(s.run.config.layers) - 1, 0);
+    // the trained model opens on its last layer, where its induction heads are
+    s.layer = new_scenario && s.run.trained ? last_layer : std::min(s.layer, last_layer);
   }
   return s;
 }
@@ -73,6 +82,8 @@ DecodePanelState& state(App& app) {
 std::vector<bool> all_active(const DecodePanelState& s) { return std::vector<bool>(s.run.frames.size(), true); }
 
 // [SECTION] drawing
+
+constexpr ImU32 kCopyColour = IM_COL32(255, 150, 20, 255);  // the induction target (panel_model's badge)
 
 ImU32 diverging(float v, float scale) {  // blue - white - red, v / scale in [-1, 1]
   const float x = std::clamp(v / std::max(scale, 1e-6f), -1.0f, 1.0f);
@@ -85,41 +96,111 @@ ImU32 sequential(float a) {  // alpha in [0, 1]: dark to yellow
   return ImGui::GetColorU32(ImVec4(0.10f + 0.88f * x, 0.10f + 0.78f * x, 0.18f + 0.10f * x, 1));
 }
 
-// A token as one visible character ("·" for the space).
-std::string token_text(int64_t token) {
-  const char c = static_cast<char>(kVocabFirst + token);
-  return c == ' ' ? "·" : std::string(1, c);
+float abs_max(const Tensor& t) {
+  float m = 1e-6f;
+  for (float v : t.to_vector()) m = std::max(m, std::fabs(v));
+  return m;
 }
 
+// Sizes of one frame's drawing (fit_rows() chooses row, alpha_row and q_lines).
 struct Geometry {
-  ImVec2 origin;     // top-left of the panel's drawing
-  float margin = 0;  // left label column
-  float cell = 0;    // one slot / position column
-  float row = 0;     // one d_k row of a strip
+  ImVec2 origin;         // top-left of the panel's drawing
+  float margin = 0;      // left label column
+  float cell = 0;        // one position column (tokens)
+  float slot = 0;        // one cache slot column (strips, alpha); = cell unless a window rolls
+  float row = 0;         // one d_k row of a strip
+  float alpha_row = 0;   // one query head's alpha row
+  bool q_lines = true;   // a text line per query head in the bands (else boxes only where that does not fit)
 };
 
-void draw_tokens(ImDrawList* dl, const Geometry& g, const DecodeFrame& f, float y, bool evicting) {
+// Slot of position p in this frame, -1 when no slot holds it (evicted).
+int64_t slot_of(const DecodeFrame& f, int64_t p) {
+  const auto it = std::find(f.slot_positions.begin(), f.slot_positions.end(), p);
+  return it == f.slot_positions.end() ? -1 : static_cast<int64_t>(it - f.slot_positions.begin());
+}
+
+void draw_tokens(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, float y,
+                 bool evicting) {
   for (size_t p = 0; p <= f.tokens.size(); ++p) {
     const ImVec2 a(g.origin.x + g.margin + static_cast<float>(p) * g.cell, y);
     const ImVec2 b(a.x + g.cell - 2, a.y + g.cell + 4);
     const bool next = p == f.tokens.size();
-    const bool kept = next || !evicting ||
-                      std::find(f.slot_positions.begin(), f.slot_positions.end(), static_cast<int64_t>(p)) !=
-                          f.slot_positions.end();
+    const bool kept = next || !evicting || slot_of(f, static_cast<int64_t>(p)) >= 0;
     const bool fresh = !next && static_cast<int64_t>(p) >= f.first_position;
     const int64_t tok = next ? f.next : f.tokens[p];
     dl->AddRectFilled(a, b, next ? IM_COL32(40, 40, 40, 255) : kept ? IM_COL32(46, 66, 92, 255) : IM_COL32(50, 50, 50, 255));
     if (fresh) dl->AddRect(a, b, IM_COL32(250, 220, 80, 255), 0, 0, 2);
     if (next) dl->AddRect(a, b, IM_COL32(150, 150, 150, 255));
-    const std::string t = token_text(tok);
+    if (!next && static_cast<int64_t>(p) == f.copy_source) dl->AddRect(a, b, kCopyColour, 0, 0, 2);
+    const std::string& t = run.label(tok);
     dl->AddText({a.x + (g.cell - 2 - ImGui::CalcTextSize(t.c_str()).x) * 0.5f, a.y + 2},
                 kept ? IM_COL32(235, 235, 235, 255) : IM_COL32(120, 120, 120, 255), t.c_str());
     if (!kept) dl->AddLine({a.x, b.y}, {b.x, a.y}, IM_COL32(200, 80, 80, 255), 1.5f);
   }
 }
 
-// The K strips of one layer, the new row flying into its slot, the broadcast to the query
-// heads. Returns the y below the drawing.
+// Band of one K/V group: its K strip over its V strip beside its r query heads.
+struct Bands {
+  float strip_h = 0, inner = 3, gap = 0, q_pitch = 0, band = 0;
+};
+Bands bands(const Geometry& g, const MhaConfig& a) {
+  const int64_t G = a.kv_group_count(), r = a.heads / G;
+  Bands b;
+  b.strip_h = static_cast<float>(a.head_dim()) * g.row;
+  b.gap = std::max(6.0f, g.row * 1.5f);
+  const float kv = 2 * b.strip_h + b.inner;
+  b.q_pitch = g.q_lines ? ImGui::GetFontSize() + 2 : std::max(3.0f, (kv + b.gap) / static_cast<float>(r));
+  b.band = std::max(kv + b.gap, static_cast<float>(r) * b.q_pitch + (g.q_lines ? b.gap : 0));
+  return b;
+}
+
+// The new rows of one cache (K or V) flying from `heads_step` (B,g,n,dk) into the slots the
+// append view `append_step` maps them to (matched by storage index against the cache's own
+// layout), eased, lifted off the strip mid-flight and outlined so they read apart from the
+// filled cells they pass over.
+void draw_flight(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, const Trace& trace,
+                 const char* heads_step, const char* append_step, float scale, float t,
+                 const std::function<float(int64_t)>& strip_y) {
+  const Step* kh = trace.find(heads_step);
+  const Step* ap = trace.find(append_step);
+  if (!kh || !ap || !kh->out.defined()) return;
+  const MhaConfig& a = run.config.attn;
+  const int64_t G = a.kv_group_count(), dk = a.head_dim();
+  const bool paged = run.config.block_size > 0;
+  const Layout from = make_layout(LayoutKind::Stacked, kh->out, 0);  // (g, n, dk)
+  const Dims cache_shape{1, G, run.slots, dk};
+  const Layout cache = make_layout(LayoutKind::Stacked, cache_shape, contiguous_strides(cache_shape), 0, 0);
+  const Layout dest = paged ? from : make_layout(LayoutKind::Stacked, ap->out, 0);  // views of the storage
+  const float e_t = ease(t), lift = 10.0f * std::sin(3.14159265f * e_t);
+  const float new_x = g.origin.x + 4, strip_x = g.origin.x + g.margin;
+  const int64_t n = kh->out.size(2);
+  std::vector<ImVec4> boxes(static_cast<size_t>(G * n), ImVec4(1e9f, 1e9f, -1e9f, -1e9f));  // per (j, i)
+  std::vector<std::pair<ImVec4, ImU32>> cells;
+  for (int64_t e = 0; e < from.numel(); ++e) {
+    const Dims idx = from.index_of(e);  // (j, i, c)
+    const int64_t j = idx[0], i = idx[1], c = idx[2];
+    int64_t slot = f.append_slots[static_cast<size_t>(i)];
+    if (!paged) {
+      const int64_t el = cache.element_at_storage(dest.storage[static_cast<size_t>(e)]);
+      if (el >= 0) slot = cache.index_of(el)[1];  // (g, slot, dk)
+    }
+    const Rect ra{new_x + static_cast<float>(i) * g.slot * 0.6f, strip_y(j) + static_cast<float>(c) * g.row, g.slot - 1, g.row};
+    const Rect rb{strip_x + static_cast<float>(slot) * g.slot, strip_y(j) + static_cast<float>(c) * g.row, g.slot - 1, g.row};
+    const Rect m = lerp(ra, rb, e_t);
+    const ImVec4 box(m.x, m.y - lift, m.x + m.w, m.y - lift + m.h);
+    cells.push_back({box, diverging(kh->out.at({0, j, i, c}), scale)});
+    ImVec4& bb = boxes[static_cast<size_t>(j * n + i)];
+    bb = ImVec4(std::min(bb.x, box.x), std::min(bb.y, box.y), std::max(bb.z, box.z), std::max(bb.w, box.w));
+  }
+  for (const ImVec4& b : boxes)  // a shadow under each flying row
+    if (b.x < b.z) dl->AddRectFilled({b.x + 3, b.y + 3}, {b.z + 3, b.w + 3}, IM_COL32(0, 0, 0, 150));
+  for (const auto& [b, colour] : cells) dl->AddRectFilled({b.x, b.y}, {b.z, b.w}, colour);
+  for (const ImVec4& b : boxes)
+    if (b.x < b.z) dl->AddRect({b.x - 2, b.y - 2}, {b.z + 2, b.w + 2}, IM_COL32(250, 220, 80, 255), 0, 0, 2.0f);
+}
+
+// The K and V strips of one layer, the new rows flying into their slots, the broadcast to
+// the query heads. Returns the y below the drawing.
 float draw_cache(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, int layer,
                  float t, float y) {
   const MhaConfig& a = run.config.attn;
@@ -127,84 +208,65 @@ float draw_cache(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const 
   const bool paged = run.config.block_size > 0;
   const int64_t bs = run.config.block_size;
   const Tensor& k = f.k_cache[static_cast<size_t>(layer)];  // (g, t', dk)
+  const Tensor& v = f.v_cache[static_cast<size_t>(layer)];
   const int64_t filled = k.size(1);
   // Contiguous: every preallocated slot; paged: sequence 0's blocks (nothing is preallocated).
   const int64_t slots = paged ? (filled + bs - 1) / bs * bs : run.slots;
   const int64_t columns = paged ? run.config.t_max : run.slots;  // the query heads stay put
-  float scale = 1e-6f;
-  for (float v : k.to_vector()) scale = std::max(scale, std::fabs(v));
-  const float strip_h = static_cast<float>(dk) * g.row;
-  const float gap = std::max(8.0f, g.row * 1.5f);
+  const float k_scale = abs_max(k), v_scale = abs_max(v);
+  const Bands b = bands(g, a);
   const float strip_x = g.origin.x + g.margin;
-  // Group j's band holds its strip and its r query heads, one text line each where the
-  // labels fit (the paged view is compact: boxes only).
   const float fh = ImGui::GetFontSize();
-  const bool q_labels = !paged;
-  const float q_pitch = q_labels ? fh + 2 : std::max(3.0f, (strip_h + gap) / static_cast<float>(r));
-  const float band = std::max(strip_h + gap, static_cast<float>(r) * q_pitch + (q_labels ? gap : 0));
-  auto strip_y = [&](int64_t j) { return y + static_cast<float>(j) * band + (band - gap - strip_h) * 0.5f; };
+  auto k_y = [&](int64_t j) { return y + static_cast<float>(j) * b.band + (b.band - b.gap - 2 * b.strip_h - b.inner) * 0.5f; };
+  auto v_y = [&](int64_t j) { return k_y(j) + b.strip_h + b.inner; };
   const bool flying = t < 1.0f;
-  // slots this frame writes: drawn empty until the row lands
+  // slots this frame writes: drawn empty until the rows land
   auto landing = [&](int64_t s) {
     return flying && std::find(f.append_slots.begin(), f.append_slots.end(), s) != f.append_slots.end();
   };
-  for (int64_t j = 0; j < G; ++j) {
-    const float sy = strip_y(j);
+  auto strip = [&](const Tensor& c, float sy, float scale, const char* name, int64_t j) {
     char label[32];
-    std::snprintf(label, sizeof label, "K %lld", static_cast<long long>(j));
-    dl->AddText({g.origin.x, sy + strip_h * 0.5f - 7}, head_colour(j), label);
+    std::snprintf(label, sizeof label, "%s %lld", name, static_cast<long long>(j));
+    dl->AddText({g.origin.x + 2, sy + b.strip_h * 0.5f - fh * 0.5f}, head_colour(j), label);
     for (int64_t s = 0; s < slots; ++s) {
-      const ImVec2 c0(strip_x + static_cast<float>(s) * g.cell, sy);
-      const ImVec2 c1(c0.x + g.cell - 1, sy + strip_h);
+      const ImVec2 c0(strip_x + static_cast<float>(s) * g.slot, sy);
+      const ImVec2 c1(c0.x + g.slot - 1, sy + b.strip_h);
       if (s >= filled || landing(s)) {
         dl->AddRect(c0, c1, IM_COL32(90, 90, 90, 255));  // preallocated, empty
         continue;
       }
       for (int64_t e = 0; e < dk; ++e)
         dl->AddRectFilled({c0.x, sy + static_cast<float>(e) * g.row}, {c1.x, sy + static_cast<float>(e + 1) * g.row},
-                          diverging(k.at({j, s, e}), scale));
+                          diverging(c.at({j, s, e}), scale));
     }
-    dl->AddRect({strip_x - 1, sy - 1}, {strip_x + static_cast<float>(slots) * g.cell, sy + strip_h + 1},
+    dl->AddRect({strip_x - 1, sy - 1}, {strip_x + static_cast<float>(slots) * g.slot, sy + b.strip_h + 1},
                 head_colour(j, 0.8f));
     if (paged)  // block boundaries
-      for (int64_t b = bs; b < slots; b += bs) {
-        const float bx = strip_x + static_cast<float>(b) * g.cell - 1;
-        dl->AddLine({bx, sy - 4}, {bx, sy + strip_h + 4}, IM_COL32(235, 235, 235, 255), 2.0f);
+      for (int64_t bb = bs; bb < slots; bb += bs) {
+        const float bx = strip_x + static_cast<float>(bb) * g.slot - 1;
+        dl->AddLine({bx, sy - 2}, {bx, sy + b.strip_h + 2}, IM_COL32(235, 235, 235, 255), 2.0f);
       }
-  }
-  // The new rows: each element of k_heads (from its layout) to the storage cell the append
-  // view maps it to (the cache storage's layout), eased.
-  const Step* kh = f.layer0.find("k_heads");
-  const Step* ap = f.layer0.find("k_cache_append");
-  if (flying && layer == 0 && kh && ap && kh->out.defined()) {
-    const Layout from = make_layout(LayoutKind::Stacked, kh->out, 0);  // (g, n, dk)
-    const Dims cache_shape{1, G, run.slots, dk};
-    const Layout cache = make_layout(LayoutKind::Stacked, cache_shape, contiguous_strides(cache_shape), 0, 0);
-    const Layout dest = paged ? from : make_layout(LayoutKind::Stacked, ap->out, 0);  // views of the storage
-    const float new_x = g.origin.x + 4;
-    for (int64_t e = 0; e < from.numel(); ++e) {
-      const Dims idx = from.index_of(e);  // (j, i, c)
-      const int64_t j = idx[0], i = idx[1], c = idx[2];
-      int64_t slot = f.append_slots[static_cast<size_t>(i)];
-      if (!paged) {
-        const int64_t el = cache.element_at_storage(dest.storage[static_cast<size_t>(e)]);
-        if (el >= 0) slot = cache.index_of(el)[1];
-      }
-      const Rect a{new_x + static_cast<float>(i) * g.cell * 0.6f, strip_y(j) + static_cast<float>(c) * g.row, g.cell - 1, g.row};
-      const Rect b{strip_x + static_cast<float>(slot) * g.cell, strip_y(j) + static_cast<float>(c) * g.row, g.cell - 1, g.row};
-      const Rect m = lerp(a, b, ease(t));
-      dl->AddRectFilled({m.x, m.y}, {m.x + m.w, m.y + m.h}, diverging(kh->out.at({0, j, i, c}), scale));
-    }
-  }
-  // Broadcast: K head j feeds query heads j·r .. j·r + r - 1 (the stride-0 k_grouped view).
-  const float qx = strip_x + static_cast<float>(columns) * g.cell + 40;
-  const float q_h = q_pitch - 2;
+  };
   for (int64_t j = 0; j < G; ++j) {
-    const ImVec2 src(strip_x + static_cast<float>(slots) * g.cell + 2, strip_y(j) + strip_h * 0.5f);
-    const float q_top = strip_y(j) + strip_h * 0.5f - static_cast<float>(r) * q_pitch * 0.5f;
+    strip(k, k_y(j), k_scale, "K", j);
+    strip(v, v_y(j), v_scale, "V", j);
+  }
+  if (flying) {
+    const Trace& tr_l = f.traces[static_cast<size_t>(layer)];
+    draw_flight(dl, g, run, f, tr_l, "k_heads", "k_cache_append", k_scale, t, k_y);
+    draw_flight(dl, g, run, f, tr_l, "v_heads", "v_cache_append", v_scale, t, v_y);
+  }
+  // Broadcast: K/V head j feeds query heads j·r .. j·r + r - 1 (the stride-0 k_grouped view).
+  const float qx = strip_x + static_cast<float>(columns) * g.slot + 40;
+  const float q_h = std::min(b.q_pitch - 2, fh + 6);
+  const bool q_labels = q_h >= fh;  // a label fits in the box
+  for (int64_t j = 0; j < G; ++j) {
+    const float mid = k_y(j) + b.strip_h + b.inner * 0.5f;
+    const ImVec2 src(strip_x + static_cast<float>(slots) * g.slot + 2, mid);
+    const float q_top = mid - static_cast<float>(r) * b.q_pitch * 0.5f;
     for (int64_t q = 0; q < r; ++q) {
       const int64_t head = j * r + q;
-      const float qy = q_top + static_cast<float>(q) * q_pitch;
+      const float qy = q_top + static_cast<float>(q) * b.q_pitch + (b.q_pitch - 2 - q_h) * 0.5f;
       const ImVec2 dst(qx, qy + q_h * 0.5f);
       const float grow = r > 1 ? ease(std::clamp(t * 1.6f - 0.6f * static_cast<float>(q) / static_cast<float>(r), 0.0f, 1.0f)) : 1.0f;
       dl->AddLine(src, {src.x + (dst.x - src.x) * grow, src.y + (dst.y - src.y) * grow}, head_colour(j, 0.9f), 1.5f);
@@ -214,40 +276,57 @@ float draw_cache(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const 
       if (q_labels) dl->AddText({qx + 4, qy + (q_h - fh) * 0.5f}, IM_COL32(20, 20, 20, 255), label);
     }
   }
-  if (const Step* kg = f.layer0.find("k_grouped"); kg && kg->out.defined()) {
+  const float below = y + static_cast<float>(G) * b.band;
+  if (const Step* kg = f.traces[static_cast<size_t>(layer)].find("k_grouped"); kg && kg->out.defined()) {
     const std::string s = std::string("k_grouped ") + format_dims(kg->out.shape()) + tr(" strides ") +
                           format_dims(kg->out.strides()) + " · " + tr("no copy");
-    dl->AddText({strip_x, y + static_cast<float>(G) * band}, IM_COL32(200, 200, 200, 255), s.c_str());
+    dl->AddText({strip_x, below}, IM_COL32(200, 200, 200, 255), s.c_str());
   }
-  return y + static_cast<float>(G) * band + fh + 6;
+  return below + fh + 4;
 }
 
 // alpha of the step's last new row, per query head, under the slots it weighs.
 float draw_alpha(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, int layer, float y) {
   const Tensor& al = f.alpha[static_cast<size_t>(layer)];  // (h, t')
   const int64_t h = al.size(0), n = al.size(1), r = h / run.config.attn.kv_group_count();
-  const float rh = run.config.block_size > 0 ? 6.0f : std::max(5.0f, std::min(12.0f, g.row * 1.5f));
+  const float rh = g.alpha_row, fh = ImGui::GetFontSize();
   float top = 1e-6f;  // colours run to the frame's largest weight (1/t' is dark otherwise)
   for (float v : al.to_vector()) top = std::max(top, v);
   dl->AddText({g.origin.x, y}, IM_COL32(220, 220, 220, 255), tr("alpha: the newest row's weights over the slots"));
-  y += ImGui::GetFontSize() + 2;
+  const int64_t copy_slot = f.copy_source >= 0 ? slot_of(f, f.copy_source) : -1;
+  if (copy_slot >= 0) {  // the trained model: where an induction head should look
+    const std::string note = trf("orange: position %lld, after the earlier '%s'", static_cast<long long>(f.copy_source),
+                                 run.label(f.tokens[static_cast<size_t>(f.copy_source - 1)]).c_str());
+    const float x = g.origin.x + ImGui::CalcTextSize(tr("alpha: the newest row's weights over the slots")).x + 16;
+    dl->AddText({x, y}, kCopyColour, note.c_str());
+  }
+  y += fh + 2;
   for (int64_t i = 0; i < h; ++i) {
     const float ry = y + static_cast<float>(i) * (rh + 1);
     dl->AddRectFilled({g.origin.x + g.margin - 10, ry}, {g.origin.x + g.margin - 3, ry + rh}, head_colour(i / r));
     for (int64_t s = 0; s < n; ++s) {
-      const float x = g.origin.x + g.margin + static_cast<float>(s) * g.cell;
-      dl->AddRectFilled({x, ry}, {x + g.cell - 1, ry + rh}, sequential(al.at({i, s}) / top));
+      const float x = g.origin.x + g.margin + static_cast<float>(s) * g.slot;
+      dl->AddRectFilled({x, ry}, {x + g.slot - 1, ry + rh}, sequential(al.at({i, s}) / top));
     }
   }
+  const float bottom = y + static_cast<float>(h) * (rh + 1);
+  if (copy_slot >= 0) {
+    const float x = g.origin.x + g.margin + static_cast<float>(copy_slot) * g.slot;
+    dl->AddRect({x - 1, y - 2}, {x + g.slot, bottom + 1}, kCopyColour, 0, 0, 2.0f);
+  }
   // which position each slot holds (differs from the slot once a window rolls)
-  const float ly = y + static_cast<float>(h) * (rh + 1) + 2;
+  const float ly = bottom + 2;
+  const float small = fh * 0.75f;
+  float last_right = -1e9f;
   for (int64_t s = 0; s < n && s < static_cast<int64_t>(f.slot_positions.size()); ++s) {
     const std::string p = std::to_string(f.slot_positions[static_cast<size_t>(s)]);
-    if (g.cell < ImGui::CalcTextSize(p.c_str()).x * 0.75f && s % 2) continue;
-    dl->AddText(ImGui::GetFont(), ImGui::GetFontSize() * 0.75f,
-                {g.origin.x + g.margin + static_cast<float>(s) * g.cell, ly}, IM_COL32(170, 170, 170, 255), p.c_str());
+    const float x = g.origin.x + g.margin + static_cast<float>(s) * g.slot;
+    const float w = ImGui::CalcTextSize(p.c_str()).x * 0.75f;
+    if (x < last_right + 3) continue;  // skip a label that would touch the last one
+    dl->AddText(ImGui::GetFont(), small, {x, ly}, IM_COL32(170, 170, 170, 255), p.c_str());
+    last_right = x + w;
   }
-  return ly + ImGui::GetFontSize();
+  return ly + small + 2;
 }
 
 void meter_bar(ImDrawList* dl, ImVec2 at, float width, float frac, ImU32 colour, const std::string& text) {
@@ -256,13 +335,18 @@ void meter_bar(ImDrawList* dl, ImVec2 at, float width, float frac, ImU32 colour,
   dl->AddText({at.x + width + 8, at.y - 1}, IM_COL32(225, 225, 225, 255), text.c_str());
 }
 
+constexpr float kMeterPitch = 19;
+
+float memory_height() { return ImGui::GetFontSize() + 4 + 3 * kMeterPitch; }
+
 float draw_memory(ImDrawList* dl, const Geometry& g, const DecodeRun& run, float y, float width) {
   const MhaConfig& a = run.config.attn;
   CostConfig cc;
   cc.d_model = a.d_model, cc.heads = a.heads, cc.layers = run.config.layers, cc.batch = run.sequences;
   cc.seq = run.config.t_max;
   const int64_t g_now = a.kv_group_count();
-  const int64_t g_mid = g_now > 1 && g_now < a.heads ? g_now : std::max<int64_t>(a.heads / 4, 1);
+  // GQA: this model's g when it is grouped, else h/4 (h/2 for h < 8)
+  const int64_t g_mid = g_now > 1 && g_now < a.heads ? g_now : a.heads >= 8 ? a.heads / 4 : std::max<int64_t>(a.heads / 2, 1);
   struct Row { const char* name; int64_t g; };
   const Row rows[] = {{"MHA", a.heads}, {"GQA", g_mid}, {"MQA", 1}};
   cc.kv_heads = a.heads;
@@ -275,9 +359,14 @@ float draw_memory(ImDrawList* dl, const Geometry& g, const DecodeRun& run, float
     const std::string text = std::string(r.name) + "  g=" + std::to_string(r.g) + ": " + human_bytes(bytes);
     meter_bar(dl, {g.origin.x + 8, y}, width * 0.35f, static_cast<float>(bytes / full),
               r.g == g_now ? IM_COL32(250, 200, 60, 255) : IM_COL32(90, 130, 170, 255), text);
-    y += 20;
+    y += kMeterPitch;
   }
   return y;
+}
+
+float paged_height(const DecodeRun& run) {
+  const float fh = ImGui::GetFontSize();
+  return fh + 4 + 34 + static_cast<float>(run.sequences) * (fh + 2) + fh + 4 + kMeterPitch + 16;
 }
 
 float draw_paged(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, float y, float width) {
@@ -327,43 +416,115 @@ float draw_paged(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const 
   meter_bar(dl, {g.origin.x + 8, y}, bar, static_cast<float>(w.contiguous_bytes) / most, IM_COL32(170, 90, 80, 255),
             tr("contiguous, T_max each: ") + human_bytes(w.contiguous_bytes) + tr(", waste ") +
                 human_bytes(w.contiguous_bytes - w.used_bytes));
-  y += 20;
+  y += kMeterPitch;
   meter_bar(dl, {g.origin.x + 8, y}, bar, static_cast<float>(w.paged_bytes) / most, IM_COL32(90, 160, 110, 255),
             tr("paged: ") + human_bytes(w.paged_bytes) + tr(", waste ") + human_bytes(w.paged_bytes - w.used_bytes));
-  return y + 22;
+  return y + 16;
 }
 
-float draw_drift(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, float y, float width,
-                 float height) {
+// Mean of v over positions from `first` on (the positions some policy evicted for).
+double mean_from(const std::vector<double>& v, size_t first) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = first; i < v.size(); ++i) sum += v[i], ++n;
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+constexpr float kPlotMin = 44;
+
+float plot_height() { return ImGui::GetFontSize() + 4 + kPlotMin + 6; }
+
+// Random weights: each position's output drift from the full cache, for the policy and a
+// plain window of the same size. Trained weights: each position's loss of the next token
+// with the full cache, the policy and the window (what StreamingLLM measures).
+float draw_by_position(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, float y,
+                       float width, float height) {
   const size_t shown = f.tokens.size();
+  const bool loss = !run.loss_full.empty();
   dl->AddText({g.origin.x, y}, IM_COL32(220, 220, 220, 255),
-              tr("Output drift from the full cache, by position (random weights)"));
+              loss ? tr("Loss of the next token by position (trained weights, nats)")
+                   : tr("Output drift from the full cache, by position (random weights)"));
   y += ImGui::GetFontSize() + 4;
-  const ImVec2 p0(g.origin.x + g.margin, y), p1(g.origin.x + g.margin + width * 0.6f, y + height);
+  const ImVec2 p0(g.origin.x + g.margin, y), p1(g.origin.x + g.margin + width * 0.55f, y + height);
   dl->AddRect(p0, p1, IM_COL32(110, 110, 110, 255));
+  struct Series { const std::vector<double>* values; ImU32 colour; std::string name; };
+  std::vector<Series> series;
+  if (loss) series.push_back({&run.loss_full, IM_COL32(170, 170, 170, 255), tr("full")});
+  series.push_back({loss ? &run.loss_window : &run.drift_window, IM_COL32(220, 110, 90, 255), run.window_text});
+  series.push_back({loss ? &run.loss_policy : &run.drift_policy, IM_COL32(90, 200, 240, 255), run.config.policy.text()});
   double top = 1e-9;
-  for (double v : run.drift_policy) top = std::max(top, v);
-  for (double v : run.drift_window) top = std::max(top, v);
+  for (const Series& s : series)
+    for (double v : *s.values) top = std::max(top, v);
   const float n = static_cast<float>(std::max<size_t>(run.drift_policy.size(), 2) - 1);
-  auto line = [&](const std::vector<double>& d, ImU32 colour) {
+  for (const Series& s : series) {
+    const std::vector<double>& d = *s.values;
     for (size_t i = 1; i < std::min(d.size(), shown); ++i) {
       const auto pt = [&](size_t k) {
         return ImVec2(p0.x + (p1.x - p0.x) * static_cast<float>(k) / n,
                       p1.y - (p1.y - p0.y) * static_cast<float>(d[k] / top));
       };
-      dl->AddLine(pt(i - 1), pt(i), colour, 2.0f);
+      dl->AddLine(pt(i - 1), pt(i), s.colour, 2.0f);
     }
-  };
-  line(run.drift_window, IM_COL32(220, 110, 90, 255));
-  line(run.drift_policy, IM_COL32(90, 200, 240, 255));
+  }
   const float sx = p0.x + (p1.x - p0.x) * static_cast<float>(run.slots) / n;  // eviction starts
   dl->AddLine({sx, p0.y}, {sx, p1.y}, IM_COL32(160, 160, 160, 160), 1.0f);
   char top_text[32];
   std::snprintf(top_text, sizeof top_text, "%.3f", top);
   dl->AddText({p0.x - g.margin + 4, p0.y}, IM_COL32(170, 170, 170, 255), top_text);
-  dl->AddText({p1.x + 8, p0.y}, IM_COL32(90, 200, 240, 255), run.config.policy.text().c_str());
-  dl->AddText({p1.x + 8, p0.y + 18}, IM_COL32(220, 110, 90, 255), run.window_text.c_str());
+  // legend, newest line on top; with losses, each one's mean from the first eviction on
+  float ly = p0.y;
+  for (auto it = series.rbegin(); it != series.rend(); ++it) {
+    std::string text = it->name;
+    if (loss) {
+      char mean[48];
+      std::snprintf(mean, sizeof mean, "  %.2f", mean_from(*it->values, static_cast<size_t>(run.slots)));
+      text += mean;
+    }
+    dl->AddText({p1.x + 8, ly}, it->colour, text.c_str());
+    ly += ImGui::GetFontSize() + 2;
+  }
+  if (loss)
+    dl->AddText({p1.x + 8, ly}, IM_COL32(170, 170, 170, 255),
+                trf("(mean from position %lld)", static_cast<long long>(run.slots)).c_str());
   return p1.y + 6;
+}
+
+// [SECTION] layout
+
+// Height below the alpha rows: the meters, the paged view or the by-position plot.
+float bottom_height(const DecodeRun& run) {
+  if (run.config.block_size > 0) return paged_height(run);
+  if (!run.drift_policy.empty()) return plot_height();
+  return memory_height();
+}
+
+float tokens_height(const Geometry& g) { return g.cell + 4 + 8; }
+
+float alpha_height(const Geometry& g, const DecodeRun& run) {
+  const float fh = ImGui::GetFontSize();
+  return fh + 2 + static_cast<float>(run.config.attn.heads) * (g.alpha_row + 1) + 2 + fh * 0.75f + 2;
+}
+
+float cache_height(const Geometry& g, const DecodeRun& run) {
+  return static_cast<float>(run.config.attn.kv_group_count()) * bands(g, run.config.attn).band + ImGui::GetFontSize() + 4;
+}
+
+// The largest strip rows (8 px down to 1 px, then without query-head labels) at which the
+// tokens, the K/V strips, alpha and the bottom part fit in `height` (the smallest when none
+// does: the panel then scrolls).
+void fit_rows(Geometry& g, const DecodeRun& run, float height) {
+  const bool paged = run.config.block_size > 0;
+  // alpha is what the learner reads: about 80 px of rows whatever h is (6 px in the paged view,
+  // which also draws the pool)
+  g.alpha_row = paged ? 6.0f : std::clamp(80.0f / static_cast<float>(run.config.attn.heads), 6.0f, 12.0f);
+  for (const bool labels : {true, false}) {
+    g.q_lines = labels && !paged;
+    for (float row = 8.0f; row >= 1.0f; row -= 0.5f) {
+      g.row = row;
+      const float need = tokens_height(g) + cache_height(g, run) + 4 + alpha_height(g, run) + 6 + bottom_height(run);
+      if (need <= height) return;
+    }
+  }
 }
 
 }  // namespace
@@ -434,14 +595,14 @@ void panel_decode(App& app, const ImVec4& rect) {
   const float t = s.play.animating() ? s.play.t : 1.0f;
   const MhaConfig& a = s.run.config.attn;
   const int64_t G = a.kv_group_count();
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line, "%s %d/%d · %s %lld%s · d=%lld h=%lld g=%lld (%s) · %s %s · %s",
                 tr("step"), s.play.step, last, tr("position"), static_cast<long long>(f.first_position),
                 f.rows > 1 ? (" (" + std::to_string(f.rows) + tr(" rows: prefill") + ")").c_str() : "",
                 static_cast<long long>(a.d_model), static_cast<long long>(a.heads), static_cast<long long>(G),
                 G == a.heads ? "MHA" : G == 1 ? "MQA" : "GQA", tr("cache"), s.run.config.policy.text().c_str(),
                 (tr("used ") + human_bytes(f.used_bytes) + " / " + human_bytes(s.run.storage_bytes)).c_str());
-  ImGui::TextUnformatted(line);
+  ImGui::TextWrapped("%s", line);
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   Geometry g;
@@ -450,21 +611,26 @@ void panel_decode(App& app, const ImVec4& rect) {
   g.margin = 44;
   const int64_t columns = s.run.config.t_max + 1;  // every position and the next token
   g.cell = std::clamp((width - g.margin - 200) / static_cast<float>(columns), 6.0f, 22.0f);
-  const float avail_h = ImGui::GetContentRegionAvail().y;
-  const float strips_h = avail_h * 0.42f;
-  g.row = std::clamp(strips_h / static_cast<float>(G * a.head_dim() + G), 2.0f, 8.0f);
+  // A rolling window holds fewer slots than positions: its slots get their own, wider columns.
+  const bool rolling = s.run.config.block_size == 0 && s.run.slots < s.run.config.t_max;
+  g.slot = rolling ? std::clamp((width - g.margin - 120) / static_cast<float>(s.run.slots), 6.0f, 22.0f) : g.cell;
+  // Everything below is sized to what is left of the panel (minus the window's bottom padding).
+  const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().WindowPadding.y;
+  fit_rows(g, s.run, avail_h);
   float y = g.origin.y;
-  draw_tokens(dl, g, f, y, s.run.config.policy.kind != PolicyKind::Full);
-  y += g.cell + 12;
+  draw_tokens(dl, g, s.run, f, y, s.run.config.policy.kind != PolicyKind::Full);
+  y += tokens_height(g);
   y = draw_cache(dl, g, s.run, f, s.layer, t, y);
   y = draw_alpha(dl, g, s.run, f, s.layer, y + 4);
   if (s.run.config.block_size > 0)
     y = draw_paged(dl, g, s.run, f, y + 6, width);
   else if (!s.run.drift_policy.empty())
-    y = draw_drift(dl, g, s.run, f, y + 6, width, std::max(40.0f, rect.y + rect.w - y - 40));
+    y = draw_by_position(dl, g, s.run, f, y + 6, width,
+                         std::max(kPlotMin, g.origin.y + avail_h - y - 6 - plot_height() + kPlotMin));
   else
     y = draw_memory(dl, g, s.run, y + 6, width);
   ImGui::Dummy({width, std::max(0.0f, y - g.origin.y)});
+  app.decode_overflow = y - (ImGui::GetWindowPos().y + ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y);
   end_panel();
 }
 

@@ -105,7 +105,7 @@ int run_slides_export(const Options& o) {
       }
       deck = lesson_deck(*loaded.lesson, lang_of(o), o.theme);
     } else {
-      deck = scenario_deck(o.scenario, lang_of(o), o.theme);
+      deck = scenario_deck(o.scenario, lang_of(o), o.theme, o.model);
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());

@@ -282,9 +282,9 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
 
 }  // namespace
 
-Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme) {
+Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme, const std::string& model_dir) {
   const Scenario& scenario = find_scenario(name);
-  if (scenario.decode.enabled) return decode_deck(scenario, lang, theme);  // one slide per decode call
+  if (scenario.decode.enabled) return decode_deck(scenario, lang, theme, model_dir);  // one slide per decode call
   const auto run = compute_run(scenario);
   Deck d;
   d.title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;

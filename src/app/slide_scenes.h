@@ -55,8 +55,10 @@ struct Deck {
   std::string title;
   std::vector<DeckPage> pages;  // the title page first
 };
-// The title page plus every active (not skipped) step of the scenario.
-Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme);
+// The title page plus every active (not skipped) step of the scenario (a decode scenario on
+// the trained model opens `model_dir`, the shipped checkpoint when empty).
+Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme,
+                   const std::string& model_dir = "");
 // The title page plus one slide per lesson step (each step's settings, view and short text):
 // the step's panel chooses the figure: tensor / buglab heads, the flash tile grid, the memory
 // strip, the cost table of the step's engine figures (cost_slides.h; also for a flash step

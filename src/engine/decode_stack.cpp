@@ -29,6 +29,8 @@ std::string decode_text(const std::vector<int64_t>& tokens) {
 
 StackConfig stack_config_for(const Scenario& s, const std::string& policy) {
   if (!s.decode.enabled) throw Error("scenario '" + s.name + "' is not a decode scenario");
+  if (s.decode.trained)
+    throw Error("scenario '" + s.name + "' decodes the trained model: its stack comes from the checkpoint");
   StackConfig sc;
   sc.attn = s.config;
   sc.layers = s.decode.layers;
@@ -41,6 +43,8 @@ StackConfig stack_config_for(const Scenario& s, const std::string& policy) {
 }
 
 std::vector<std::vector<int64_t>> prompts_for(const Scenario& s) {
+  if (s.decode.trained)
+    throw Error("scenario '" + s.name + "' decodes the trained model: its prompts are in the model's alphabet");
   std::vector<std::vector<int64_t>> prompts;
   for (const auto& p : s.decode.prompts) prompts.push_back(encode_text(p));
   return prompts;

@@ -313,6 +313,39 @@ std::vector<Scenario> make_scenarios() {
     s.decode.policy = "sink=2,window=6";
     all.push_back(s);
   }
+  // the trained model (assets/models/induction: d 128, h 4, 2 layers, 48 positions, BOS);
+  // config mirrors its shape, the app shows its layers' real traces beside the decode
+  auto trained_case = [&](const char* name, const char* en, const char* ko, const char* sum_en, const char* sum_ko) {
+    Scenario s = decode_case(name, 4, en, ko, sum_en, sum_ko);
+    s.sentences.clear();
+    s.config = small_config(1, 20);
+    s.config.d_model = 128;
+    s.config.heads = 4;
+    s.config.mask.causal = true;
+    s.focus_step = "alpha";
+    s.decode.trained = true;
+    return s;
+  };
+  {
+    Scenario s = trained_case("decode-model", "Decode the trained model: induction heads copy the repeat",
+                              "학습된 모델 디코딩: 인덕션 헤드가 반복을 베낀다",
+                              "A random string, then its first letters again: layer 1's alpha jumps to the earlier copy and the model writes the rest.",
+                              "무작위 문자열 뒤에 그 앞 글자들이 다시 온다. 층 1의 alpha가 앞선 사본으로 건너뛰고 모델이 나머지를 쓴다.");
+    s.decode.prompts = {"qwertyuiopasdfghqwe"};
+    s.decode.steps = 12;  // to the end of the repeat: the model saw nothing past a second copy
+    all.push_back(s);
+  }
+  {
+    Scenario s = trained_case("decode-model-sinks", "Attention sinks on the trained model: keep BOS or not",
+                              "학습된 모델의 어텐션 싱크: BOS를 남길까",
+                              "BOS and 47 characters through 16 slots: sink=1 keeps BOS, a plain window of 16 evicts it; loss by position for each.",
+                              "BOS와 문자 47개를 슬롯 16개로: sink=1은 BOS를 남기고, 같은 크기의 창은 BOS를 밀어낸다. 위치별 손실을 비교한다.");
+    // short repeats, each inside the window: what the model copies well with its whole past
+    s.decode.prompts = {"kq7kq7 Lm2Lm2 xyzxyz 9b9b Tp.Tp. hjkhjk gG3gG3 "};
+    s.decode.steps = 0;
+    s.decode.policy = "sink=1,window=15";
+    all.push_back(s);
+  }
 
   {
     Scenario s = bug_case(

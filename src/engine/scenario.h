@@ -9,6 +9,8 @@
 //   decode, decode-gqa, decode-mqa, decode-paged, decode-sink   token-by-token decode over a
 //                      KV cache (MHA, GQA g=2, MQA, a paged pool, sinks + window); the
 //                      forward run is the prompt's causal pass with the same heads
+//   decode-model, decode-model-sinks   the same on the trained model (assets/models/induction):
+//                      a repeat the induction heads copy, and sink 1 + window vs a plain window
 //   mask-inverted, mask-two-fills, mask-additive, mask-finite-fill, softmax-wrong-axis,
 //   no-scale, softmax-no-max-fp16, view-without-contiguous   one per teaching bug
 //
@@ -31,9 +33,13 @@ namespace attnsim {
 
 inline constexpr const char* kPadToken = "<pad>";
 
-// A decode scenario: the stack of decode_stack.h run over these prompts (printable ASCII).
+// A decode scenario: the stack of decode_stack.h run over these prompts (printable ASCII),
+// or, when `trained`, the trained model's stack (src/model/decode.h: its weights, sizes and
+// alphabet; the app opens the shipped checkpoint or --model), which the engine alone cannot
+// load: stack_config_for() refuses those.
 struct DecodePreset {
   bool enabled = false;
+  bool trained = false;
   std::vector<std::string> prompts;
   int64_t steps = 0;       // tokens generated after the longest prompt
   int64_t layers = 2;

@@ -476,9 +476,13 @@ struct Evaluator::Cache {
     auto it = decodes.find(key);
     if (it == decodes.end()) {
       Scenario sc = find_scenario(r.preset);
-      if (!sc.decode.enabled)
-        throw Error("decode.* needs a decode scenario (decode, decode-gqa, decode-mqa, decode-paged, decode-sink); '" +
-                    r.preset + "' is not one");
+      if (!sc.decode.enabled || sc.decode.trained) {
+        std::string names;
+        for (const Scenario& s : all_scenarios())
+          if (s.decode.enabled && !s.decode.trained) names += (names.empty() ? "" : ", ") + s.name;
+        throw Error("decode.* needs a decode scenario with random weights (" + names + "); '" + r.preset +
+                    "' is not one");
+      }
       sc.config = r.config;
       const StackConfig cfg = stack_config_for(sc);
       Decoder dec(cfg, prompts_for(sc));

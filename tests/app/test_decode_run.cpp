@@ -2,12 +2,18 @@
 // draws, the paged tables, and the sinks drift.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <variant>
 
 #include "app/decode_run.h"
 #include "app/decode_slides.h"
 #include "figure/slide.h"
+#include "engine/error.h"
 #include "engine/scenario.h"
+#include "model/tokenizer.h"
 
 using namespace attnsim;
 using namespace attnsim::app;
@@ -25,7 +31,7 @@ TEST_CASE("decode scenarios: a frame per call, the cache snapshot grows by one s
     CHECK(last.k_cache[1].shape() == Dims{g, prompt + s.decode.steps, s.config.head_dim()});
     CHECK(last.alpha[0].shape() == Dims{s.config.heads, prompt + s.decode.steps});
     CHECK(last.append_slots == std::vector<int64_t>{prompt + s.decode.steps - 1});
-    if (g < s.config.heads) CHECK(last.layer0.at("k_grouped").out.strides()[2] == 0);
+    if (g < s.config.heads) CHECK(last.traces[0].at("k_grouped").out.strides()[2] == 0);
   }
   // the memory story: MHA holds 8/g times the GQA cache
   CHECK(run_decode(find_scenario("decode")).storage_bytes == 4 * run_decode(find_scenario("decode-gqa")).storage_bytes);
@@ -56,16 +62,20 @@ TEST_CASE("decode-sink: the slots stay at S+W and the drift is zero until the fi
   CHECK(run_decode(s, "full").drift_policy.empty());
 }
 
-TEST_CASE("decode: each call's new K row lands in its slot and alpha rows sum to 1") {
+TEST_CASE("decode: each call's new K and V rows land in their slots and alpha rows sum to 1") {
   const DecodeRun run = run_decode(find_scenario("decode-gqa"));
   const Tensor& last = run.frames.back().k_cache[0];  // (g, t, dk), layer 0
+  const Tensor& last_v = run.frames.back().v_cache[0];
   for (size_t i = 1; i < run.frames.size(); ++i) {
     const DecodeFrame& f = run.frames[i];
     REQUIRE(f.append_slots.size() == 1);
-    const Tensor& kh = f.layer0.at("k_heads").out;  // (1, g, 1, dk)
+    const Tensor& kh = f.traces[0].at("k_heads").out;  // (1, g, 1, dk)
+    const Tensor& vh = f.traces[0].at("v_heads").out;
     for (int64_t j = 0; j < kh.size(1); ++j)
-      for (int64_t c = 0; c < kh.size(3); ++c)
+      for (int64_t c = 0; c < kh.size(3); ++c) {
         CHECK(last.at({j, f.append_slots[0], c}) == kh.at({0, j, 0, c}));
+        CHECK(last_v.at({j, f.append_slots[0], c}) == vh.at({0, j, 0, c}));
+      }
     for (int64_t h = 0; h < f.alpha[0].size(0); ++h) {
       double sum = 0;
       for (int64_t s = 0; s < f.alpha[0].size(1); ++s) sum += f.alpha[0].at({h, s});
@@ -96,7 +106,99 @@ TEST_CASE("decode slides: a title page and one slide per decode call, labels tha
           strips += hm->rows == s.config.head_dim() && hm->cols == slots;
           alphas += hm->rows == s.config.heads && hm->cols == slots;
         }
-      CHECK(strips == s.config.kv_group_count());
-      CHECK(alphas == 1);
+      CHECK(strips == 2 * s.config.kv_group_count());  // K and V
+      CHECK(alphas == run.config.layers);              // every layer's alpha
     }
+}
+
+namespace {
+
+const std::string kModelDir = std::string(ATTNSIM_SOURCE_DIR) + "/assets/models/induction";
+
+std::string text_of(const DecodeRun& run, const std::vector<int64_t>& tokens) {
+  std::string s;
+  for (int64_t t : tokens) s += run.label(t) == "·" ? " " : run.label(t);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("decode-model: the trained model completes the repeat, token for token as `attnsim-cli decode --model`") {
+  const Scenario& s = find_scenario("decode-model");
+  REQUIRE(s.decode.trained);
+  CHECK_THROWS_AS(stack_config_for(s), Error);  // the engine alone has no checkpoint
+  const DecodeRun run = run_decode(s, "", kModelDir);
+  REQUIRE(run.trained);
+  CHECK(run.config.attn.d_model == 128);
+  CHECK(run.config.attn.heads == 4);
+  REQUIRE(run.frames.size() == 1 + static_cast<size_t>(s.decode.steps));
+  CHECK(run.frames[0].rows == 1 + static_cast<int64_t>(s.decode.prompts[0].size()));  // BOS + prompt
+  // BOS, the string, its first three letters, then the model writes the rest of the repeat
+  CHECK(text_of(run, run.frames.back().tokens) == "^qwertyuiopasdfghqwertyuiopasdfg");
+  CHECK(run.label(run.frames.back().next) == "h");
+
+  const std::string out = (std::filesystem::temp_directory_path() / "attnsim-app-test-decode-model.json").string();
+  const std::string cmd = std::string(ATTNSIM_CLI) + " decode --json --model '" + kModelDir + "' --prompt '" +
+                          s.decode.prompts[0] + "' --steps " + std::to_string(s.decode.steps) + " > '" + out + "'";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  nlohmann::json j;
+  std::ifstream(out) >> j;
+  CHECK(j["text"][0].get<std::string>() == text_of(run, run.frames.back().tokens));
+  REQUIRE(j["steps"].size() == run.frames.size());
+  for (size_t i = 0; i < run.frames.size(); ++i) {
+    INFO("call " << i);
+    CHECK(j["steps"][i]["next"][0].get<int64_t>() == run.frames[i].next);
+    CHECK(j["steps"][i]["first_position"].get<int64_t>() == run.frames[i].first_position);
+  }
+}
+
+TEST_CASE("decode-model: on the repeat, a layer-1 head puts most of its weight on the slot after the earlier copy") {
+  const DecodeRun run = run_decode(find_scenario("decode-model"), "", kModelDir);
+  const int64_t last_layer = run.config.layers - 1;
+  int checked = 0;
+  for (size_t i = 1; i < run.frames.size(); ++i) {
+    const DecodeFrame& f = run.frames[i];
+    INFO("call " << i << " at position " << f.first_position);
+    // "qwertyuiopasdfgh" then "qwe...": every token fed after the prefill was seen 16 places back
+    REQUIRE(f.copy_source == f.first_position - 16 + 1);
+    const Tensor& al = f.alpha[static_cast<size_t>(last_layer)];  // (h, t): slot = position (full cache)
+    float best = 0;
+    for (int64_t h = 0; h < al.size(0); ++h) {
+      int64_t arg = 0;
+      for (int64_t t = 1; t < al.size(1); ++t)
+        if (al.at({h, t}) > al.at({h, arg})) arg = t;
+      if (arg == f.copy_source) best = std::max(best, al.at({h, arg}));
+    }
+    CHECK(best > 0.5f);
+    // and the prediction is the token that followed the earlier copy
+    CHECK(f.next == f.tokens[static_cast<size_t>(f.copy_source)]);
+    ++checked;
+  }
+  CHECK(checked == find_scenario("decode-model").decode.steps);
+}
+
+TEST_CASE("decode-model-sinks: keeping BOS holds the loss where a plain window of the same size loses it") {
+  const Scenario& s = find_scenario("decode-model-sinks");
+  const DecodeRun run = run_decode(s, "", kModelDir);
+  REQUIRE(run.trained);
+  CHECK(run.slots == 16);
+  CHECK(run.window_text == "window=16");
+  const size_t T = run.frames.back().tokens.size();
+  CHECK(T == 48);
+  REQUIRE(run.loss_full.size() == T - 1);
+  REQUIRE(run.loss_policy.size() == T - 1);
+  REQUIRE(run.loss_window.size() == T - 1);
+  // nothing evicted yet: every policy sees every key (positions 0..15 fit in 16 slots)
+  for (size_t p = 0; p < 16; ++p) {
+    CHECK(run.loss_policy[p] == Approx(run.loss_full[p]).margin(1e-3));
+    CHECK(run.loss_window[p] == Approx(run.loss_full[p]).margin(1e-3));
+  }
+  double full = 0, sink = 0, window = 0;
+  for (size_t p = 16; p < T - 1; ++p) full += run.loss_full[p], sink += run.loss_policy[p], window += run.loss_window[p];
+  const double n = static_cast<double>(T - 1 - 16);
+  INFO("mean loss from position 16: full " << full / n << ", sink=1,window=15 " << sink / n << ", window=16 " << window / n);
+  CHECK(window / n > sink / n + 0.5);            // evicting BOS hurts
+  CHECK(std::abs(sink - full) / n < 0.25);       // keeping it holds the full cache's loss
+  // the drift plot's lines are the same runs: zero drift before the first eviction
+  for (size_t p = 0; p < 16; ++p) CHECK(run.drift_policy[p] < 1e-4);
 }

@@ -20,7 +20,8 @@ using namespace attnsim::app;
 namespace {
 
 const char* const kModelFiles[] = {"src/app/panel_model.cpp", "src/app/panel_timeline.cpp",
-                                   "src/app/panel_experiments.cpp", "src/app/model_view.cpp"};
+                                   "src/app/panel_experiments.cpp", "src/app/model_view.cpp",
+                                   "src/app/panel_decode.cpp"};
 
 std::string read_source(const std::string& rel) {
   std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/" + rel);

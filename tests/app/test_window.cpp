@@ -120,11 +120,15 @@ TEST_CASE("the bug lab and the flash panel export on their own at 2x") {
   }
 }
 
-TEST_CASE("the decode panel exports for every decode scenario; other scenarios refuse --panel decode") {
-  for (const char* name : {"decode", "decode-gqa", "decode-mqa", "decode-paged", "decode-sink"}) {
-    const std::string png = kOut + "/" + name + ".png";
+TEST_CASE("the decode panel exports for every decode scenario and fits at 1280x800; other scenarios refuse --panel decode") {
+  for (const char* name : {"decode", "decode-gqa", "decode-mqa", "decode-paged", "decode-sink", "decode-model",
+                           "decode-model-sinks"}) {
+    const std::string png = kOut + "/" + name + ".png", geometry = kOut + "/" + name + ".json";
     INFO(name);
-    REQUIRE(run("--export " + png + " --scenario " + name + " --panel decode --progress 0.5") == 0);
+    REQUIRE(run("--export " + png + " --scenario " + name + " --panel decode --progress 0.5 --geometry " + geometry) == 0);
+    nlohmann::json j;
+    std::ifstream(geometry) >> j;
+    CHECK(j.at("decode_overflow").get<double>() <= 0.0);  // nothing drawn below the panel: no scrolling
     const Image img = load(png);
     std::set<uint32_t> colours;
     for (int y = 0; y < img.h; y += 2)
