@@ -41,10 +41,6 @@ void App::show_banner(const std::string& text, bool error, double seconds) {
   banner.until = ImGui::GetTime() + seconds;
 }
 
-bool is_model_scenario(const std::string& name) {
-  return name == "model" || name == "model-ablate-induction";
-}
-
 void show_model_layer(App& app, int64_t layer) {
   if (!app.model || !app.model->loaded()) return;
   auto data = app.model->run_data(layer);

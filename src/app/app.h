@@ -149,8 +149,6 @@ void open_model_tab(App& app, const std::string& tab);
 // Starts a run with the Training tab's settings, as its Start button does (--bench-frames
 // --train-live); false and the banner when it is refused.
 bool start_model_training(App& app);
-// True for the scenarios that open the trained model instead of an engine scenario.
-bool is_model_scenario(const std::string& name);
 // Shows layer `layer` of the model view's run on screen in the pipeline, tensor and memory
 // views (keeps the step the learner is on).
 void show_model_layer(App& app, int64_t layer);

@@ -30,6 +30,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Computing", "계산 중"},
     {"Reduced motion", "움직임 줄이기"},
     {"Export slide", "슬라이드 내보내기"},
+    {"The trained model: its head grid", "학습된 모델: 헤드 격자"},
     {"Slide", "슬라이드"},
     {"Slide view", "슬라이드 보기"},
     {"Slide theme", "슬라이드 테마"},

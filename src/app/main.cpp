@@ -10,6 +10,7 @@
 #include "app/app.h"
 #include "app/capture.h"
 #include "app/headless.h"
+#include "app/model_view.h"
 #include "app/i18n.h"
 #include "app/lesson_ui.h"
 #include "app/slide_export.h"

@@ -18,6 +18,8 @@ namespace attnsim::app {
 
 namespace fs = std::filesystem;
 
+bool is_model_scenario(const std::string& name) { return name == "model" || name == "model-ablate-induction"; }
+
 std::string default_model_dir() {
   if (const char* env = std::getenv("ATTNSIM_MODEL"); env && *env) return env;
   return model::shipped_models_dir() + "/induction";

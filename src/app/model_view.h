@@ -106,6 +106,10 @@ class ModelView {
   mutable std::vector<std::string> timeline_;
 };
 
+// True for the scenarios that open the trained model instead of an engine scenario: "model",
+// and "model-ablate-induction" (every head labelled induction knocked out).
+bool is_model_scenario(const std::string& name);
+
 // The folder of the shipped checkpoint (assets/models/induction in the source tree), or the
 // ATTNSIM_MODEL environment variable when set.
 std::string default_model_dir();

@@ -9,6 +9,8 @@
 #include "app/figure_imgui.h"
 #include "app/flash_slides.h"
 #include "app/i18n.h"
+#include "app/model_slides.h"
+#include "app/model_view.h"
 #include "app/slide_scenes.h"
 #include "engine/error.h"
 #include "figure/cairo_sink.h"
@@ -23,6 +25,7 @@ struct SlideCache {
   uint64_t generation = 0;
   std::string step, theme, panel;  // panel: "tensor", "buglab" or the flash panel's state
   int64_t batch = -1;
+  uint64_t model_revision = 0;  // the model view's, when the trained model is on screen
   Lang lang = Lang::En;
   std::shared_ptr<const figure::Figure> figure;
   std::string error;
@@ -46,9 +49,10 @@ const figure::Figure* current_slide(App& app, std::string* error) {
                                       std::to_string(fv.event)
                                 : panel;
   SlideCache& c = cache();
+  const uint64_t model_revision = app.model && app.model->loaded() ? app.model->revision() + 1 : 0;
   if (!c.figure || c.generation != d->generation || c.step != s->name || c.batch != app.batch ||
-      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != key) {
-    c = SlideCache{d->generation, s->name, app.slide_theme, key, app.batch, ui_lang(), nullptr, ""};
+      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != key || c.model_revision != model_revision) {
+    c = SlideCache{d->generation, s->name, app.slide_theme, key, app.batch, model_revision, ui_lang(), nullptr, ""};
     SlideView v;
     v.step = s->name;
     v.batch = app.batch;
@@ -56,7 +60,15 @@ const figure::Figure* current_slide(App& app, std::string* error) {
     v.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
     v.theme = app.slide_theme;
     try {
-      if (flash) {
+      if (model_revision) {
+        // The trained model: its head grid with the heads knocked out now, and the bars.
+        ModelSlideText text;
+        text.title = tr("The trained model: its head grid");
+        text.lang = v.lang;
+        text.theme = v.theme;
+        text.footer = "attnsim · " + app.model->dir();
+        c.figure = std::make_shared<const figure::Figure>(head_grid_slide(*app.model, text).figure);
+      } else if (flash) {
         v.batch = fv.batch;
         v.head = fv.head;
         const FlashCoreResult core = flash_tile_trace(*d, fv.batch, fv.head, fv.block_q, fv.block_k);

@@ -7,6 +7,7 @@
 
 #include "app/flash_slides.h"
 #include "app/gif_scenes.h"
+#include "app/model_view.h"
 #include "app/slide_scenes.h"
 #include "engine/atomic_file.h"
 #include "engine/error.h"
@@ -72,6 +73,13 @@ std::string index_html(const Deck& deck, const std::vector<std::string>& files, 
 
 int run_figure_export(const Options& o) {
   try {
+    if (is_model_scenario(o.scenario)) {
+      const figure::Figure f = model_scenario_slide(o.scenario, o.model, lang_of(o), o.theme);
+      std::string error;
+      if (!write_one(f, o.output, pixel_width(o), &error)) throw Error(error);
+      std::printf("%s\n", o.output.c_str());
+      return 0;
+    }
     const Scenario& scenario = find_scenario(o.scenario);
     const auto run = compute_run(scenario);
     SlideView v;

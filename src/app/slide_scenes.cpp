@@ -282,7 +282,64 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
 
 }  // namespace
 
+namespace {
+
+// The model scenarios' titles (the app's Scenario menu says the same).
+const char* model_title(const std::string& scenario, lessons::Lang lang) {
+  if (scenario == "model-ablate-induction")
+    return T(lang, "학습된 모델: 유도 헤드를 끈 채로", "The trained model with its induction heads knocked out");
+  return T(lang, "학습된 모델: 헤드 격자", "The trained model: its head grid");
+}
+
+ModelSlideText model_text(const std::string& scenario, const ModelView& view, lessons::Lang lang, const std::string& theme) {
+  ModelSlideText text;
+  text.lang = lang;
+  text.theme = theme;
+  text.title = model_title(scenario, lang);
+  text.footer = "attnsim · " + scenario + " · " + fs::path(run_of_checkpoint(view.dir())).filename().string() + " · " +
+                T(lang, "단계 ", "step ") + std::to_string(view.step());
+  return text;
+}
+
+}  // namespace
+
+figure::Figure model_scenario_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
+                                    const std::string& theme) {
+  ModelView view;
+  view.load(model_dir.empty() ? default_model_dir() : model_dir);
+  if (scenario == "model-ablate-induction") view.set_ablated(view.heads_with_role("induction"));
+  ModelSlideText text = model_text(scenario, view, lang, theme);
+  text.caption = view.ablated_heads().empty()
+                     ? T(lang, "헤드마다 반복된 구간 위의 어텐션과 역할. 오른쪽은 평가 배치에서의 손실과 정확도.",
+                         "Each head's attention on a repeated segment, with its role; right: loss and accuracy on the "
+                         "evaluation batch.")
+                     : T(lang, "X 표시한 헤드를 0으로 두었다. 오른쪽 막대가 그 전과 후의 손실과 정확도다.",
+                         "The crossed-out heads are zeroed; the bars on the right are the loss and accuracy before and "
+                         "after.");
+  return head_grid_slide(view, text).figure;
+}
+
 Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme, const std::string& model_dir) {
+  if (is_model_scenario(name)) {
+    // The head grid, then the run's training curves.
+    Deck d;
+    d.title = model_title(name, lang);
+    d.pages.push_back({"00-title", d.title,
+                       title_slide(d.title,
+                                   T(lang, "attnsim이 직접 학습한 작은 모델: 헤드의 역할, 헤드를 껐을 때, 학습 중의 변화.",
+                                     "A small model attnsim trained itself: what its heads do, what knocking them out "
+                                     "costs, how they formed."),
+                                   "attnsim · " + name, theme)});
+    d.pages.push_back({"01-heads", T(lang, "헤드 격자", "head grid"), model_scenario_slide(name, model_dir, lang, theme)});
+    ModelView view;
+    view.load(model_dir.empty() ? default_model_dir() : model_dir);
+    ModelSlideText text = model_text(name, view, lang, theme);
+    text.title = T(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
+    text.caption = T(lang, "부분별 손실과 헤드별 역할 점수. 유도 점수가 뛰는 곳이 상전이다.",
+                     "Loss per part and every head's role scores; the phase change is where the induction score jumps.");
+    d.pages.push_back({"02-training", T(lang, "학습 기록", "training log"), timeline_slide(view.dir(), view.step(), text).figure});
+    return d;
+  }
   const Scenario& scenario = find_scenario(name);
   if (scenario.decode.enabled) return decode_deck(scenario, lang, theme, model_dir);  // one slide per decode call
   const auto run = compute_run(scenario);

@@ -55,14 +55,21 @@ struct Deck {
   std::string title;
   std::vector<DeckPage> pages;  // the title page first
 };
-// The title page plus every active (not skipped) step of the scenario (a decode scenario on
-// the trained model opens `model_dir`, the shipped checkpoint when empty).
+// The title page plus every active (not skipped) step of the scenario. A model scenario
+// (model_view.h is_model_scenario) gives its head grid slide and its run's training curves;
+// it, and a decode scenario on the trained model, open `model_dir` ("" = the shipped
+// checkpoint).
 Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme,
                    const std::string& model_dir = "");
+// A model scenario's head grid slide: the checkpoint at `model_dir` ("" = the shipped one) on
+// BOS + r + r, the induction heads knocked out for model-ablate-induction.
+figure::Figure model_scenario_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
+                                    const std::string& theme);
 // The title page plus one slide per lesson step (each step's settings, view and short text):
 // the step's panel chooses the figure: tensor / buglab heads, the flash tile grid, the memory
 // strip, the cost table of the step's engine figures (cost_slides.h; also for a flash step
-// whose claims are IO-model figures), the model's attention.
+// whose claims are IO-model figures), the trained model's head grid with its loss / accuracy
+// bars or its training curves (model_slides.h).
 Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme);
 
 }  // namespace attnsim::app

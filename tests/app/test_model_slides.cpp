@@ -226,3 +226,22 @@ TEST_CASE("a step comparing checkpoints shows each model's grid and one bar per 
       CHECK(maps == 18);
     }
 }
+
+TEST_CASE("the model scenarios export as slides: the head grid with its crosses, then the training curves") {
+  if (!have_model()) return;
+  auto crosses = [](const figure::Figure& f) {
+    size_t n = 0;
+    for (const auto& it : f.items)
+      if (const auto* ln = std::get_if<figure::Line>(&it)) n += ln->color == figure::rgb(0xD55E00) && ln->width == 5;
+    return n;
+  };
+  const Deck cut = scenario_deck("model-ablate-induction", lessons::Lang::Ko, "print");
+  REQUIRE(cut.pages.size() == 3);  // title, head grid, training log
+  CHECK(crosses(cut.pages[1].figure) == 8);
+  size_t lines = 0;
+  for (const auto& it : cut.pages[2].figure.items) lines += std::holds_alternative<figure::Line>(it);
+  CHECK(lines > 100);
+  CHECK(crosses(model_scenario_slide("model", "", lessons::Lang::En, "print")) == 0);
+  CHECK(crosses(model_scenario_slide("model-ablate-induction", "", lessons::Lang::En, "projector")) == 8);
+  CHECK_THROWS_AS(model_scenario_slide("model", "/nonexistent/model", lessons::Lang::En, "print"), Error);
+}
