@@ -51,6 +51,10 @@ TEST_CASE("unsupported or corrupt .npy files are clear errors") {
   CHECK_THROWS_WITH(parse_npy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }") + data, "x.npy"),
                     Catch::Contains("corrupt .npy shape"));
   CHECK_THROWS_WITH(read_npy("/nonexistent/w.npy"), Catch::Contains("/nonexistent/w.npy: cannot open"));
+  // No elements, yet the first stride would pass int64 (found by fuzz_npy in CI).
+  CHECK_THROWS_WITH(parse_npy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 100000000000000, 10000000), }"), "x.npy"),
+                    Catch::Contains("strides of shape (0, 100000000000000, 10000000)"));
+  CHECK(parse_npy(header("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1000, 10), }"), "x.npy").strides() == Dims{10000, 10, 1});
 }
 
 TEST_CASE("write_npy to an unwritable place fails cleanly and leaves nothing behind") {

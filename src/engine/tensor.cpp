@@ -83,7 +83,10 @@ std::string format_dims(const Dims& dims) {
 Dims contiguous_strides(const Dims& shape) {
   Dims strides(shape.size(), 1);
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * std::max<int64_t>(shape[d + 1], 1);
+    // A zero-sized dim passes the element count, so the strides need their own check:
+    // (0, 10^14, 10^7) has no elements but a first stride past int64.
+    strides[d] = checked_mul(strides[d + 1], std::max<int64_t>(shape[d + 1], 1),
+                             "strides of shape " + format_dims(shape));
   return strides;
 }
 
