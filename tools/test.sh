@@ -2,8 +2,8 @@
 # Installs, builds and runs every test: the Release build's CTest suite (engine, CLI,
 # lessons, the visualizer under xvfb-run), `lesson check` on lessons/, the hostile-input
 # suite, then the engine and CLI suite and the hostile-input suite again built with
-# AddressSanitizer + UndefinedBehaviorSanitizer, and last the libFuzzer targets for a fixed
-# short time each (tools/fuzz.sh).
+# AddressSanitizer + UndefinedBehaviorSanitizer, and last the libFuzzer targets with a fixed
+# seed and input count each (tools/fuzz.sh: the same inputs on every machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -202,6 +202,11 @@ int64_t flash_fast_bytes(int64_t rows, int64_t cols, int64_t dk) {
   return (Size(4) * (r * k + Size(2) * c * k + r * c + r * k + Size(2) * r)).value();
 }
 
+int64_t flash_stage_bytes(int64_t tk, int64_t dk) {
+  const Size k = (dk + 31) / 32 * 32, t = tk, ld = Size((tk + 31) / 32 * 32) + 32;  // checked
+  return (Size(4) * (k * ld + t * k)).value();
+}
+
 const char* flash_event_kind_name(FlashEventKind kind) {
   switch (kind) {
     case FlashEventKind::Tile: return "tile";
@@ -237,65 +242,94 @@ int64_t predict_flash_tile_trace_bytes(const FlashShape& s, const FlashOptions& 
 
 // [SECTION] tile kernels -----------------------------------------------------------------------
 //
-// Fast buffers are padded so the kernels run on whole vectors: rows to a multiple of 4,
+// Fast buffers are padded so the kernels run on whole vectors: rows to a multiple of kRowPad,
 // columns and dk to a multiple of 32. Padding is zero and never read back as a result.
 
 namespace {
 
 using v16 = float __attribute__((vector_size(64), aligned(4)));  // 16 floats, unaligned loads ok
 
-constexpr int64_t kRowPad = 4, kColPad = 32;
+// Each kernel step keeps kRowPad rows x 32 columns of results in registers: 8 rows (16 zmm
+// accumulators) where AVX-512 has 32 vector registers, 4 rows where AVX2 has 16.
+#if defined(__AVX512F__)
+constexpr int64_t kRowPad = 8;
+#else
+constexpr int64_t kRowPad = 4;
+#endif
+constexpr int64_t kColPad = 32;
 int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
-// S (rows_p, ldS) = Q (rows_p, ldQ) · KT (dk, ldK), cols_p columns (multiple of 32).
+// S (rows_p, ldS) = (Q (rows_p, ldQ) · KT (dk, ldK))·scale, cols_p columns (multiple of 32).
+// The scale multiplies each finished dot product, exactly as a separate pass would.
 void tile_qk(const float* Q, int64_t ldq, const float* KT, int64_t ldk, float* S, int64_t lds,
-             int64_t rows_p, int64_t cols_p, int64_t dk) {
-  for (int64_t r = 0; r < rows_p; r += 4)
+             int64_t rows_p, int64_t cols_p, int64_t dk, float scale) {
+  for (int64_t r = 0; r < rows_p; r += kRowPad)
     for (int64_t j = 0; j < cols_p; j += 32) {
-      v16 a00 = {}, a01 = {}, a10 = {}, a11 = {}, a20 = {}, a21 = {}, a30 = {}, a31 = {};
-      const float* q0 = Q + r * ldq;
+      v16 acc[kRowPad][2] = {};
+      const float* q = Q + r * ldq;
       for (int64_t c = 0; c < dk; ++c) {
         const v16 k0 = *reinterpret_cast<const v16*>(KT + c * ldk + j);
         const v16 k1 = *reinterpret_cast<const v16*>(KT + c * ldk + j + 16);
-        const float x0 = q0[c], x1 = q0[ldq + c], x2 = q0[2 * ldq + c], x3 = q0[3 * ldq + c];
-        a00 += x0 * k0; a01 += x0 * k1;
-        a10 += x1 * k0; a11 += x1 * k1;
-        a20 += x2 * k0; a21 += x2 * k1;
-        a30 += x3 * k0; a31 += x3 * k1;
+#pragma GCC unroll 8
+        for (int64_t i = 0; i < kRowPad; ++i) {
+          const float x = q[i * ldq + c];
+          acc[i][0] += x * k0;
+          acc[i][1] += x * k1;
+        }
       }
-      float* s = S + r * lds + j;
-      *reinterpret_cast<v16*>(s) = a00; *reinterpret_cast<v16*>(s + 16) = a01;
-      *reinterpret_cast<v16*>(s + lds) = a10; *reinterpret_cast<v16*>(s + lds + 16) = a11;
-      *reinterpret_cast<v16*>(s + 2 * lds) = a20; *reinterpret_cast<v16*>(s + 2 * lds + 16) = a21;
-      *reinterpret_cast<v16*>(s + 3 * lds) = a30; *reinterpret_cast<v16*>(s + 3 * lds + 16) = a31;
+#pragma GCC unroll 8
+      for (int64_t i = 0; i < kRowPad; ++i) {
+        float* s = S + (r + i) * lds + j;
+        *reinterpret_cast<v16*>(s) = acc[i][0] * scale;
+        *reinterpret_cast<v16*>(s + 16) = acc[i][1] * scale;
+      }
     }
 }
 
 // O (rows_p, ldO) += P (rows_p, ldP) · V (cols, ldV), dk_p columns (multiple of 32).
 void tile_pv(const float* P, int64_t ldp, const float* V, int64_t ldv, float* O, int64_t ldo,
              int64_t rows_p, int64_t cols, int64_t dk_p) {
-  for (int64_t r = 0; r < rows_p; r += 4)
+  for (int64_t r = 0; r < rows_p; r += kRowPad)
     for (int64_t c = 0; c < dk_p; c += 32) {
-      float* o = O + r * ldo + c;
-      v16 a00 = *reinterpret_cast<v16*>(o), a01 = *reinterpret_cast<v16*>(o + 16);
-      v16 a10 = *reinterpret_cast<v16*>(o + ldo), a11 = *reinterpret_cast<v16*>(o + ldo + 16);
-      v16 a20 = *reinterpret_cast<v16*>(o + 2 * ldo), a21 = *reinterpret_cast<v16*>(o + 2 * ldo + 16);
-      v16 a30 = *reinterpret_cast<v16*>(o + 3 * ldo), a31 = *reinterpret_cast<v16*>(o + 3 * ldo + 16);
-      const float* p0 = P + r * ldp;
+      v16 acc[kRowPad][2];
+#pragma GCC unroll 8
+      for (int64_t i = 0; i < kRowPad; ++i) {
+        acc[i][0] = *reinterpret_cast<const v16*>(O + (r + i) * ldo + c);
+        acc[i][1] = *reinterpret_cast<const v16*>(O + (r + i) * ldo + c + 16);
+      }
+      const float* p = P + r * ldp;
       for (int64_t j = 0; j < cols; ++j) {
         const v16 v0 = *reinterpret_cast<const v16*>(V + j * ldv + c);
         const v16 v1 = *reinterpret_cast<const v16*>(V + j * ldv + c + 16);
-        const float x0 = p0[j], x1 = p0[ldp + j], x2 = p0[2 * ldp + j], x3 = p0[3 * ldp + j];
-        a00 += x0 * v0; a01 += x0 * v1;
-        a10 += x1 * v0; a11 += x1 * v1;
-        a20 += x2 * v0; a21 += x2 * v1;
-        a30 += x3 * v0; a31 += x3 * v1;
+#pragma GCC unroll 8
+        for (int64_t i = 0; i < kRowPad; ++i) {
+          const float x = p[i * ldp + j];
+          acc[i][0] += x * v0;
+          acc[i][1] += x * v1;
+        }
       }
-      *reinterpret_cast<v16*>(o) = a00; *reinterpret_cast<v16*>(o + 16) = a01;
-      *reinterpret_cast<v16*>(o + ldo) = a10; *reinterpret_cast<v16*>(o + ldo + 16) = a11;
-      *reinterpret_cast<v16*>(o + 2 * ldo) = a20; *reinterpret_cast<v16*>(o + 2 * ldo + 16) = a21;
-      *reinterpret_cast<v16*>(o + 3 * ldo) = a30; *reinterpret_cast<v16*>(o + 3 * ldo + 16) = a31;
+#pragma GCC unroll 8
+      for (int64_t i = 0; i < kRowPad; ++i) {
+        *reinterpret_cast<v16*>(O + (r + i) * ldo + c) = acc[i][0];
+        *reinterpret_cast<v16*>(O + (r + i) * ldo + c + 16) = acc[i][1];
+      }
     }
+}
+
+// max(x[0..n)) skipping NaN, as the sequential std::max(m, x[j]) does: lane-wise
+// m = x > m ? x : m keeps m on NaN too, so the lanes' maximum is the same number.
+float row_max(const float* x, int64_t n) {
+  v16 m16;
+  for (int i = 0; i < 16; ++i) m16[i] = kNegInf;
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const v16 x16 = *reinterpret_cast<const v16*>(x + j);
+    m16 = x16 > m16 ? x16 : m16;
+  }
+  float m = kNegInf;
+  for (int i = 0; i < 16; ++i) m = std::max(m, m16[i]);
+  for (; j < n; ++j) m = std::max(m, x[j]);
+  return m;
 }
 
 // A 64-byte aligned float buffer, zeroed.
@@ -348,17 +382,44 @@ struct ItemResult {
   std::vector<FlashIo> event_io_std;  // standard traffic of each event (delta)
 };
 
-// The working set of one worker, sized for full tiles.
+// The working set of one worker, sized for full tiles, and the head it has staged:
+//   KT (dk_p, ld_kt)  K of head `staged` transposed; tile j reads columns k0 .. k0+cols_p
+//   V  (Tk, dk_p)     V of that head, dk padded
+// Staging once per head (flash_stage_bytes) replaced a transpose of K_j in every tile visit,
+// which cost about a quarter of the core at T = 16384.
 struct Worker {
-  int64_t br_p, bc_p, dk_p;
-  FastBuffer Q, KT, V, S, O;
+  int64_t br_p, bc_p, dk_p, ld_kt;
+  FastBuffer Q, S, O, KT, V;
+  int64_t staged = -1;  // b·H + h of the staged head
   std::vector<float> m, l, c;  // running max, running sum, rescale factor (rows)
   std::vector<int64_t> lo, hi;
-  Worker(int64_t br, int64_t bc, int64_t dk)
+  Worker(int64_t br, int64_t bc, int64_t dk, int64_t tk)
       : br_p(round_up(br, kRowPad)), bc_p(round_up(bc, kColPad)), dk_p(round_up(dk, kColPad)),
-        Q(br_p * dk_p), KT(dk_p * bc_p), V(bc_p * dk_p), S(br_p * bc_p), O(br_p * dk_p),
-        m(br_p), l(br_p), c(br_p), lo(br_p), hi(br_p) {}
+        ld_kt(round_up(tk, kColPad) + kColPad), Q(br_p * dk_p), S(br_p * bc_p), O(br_p * dk_p),
+        KT(dk_p * ld_kt), V(tk * dk_p), m(br_p), l(br_p), c(br_p), lo(br_p), hi(br_p) {}
 };
+
+// Copies head (b, h)'s K (transposed) and V into the worker's stage. Columns past Tk and the
+// dk padding stay zero (the buffers start zeroed and only real cells are written).
+void stage_head(const CoreArgs& a, Worker& w, int64_t b, int64_t h) {
+  const int64_t head = b * a.s.heads + h;
+  if (w.staged == head) return;
+  const int64_t dk = a.s.head_dim, tk = a.s.tk;
+  const Dims& ks = a.k->strides();
+  const Dims& vs = a.v->strides();
+  const float* kbase = a.k->f32() + b * ks[0] + h * ks[1];
+  const float* vbase = a.v->f32() + b * vs[0] + h * vs[1];
+  for (int64_t j = 0; j < tk; ++j) {
+    const float* kr = kbase + j * ks[2];
+    const float* vr = vbase + j * vs[2];
+    float* vd = w.V.p + j * w.dk_p;
+    for (int64_t c = 0; c < dk; ++c) {
+      w.KT.p[c * w.ld_kt + j] = kr[c * ks[3]];
+      vd[c] = vr[c * vs[3]];
+    }
+  }
+  w.staged = head;
+}
 
 void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, ItemResult& res) {
   const FlashShape& s = a.s;
@@ -367,11 +428,8 @@ void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, It
   const int64_t rows_p = round_up(rows, kRowPad);
   const bool record = traced_head(*a.options, b, h);
   const Dims& qs = a.q->strides();
-  const Dims& ks = a.k->strides();
-  const Dims& vs = a.v->strides();
   const float* qbase = a.q->f32() + b * qs[0] + h * qs[1];
-  const float* kbase = a.k->f32() + b * ks[0] + h * ks[1];
-  const float* vbase = a.v->f32() + b * vs[0] + h * vs[1];
+  stage_head(a, w, b, h);
 
   // read Q_i                                                   (rows, dk) -> fast (rows_p, dk_p)
   std::memset(w.Q.p, 0, sizeof(float) * rows_p * dk_p);
@@ -418,26 +476,14 @@ void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, It
     ++res.visited;
     res.io.reads += 2 * cols * dk;
 
-    // read K_j transposed, V_j                                 KT (dk_p, bc_p), V (cols, dk_p)
-    if (cols < cols_p || cols_p < bc_p) std::memset(w.KT.p, 0, sizeof(float) * dk_p * bc_p);
-    for (int64_t j = 0; j < cols; ++j) {
-      const float* kr = kbase + (k0 + j) * ks[2];
-      const float* vr = vbase + (k0 + j) * vs[2];
-      float* vd = w.V.p + j * dk_p;
-      for (int64_t c = 0; c < dk; ++c) {
-        w.KT.p[c * bc_p + j] = kr[c * ks[3]];
-        vd[c] = vr[c * vs[3]];
-      }
-    }
-
     // pass 1: S_ij = Q_i·K_jᵀ·scale, hidden = -inf            (rows, cols)
-    tile_qk(w.Q.p, dk_p, w.KT.p, bc_p, w.S.p, bc_p, rows_p, cols_p, dk);
+    // K_j and V_j are read from the head's stage in place (stage_head).
+    tile_qk(w.Q.p, dk_p, w.KT.p + k0, w.ld_kt, w.S.p, bc_p, rows_p, cols_p, dk, a.scale);
     for (int64_t r = 0; r < rows; ++r) {
       float* srow = w.S.p + r * bc_p;
       const int64_t lo = std::clamp(w.lo[r] - k0, int64_t{0}, cols);
       const int64_t hi = std::clamp(w.hi[r] - k0, lo, cols);
       for (int64_t j = 0; j < lo; ++j) srow[j] = kNegInf;
-      for (int64_t j = lo; j < hi; ++j) srow[j] *= a.scale;
       for (int64_t j = hi; j < cols; ++j) srow[j] = kNegInf;
       if (dense)
         for (int64_t j = lo; j < hi; ++j)
@@ -452,9 +498,7 @@ void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, It
     // pass 2: online softmax                                   m, c, P, l  (rows), (rows, cols)
     for (int64_t r = 0; r < rows; ++r) {
       float* srow = w.S.p + r * bc_p;
-      float mx = kNegInf;
-      for (int64_t j = 0; j < cols; ++j) mx = std::max(mx, srow[j]);
-      const float m_old = w.m[r], m_new = std::max(m_old, mx);
+      const float m_old = w.m[r], m_new = std::max(m_old, row_max(srow, cols));
       float c = 1.0f, sum = 0.0f;
       if (m_new == kNegInf) {  // no visible key yet: P = 0, nothing to rescale
         for (int64_t j = 0; j < cols; ++j) srow[j] = 0.0f;
@@ -476,7 +520,7 @@ void run_item(const CoreArgs& a, Worker& w, int64_t b, int64_t h, int64_t qb, It
       for (int64_t j = cols; j < cols_p; ++j) w.S.p[r * bc_p + j] = 0.0f;
 
     // pass 3: O_i += P_ij·V_j                                  (rows, dk)
-    tile_pv(w.S.p, bc_p, w.V.p, dk_p, w.O.p, dk_p, rows_p, cols, dk_p);
+    tile_pv(w.S.p, bc_p, w.V.p + k0 * dk_p, dk_p, w.O.p, dk_p, rows_p, cols, dk_p);
 
     if (record) {
       e.kind = FlashEventKind::Tile;
@@ -556,7 +600,7 @@ FlashCoreResult flash_attention_core(const Tensor& q, const Tensor& k, const Ten
   std::vector<ItemResult> item_results(static_cast<size_t>(items));
   std::atomic<int64_t> next{0};
   run_workers(threads, [&](int) {  // one Worker (the fast-memory buffers) per thread
-    Worker w(s.block_q, s.block_k, dk);
+    Worker w(s.block_q, s.block_k, dk, Tk);
     for (int64_t it; (it = next.fetch_add(1)) < items;) {
       const int64_t qb = it % nq, h = (it / nq) % H, b = it / (nq * H);
       run_item(args, w, b, h, qb, item_results[static_cast<size_t>(it)]);
@@ -570,7 +614,8 @@ FlashCoreResult flash_attention_core(const Tensor& q, const Tensor& k, const Ten
   st.tiles_total = B * H * nq * s.k_blocks();
   st.fast_bytes = flash_fast_bytes(s.block_q, s.block_k, dk);
   const int64_t heads_bytes = 4 * B * H * (Tq + 2 * Tk) * dk;
-  st.core_bytes = result.out.nbytes() + result.m.nbytes() + result.l.nbytes() + threads * st.fast_bytes;
+  st.core_bytes = result.out.nbytes() + result.m.nbytes() + result.l.nbytes() +
+                  threads * (st.fast_bytes + flash_stage_bytes(Tk, dk));
   st.standard_core_bytes = 2 * B * H * Tq * Tk * 4;
   st.io_standard = flash_io_standard(s);
   FlashIo io, io_std;

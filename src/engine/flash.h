@@ -153,6 +153,12 @@ bool flash_tile_hidden(const FlashShape& shape, const FlashMask& mask, int64_t b
 //   = 4·(rows·dk + 2·cols·dk + rows·cols + rows·dk + 2·rows)
 int64_t flash_fast_bytes(int64_t rows, int64_t cols, int64_t head_dim);
 
+// Bytes each CPU worker stages per head it visits: that head's K transposed and V, padded for
+// the tile kernels, so the query blocks of one head do not transpose the same K_j again and
+// again. Slow memory (a copy of one head's K and V), not part of the fast working set above.
+//   = 4·(dk_p·(Tk_p + 32) + Tk·dk_p),   dk_p, Tk_p rounded up to 32
+int64_t flash_stage_bytes(int64_t tk, int64_t head_dim);
+
 // [SECTION] Tile events (the tile trace) ----------------------------------------------------
 //
 // Events come in the order of a sequential run: for b, for h, for query block i: the
@@ -207,7 +213,7 @@ struct FlashStats {
   FlashIo io_standard;           // flash_io_standard(shape)
   int64_t fast_bytes = 0;        // one worker's fast working set, full tiles
   int64_t core_bytes = 0;        // slow memory the tiled core holds: out (B,h,Tq,dk) + m,l
-                                 // (B,h,Tq) + threads x fast working set
+                                 // (B,h,Tq) + threads x (fast working set + head stage)
   int64_t standard_core_bytes = 0;  // S and P of the standard path: 2·B·h·Tq·Tk·4
   int threads = 1;
 };

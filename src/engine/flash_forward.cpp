@@ -71,7 +71,7 @@ int64_t predict_flash_bytes(const MhaConfig& c, const FlashOptions& o) {
   Size bytes = c.self_attention ? q_side : q_side + Size(2) * k_side;  // query key value
   bytes += q_side + Size(2) * k_side;                                  // q_proj k_proj v_proj
   bytes += q_side + Size(2) * B * h * Tq * f;                          // ctx_heads, m, l
-  bytes += threads * flash_fast_bytes(s.block_q, s.block_k, s.head_dim);
+  bytes += threads * (Size(flash_fast_bytes(s.block_q, s.block_k, s.head_dim)) + flash_stage_bytes(s.tk, s.head_dim));
   bytes += q_side;                                                     // ctx_contiguous
   if (!c.wo_identity) bytes += q_side;                                 // out
   return (bytes + predict_flash_tile_trace_bytes(s, o)).value();
