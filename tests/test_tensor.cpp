@@ -113,3 +113,15 @@ TEST_CASE("wrong view sizes are clear errors") {
   CHECK_THROWS_WITH(x.view({-1, -1}), Catch::Contains("only one dimension can be -1"));
   CHECK_THROWS_WITH(x.permute({0, 0}), Catch::Contains("not a permutation"));
 }
+
+TEST_CASE("prefaulted buffers wait in the pool and the next tensor of that size takes one") {
+  const int64_t n = int64_t{3} << 20;  // an odd size no other test allocates
+  const int64_t before = pooled_buffer_bytes();
+  prefault_buffers({n + 4});
+  CHECK(pooled_buffer_bytes() == before + n + 4);
+  {
+    const Tensor t = Tensor::empty({(n + 4) / 4});  // (n + 4) bytes of float32
+    CHECK(pooled_buffer_bytes() == before);
+  }
+  CHECK(pooled_buffer_bytes() == before + n + 4);  // released back, not to the system
+}

@@ -265,6 +265,10 @@ int run_bench_edit(const Options& options) {
   Window w;
   if (!start(app, w, options)) return 2;
   using Clock = std::chrono::steady_clock;
+  // As a user: the first edit comes after the app has settled, not within a second of loading.
+  const auto loaded = Clock::now();
+  app.session.wait_warm();
+  const double warm_ms = std::chrono::duration<double, std::milli>(Clock::now() - loaded).count();
   const char* const kinds[] = {"cell", "mask", "bug"};
   std::vector<double> all, by_kind[3], compute;
   int reused = 0;  // edits whose pass took the projections of the run on screen
@@ -319,6 +323,7 @@ int run_bench_edit(const Options& options) {
               "weights built %lld times in all; projections taken from the run on screen in %d of %d edits\n",
               pct(compute, 0.5), static_cast<long long>(app.session.kept_inputs().inputs_built()),
               static_cast<long long>(app.session.kept_inputs().weights_built()), reused, options.bench_edits);
+  std::printf("  buffers for a second pass warmed in the background after loading: %.0f ms\n", warm_ms);
   return 0;
 }
 

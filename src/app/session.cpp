@@ -1,6 +1,8 @@
 // Session: scenario state and the recompute worker. See session.h.
 #include "app/session.h"
 
+#include <algorithm>
+
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
 
@@ -8,6 +10,7 @@ namespace attnsim::app {
 
 Session::~Session() {
   if (thread_.joinable()) thread_.join();
+  if (warm_.joinable()) warm_.join();
 }
 
 void Session::load(const std::string& name) {
@@ -96,8 +99,35 @@ bool Session::poll() {
   if (current) error_ = job.error;
   const bool arrived = current && job.data != nullptr;
   if (arrived) data_ = std::move(job.data);
+  if (arrived) warm_up(*data_);
   if (pending_) launch();
   return arrived;
+}
+
+void Session::warm_up(const RunData& data) {
+  if (warmed_epoch_ == epoch_ || !warm_done_->load()) return;  // once per scenario, one at a time
+  warmed_epoch_ = epoch_;
+  std::vector<int64_t> sizes;  // every storage the run holds, once
+  std::vector<const Storage*> seen;
+  for (const Trace* t : {&data.run.trace, data.has_reference ? &data.reference.trace : nullptr}) {
+    if (!t) continue;
+    for (const Step& step : t->steps) {
+      const Storage* st = step.out.defined() ? step.out.storage().get() : nullptr;
+      if (!st || std::find(seen.begin(), seen.end(), st) != seen.end()) continue;
+      seen.push_back(st);
+      sizes.push_back(st->nbytes);
+    }
+  }
+  if (warm_.joinable()) warm_.join();  // finished (warm_done_): returns at once
+  warm_done_->store(false);
+  warm_ = std::thread([sizes = std::move(sizes), done = warm_done_] {
+    prefault_buffers(sizes);
+    done->store(true);
+  });
+}
+
+void Session::wait_warm() {
+  if (warm_.joinable()) warm_.join();
 }
 
 void Session::wait() {

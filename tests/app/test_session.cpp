@@ -1,5 +1,7 @@
 // The recompute session: work runs off the UI thread, a bad setting gives the engine's
 // message and leaves the last good run on screen, an edited input cell flows downstream.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "app/session.h"
@@ -15,6 +17,22 @@ TEST_CASE("a session computes off the calling thread and swaps the run in") {
   REQUIRE(s.data() != nullptr);
   REQUIRE(s.data()->run.trace.steps.size() == trace_step_names(false, false).size());
   REQUIRE(s.data()->q_tokens[0].size() == 6);
+}
+
+TEST_CASE("after a scenario's first run a second pass's buffers wait in the pool") {
+  Session s;
+  s.load("article");
+  s.wait();
+  s.wait_warm();
+  int64_t trace_bytes = 0;
+  std::vector<const Storage*> seen;
+  for (const Step& step : s.data()->run.trace.steps)
+    if (step.out.defined() && std::find(seen.begin(), seen.end(), step.out.storage().get()) == seen.end()) {
+      seen.push_back(step.out.storage().get());
+      trace_bytes += step.out.storage()->nbytes;
+    }
+  CHECK(trace_bytes > 100'000'000);
+  CHECK(pooled_buffer_bytes() >= trace_bytes);
 }
 
 TEST_CASE("an invalid combination reports the engine's message and keeps the last run") {
