@@ -181,6 +181,7 @@ void app_frame(App& app, float dt) {
   if (!lesson_handle_keys(app)) handle_keys(app);  // presenter mode: the keys drive the lesson
   app.hover = app.next_hover;
   app.next_hover = {};
+  app.figure_rects.clear();
 
   // The menu bar (with Lessons); while a lesson is open it lays out the panels itself.
   if (lesson_frame(app)) return panel_banner(app);

@@ -61,7 +61,7 @@ struct App {
   DisplayCache displays;
   int64_t batch = 0;
   bool per_head_scale = false;
-  ViewState tensor_view, memory_view, buglab_view;
+  ViewState tensor_view, buglab_view;
   Hover hover, next_hover;
   Banner banner;
   ExportRequest export_request;
@@ -94,6 +94,9 @@ struct App {
   bool headless = false;
   bool quit = false;
   std::vector<ImVec4> geometry_rows;  // tensor view: screen rect of every block row (tests)
+  // Screen rects (x, y, w, h) of figure parts the panels drew this frame, from the figures'
+  // own layouts (tests): "flash_grid", "memory_strip".
+  std::map<std::string, ImVec4> figure_rects;
 
   // The step list of the run on screen and which are active (not skipped).
   const RunData* data() const { return session.data().get(); }

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/flash_view.h"
 #include "engine/error.h"
+#include "engine/mha.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
 
@@ -35,10 +37,9 @@ FlashCoreResult flash_tile_trace(const RunData& d, int64_t batch, int64_t head, 
   o.trace_head = head;
   o.threads = 1;
   // The tiled path runs the correct math (flash.h); only the missing 1/sqrt(dk) is a bug it
-  // can show.
-  const float scale =
-      d.config.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(d.config.head_dim()));
-  return flash_attention_core(q->out, k->out, v->out, FlashMask::from_spec(d.config.mask), scale, o);
+  // can show: the run's own scale rule (mha.h attention_scale).
+  return flash_attention_core(q->out, k->out, v->out, FlashMask::from_spec(d.config.mask), attention_scale(d.config),
+                              o);
 }
 
 fig::FlashWords flash_words(lessons::Lang lang) {
@@ -78,31 +79,39 @@ const std::vector<FlashEvent>& events_of(const FlashCoreResult& core) {
 
 }  // namespace
 
+fig::FlashTiles flash_tiles_input(const RunData& run, const FlashCoreResult& core, int64_t batch, int64_t block_q,
+                                  int64_t block_k, size_t event) {
+  fig::FlashTiles in;
+  in.events = &events_of(core);
+  in.tq = run.config.tq;
+  in.tk = run.config.tk;
+  in.block_q = block_q;
+  in.block_k = block_k;
+  in.event = event;
+  if (batch >= 0 && batch < static_cast<int64_t>(run.q_tokens.size()))
+    in.q_tokens = run.q_tokens[static_cast<size_t>(batch)];
+  if (batch >= 0 && batch < static_cast<int64_t>(run.k_tokens.size()))
+    in.k_tokens = run.k_tokens[static_cast<size_t>(batch)];
+  return in;
+}
+
 figure::Figure flash_slide(const Scenario& scenario, const RunData& run, const FlashCoreResult& core, int64_t block_q,
                            int64_t block_k, size_t event, const SlideView& view) {
   const auto& ev = events_of(core);
   const int64_t batch = view.batch < 0 ? scenario.focus_batch : view.batch;
   const fig::Theme& th = fig::theme_by_name(view.theme);
   const lessons::Lang lang = view.lang;
-  const MhaConfig& c = run.config;
-  fig::FlashTiles in;
-  in.events = &ev;
-  in.tq = c.tq;
-  in.tk = c.tk;
-  in.block_q = block_q;
-  in.block_k = block_k;
-  in.event = event;
-  if (batch < static_cast<int64_t>(run.q_tokens.size())) in.q_tokens = run.q_tokens[static_cast<size_t>(batch)];
-  if (batch < static_cast<int64_t>(run.k_tokens.size())) in.k_tokens = run.k_tokens[static_cast<size_t>(batch)];
+  const fig::FlashTiles in = flash_tiles_input(run, core, batch, block_q, block_k, event);
 
   fig::SlideSpec spec;
   const std::string head = std::to_string(ev.front().h);
   spec.title = !view.title.empty() ? view.title
                                    : std::string("FlashAttention · ") + T(lang, "헤드 ", "head ") + head + " · Br " +
                                          std::to_string(block_q) + " × Bc " + std::to_string(block_k);
-  spec.caption = !view.caption.empty()
-                     ? view.caption
-                     : T(lang, "타일마다 행의 최댓값 m과 합 l을 고쳐 간다. (Tq, Tk) 행렬 전체는 어디에도 저장되지 않는다.",
+  const std::string bug_caption = flash_bug_caption(run.config, lang);
+  spec.caption = !view.caption.empty()  ? view.caption
+                 : !bug_caption.empty() ? bug_caption
+                                        : T(lang, "타일마다 행의 최댓값 m과 합 l을 고쳐 간다. (Tq, Tk) 행렬 전체는 어디에도 저장되지 않는다.",
                          "Each tile updates every row's running max m and sum l; the whole (Tq, Tk) matrix is never "
                          "stored.");
   const std::string scen_title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;

@@ -30,8 +30,14 @@ FlashCoreResult flash_tile_trace(const RunData& run, int64_t batch, int64_t head
 
 figure::FlashWords flash_words(lessons::Lang lang);
 
+// What add_flash_tiles draws of `event` (tokens of `batch` as labels): one input for the
+// slide and the working panel (flash_view.h), so both show the same figure.
+figure::FlashTiles flash_tiles_input(const RunData& run, const FlashCoreResult& core, int64_t batch, int64_t block_q,
+                                     int64_t block_k, size_t event);
+
 // One event as a slide; view.head and view.batch choose the head (-1 batch: the scenario's
-// focus). `event` indexes core.events.
+// focus). `event` indexes core.events. Without view.caption, a run with a bug the tiled walk
+// does not reproduce gets flash_bug_caption (flash_view.h) as its caption.
 figure::Figure flash_slide(const Scenario& scenario, const RunData& run, const FlashCoreResult& core, int64_t block_q,
                            int64_t block_k, size_t event, const SlideView& view);
 // The slide a view asks for: view.tile (a lesson step's {query block, key block}) or, without

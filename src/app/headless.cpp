@@ -73,6 +73,17 @@ void write_geometry(const App& app, const std::string& path, int scale) {
   }
   out << "]";
   if (app.presenting_decode) out << ", \"decode_overflow\": " << app.decode_overflow;
+  // Figure parts the flash and memory panels drew, and every panel's rect (a panel export's
+  // PNG starts at its panel's corner).
+  for (const auto& [name, r] : app.figure_rects)
+    out << ", \"" << name << "\": [" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]";
+  out << ", \"panels\": {";
+  bool first = true;
+  for (const auto& [name, r] : app.panel_rects) {
+    out << (first ? "" : ", ") << "\"" << name << "\": [" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]";
+    first = false;
+  }
+  out << "}";
   // The model panel: where it sits, and each head's cell with its role and ablation.
   if (app.model && !app.model_cells.empty()) {
     const auto it = app.panel_rects.find("model");
@@ -161,8 +172,10 @@ int run_export(const Options& options) {
     set_decode_frame(app, static_cast<int>(std::ceil(at)), at - std::floor(at) > 0 ? at - std::floor(at) : 1.0f);
     render_frame(app, w, 0.0f);
   } else if (options.progress < 1.0f && options.panel == "flash") {
-    // The flash panel's own position: that fraction of its tile events.
+    // The flash panel's own position: that fraction of its tile events. One frame builds
+    // that event's figure and asks the font atlas for its glyphs before the capture.
     set_flash_progress(app, options.progress);
+    render_frame(app, w, 0.0f);
   } else if (options.progress < 1.0f) {
     // Freeze the transition from the previous active step into this one at `progress`.
     const int step = app.playback.step;

@@ -21,6 +21,45 @@ std::string storage_name(lessons::Lang lang, const Step& s) {
 
 }  // namespace
 
+fig::MemorySpec memory_spec(const RunData& run, const Step& step, int64_t batch, lessons::Lang lang) {
+  if (!step.out.defined() || batch < 0 || batch >= step.out.shape()[0])
+    throw Error("batch " + std::to_string(batch) + " is outside 0.." +
+                std::to_string(step.out.defined() ? step.out.shape()[0] - 1 : -1));
+  const Tensor& out = step.out;
+  fig::MemorySpec m;
+  m.unit = run.config.d_model;
+  m.headline = std::string(T(lang, "저장소 #", "storage #")) + std::to_string(step.storage_id) + " · " +
+               T(lang, "모양 ", "shape ") + format_dims(out.shape()) + " · " + T(lang, "스트라이드 ", "strides ") +
+               format_dims(out.strides()) + " · " + (out.is_contiguous() ? T(lang, "연속", "contiguous")
+                                                                          : T(lang, "비연속", "not contiguous"));
+  const Step* src = step.inputs.empty() ? nullptr : run.run.trace.find(step.inputs.front());
+  const bool copy = step.kind == StepKind::Copy && src && src->out.defined();
+  if (step.kind == StepKind::View)
+    m.detail = std::string(T(lang, "같은 저장소, 새 스트라이드: 0바이트 복사", "same storage, new strides: 0 bytes copied"));
+  else if (copy)
+    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step.copied_bytes) +
+               T(lang, " 복사함", " copied");
+  else if (step.new_bytes > 0)
+    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step.new_bytes);
+  if (copy) {
+    m.strips.push_back({&src->out, batch, storage_name(lang, *src)});
+    m.strips.push_back({&out, batch, std::string(T(lang, "새 ", "new ")) + storage_name(lang, step)});
+  } else {
+    m.strips.push_back({&out, batch, storage_name(lang, step)});
+  }
+  return m;
+}
+
+std::string try_view_answer(const RunData& run, const Tensor& t, lessons::Lang lang) {
+  const Dims target{run.config.batch, run.config.tq, run.config.d_model};
+  try {
+    return "view" + format_dims(target) + ": " + T(lang, "view 성공 ", "view succeeded ") +
+           format_dims(t.view(target).shape());
+  } catch (const Error& e) {
+    return "view" + format_dims(target) + " · " + T(lang, "엔진의 답: ", "engine says: ") + e.what();
+  }
+}
+
 figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const SlideView& view) {
   const std::string step_name = view.step.empty() ? scenario.focus_step : view.step;
   const Step* step = run.run.trace.find(step_name);
@@ -30,43 +69,11 @@ figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const 
     return step_slide(scenario, run, tensor);  // the page that says why there is nothing
   }
   const int64_t batch = view.batch < 0 ? scenario.focus_batch : view.batch;
-  if (batch < 0 || batch >= step->out.shape()[0])
-    throw Error("batch " + std::to_string(batch) + " is outside 0.." + std::to_string(step->out.shape()[0] - 1));
   const lessons::Lang lang = view.lang;
   const fig::Theme& th = fig::theme_by_name(view.theme);
-  const Tensor& out = step->out;
-
-  fig::MemorySpec m;
-  m.unit = run.config.d_model;
-  m.headline = std::string(T(lang, "저장소 #", "storage #")) + std::to_string(step->storage_id) + " · " +
-               T(lang, "모양 ", "shape ") + format_dims(out.shape()) + " · " + T(lang, "스트라이드 ", "strides ") +
-               format_dims(out.strides()) + " · " + (out.is_contiguous() ? T(lang, "연속", "contiguous")
-                                                                          : T(lang, "비연속", "not contiguous"));
-  const Step* src = step->inputs.empty() ? nullptr : run.run.trace.find(step->inputs.front());
-  const bool copy = step->kind == StepKind::Copy && src && src->out.defined();
-  if (step->kind == StepKind::View)
-    m.detail = std::string(T(lang, "같은 저장소, 새 스트라이드: 0바이트 복사", "same storage, new strides: 0 bytes copied"));
-  else if (copy)
-    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step->copied_bytes) +
-               T(lang, " 복사함", " copied");
-  else if (step->new_bytes > 0)
-    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step->new_bytes);
-  if (view.action == "try-view" && !out.is_contiguous()) {
-    // The memory panel's button: ask the engine for view(B, T, d) on these strides.
-    const Dims target{run.config.batch, run.config.tq, run.config.d_model};
-    try {
-      m.detail = "view" + format_dims(target) + ": " + T(lang, "view 성공 ", "view succeeded ") +
-                 format_dims(out.view(target).shape());
-    } catch (const Error& e) {
-      m.detail = "view" + format_dims(target) + " · " + T(lang, "엔진의 답: ", "engine says: ") + e.what();
-    }
-  }
-  if (copy) {
-    m.strips.push_back({&src->out, batch, storage_name(lang, *src)});
-    m.strips.push_back({&out, batch, std::string(T(lang, "새 ", "new ")) + storage_name(lang, *step)});
-  } else {
-    m.strips.push_back({&out, batch, storage_name(lang, *step)});
-  }
+  fig::MemorySpec m = memory_spec(run, *step, batch, lang);
+  // The memory panel's button: ask the engine for view(B, T, d) on these strides.
+  if (view.action == "try-view" && !step->out.is_contiguous()) m.detail = try_view_answer(run, step->out, lang);
 
   fig::SlideSpec spec;
   spec.title = view.title.empty() ? step_name + T(lang, ": 메모리", " in memory") : view.title;
@@ -79,6 +86,23 @@ figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const 
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_memory_strips(s.figure, th, s.visual, m);
   return s.figure;
+}
+
+MemoryView memory_view(const MemoryViewSpec& s) {
+  if (!s.run || !s.step) throw Error("the memory view needs a run and a step");
+  const fig::Theme& th = fig::theme_by_name(s.theme);
+  fig::MemorySpec m = memory_spec(*s.run, *s.step, s.batch, s.lang);
+  if (!s.answer.empty()) m.detail = s.answer;
+  m.arrived = s.arrived;
+  MemoryView v;
+  v.figure.width = s.width;
+  v.figure.height = s.height;
+  v.figure.background = th.background;
+  v.figure.theme = th.name;
+  v.figure.title = s.step->name;
+  const float pad = 12;
+  v.layout = fig::add_memory_strips(v.figure, th, {pad, 0, s.width - 2 * pad, s.height - pad}, m);
+  return v;
 }
 
 }  // namespace attnsim::app

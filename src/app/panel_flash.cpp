@@ -1,36 +1,38 @@
 // Flash panel: FlashAttention's tiled online softmax on one (batch, head), tile by tile.
-//   - the whole score matrix as a grid of Br x Bc tiles: tiles seen so far show their scores,
-//     tiles not reached yet are grey, the current tile is lit, wholly hidden tiles are
-//     crossed out as skipped
-//   - per query row, the running max m and running sum l as bars; when a tile raises the
-//     max, the old bar stays as a ghost and the rescale factor exp(m_old - m_new) is shown
-//   - the output rows so far (O_i / l) beside the exact output of the standard path, with
-//     the largest difference per row: they converge as the key blocks go by
-//   - fast/slow memory: bytes held now, tiled vs standard; slow-memory traffic so far
-//   - step by tile or by query block, or play; Br and Bc adjustable live
+// The picture is one figure (flash_view.h): the slide's tile grid with the running m and l per
+// row (figure/flash_figure.h, the very builder `--export --slide --panel flash` uses) and the
+// output rows so far beside the exact output, drawn through the ImGui sink (figure_imgui.h).
+// Around it, ImGui widgets only: Br, Bc, head and batch sliders, the transport (step by tile
+// or by query block, play), and hover details read back through the figure's own geometry.
 // Numbers come from the engine's tile trace (flash_attention_core with record_tiles).
 //
 // Index
 //   [SECTION] state and recompute   the tile trace of one (batch, head) at Br x Bc
-//   [SECTION] transport and bars    stepping, m / l per row, the tile overlay
-//   [SECTION] the panel             figures, the tile grid, output rows vs exact
+//   [SECTION] transport and hover   stepping; what the pointer is over in the figure
+//   [SECTION] the panel             widgets, the figure, the note
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "app/app.h"
+#include "app/figure_imgui.h"
 #include "app/flash_slides.h"
-#include "app/heat_view.h"
+#include "app/flash_view.h"
 #include "app/i18n.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/flash.h"
+#include "figure/flash_figure.h"
 
 namespace attnsim::app {
 
-// [SECTION] state and recompute
+namespace fig = attnsim::figure;
 
-enum class TileState : uint8_t { Pending, Seen, Skipped };
+// Figure units across the panel at least: room for the tile grid, the m / l columns with
+// "before → after" at 28 units, and the output rows (flash_view.h).
+constexpr float kFlashFigureWidth = 1700;
+
+// [SECTION] state and recompute
 
 struct FlashPanelState {
   // what the trace below was computed for
@@ -41,15 +43,10 @@ struct FlashPanelState {
   int event = 0;          // index into core.events
   bool playing = false;
   float clock = 0;
-  ViewState scores_view, out_view, exact_view;
   int64_t head_wanted = 0, bq_wanted = 4, bk_wanted = 4;
-  // The panel's pictures at `built_event`: rebuilt when the event changes, not per frame.
-  int built_event = -1;
-  std::vector<float> seen;   // (Tq, Tk) scores of the tiles visited so far, kEmptyCell elsewhere
-  std::vector<TileState> tiles;  // per tile, row-major over (query block, key block)
-  std::vector<float> now;    // (Tq, dk) O / l of every query block so far
-  std::vector<float> exact;  // (Tq, dk) the standard path's output
-  double worst = 0;          // max |now - exact| over the rows so far
+  // The figure at `view_key` (trace, event, size, language, theme): rebuilt when one changes.
+  std::string view_key;
+  FlashView view;
 };
 
 namespace {
@@ -62,7 +59,7 @@ void recompute(App& app, FlashPanelState& f) {
   f.block_q = f.bq_wanted;
   f.block_k = f.bk_wanted;
   f.event = 0;
-  f.built_event = -1;
+  f.view_key.clear();
   f.error.clear();
   f.core = {};
   try {
@@ -73,19 +70,7 @@ void recompute(App& app, FlashPanelState& f) {
   }
 }
 
-// [SECTION] transport and bars
-
-// Events of query block `qb` up to and including `upto`, latest first found.
-const FlashEvent* latest_for_block(const std::vector<FlashEvent>& ev, int upto, int64_t qb) {
-  for (int i = upto; i >= 0; --i)
-    if (ev[static_cast<size_t>(i)].q_block == qb && ev[static_cast<size_t>(i)].kind != FlashEventKind::Skipped)
-      return &ev[static_cast<size_t>(i)];
-  return nullptr;
-}
-
-Layout matrix_layout(int64_t rows, int64_t cols) {
-  return make_layout(LayoutKind::Matrix, {1, rows, cols}, {rows * cols, cols, 1}, 0, 0);
-}
+// [SECTION] transport and hover
 
 void transport(FlashPanelState& f, int n) {
   auto& ev = f.core.events;
@@ -93,7 +78,7 @@ void transport(FlashPanelState& f, int n) {
   ImGui::SameLine();
   if (ImGui::ArrowButton("##fnext", ImGuiDir_Right)) f.event = std::min(n - 1, f.event + 1);
   ImGui::SameLine();
-  if (ImGui::Button("query block >>")) {
+  if (ImGui::Button(tr("query block >>"))) {
     // to the Final event of the current query block, or the next block's
     const int64_t qb = ev[static_cast<size_t>(f.event)].q_block;
     int i = f.event + 1;
@@ -109,143 +94,59 @@ void transport(FlashPanelState& f, int n) {
   ImGui::SliderInt("##event", &f.event, 0, n - 1, "event %d");
 }
 
-// Bars of m and l per row of the current query block, each with its number; columns
-// sized so the numbers always fit the width.
-void row_bars(const FlashEvent& e, float width) {
-  const bool fin = e.kind == FlashEventKind::Final;
-  const Tensor& m_after = fin ? e.m : e.m_after;
-  const Tensor& l_after = fin ? e.l : e.l_after;
-  float lmax = 1e-6f, mabs = 1e-6f;
-  for (int64_t r = 0; r < e.rows; ++r) {
-    const float l = l_after.at({r});
-    const float m = m_after.at({r});
-    if (std::isfinite(l)) lmax = std::max(lmax, l);
-    if (std::isfinite(m)) mabs = std::max(mabs, std::abs(m));
-  }
-  ImDrawList* list = ImGui::GetWindowDrawList();
-  const float h = ImGui::GetTextLineHeight();
-  const float label_w = ImGui::CalcTextSize("row 000 ").x;
-  const float num_w = ImGui::CalcTextSize("-0.000 ").x;
-  // row label | m bar, m | l bar, l | rescale
-  const float bar_w = std::max(h * 1.5f, (width - label_w - 2 * num_w - ImGui::CalcTextSize("rescale").x) / 2 - 8);
-  const float x_m = label_w, x_l = x_m + bar_w + num_w + 8, x_c = x_l + bar_w + num_w + 8;
-  const ImVec2 head = ImGui::GetCursorScreenPos();
-  ImGui::Dummy({width, h});  // the column names' line
-  list->AddText({head.x + x_m, head.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), "max m");
-  list->AddText({head.x + x_l, head.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), "sum l");
-  list->AddText({head.x + x_c, head.y}, ImGui::GetColorU32(ImGuiCol_TextDisabled), "rescale");
-  for (int64_t r = 0; r < e.rows; ++r) {
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float m = m_after.at({r}), l = l_after.at({r});
-    const float m0 = fin ? m : e.m_before.at({r}), l0 = fin ? l : e.l_before.at({r});
-    const float c = fin ? 1.0f : e.rescale.at({r});
-    auto bar = [&](float x0, float v, float scale, ImU32 col) {
-      if (!std::isfinite(v)) return;
-      const float w = std::clamp(std::abs(v) / scale, 0.0f, 1.0f) * bar_w;
-      list->AddRectFilled({p.x + x0, p.y + 2}, {p.x + x0 + w, p.y + h - 2}, col);
-    };
-    auto number = [&](float x0, const char* fmt, float v, ImU32 col) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, fmt, static_cast<double>(v));
-      list->AddText({p.x + x0, p.y}, col, std::isinf(v) ? (v < 0 ? "-inf" : "inf") : buf);
-    };
-    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), raised = IM_COL32(255, 170, 40, 255);
-    ImGui::Text("row %lld", static_cast<long long>(e.q0 + r));
-    // ghost of the value before this tile, then the value after
-    bar(x_m, m0, mabs, IM_COL32(120, 120, 120, 120));
-    bar(x_m, m, mabs, c < 1.0f ? raised : IM_COL32(90, 170, 250, 255));
-    number(x_m + bar_w + 4, "%.3f", m, c < 1.0f ? raised : text);
-    bar(x_l, l0, lmax, IM_COL32(120, 120, 120, 120));
-    bar(x_l, l, lmax, IM_COL32(120, 210, 120, 255));
-    number(x_l + bar_w + 4, "%.3f", l, text);
-    if (c < 1.0f) number(x_c, "x%.3g", c, raised);
-  }
+// The heatmap item drawn at `r` (the figure's own record of its cells), or nullptr.
+const fig::Heatmap* heatmap_at(const fig::Figure& f, const fig::Rect& r) {
+  for (const fig::Item& i : f.items)
+    if (const auto* h = std::get_if<fig::Heatmap>(&i); h && h->rect.x == r.x && h->rect.y == r.y) return h;
+  return nullptr;
 }
 
-// Over the score grid: tile boundaries, tiles not reached yet, skipped tiles crossed out,
-// the lit tile (or the query block being finished).
-void tile_overlay(const FlashPanelState& f, const FlashEvent& e, const ImVec4& first_row,
-                  int64_t tq, int64_t tk) {
-  ImDrawList* list = ImGui::GetWindowDrawList();
-  // first_row is (x, y, width, height): a row is one cell high
-  const float cell = first_row.w, x0 = first_row.x, y0 = first_row.y;
-  auto at = [&](int64_t row, int64_t col) {
-    return ImVec2{x0 + static_cast<float>(col) * cell, y0 + static_cast<float>(row) * cell};
+// (row, col) of the cell of `r` (rows x cols) under figure point (x, y), or false.
+bool cell_at(const fig::Rect& r, int64_t rows, int64_t cols, float x, float y, int64_t* row, int64_t* col) {
+  if (x < r.x || y < r.y || x >= r.right() || y >= r.bottom() || rows < 1 || cols < 1) return false;
+  *row = std::min(rows - 1, static_cast<int64_t>((y - r.y) / r.h * static_cast<float>(rows)));
+  *col = std::min(cols - 1, static_cast<int64_t>((x - r.x) / r.w * static_cast<float>(cols)));
+  return true;
+}
+
+// What the pointer is over, at figure point (x, y): a score cell of the grid (its tile's state)
+// or an output cell (so far against exact).
+void hover_tooltip(const RunData& d, const FlashPanelState& f, float x, float y) {
+  const FlashView& v = f.view;
+  const int64_t tq = d.config.tq, tk = d.config.tk, dk = d.config.head_dim();
+  const auto& ev = f.core.events;
+  int64_t r = 0, c = 0;
+  auto token = [&](const std::vector<std::vector<std::string>>& t, int64_t i) {
+    return f.batch < static_cast<int64_t>(t.size()) && i < static_cast<int64_t>(t[static_cast<size_t>(f.batch)].size())
+               ? t[static_cast<size_t>(f.batch)][static_cast<size_t>(i)]
+               : std::string();
   };
-  const int64_t kbs = (tk + f.block_k - 1) / f.block_k;
-  for (size_t i = 0; i < f.tiles.size(); ++i) {
-    const int64_t q0 = static_cast<int64_t>(i) / kbs * f.block_q, k0 = static_cast<int64_t>(i) % kbs * f.block_k;
-    const ImVec2 a = at(q0, k0), b = at(std::min(q0 + f.block_q, tq), std::min(k0 + f.block_k, tk));
-    if (f.tiles[i] == TileState::Pending) {
-      list->AddRectFilled(a, b, IM_COL32(52, 56, 66, 255));
-    } else if (f.tiles[i] == TileState::Skipped) {
-      list->AddRectFilled(a, b, IM_COL32(24, 24, 28, 255));
-      list->AddLine(a, b, IM_COL32(150, 150, 150, 200), 1.5f);
-      list->AddLine({a.x, b.y}, {b.x, a.y}, IM_COL32(150, 150, 150, 200), 1.5f);
-      const ImVec2 ts = ImGui::CalcTextSize("skip");
-      if (ts.x + 6 < b.x - a.x && ts.y + 4 < b.y - a.y) {
-        const ImVec2 c{(a.x + b.x - ts.x) * 0.5f, (a.y + b.y - ts.y) * 0.5f};
-        list->AddRectFilled({c.x - 3, c.y}, {c.x + ts.x + 3, c.y + ts.y}, IM_COL32(24, 24, 28, 255));
-        list->AddText(c, IM_COL32(190, 190, 190, 255), "skip");
-      }
-    }
-    list->AddRect(a, b, IM_COL32(200, 200, 210, 200), 0, 0, 1.5f);
+  if (cell_at(v.tiles.grid, tq, tk, x, y, &r, &c)) {
+    const int64_t qb = r / f.block_q, kb = c / f.block_k;
+    const size_t at = fig::flash_event_of_tile(ev, qb, kb);
+    const bool skipped = at < ev.size() && ev[at].kind == FlashEventKind::Skipped;
+    const bool seen = at < ev.size() && !skipped && at <= static_cast<size_t>(f.event);
+    std::string what = skipped ? tr("skipped: every score is hidden") : tr("not reached yet");
+    if (seen)
+      if (const fig::Heatmap* h = heatmap_at(v.figure, v.tiles.grid))
+        what = "S = " + fig::flash_number(h->values[static_cast<size_t>(r * tk + c)]);
+    ImGui::SetTooltip("%s %lld (%s) · %s %lld (%s)\n%s (%lld, %lld)\n%s", tr("query"), static_cast<long long>(r),
+                      token(d.q_tokens, r).c_str(), tr("key"), static_cast<long long>(c), token(d.k_tokens, c).c_str(),
+                      tr("tile"), static_cast<long long>(qb), static_cast<long long>(kb), what.c_str());
+    return;
   }
-  if (e.kind == FlashEventKind::Final)
-    list->AddRect(at(e.q0, 0), at(e.q0 + e.rows, tk), IM_COL32(120, 230, 120, 255), 0, 0, 3);
-  else
-    list->AddRect(at(e.q0, e.k0), at(e.q0 + e.rows, e.k0 + e.cols),
-                  e.kind == FlashEventKind::Skipped ? IM_COL32(200, 200, 200, 255) : IM_COL32(255, 220, 0, 255), 0, 0, 3);
+  for (size_t k = 0; k < v.outputs.size(); ++k)
+    if (cell_at(v.outputs[k], tq, dk, x, y, &r, &c)) {
+      const size_t i = static_cast<size_t>(r * dk + c);
+      const std::string now = v.reached[static_cast<size_t>(r)] ? fig::flash_number(v.now[i]) : tr("not reached yet");
+      ImGui::SetTooltip("%s %lld (%s), %lld\nO/l %s · %s %s", tr("query"), static_cast<long long>(r),
+                        token(d.q_tokens, r).c_str(), static_cast<long long>(c), now.c_str(), tr("exact"),
+                        fig::flash_number(v.exact[i]).c_str());
+      return;
+    }
 }
 
 }  // namespace
-
-// The tile grid, the output so far and the exact output at the current event.
-void build_pictures(const App& app, FlashPanelState& f, int64_t tq, int64_t tk, int64_t dk) {
-  const RunData* d = app.data();
-  const auto& ev = f.core.events;
-  f.built_event = f.event;
-  f.seen.assign(static_cast<size_t>(tq * tk), kEmptyCell);
-  const int64_t kbs = (tk + f.block_k - 1) / f.block_k;
-  f.tiles.assign(static_cast<size_t>((tq + f.block_q - 1) / f.block_q * kbs), TileState::Pending);
-  // a wholly hidden tile is known from the mask before the loop reaches it: marked from the start
-  for (const FlashEvent& x : ev)
-    if (x.kind == FlashEventKind::Skipped)
-      f.tiles[static_cast<size_t>(x.q_block * kbs + x.k_block)] = TileState::Skipped;
-  for (int i = 0; i <= f.event; ++i) {
-    const FlashEvent& x = ev[static_cast<size_t>(i)];
-    if (x.kind != FlashEventKind::Tile) continue;
-    f.tiles[static_cast<size_t>(x.q_block * kbs + x.k_block)] = TileState::Seen;
-    for (int64_t r = 0; r < x.rows; ++r)
-      for (int64_t s = 0; s < x.cols; ++s)
-        f.seen[static_cast<size_t>((x.q0 + r) * tk + x.k0 + s)] = x.scores.at({r, s});
-  }
-  f.now.assign(static_cast<size_t>(tq * dk), kEmptyCell);
-  for (int64_t qb = 0; qb * f.block_q < tq; ++qb) {
-    const FlashEvent* x = latest_for_block(ev, f.event, qb);
-    if (!x) continue;
-    for (int64_t r = 0; r < x->rows; ++r) {
-      const float l = x->kind == FlashEventKind::Final ? 1.0f : x->l_after.at({r});
-      const Tensor& src = x->kind == FlashEventKind::Final ? x->out : x->acc;
-      for (int64_t j = 0; j < dk; ++j)
-        f.now[static_cast<size_t>((x->q0 + r) * dk + j)] = src.at({r, j}) / l;
-    }
-  }
-  // The exact output: the standard path's ctx_heads; for a bug the tiled path does not
-  // reproduce, the correct run beside it.
-  const bool use_reference = d->has_reference && d->config.bug != Bug::None && d->config.bug != Bug::NoScale;
-  const Step* exact_step = (use_reference ? d->reference.trace : d->run.trace).find("ctx_heads");
-  f.exact.assign(static_cast<size_t>(tq * dk), 0.0f);
-  f.worst = 0;
-  if (exact_step && exact_step->out.defined())
-    for (int64_t r = 0; r < tq; ++r)
-      for (int64_t j = 0; j < dk; ++j) {
-        const float v = exact_step->out.at({app.batch, f.head, r, j});
-        f.exact[static_cast<size_t>(r * dk + j)] = v;
-        const float o = f.now[static_cast<size_t>(r * dk + j)];
-        if (o != kEmptyCell && std::isfinite(o) && std::isfinite(v)) f.worst = std::max(f.worst, std::abs(static_cast<double>(o - v)));
-      }
-}
 
 // [SECTION] the panel
 
@@ -312,97 +213,60 @@ void panel_flash(App& app, const ImVec4& rect) {
   transport(f, n);
   const FlashEvent& e = ev[static_cast<size_t>(f.event)];
 
-  // figures: memory now, traffic so far
+  // What the figure does not draw: memory the trace holds and the tiled core's bytes.
   const FlashStats& st = f.core.stats;
-  ImGui::Text("%s (%lld, %lld)  ·  %s %s  ·  fast %s", flash_event_kind_name(e.kind),
-              static_cast<long long>(e.q_block), static_cast<long long>(e.k_block),
-              tr("held by the trace"), human_bytes(e.held_bytes).c_str(),
-              human_bytes(e.fast_bytes).c_str());
-  const double std_bytes = static_cast<double>(st.standard_core_bytes);
-  const double tiled = static_cast<double>(st.core_bytes);
-  ImGui::Text("memory  tiled %s  vs  standard S+P %s", human_bytes(st.core_bytes).c_str(),
-              human_bytes(st.standard_core_bytes).c_str());
-  ImGui::ProgressBar(static_cast<float>(tiled / std::max(std::max(tiled, std_bytes), 1.0)), {-1, 0}, "tiled");
-  const double io = static_cast<double>(e.io.reads + e.io.writes);
-  const double io_std = static_cast<double>(e.io_standard.reads + e.io_standard.writes);
-  char traffic[128];
-  std::snprintf(traffic, sizeof traffic, "slow-memory traffic: tiled %.0f  vs  standard %.0f elements", io, io_std);
-  ImGui::ProgressBar(static_cast<float>(io / std::max(std::max(io, io_std), 1.0)), {-1, 0}, traffic);
+  ImGui::Text("%s (%lld, %lld)  ·  %s %s  ·  %s %s %s %s S+P %s", flash_event_kind_name(e.kind),
+              static_cast<long long>(e.q_block), static_cast<long long>(e.k_block), tr("held by the trace"),
+              human_bytes(e.held_bytes).c_str(), tr("memory"), tr("tiled"), human_bytes(st.core_bytes).c_str(),
+              tr("standard"), human_bytes(st.standard_core_bytes).c_str());
 
-  // The figures take the height the note below leaves them.
+  // The figure takes the room the note below leaves it, at the scale that makes its 28-unit
+  // labels the UI's text size, smaller when the panel is too narrow for the figure's columns.
   static const char* kNote =
       "Same multiplications as the standard path; the (Tq, Tk) matrices S and P are never "
       "stored: each tile's scores live in fast memory only. The tiled sum adds exp(s - m) in "
       "tile order and divides once at the end, so it matches the standard output to rounding, "
       "not bit for bit; a fully hidden row ends with l = 0 and gives NaN, as softmax does.";
-  const float w = ImGui::GetContentRegionAvail().x;
-  // (two item spacings: before the note, and below the figures' row)
-  const float note_h = ImGui::CalcTextSize(kNote, nullptr, false, w).y + ImGui::GetStyle().ItemSpacing.y * 2;
-  const float title_h = ImGui::GetTextLineHeightWithSpacing();
-  const float fig_h = std::max(title_h * 6, ImGui::GetContentRegionAvail().y - note_h);
-
-  // the whole score matrix as Br x Bc tiles, the ones visited so far with their scores
-  const int64_t tq = c.tq, tk = c.tk, dk = c.head_dim();
-  if (f.built_event != f.event) build_pictures(app, f, tq, tk, dk);
-  const std::string key = "flash|" + std::to_string(app.batch) + "|" + std::to_string(f.head) + "|" +
-                          std::to_string(f.block_q) + "x" + std::to_string(f.block_k) + "|" +
-                          std::to_string(f.event);
-  const Display& grid = app.displays.custom(key, d->generation, matrix_layout(tq, tk), f.seen,
-                                            ColourMap::Diverging);
-  ImGui::BeginGroup();
-  ImGui::TextUnformatted("S = Q·K^T·scale, tile by tile");
-  HeatViewSpec gs;
-  gs.to = &grid;
-  gs.id = "flash-grid";
-  if (app.batch < static_cast<int64_t>(d->q_tokens.size())) {
-    gs.row_labels = &d->q_tokens[static_cast<size_t>(app.batch)];
-    gs.col_labels = &d->k_tokens[static_cast<size_t>(app.batch)];
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float note_h = ImGui::CalcTextSize(kNote, nullptr, false, room.x).y + ImGui::GetStyle().ItemSpacing.y * 2;
+  const float fig_h = std::max(ImGui::GetTextLineHeight() * 8, room.y - note_h);
+  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.x / kFlashFigureWidth));
+  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  const std::string key = std::to_string(f.generation) + "|" + std::to_string(f.batch) + "|" + std::to_string(f.head) +
+                          "|" + std::to_string(f.block_q) + "x" + std::to_string(f.block_k) + "|" +
+                          std::to_string(f.event) + "|" + std::to_string(static_cast<int>(room.x)) + "x" +
+                          std::to_string(static_cast<int>(fig_h)) + "|" + app.slide_theme + (lang == lessons::Lang::Ko ? "|ko" : "|en");
+  if (f.view_key != key) {
+    FlashViewSpec spec;
+    spec.run = d;
+    spec.core = &f.core;
+    spec.batch = f.batch;
+    spec.head = f.head;
+    spec.block_q = f.block_q;
+    spec.block_k = f.block_k;
+    spec.event = static_cast<size_t>(f.event);
+    spec.width = room.x / scale;
+    spec.height = fig_h / scale;
+    spec.lang = lang;
+    spec.theme = app.slide_theme;
+    try {
+      f.view = flash_view(spec);
+      want_figure_glyphs(f.view.figure);
+    } catch (const Error& err) {
+      f.error = err.what();
+      return end_panel();
+    }
+    f.view_key = key;
   }
-  gs.size = {w * 0.34f, fig_h - title_h};
-  const HeatViewResult gr = draw_heat_view(f.scores_view, gs);
-  if (!gr.block_rows.empty()) tile_overlay(f, e, gr.block_rows[0], tq, tk);
-  ImGui::EndGroup();
-  ImGui::SameLine();
-
-  // running max and sum of the current query block
-  ImGui::BeginChild("rows", {w * 0.4f, fig_h});
-  ImGui::Text("query block %lld: m and l per row", static_cast<long long>(e.q_block));
-  if (e.kind == FlashEventKind::Skipped) {
-    ImGui::TextWrapped("tile (%lld, %lld) skipped: every score is hidden, nothing is read",
-                       static_cast<long long>(e.q_block), static_cast<long long>(e.k_block));
-    // a skip changes nothing: the block's bars as the last tile left them
-    if (const FlashEvent* last = latest_for_block(ev, f.event, e.q_block)) row_bars(*last, w * 0.4f);
-  } else {
-    row_bars(e, w * 0.4f);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  draw_figure(ImGui::GetWindowDrawList(), f.view.figure, origin, scale);
+  const fig::Rect& g = f.view.tiles.grid;
+  app.figure_rects["flash_grid"] = {origin.x + g.x * scale, origin.y + g.y * scale, g.w * scale, g.h * scale};
+  ImGui::InvisibleButton("##flash-figure", {room.x, fig_h});
+  if (ImGui::IsItemHovered()) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    hover_tooltip(*d, f, (m.x - origin.x) / scale, (m.y - origin.y) / scale);
   }
-  ImGui::EndChild();
-  ImGui::SameLine();
-
-  // output rows so far beside the exact output, each under its name
-  const Display& out_now = app.displays.custom(key + "|out", d->generation, matrix_layout(tq, dk),
-                                               f.now, ColourMap::Diverging);
-  const Display& out_exact = app.displays.custom("flash-exact|" + std::to_string(app.batch) + "|" + std::to_string(f.head),
-                                                 d->generation, matrix_layout(tq, dk), f.exact, ColourMap::Diverging);
-  const float out_w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) / 2;
-  // one group: the names over their maps, the difference under both (the texts are wider
-  // than one map)
-  ImGui::BeginGroup();
-  ImGui::TextUnformatted("O/l so far");
-  ImGui::SameLine(out_w + ImGui::GetStyle().ItemSpacing.x);  // from the group's left edge
-  ImGui::TextUnformatted("exact");
-  HeatViewSpec os;
-  os.to = &out_now;
-  os.id = "flash-out";
-  os.size = {out_w, fig_h - title_h * 2};
-  draw_heat_view(f.out_view, os);
-  ImGui::SameLine();
-  HeatViewSpec es = os;
-  es.to = &out_exact;
-  es.id = "flash-exact";
-  draw_heat_view(f.exact_view, es);
-  ImGui::Text("max |diff| %.2g", f.worst);
-  ImGui::EndGroup();
-
   ImGui::TextWrapped("%s", kNote);
   end_panel();
 }

@@ -23,6 +23,8 @@
 #include <map>
 
 #include "app/app.h"
+#include "app/cost_slides.h"
+#include "app/figure_imgui.h"
 #include "app/fonts.h"
 #include "app/i18n.h"
 #include "app/lesson_figures.h"
@@ -32,6 +34,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
+#include "figure/slide.h"
 #include "lessons/model_quantity.h"
 #include "lessons/markup.h"
 
@@ -291,23 +294,39 @@ void compute_figures(LessonUi& ui) {
                             ui.eval);
 }
 
-void draw_figures(LessonUi& ui) {
+// The table figure of the step's figures (cost_slides.h cost_view: the cost slide's table),
+// drawn through the ImGui sink at the UI's text size; hovering a name shows its quantity.
+void draw_figures(const App& app, LessonUi& ui) {
   compute_figures(ui);
   if (ui.figures.empty()) return;
   ImGui::TextDisabled("%s", L("엔진이 계산한 수치", "Figures computed by the engine"));
-  if (ImGui::BeginTable("##figures", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH |
-                                            ImGuiTableFlags_SizingStretchProp)) {
-    for (const auto& f : ui.figures) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(figure_label(f.quantity, lesson_lang()));
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", f.quantity.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", f.sizes.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(f.value.c_str());
-    }
-    ImGui::EndTable();
+  // Narrow panels shrink the type before the value column pushes the names out.
+  const float avail = ImGui::GetContentRegionAvail().x;
+  if (avail < 8) return;
+  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / figure::kLabelMin, avail / 900.0f));
+  static struct {
+    std::string key;
+    CostView view;
+  } cache;
+  std::string key = std::to_string(static_cast<int>(avail)) + "|" + std::to_string(scale) + "|" + app.slide_theme +
+                    (lesson_lang() == lessons::Lang::Ko ? "|ko" : "|en");
+  for (const StepFigure& f : ui.figures) key += "|" + f.quantity + "=" + f.sizes + "=" + f.value;
+  if (cache.key != key) {
+    cache.key = key;
+    cache.view = cost_view(ui.figures, lesson_lang(), app.slide_theme, avail / scale);
+    want_figure_glyphs(cache.view.figure);
+  }
+  const figure::Figure& fig = cache.view.figure;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  draw_figure(ImGui::GetWindowDrawList(), fig, origin, scale);
+  ImGui::InvisibleButton("##figures-table", {fig.width * scale, fig.height * scale});
+  if (!ImGui::IsItemHovered()) return;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  const figure::Rect at{(m.x - origin.x) / scale, (m.y - origin.y) / scale, 0, 0};
+  for (size_t r = 0; r < cache.view.layout.cells.size() && r < ui.figures.size(); ++r) {
+    const figure::Rect name = figure::text_box(std::get<figure::Text>(fig.items[cache.view.layout.cells[r][0]]));
+    if (at.x >= name.x && at.x <= name.right() && at.y >= name.y && at.y <= name.bottom())
+      ImGui::SetTooltip("%s", ui.figures[r].quantity.c_str());
   }
 }
 
@@ -316,7 +335,7 @@ void panel_figures(App& app, const ImVec4& rect) {
   const LessonUi& ui = lesson_ui();
   if (ui.presenting) ImGui::SetWindowFontScale(ui.presenter_scale);
   ImGui::Spacing();
-  draw_figures(lesson_ui());
+  draw_figures(app, lesson_ui());
   end_panel();
 }
 
@@ -534,7 +553,7 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
     if (step.quiz) draw_quiz(app, ui, *step.quiz, step.id);
     if (step.panel != "cost") {
       ImGui::Spacing();
-      draw_figures(ui);
+      draw_figures(app, ui);
     }
   }
 }

@@ -1,70 +1,60 @@
-// Memory panel: the current step's storage as a strip of cells in storage order.
-//   - the logical walk: a line through the cells in logical (C) order, so a view with new
-//     strides visibly walks the same strip differently
-//   - hovering a cell here highlights the logical element in the tensor panel and back
-//   - a copy (contiguous) shows the source strip and the new strip, the values moving
-//     between them, and the bytes copied
-//   - "view without contiguous" asks the engine for the view and shows its real error
+// Memory panel: the current step's storage as a strip of cells in storage order, with the walk
+// in logical order. The picture is the memory slide's figure (memory_slides.h memory_view:
+// figure/memory_figure.h add_memory_strips), sized to the panel and drawn through the ImGui
+// sink (figure_imgui.h), so the panel and `--export --slide --panel memory` draw one figure:
+//   - a view walks the same strip in a new order; a copy (contiguous) shows the source strip
+//     above the new one, the new one filling in while the copy plays
+//   - hovering a cell here highlights the logical element in the tensor panel and back (the
+//     cell found through the figure's own layout, its outline a figure box too)
+//   - "view without contiguous" (a widget) asks the engine for the view; its answer is the
+//     figure's detail line
 #include <algorithm>
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/heat_view.h"
+#include "app/figure_imgui.h"
 #include "app/i18n.h"
-#include "engine/cost.h"
+#include "app/memory_slides.h"
 #include "engine/error.h"
+#include "figure/palette.h"
 
 namespace attnsim::app {
 
+namespace fig = attnsim::figure;
+
 namespace {
 
-// The combined display (source strip above the new strip) of a copy step.
-const Display& copy_display(App& app, const Step& src, const Step& dst, int64_t wrap,
-                            const Display& a, const Display& b) {
-  const Layout both = stack_layouts(a.layout, b.layout, 2.0f);
-  // the atlases may differ in width; re-pack row by row
-  std::vector<float> packed(static_cast<size_t>(both.atlas_rows * both.atlas_cols), 0.0f);
-  for (int64_t r = 0; r < a.layout.atlas_rows; ++r)
-    std::copy_n(a.atlas.begin() + r * a.layout.atlas_cols, a.layout.atlas_cols,
-                packed.begin() + r * both.atlas_cols);
-  for (int64_t r = 0; r < b.layout.atlas_rows; ++r)
-    std::copy_n(b.atlas.begin() + r * b.layout.atlas_cols, b.layout.atlas_cols,
-                packed.begin() + (a.layout.atlas_rows + r) * both.atlas_cols);
-  const std::string key = "copy|" + src.name + ">" + dst.name + "|" + std::to_string(app.batch) +
-                          "|" + std::to_string(wrap);
-  return app.displays.custom(key, app.data()->generation, both, std::move(packed), a.map);
-}
+lessons::Lang figure_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En; }
 
-void walk_line(ImDrawList* list, const HeatViewResult& r, const Layout& l, int64_t first,
-               int64_t count) {
-  // The strip's screen geometry: block rows are reported top to bottom.
-  if (r.block_rows.empty() || l.blocks.empty()) return;
-  const Block& b = l.blocks[static_cast<size_t>(l.places[static_cast<size_t>(first)].block)];
-  const float cell = r.block_rows[0].w;  // (x, y, width, height): a row is one cell high
-  const ImVec2 origin{r.block_rows[static_cast<size_t>(b.atlas_row)].x - b.x * cell,
-                      r.block_rows[static_cast<size_t>(b.atlas_row)].y - b.y * cell};
-  ImVec2 prev{};
-  const int64_t n = std::min<int64_t>(count, 400);
-  for (int64_t e = 0; e < n; ++e) {
-    const Rect c = l.rect(first + e);
-    const ImVec2 p{origin.x + (c.x + 0.5f) * cell, origin.y + (c.y + 0.5f) * cell};
-    if (e > 0) {
-      list->AddLine(prev, p, IM_COL32(20, 20, 20, 200), 3.0f);
-      list->AddLine(prev, p, IM_COL32(255, 255, 255, 230), 1.2f);
-    }
-    prev = p;
-  }
+// The figure for what the panel shows, rebuilt only when one of its inputs changes.
+struct MemoryCache {
+  std::string key;
+  MemoryView view;
+  std::string error;
+};
+
+MemoryCache& cache() {
+  static MemoryCache c;
+  return c;
 }
 
 void view_without_contiguous(App& app) {
   if (ImGui::Button(tr("Try view(B, T, d) without contiguous()"))) memory_try_view(app);
-  if (!app.view_error.empty()) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s:", tr("engine says"));
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.40f, 1));
-    ImGui::TextWrapped("%s", app.view_error.c_str());
-    ImGui::PopStyleColor();
+}
+
+// The strip cell under figure point (x, y): strip index and cell, or false.
+bool cell_at(const fig::MemoryLayout& l, float x, float y, size_t* strip, int64_t* cell) {
+  for (size_t i = 0; i < l.strips.size(); ++i) {
+    const fig::Rect& r = l.strips[i];
+    if (x < r.x || y < r.y || x >= r.right() || y >= r.bottom() || l.wrap < 1) continue;
+    const float w = r.w / static_cast<float>(l.wrap);
+    const int64_t c = static_cast<int64_t>((y - r.y) / w) * l.wrap + std::min(l.wrap - 1, static_cast<int64_t>((x - r.x) / w));
+    if (c >= l.cells[i]) return false;
+    *strip = i;
+    *cell = c;
+    return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -73,98 +63,104 @@ void memory_try_view(App& app) {
   const RunData* d = app.data();
   const Step* t = d ? d->run.trace.find("ctx_transposed") : nullptr;
   if (!t || !t->out.defined()) return;
-  const Dims target{d->config.batch, d->config.tq, d->config.d_model};
-  try {
-    const Tensor v = t->out.view(target);  // view: the engine decides whether strides allow it
-    app.view_error = std::string(tr("view succeeded")) + ": " + format_dims(v.shape());
-  } catch (const Error& e) {
-    app.view_error = e.what();
-  }
+  app.view_error = try_view_answer(*d, t->out, figure_lang());
 }
 
 void panel_memory(App& app, const ImVec4& rect) {
   if (!begin_panel(app, "memory", tr("Memory"), rect)) return end_panel();
   const Step* step = app.current_step();
   const RunData* d = app.data();
+  if (d) view_without_contiguous(app);
   if (!step || !d || !step->out.defined()) {
-    if (d) view_without_contiguous(app);
+    if (!app.view_error.empty()) ImGui::TextWrapped("%s", app.view_error.c_str());
     return end_panel();
   }
-  const Tensor& out = step->out;
-  const int64_t n = numel_of(Dims(out.shape().begin() + 1, out.shape().end()));
-  // One wrap width per storage size, a multiple of d_model where it divides, so q_proj,
-  // q_view and q_heads (one storage) wrap identically and a strip row is whole tokens.
-  int64_t wrap = strip_wrap_for(std::max<int64_t>(n, 1), rect.z / std::max(rect.w * 0.55f, 1.0f));
-  const int64_t unit = n % d->config.d_model == 0 ? d->config.d_model : out.shape().back();
-  if (unit > 0 && unit <= wrap) wrap = wrap / unit * unit;
-  const Display& strip = app.displays.get(d->generation, 0, *step, app.batch, LayoutKind::Strip, wrap);
-
-  // header: what this step did to memory
-  std::string what = std::string(tr("storage")) + " #" + std::to_string(step->storage_id) + "  " +
-                     tr("strides") + " " + format_dims(out.strides()) + "  " +
-                     (out.is_contiguous() ? tr("contiguous") : tr("not contiguous"));
-  ImGui::TextUnformatted(what.c_str());
-  ImGui::SameLine();
-  if (step->kind == StepKind::View)
-    ImGui::TextColored({0.30f, 0.65f, 0.95f, 1}, "%s (0 %s)", tr("same storage, new strides"), tr("bytes"));
-  else if (step->kind == StepKind::Copy)
-    ImGui::TextColored({0.95f, 0.55f, 0.15f, 1}, "%s: %s %s", tr("new storage"),
-                       human_bytes(step->copied_bytes).c_str(), tr("copied"));
-  else if (step->new_bytes > 0)
-    ImGui::TextDisabled("%s: %s", tr("new storage"), human_bytes(step->new_bytes).c_str());
-  view_without_contiguous(app);
-
-  HeatViewSpec spec;
-  spec.id = "memory";
-  spec.to = &strip;
   const Step* src = step->inputs.empty() ? nullptr : d->run.trace.find(step->inputs[0]);
   const bool copy = step->kind == StepKind::Copy && src && src->out.defined();
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  if (copy) {
-    // Source strip on top, the copy's new strip below; values move by logical index.
-    const Display& a = app.displays.get(d->generation, 0, *src, app.batch, LayoutKind::Strip, wrap);
-    const Display& both = copy_display(app, *src, *step, wrap, a, strip);
-    spec.to = &both;
-    const int64_t na = a.layout.numel();
-    if (app.playback.animating() && app.playback.step == app.step_index(step->name)) {
-      // match_pairs over the stacked layout: element e of the source -> element na + e
-      static std::vector<Segment> segments;
-      static const Display* built_for = nullptr;
-      if (built_for != &both) {
-        for (int64_t e = 0; e < std::min(na, strip.layout.numel()); ++e) pairs.push_back({na + e, e});
-        segments = match_pairs(both.layout, both.layout, pairs);
-        built_for = &both;
-      }
-      spec.from = &both;
-      spec.kind = TransitionKind::Copy;
-      spec.segments = &segments;
-      spec.t = app.playback.t;
+  // A copy while the step plays: the new strip fills in.
+  const float arrived = copy && app.playback.animating() && app.playback.step == app.step_index(step->name)
+                            ? app.playback.t
+                            : 1.0f;
+
+  // The scale that makes the figure's 28-unit labels the UI's text size, smaller when the
+  // panel is short (a headline, the detail, up to two strips and their names).
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  if (room.x < 8 || room.y < 8) return end_panel();
+  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.y / 420.0f));
+  const lessons::Lang lang = figure_lang();
+  char key[512];
+  std::snprintf(key, sizeof key, "%llu|%s|%lld|%.0fx%.0f|%.3f|%s|%d|", static_cast<unsigned long long>(d->generation),
+                step->name.c_str(), static_cast<long long>(app.batch), room.x, room.y, arrived, app.slide_theme.c_str(),
+                static_cast<int>(lang));
+  MemoryCache& c = cache();
+  if (c.key != key + app.view_error) {
+    c = MemoryCache{key + app.view_error, {}, ""};
+    MemoryViewSpec spec;
+    spec.run = d;
+    spec.step = step;
+    spec.batch = app.batch;
+    spec.width = room.x / scale;
+    spec.height = room.y / scale;
+    spec.lang = lang;
+    spec.theme = app.slide_theme;
+    spec.answer = app.view_error;
+    spec.arrived = arrived;
+    try {
+      c.view = memory_view(spec);
+      want_figure_glyphs(c.view.figure);
+    } catch (const Error& e) {
+      c.error = e.what();
     }
   }
-  if (app.hover.step == step->name) spec.highlight_storage = app.hover.storage;
-  const HeatViewResult r = draw_heat_view(app.memory_view, spec);
-  if (copy && spec.to->layout.blocks.size() == 2 && !r.block_rows.empty() && spec.t >= 1.0f) {
-    // name the two strips: where the values were, and the storage the copy made
-    const auto second = static_cast<size_t>(spec.to->layout.blocks[0].rows);
-    const float line = ImGui::GetTextLineHeight();
-    const std::string top = std::string(tr("storage")) + " #" + std::to_string(src->storage_id) +
-                            " (" + src->name + ")";
-    const std::string bottom = std::string(tr("new storage")) + " #" +
-                               std::to_string(step->storage_id) + ": " +
-                               human_bytes(step->copied_bytes) + " " + tr("copied");
-    ImDrawList* list = ImGui::GetWindowDrawList();
-    list->AddText({r.block_rows[0].x, r.block_rows[0].y - line * 1.1f},
-                  ImGui::GetColorU32(ImGuiCol_Text), top.c_str());
-    if (second < r.block_rows.size())
-      list->AddText({r.block_rows[second].x, r.block_rows[second].y - line * 1.1f},
-                    IM_COL32(242, 140, 38, 255), bottom.c_str());
+  if (!c.error.empty()) {
+    ImGui::TextWrapped("%s", c.error.c_str());
+    return end_panel();
   }
-  // The walk only says something when the strides jump (a transposed view).
-  if (!copy && !out.is_contiguous()) walk_line(ImGui::GetWindowDrawList(), r, strip.layout, 0, strip.layout.numel());
-  if (r.hovered >= 0 && !copy) {
-    app.next_hover.step = step->name;
-    app.next_hover.storage = strip.layout.storage[static_cast<size_t>(r.hovered)];
-    app.next_hover.element = r.hovered;
+  const fig::MemoryLayout& l = c.view.layout;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  draw_figure(dl, c.view.figure, origin, scale);
+  if (!l.strips.empty()) {
+    const fig::Rect& r = l.strips.back();
+    app.figure_rects["memory_strip"] = {origin.x + r.x * scale, origin.y + r.y * scale, r.w * scale, r.h * scale};
+  }
+  // The element hovered in the tensor panel: its cell of this step's strip (the last one),
+  // outlined by a one-box figure over the strip.
+  if (app.hover.step == step->name && app.hover.storage >= 0 && !l.strips.empty() && l.wrap > 0) {
+    const int64_t cell = app.hover.storage - l.base.back();
+    if (cell >= 0 && cell < l.cells.back()) {
+      const fig::Rect& r = l.strips.back();
+      const float w = r.w / static_cast<float>(l.wrap);
+      fig::Figure mark;
+      mark.width = c.view.figure.width;
+      mark.height = c.view.figure.height;
+      mark.background = {0, 0, 0, 0};
+      mark.box({r.x + w * static_cast<float>(cell % l.wrap), r.y + w * static_cast<float>(cell / l.wrap), w, w},
+               {0, 0, 0, 0}, fig::theme_by_name(app.slide_theme).highlight, std::max(2.0f, 2.5f / scale));
+      draw_figure(dl, mark, origin, scale);
+    }
+  }
+  ImGui::InvisibleButton("##memory-figure", room);
+  size_t strip = 0;
+  int64_t cell = 0;
+  if (ImGui::IsItemHovered()) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    if (cell_at(l, (m.x - origin.x) / scale, (m.y - origin.y) / scale, &strip, &cell)) {
+      const Step& s = copy && strip == 0 ? *src : *step;
+      const int64_t storage = l.base[strip] + cell;
+      if (&s == step) {
+        app.next_hover.step = step->name;
+        app.next_hover.storage = storage;
+      }
+      // The logical element that reads this cell: its place in the walk (strip_cells).
+      const fig::StripCells sc = fig::strip_cells(s.out, app.batch);
+      const auto at = std::find(sc.walk.begin(), sc.walk.end(), cell);
+      char element[64] = "-";
+      if (at != sc.walk.end()) std::snprintf(element, sizeof element, "%lld", static_cast<long long>(at - sc.walk.begin()));
+      ImGui::SetTooltip("%s #%lld [%lld] = %.4g\n%s: %s", tr("storage"), static_cast<long long>(s.storage_id),
+                        static_cast<long long>(storage), static_cast<double>(sc.values[static_cast<size_t>(cell)]),
+                        tr("logical element"), element);
+    }
   }
   end_panel();
 }

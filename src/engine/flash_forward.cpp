@@ -95,7 +95,6 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
                                  " of it: record one head (--tiles-head B:H) or use a shorter sequence"
                            : ""));
   }
-  const int64_t dk = c.head_dim();
   const std::string bn = be.name();
   Trace& t = result.trace;
 
@@ -115,7 +114,7 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   t.add(skipped_step("alpha_dropped", "dropout", {"alpha"}, "eval mode: dropout is the identity"));
 
   // the tiled core                                        (B,h,Tq,dk) new storage
-  const float scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(dk));
+  const float scale = attention_scale(c);
   std::string core_backend = "cpu";
   if (bn == "cuda") {
 #ifdef ATTNSIM_HAVE_CUDA
@@ -144,7 +143,7 @@ FlashCoreResult flash_core_for_trace(const MhaConfig& c, const MhaInputs& in, co
   check_supported(c);
   FlashOptions o = options;
   if (o.mem_limit <= 0) o.mem_limit = effective_mem_limit(c);
-  const float scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
+  const float scale = attention_scale(c);
   return flash_attention_core(trace.at("q_heads").out, trace.at("k_heads").out, trace.at("v_heads").out,
                               FlashMask::from_spec(c.mask, in.mask_file), scale, o);
 }

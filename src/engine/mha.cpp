@@ -159,6 +159,10 @@ void save_weights(const MhaWeights& w, const std::string& dir) {
 
 // [SECTION] memory prediction
 
+float attention_scale(const MhaConfig& c) {
+  return c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
+}
+
 int64_t predict_trace_bytes(const MhaConfig& c) {
   validate(c);
   // Checked arithmetic: a size that would wrap is an Error naming the numbers.
@@ -260,7 +264,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
                 (c.mem_limit > 0 ? " (--mem-limit)" : " (75% of physical memory; --mem-limit overrides)") +
                 "; each (B,h,Tq,Tk) score tensor alone is " +
                 human_bytes((Size(c.batch) * c.heads * c.tq * c.tk * 4).value()));
-  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads, dk = c.head_dim();
+  const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;
   const std::string bn = be.name();
   ForwardResult result;
   Trace& t = result.trace;
@@ -272,7 +276,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   // What the softmax side does: scale, mask (or a bug mode)
   const MaskParts mask = make_mask(c, in.mask_file);
   SoftmaxSpec spec;
-  spec.scale = c.bug == Bug::NoScale ? 1.0f : 1.0f / std::sqrt(static_cast<float>(dk));
+  spec.scale = attention_scale(c);
   if (mask.mask.defined()) {
     const Dims full{B, h, Tq, Tk};
     spec.mask = (mask.first.defined() ? mask.first : mask.mask).expand(full);

@@ -55,6 +55,10 @@ struct MhaConfig {
 // Throws Error naming the problem and the numbers (d_model % heads, sizes <= 0, ...).
 void validate(const MhaConfig& config);
 
+// The scores' scale: 1/sqrt(dk), or 1 with Bug::NoScale. The one rule forward(), the tiled
+// path (flash.h) and the app's replays of it share.
+float attention_scale(const MhaConfig& config);
+
 // torch.nn.Linear layout: weight (out, in), bias (out) or undefined.
 struct Linear {
   Tensor weight;

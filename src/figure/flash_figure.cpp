@@ -99,7 +99,9 @@ FlashTilesLayout add_flash_tiles(Figure& f, const Theme& th, const Rect& area, c
   const FlashEvent& e = ev[in.event];
   FlashTilesLayout out;
   const float gap = 48;
-  const float right_w = std::min(880.0f, area.w * 0.5f);
+  // Half the width for the m / l table (880 at most); a narrower area (the app's panel) gives
+  // it up to 60% so "before → after" still fits: the square grid needs less than the table.
+  const float right_w = std::min(880.0f, std::max(area.w * 0.5f, std::min(800.0f, area.w * 0.6f)));
   const Rect left{area.x, area.y, area.w - right_w - gap, area.h - 48};
   const Rect right{left.right() + gap, area.y, right_w, area.h};
 
@@ -197,7 +199,7 @@ FlashTilesLayout add_flash_tiles(Figure& f, const Theme& th, const Rect& area, c
   const float line_h = std::clamp(table_h / static_cast<float>(rows + 1), 36.0f, 48.0f);
   int64_t shown = std::min<int64_t>(rows, static_cast<int64_t>(table_h / line_h) - 1);
   if (shown < rows) shown = std::max<int64_t>(0, shown - 1);  // room for "… N more rows"
-  const float size = std::min(kBodySize, std::max(kLabelMin, line_h / 1.3f));
+  float size = std::min(kBodySize, std::max(kLabelMin, line_h / 1.3f));
   auto widest = [&](const std::vector<std::string>& v) {
     float w = 0;
     for (const auto& t : v) w = std::max(w, text_width(t, size));
@@ -232,11 +234,17 @@ FlashTilesLayout add_flash_tiles(Figure& f, const Theme& th, const Rect& area, c
     }
     table.push_back(t);
   }
-  std::vector<std::string> names, cs;
-  for (const RowText& t : table) names.push_back(t.name), cs.push_back(t.c);
-  const float row_w = std::min(right.w * 0.3f, std::max(widest(names), text_width(words.row, size)) + 16);
-  const float c_w = std::max(text_width(words.rescale, size), widest(cs)) + 16;
-  const float ml_w = (right.w - row_w - c_w) / 2;
+  std::vector<std::string> names, cs, ms;
+  for (const RowText& t : table) names.push_back(t.name), cs.push_back(t.c), ms.push_back(t.m), ms.push_back(t.l);
+  // The type shrinks (down to kLabelMin) until "before → after" fits its column: a narrow
+  // area (the app's panel) keeps the numbers whole rather than cutting them.
+  float row_w = 0, c_w = 0, ml_w = 0;
+  for (;; size -= 1) {
+    row_w = std::min(right.w * 0.3f, std::max(widest(names), text_width(words.row, size)) + 16);
+    c_w = std::max(text_width(words.rescale, size), widest(cs)) + 16;
+    ml_w = (right.w - row_w - c_w) / 2;
+    if (size <= kLabelMin || widest(ms) + 16 <= ml_w) break;
+  }
   const float x_m = right.x + row_w + ml_w, x_l = x_m + ml_w, x_c = right.right();  // right edges
   f.text(right.x, y, words.row, size, th.muted, Anchor::Start, false, "label");
   f.text(x_m - 8, y, fit_text(words.max_m, size, ml_w - 16), size, th.muted, Anchor::End, false, "label");

@@ -136,8 +136,29 @@ MemoryLayout add_memory_strips(Figure& f, const Theme& th, const Rect& area, con
       const float used = cell * static_cast<float>(count % out.wrap);
       f.box({x0 + used, h.rect.bottom() - cell, strip_w - used, cell}, th.background);
     }
+    // A copy in motion: the new strip's cells not written yet are blank.
+    if (i + 1 == n && n > 1 && spec.arrived < 1) {
+      const int64_t done = std::clamp<int64_t>(
+          static_cast<int64_t>(std::lround(static_cast<double>(std::max(spec.arrived, 0.0f)) * static_cast<double>(count))), 0,
+          count);
+      const Color blank = mix(th.background, th.muted, 0.18f);
+      const int64_t row = done / out.wrap, col = done % out.wrap;
+      if (done < count && col > 0)
+        f.box({x0 + cell * static_cast<float>(col), y + cell * static_cast<float>(row),
+               cell * static_cast<float>(std::min(out.wrap, count - row * out.wrap) - col), cell},
+              blank);
+      // whole rows after it as one box, then the used part of a short last row
+      const int64_t first_row = col > 0 ? row + 1 : row, full_rows = count / out.wrap;
+      if (first_row < full_rows)
+        f.box({x0, y + cell * static_cast<float>(first_row), strip_w, cell * static_cast<float>(full_rows - first_row)},
+              blank);
+      if (count % out.wrap != 0 && first_row <= full_rows)
+        f.box({x0, y + cell * static_cast<float>(full_rows), cell * static_cast<float>(count % out.wrap), cell}, blank);
+    }
     f.box(h.rect, {0, 0, 0, 0}, th.frame, 1.5f);
     out.strips.push_back(h.rect);
+    out.base.push_back(c.base);
+    out.cells.push_back(count);
     // The walk in logical order: a line through the centres of the first cells it visits,
     // over a wider band of background so it shows on any colour; the first cells numbered.
     auto centre = [&](int64_t cellno) {

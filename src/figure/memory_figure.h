@@ -46,11 +46,15 @@ struct MemorySpec {
   int64_t unit = 0;                // cells per token (d_model): rows wrap at a multiple of it
   std::string headline, detail;    // over the strips: one line, and up to two (accent colour)
   int64_t walk = 0;                // logical elements the line walks (0: one slice of axis 1)
+  float arrived = 1;               // a copy in motion: the fraction of the last strip's cells
+                                   // written so far (in its storage order); the rest is blank
 };
 
 struct MemoryLayout {
   int64_t wrap = 0;                          // cells per strip row
   std::vector<Rect> strips;                  // each strip's heatmap
+  std::vector<int64_t> base;                 // per strip: the storage index of its first cell
+  std::vector<int64_t> cells;                // per strip: its cell count (the rest of the last row is blank)
   std::vector<std::vector<size_t>> numbers;  // per strip: item indices of the order numbers 0, 1, ...
   std::vector<std::vector<int64_t>> walked;  // per strip: the cells the line goes through
 };

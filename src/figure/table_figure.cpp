@@ -61,13 +61,13 @@ TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableS
   };
   Fit fit;
   bool ok = false;
-  for (float size = 40; size >= kLabelMin && !ok; size -= 2) ok = fit_at(size, &fit);
+  for (float size = std::max(spec.largest, kLabelMin); size >= kLabelMin && !ok; size -= 2) ok = fit_at(size, &fit);
   if (!ok) fit_at(kLabelMin, &fit);  // too many rows: the ones that fit, then "… N more"
   out.size = fit.size;
   const float size = fit.size, line = size * 1.25f;
   // A short table: rows spaced out (up to 1.2 x the type size more each), the whole table
   // centred in the height it is given, so the slide is not a strip of text over a gap.
-  const float spare = ok ? area.h - fit.height : 0.0f;
+  const float spare = ok && spec.spread ? area.h - fit.height : 0.0f;
   const float extra = spec.rows.empty() ? 0.0f : std::min(size * 1.2f, spare / static_cast<float>(spec.rows.size()));
   const float top = area.y + (ok ? (spare - extra * static_cast<float>(spec.rows.size())) / 2 : 0.0f);
 
@@ -96,6 +96,7 @@ TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableS
     if (y + h > area.bottom() || (!last && !ok && y + h + more_h > area.bottom())) {
       f.text(area.x, y + more_h / 2, "… " + std::to_string(spec.rows.size() - r) + " " + spec.more_rows, size,
              th.muted, Anchor::Start, false, "note");
+      y += more_h;
       break;
     }
     if (r % 2 == 1) f.box({area.x - 12, y, area.w + 24, h}, mix(th.background, th.muted, 0.10f));
@@ -114,6 +115,7 @@ TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableS
     ++out.rows_shown;
     y += h;
   }
+  out.bottom = y;
   return out;
 }
 

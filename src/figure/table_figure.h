@@ -25,11 +25,15 @@ struct TableSpec {
   std::vector<Anchor> align;                   // per column (default Start)
   std::vector<bool> bold;                      // per column (default false): the value column
   std::string more_rows = "more rows";         // "… 3 more rows"
+  float largest = 40;                          // the type size tried first (a panel: kLabelMin)
+  bool spread = true;                          // a short table spaced out and centred in the
+                                               // area (a slide); false: rows packed from the top
 };
 
 struct TableLayout {
   float size = 0;                            // the type size chosen
   size_t rows_shown = 0;
+  float bottom = 0;                          // where the last row (or "… N more") ends
   std::vector<std::vector<size_t>> cells;    // [row][column]: the first item index of the cell's
                                              // text (a wrapped name: its first line)
 };

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -262,5 +263,60 @@ TEST_CASE("option errors are one line that points to --help") {
     CHECK(r.code == 2);
     CHECK(lines(r.err) == 1);
     CHECK(r.err.find("(see --help)") != std::string::npos);
+  }
+}
+
+TEST_CASE("the flash and memory panels draw their figures where the figures' own layouts say") {
+  // (x, y, w, h) of a figure part relative to its panel's PNG
+  auto rect_in_panel = [](const nlohmann::json& g, const char* part, const char* panel) {
+    const auto& r = g.at(part);
+    const auto& p = g.at("panels").at(panel);
+    return std::array<int, 4>{static_cast<int>(r[0].get<double>() - p[0].get<double>()),
+                              static_cast<int>(r[1].get<double>() - p[1].get<double>()),
+                              static_cast<int>(r[2].get<double>()), static_cast<int>(r[3].get<double>())};
+  };
+  {
+    const std::string png = kOut + "/flash-figure.png", geo = kOut + "/flash-figure.json";
+    REQUIRE(run("--export " + png + " --panel flash --progress 0.5 --geometry " + geo) == 0);
+    nlohmann::json g;
+    std::ifstream(geo) >> g;
+    const Image img = load(png);
+    const auto r = rect_in_panel(g, "flash_grid", "flash");
+    INFO("grid " << r[0] << "," << r[1] << " " << r[2] << "x" << r[3] << " in " << img.w << "x" << img.h);
+    REQUIRE(r[0] >= 0);
+    REQUIRE(r[1] >= 0);
+    REQUIRE(r[0] + r[2] <= img.w);
+    REQUIRE(r[1] + r[3] <= img.h);
+    REQUIRE(r[2] > 60);
+    std::set<uint32_t> colours;
+    int lit = 0;  // the event's tile outline: the print theme's highlight #c0470a
+    for (int y = std::max(0, r[1] - 4); y < std::min(img.h, r[1] + r[3] + 4); ++y)
+      for (int x = std::max(0, r[0] - 4); x < std::min(img.w, r[0] + r[2] + 4); ++x) {
+        const unsigned char* p = img.at(x, y);
+        colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
+        lit += std::abs(p[0] - 0xc0) < 12 && std::abs(p[1] - 0x47) < 12 && std::abs(p[2] - 0x0a) < 12;
+      }
+    CHECK(colours.size() > 20);  // the visited tiles' scores
+    CHECK(lit > 40);
+  }
+  {
+    const std::string png = kOut + "/memory-figure.png", geo = kOut + "/memory-figure.json";
+    REQUIRE(run("--export " + png + " --panel memory --step q_heads --geometry " + geo) == 0);
+    nlohmann::json g;
+    std::ifstream(geo) >> g;
+    const Image img = load(png);
+    const auto r = rect_in_panel(g, "memory_strip", "memory");
+    INFO("strip " << r[0] << "," << r[1] << " " << r[2] << "x" << r[3] << " in " << img.w << "x" << img.h);
+    REQUIRE(r[0] >= 0);
+    REQUIRE(r[1] >= 0);
+    REQUIRE(r[0] + r[2] <= img.w);
+    REQUIRE(r[1] + r[3] <= img.h);
+    std::set<uint32_t> inside;
+    for (int y = r[1] + 1; y < r[1] + r[3] - 1; ++y)
+      for (int x = r[0] + 1; x < r[0] + r[2] - 1; ++x) {
+        const unsigned char* p = img.at(x, y);
+        inside.insert(p[0] << 16 | p[1] << 8 | p[2]);
+      }
+    CHECK(inside.size() > 30);  // q_heads' stored values on the diverging map, the walk over them
   }
 }
