@@ -213,12 +213,12 @@ void panel_flash(App& app, const ImVec4& rect) {
   transport(f, n);
   const FlashEvent& e = ev[static_cast<size_t>(f.event)];
 
-  // What the figure does not draw: memory the trace holds and the tiled core's bytes.
+  // What the figure does not draw (its heading names the block and tile): memory the trace
+  // holds and the tiled core's bytes.
   const FlashStats& st = f.core.stats;
-  ImGui::Text("%s (%lld, %lld)  ·  %s %s  ·  %s %s %s %s S+P %s", flash_event_kind_name(e.kind),
-              static_cast<long long>(e.q_block), static_cast<long long>(e.k_block), tr("held by the trace"),
-              human_bytes(e.held_bytes).c_str(), tr("memory"), tr("tiled"), human_bytes(st.core_bytes).c_str(),
-              tr("standard"), human_bytes(st.standard_core_bytes).c_str());
+  ImGui::Text("%s %s  ·  %s %s %s %s S+P %s", tr("held by the trace"), human_bytes(e.held_bytes).c_str(), tr("memory"),
+              tr("tiled"), human_bytes(st.core_bytes).c_str(), tr("standard"),
+              human_bytes(st.standard_core_bytes).c_str());
 
   // The figure takes the room the note below leaves it, at the scale that makes its 28-unit
   // labels the UI's text size, smaller when the panel is too narrow for the figure's columns.
