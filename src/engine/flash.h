@@ -213,7 +213,7 @@ struct FlashStats {
   FlashIo io_standard;           // flash_io_standard(shape)
   int64_t fast_bytes = 0;        // one worker's fast working set, full tiles
   int64_t core_bytes = 0;        // slow memory the tiled core holds: out (B,h,Tq,dk) + m,l
-                                 // (B,h,Tq) + threads x (fast working set + head stage)
+                                 // (B,h,Tq) + threads x fast working set
   int64_t standard_core_bytes = 0;  // S and P of the standard path: 2·B·h·Tq·Tk·4
   int threads = 1;
 };
