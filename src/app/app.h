@@ -124,6 +124,12 @@ void panel_flash(App& app, const ImVec4& rect);
 // extension) through the figure sinks; false with `error` when it fails.
 void panel_slide(App& app, const ImVec4& rect);
 bool export_slide(App& app, const std::string& extension, std::string* written, std::string* error);
+// In a model scenario the slide view builds the model's slide on a worker. The model view's
+// revision whose slide the last frame drew (0 while a newer one builds or waits to be
+// taken by the next frame), and a wait until the slide shows the model view as it is now
+// (headless export, benchmark).
+uint64_t slide_model_revision(const App& app);
+void wait_model_slide(App& app);
 // Puts the flash panel at fraction t (0..1) of its tile events (headless export).
 void set_flash_progress(App& app, float t);
 // True while the flash panel plays its tiles (the window keeps drawing).

@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "app/app.h"
@@ -34,6 +36,29 @@ double process_cpu_ms() {
   getrusage(RUSAGE_SELF, &u);
   return (static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3);
+}
+
+double thread_cpu_ms() {  // the calling thread's
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// CPU time of this process's threads named llvmpipe-N (Mesa's rasteriser; /proc schedstat's
+// first field: ns on a CPU). With the UI thread's, what a frame costs, without a training
+// worker's time and without the waits other processes' load adds.
+double rasteriser_cpu_ms() {
+  double ms = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream comm(e.path() / "comm");
+    std::string name;
+    if (!std::getline(comm, name) || name.rfind("llvmpipe", 0) != 0) continue;
+    std::ifstream stat(e.path() / "schedstat");
+    double ns = 0;
+    if (stat >> ns) ms += ns / 1e6;
+  }
+  return ms;
 }
 
 // Opens a hidden window, loads the scenario and waits for its run; on failure prints one
@@ -145,6 +170,8 @@ int run_export(const Options& options) {
     // the slide view takes the centre, in the theme asked for
     app.presenting_slide = true;
     app.slide_theme = options.theme;
+    render_frame(app, w, 0.0f);
+    wait_model_slide(app);  // a model scenario's slide is built on a worker
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   }
   if (options.panel == "decode" && !app.presenting_decode) {
@@ -225,12 +252,23 @@ int run_bench(const Options& options) {
     open_model_tab(app, "training");
   }
   if (app.presenting_decode && app.session.scenario().decode.enabled) decode_play(app, true);  // decode animates
+  if (options.panel == "slide") {  // the slide view in the centre (a model's is built on a worker)
+    app.presenting_slide = true;
+    app.slide_theme = options.theme;
+    render_frame(app, w, 0.0f);
+    wait_model_slide(app);
+  }
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
-  std::vector<double> frame, ui, toggle;  // toggle: ablation click to the frame drawn
+  // toggle: ablation click to the frame drawn (the model panel's numbers, top-3 and grid);
+  // toggle_slide: to the first frame whose slide view shows it (its bars: the evaluation batch)
+  std::vector<double> frame, ui, toggle, toggle_slide;
+  Clock::time_point toggled_at;
+  uint64_t slide_wanted = 0;  // the model view's revision the slide view has yet to show
   const double cpu0 = process_cpu_ms();  // whole frame; the UI thread's part before the GL wait
+  const double ui_cpu0 = thread_cpu_ms(), raster_cpu0 = rasteriser_cpu_ms();
   auto last = Clock::now();
   for (int i = 0; i < options.bench_frames; ++i) {
     const auto t0 = Clock::now();
@@ -238,12 +276,15 @@ int run_bench(const Options& options) {
     last = t0;
     glfwPollEvents();
     // With the model open, knock the first induction head out (or back in) every 20 frames,
-    // as a click on its toggle does: recompute both passes, then draw the frame.
-    const bool toggled = app.model && i % 20 == 10;
+    // as a click on its toggle does (panel_model.cpp), then draw the frame. Not while the
+    // slide view has yet to show the last one.
+    const bool toggled = app.model && i % 20 == 10 && slide_wanted == 0;
     if (toggled) {
       const auto heads = app.model->heads_with_role("induction");
       app.model->toggle(heads.empty() ? model::HeadRef{0, 0} : heads.front());
       show_model_layer(app, app.model_layer);
+      toggled_at = t0;
+      if (app.presenting_slide) slide_wanted = app.model->revision();
     }
     render_frame(app, w, std::min(dt, 0.1f));
     ui.push_back(ms_since(t0));
@@ -251,8 +292,14 @@ int run_bench(const Options& options) {
     glFinish();  // count the rasteriser's work (llvmpipe runs it on the CPU)
     frame.push_back(ms_since(t0));
     if (toggled) toggle.push_back(frame.back());
+    if (slide_wanted && slide_model_revision(app) == slide_wanted) {
+      toggle_slide.push_back(ms_since(toggled_at));
+      slide_wanted = 0;
+    }
   }
   const double cpu_per_frame = (process_cpu_ms() - cpu0) / options.bench_frames;
+  const double ui_cpu = (thread_cpu_ms() - ui_cpu0) / options.bench_frames;
+  const double raster_cpu = (rasteriser_cpu_ms() - raster_cpu0) / options.bench_frames;
   if (options.train_live)
     std::printf("training live meanwhile: %s\n", model_training(app) ? "still running at the end" : "finished or stopped");
   app.timeline.reset();  // stops the run before the window goes
@@ -267,9 +314,14 @@ int run_bench(const Options& options) {
               "(UI thread before the GL wait: median %.2f ms; CPU, all threads: %.2f ms/frame)\n",
               options.scenario.c_str(), options.bench_frames, pct(frame, 0.5), pct(frame, 0.95),
               pct(frame, 1.0), pct(ui, 0.5), cpu_per_frame);
+  // On a loaded machine the wall-clock times above include waiting for a core; these do not.
+  std::printf("  CPU per frame: UI thread %.2f ms, rasteriser threads (llvmpipe) %.2f ms\n", ui_cpu, raster_cpu);
   if (!toggle.empty())
     std::printf("ablation toggle to frame drawn: %zu toggles, median %.2f ms, max %.2f ms\n", toggle.size(),
                 pct(toggle, 0.5), pct(toggle, 1.0));
+  if (!toggle_slide.empty())
+    std::printf("ablation toggle to the slide view showing it: %zu toggles, median %.2f ms, max %.2f ms\n",
+                toggle_slide.size(), pct(toggle_slide, 0.5), pct(toggle_slide, 1.0));
   return 0;
 }
 

@@ -179,7 +179,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"first occurrence", "첫 등장"},
     {"repeated", "반복"},
     {"all", "전체"},
-    {"induction %.3f   previous-token %.3f   duplicate %.3f", "인덕션 %.3f   이전 토큰 %.3f   중복 %.3f"},
+    {"induction %.3f   previous-token %.3f   duplicate %.3f", "인덕션 %.3f   앞 토큰 %.3f   중복 %.3f"},
     {"first-token share %.3f   diagonal %.3f   entropy %.2f nats",
      "첫 토큰 비중 %.3f   대각선 %.3f   엔트로피 %.2f nats"},
     {"head %lld.%lld: %s   (click: layer %lld's 23 steps)", "헤드 %lld.%lld: %s   (클릭: 레이어 %lld의 23단계)"},
@@ -201,7 +201,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Experiments###model-experiments", "실험###model-experiments"},
     // role badges (model::role_label, translated where shown)
     {"induction", "인덕션"},
-    {"previous-token", "이전 토큰"},
+    {"previous-token", "앞 토큰"},
     {"duplicate-token", "중복 토큰"},
     {"first-token", "첫 토큰"},
     {"diagonal", "대각선"},
@@ -227,11 +227,11 @@ const std::pair<const char*, const char*> kTable[] = {
     {"step %lld, loss %.3f, %.0f s", "스텝 %lld, 손실 %.3f, %.0f초"},
     {"phase change", "상전이"},
     {"shown", "표시 중"},
-    {"loss, first copy", "손실, 첫 번째 복사본"},
+    {"loss, first copy", "손실, 첫 사본"},
     {"loss, repeated part", "손실, 반복 구간"},
-    {"loss per part (nats)", "구간별 손실 (nats)"},
+    {"loss per part (nats)", "부분별 손실 (nats)"},
     {"induction score per head", "헤드별 인덕션 점수"},
-    {"previous-token score per head", "헤드별 이전 토큰 점수"},
+    {"previous-token score per head", "헤드별 앞 토큰 점수"},
     {"first-token share per head", "헤드별 첫 토큰 비중"},
     // model: Experiments tab (panel_experiments.cpp)
     {"repeat accuracy change when the head is knocked out (points)",
@@ -303,8 +303,10 @@ Lang& ui_lang() {
   return lang;
 }
 
-const char* tr(const char* english) {
-  if (ui_lang() == Lang::En) return english;
+const char* tr(const char* english) { return tr_in(ui_lang(), english); }
+
+const char* tr_in(Lang lang, const char* english) {
+  if (lang == Lang::En) return english;
   static const std::unordered_map<std::string_view, const char*> table = [] {
     std::unordered_map<std::string_view, const char*> m;
     for (const auto& [en, ko] : kTable)

@@ -16,6 +16,8 @@ enum class Lang { En, Ko };
 Lang lang_from_env();
 Lang& ui_lang();
 const char* tr(const char* english);
+// tr() in a given language, whatever the UI's (a slide or lesson deck has its own).
+const char* tr_in(Lang lang, const char* english);
 // tr() for a printf format, formatted: trf("step %lld", n). The compiler checks the English
 // format against the arguments; a Korean entry whose placeholders differ from its English ones
 // (same conversions, same order) is never used, so the checked format is the one that runs.

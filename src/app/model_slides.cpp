@@ -10,7 +10,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <set>
 
+#include "app/i18n.h"
 #include "engine/error.h"
 #include "figure/tensor_figure.h"
 #include "figure/text_metrics.h"
@@ -28,14 +31,10 @@ namespace {
 
 const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
 
-// The lessons' words for the roles (lesson 11 says 유도 헤드 / 바로 앞 토큰 헤드).
+// The roles' words: the app's (i18n.cpp), so a slide, the model panel and the lessons say
+// the same (인덕션 헤드, 앞 토큰, ...).
 std::string role_word(const std::string& role, lessons::Lang lang) {
-  static const std::map<std::string, std::string> ko = {
-      {"induction", "유도"},     {"previous-token", "앞 토큰"}, {"duplicate-token", "중복 토큰"},
-      {"first-token", "첫 토큰"}, {"diagonal", "대각선"},       {"mixed", "혼합"}};
-  if (lang == lessons::Lang::En) return role;
-  const auto it = ko.find(role);
-  return it == ko.end() ? role : it->second;
+  return tr_in(lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, role.c_str());
 }
 
 // Badge colours: the app's grid (panel_model.cpp role_colour), as figure colours.
@@ -57,43 +56,101 @@ std::string head_name(int64_t l, int64_t h) { return std::to_string(l) + "." + s
 
 // [SECTION] head grid slide --------------------------------------------------------------------
 
-AblationNumbers ablation_numbers(const ModelView& view) {
-  AblationNumbers n;
+namespace {
+
+// Loss per part on the evaluation batch with `heads` knocked out (zero ablation: what model.*
+// with `ablate` measures), remembered per loaded checkpoint and set of heads: a pass over
+// the 128-sequence batch costs tens of ms, and a learner toggles the same heads back and
+// forth. Called from the slide view's worker and from exports, so the memo has a lock.
+model::LossStats evaluation_stats(const ModelView& view, std::vector<model::HeadRef> heads) {
+  std::sort(heads.begin(), heads.end(), [](const model::HeadRef& a, const model::HeadRef& b) {
+    return a.layer != b.layer ? a.layer < b.layer : a.head < b.head;
+  });
+  std::string key = std::to_string(view.load_id());
+  for (const model::HeadRef& h : heads) key += " " + head_name(h.layer, h.head);
+  static std::mutex mutex;
+  static std::map<std::string, model::LossStats> memo;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (const auto it = memo.find(key); it != memo.end()) return it->second;
+  }
   const model::Model& m = view.model();
   const model::Batch batch = model::ablation_batch(m.config);
-  n.trained = model::cross_entropy(model::forward(m, batch).logits, batch);
+  model::Ablation ab;
+  ab.heads = std::move(heads);
+  const model::LossStats stats =
+      model::cross_entropy(model::forward(m, batch, ab.heads.empty() ? nullptr : &ab).logits, batch);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (memo.size() >= 256) memo.clear();  // bounded: a session toggles far fewer sets
+  memo.emplace(key, stats);
+  return stats;
+}
+
+}  // namespace
+
+AblationNumbers ablation_numbers(const ModelView& view) {
+  AblationNumbers n;
+  n.trained = evaluation_stats(view, {});
   n.has_ablation = !view.ablated_heads().empty();
-  if (n.has_ablation) {
-    model::Ablation ab;
-    ab.heads = view.ablated_heads();  // zero ablation: what model.* with `ablate` measures
-    n.ablated = model::cross_entropy(model::forward(m, batch, &ab).logits, batch);
-  }
+  if (n.has_ablation) n.ablated = evaluation_stats(view, view.ablated_heads());
   return n;
 }
 
 namespace {
 
-// One model's layers x heads grid inside `area`: the label column "L0", a badge row over each
-// cell, the knocked-out heads dimmed, framed and crossed (the first Line of each cross goes
-// to `crosses`). Returns each head's heatmap rectangle (layer * heads + head).
-std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const ModelView& view,
-                                     lessons::Lang lang, std::vector<size_t>& crosses) {
+// A head's badge text: its name, role word and score in at most `max_lines` lines that each
+// fit `width` at kLabelMin. A part that fits nowhere is left out rather than cut: the badge's
+// colour says the role too, and a slide with two-line badges has a legend of the colours.
+std::vector<std::string> badge_lines(int64_t l, int64_t h, const model::HeadScores& sc, lessons::Lang lang,
+                                     float width, int max_lines) {
+  const std::string role = model::role_label(sc);
+  const std::string name = head_name(l, h), word = role_word(role, lang);
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.2f", model::role_score(sc, role));
+  const std::string score = role == "mixed" ? "" : buf;
+  auto join = [](const std::string& a, const std::string& b) { return b.empty() ? a : a + " " + b; };
+  std::vector<std::vector<std::string>> tries = {{join(join(name, word), score)}, {join(name, word)}};
+  if (max_lines >= 2)
+    tries.insert(tries.end(), {{join(name, word), score}, {name, join(word, score)}, {name, word}, {join(name, score)},
+                               {name, score}});
+  for (auto& t : tries) {
+    std::erase(t, std::string());
+    if (std::all_of(t.begin(), t.end(), [&](const std::string& x) { return fig::text_width(x, fig::kLabelMin) <= width; }))
+      return t;
+  }
+  return {fig::fit_text(max_lines >= 2 ? name : join(name, word), fig::kLabelMin, width)};
+}
+
+// Where a grid goes: its top-left, the cells' size and spacing, the badge band over each cell.
+struct GridPlace {
+  float x = 0, y = 0;     // the first cell's badge band starts at (x, y)
+  float cell = 0, gap = 0, row_gap = 0;
+  int badge_lines = 1;    // 1: the badge band is 40 tall; 2: 76
+  float label_x = -1;     // where the "L0" labels go; < 0: none
+  float badge_h() const { return badge_lines == 1 ? 40.0f : 76.0f; }
+  float row_pitch() const { return badge_h() + cell + row_gap; }
+};
+
+// One model's layers x heads grid at `at`: a badge band over each cell, the knocked-out heads
+// dimmed, framed and crossed (the first Line of each cross goes to `crosses`). Returns each
+// head's heatmap rectangle (layer * heads + head); the roles drawn go to `roles`.
+std::vector<fig::Rect> draw_head_grid(fig::Figure& f, const fig::Theme& th, const GridPlace& at, const ModelView& view,
+                                      lessons::Lang lang, std::vector<size_t>& crosses, std::set<std::string>& roles) {
   std::vector<fig::Rect> cells;
   const int64_t layers = view.model().config.layers, heads = view.model().config.heads;
-  const float gap = heads > 4 ? 12 : 24, label_h = 40, label_w = 80;
-  const float cell = std::max(8.0f, std::min((area.w - label_w - gap * static_cast<float>(heads - 1)) / static_cast<float>(heads),
-                                             (area.h - static_cast<float>(layers) * (label_h + gap)) / static_cast<float>(layers)));
-  const model::HeadTable& roles = view.roles();
+  const model::HeadTable& table = view.roles();
+  const float line_h = 36;
   for (int64_t l = 0; l < layers; ++l) {
     const Step* alpha = view.shown().traces[static_cast<size_t>(l)].find("alpha");
     if (!alpha || !alpha->out.defined()) throw Error("layer " + std::to_string(l) + " has no alpha");
     const auto blocks = fig::tensor_blocks("alpha", alpha->out, 0);
-    const float y = area.y + static_cast<float>(l) * (cell + label_h + gap) + label_h;
-    f.text(area.x, y + cell / 2, T(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted, fig::Anchor::Start,
-           true, "label");
+    const float y = at.y + static_cast<float>(l) * at.row_pitch() + at.badge_h();
+    if (at.label_x >= 0)
+      f.text(at.label_x, y + at.cell / 2, T(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted,
+             fig::Anchor::Start, true, "label");
     for (int64_t h = 0; h < heads && h < static_cast<int64_t>(blocks.size()); ++h) {
-      const float x = area.x + label_w + static_cast<float>(h) * (cell + gap);
-      const fig::Rect r{x, y, cell, cell};
+      const float x = at.x + static_cast<float>(h) * (at.cell + at.gap);
+      const fig::Rect r{x, y, at.cell, at.cell};
       cells.push_back(r);
       fig::Heatmap hm;
       hm.rect = r;
@@ -106,16 +163,18 @@ std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const
       hm.gap = th.background;
       f.heatmap(std::move(hm));
       f.box(r, {0, 0, 0, 0}, th.frame, 1);
-      // Badge: "1.0 induction 0.79" on the role's colour, cut to the cell's width.
-      const model::HeadScores& sc = roles.at(l, h);
+      // Badge: "1.0 induction 0.79" on the role's colour, in the lines that fit the cell.
+      const model::HeadScores& sc = table.at(l, h);
       const std::string role = model::role_label(sc);
-      std::string badge = head_name(l, h) + " " + role_word(role, lang);
-      char score[16];
-      std::snprintf(score, sizeof score, " %.2f", model::role_score(sc, role));
-      if (role != "mixed" && fig::text_width(badge + score, fig::kLabelMin) <= cell - 12) badge += score;
-      badge = fig::fit_text(badge, fig::kLabelMin, cell - 12);
-      f.box({x, y - label_h + 2, std::min(cell, fig::text_width(badge, fig::kLabelMin) + 12), label_h - 6}, role_color(role));
-      f.text(x + 6, y - label_h / 2 - 1, badge, fig::kLabelMin, fig::rgb(0x101010), fig::Anchor::Start, false, "label");
+      roles.insert(role);
+      const auto lines = badge_lines(l, h, sc, lang, at.cell - 12, at.badge_lines);
+      float w = 0;
+      for (const std::string& t : lines) w = std::max(w, fig::text_width(t, fig::kLabelMin));
+      const float band = at.badge_h(), top = y - band + 2, text_h = line_h * static_cast<float>(lines.size());
+      f.box({x, top, std::min(at.cell, w + 12), band - 6}, role_color(role));
+      for (size_t i = 0; i < lines.size(); ++i)
+        f.text(x + 6, top + (band - 6 - text_h) / 2 + line_h * (static_cast<float>(i) + 0.5f), lines[i], fig::kLabelMin,
+               fig::rgb(0x101010), fig::Anchor::Start, false, "label");
       if (view.is_ablated({l, h})) {
         // Knocked out: dimmed, framed and crossed, as in the app's grid.
         f.box(r, th.background.r > 0.5f ? fig::Color{1, 1, 1, 0.45f} : fig::Color{0, 0, 0, 0.45f}, kKnocked, 6);
@@ -126,6 +185,37 @@ std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const
     }
   }
   return cells;
+}
+
+// One model's grid filling `area` (the label column "L0" on the left, one-line badges).
+std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const ModelView& view,
+                                     lessons::Lang lang, std::vector<size_t>& crosses) {
+  const int64_t layers = view.model().config.layers, heads = view.model().config.heads;
+  GridPlace at;
+  at.gap = at.row_gap = heads > 4 ? 12 : 24;
+  const float label_w = 80;
+  at.cell = std::max(8.0f, std::min((area.w - label_w - at.gap * static_cast<float>(heads - 1)) / static_cast<float>(heads),
+                                    (area.h - static_cast<float>(layers) * (at.badge_h() + at.row_gap)) /
+                                        static_cast<float>(layers)));
+  at.x = area.x + label_w;
+  at.y = area.y;
+  at.label_x = area.x;
+  std::set<std::string> roles;
+  return draw_head_grid(f, th, at, view, lang, crosses, roles);
+}
+
+// A row of the roles' colours and words (the two-line badges may leave the word out).
+void add_role_legend(fig::Figure& f, const fig::Theme& th, float x, float y, float right, const std::set<std::string>& roles,
+                     lessons::Lang lang) {
+  for (const char* role : {"induction", "previous-token", "first-token", "duplicate-token", "diagonal", "mixed"}) {
+    if (!roles.count(role)) continue;
+    const std::string word = role_word(role, lang);
+    const float w = 40 + fig::text_width(word, fig::kLabelMin);
+    if (x + w > right) break;
+    f.box({x, y - 14, 28, 28}, role_color(role));
+    f.text(x + 36, y, word, fig::kLabelMin, th.text, fig::Anchor::Start, false, "legend");
+    x += w + 28;
+  }
 }
 
 fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th) {
@@ -210,26 +300,53 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
   const lessons::Lang lang = text.lang;
   CompareSlide out;
   fig::Slide s = grid_slide_frame(text, th);
-  const fig::Rect grid_area{s.visual.x, s.visual.y, s.visual.w * 0.62f, s.visual.h};
-  const fig::Rect charts{grid_area.right() + 40, s.visual.y, s.visual.right() - grid_area.right() - 40, s.visual.h};
-  // One band per model: its name, then its grid.
-  const float band = (grid_area.h - 16 * static_cast<float>(models.size() - 1)) / static_cast<float>(models.size());
+  // The bars on the right, narrower than on the single grid slide; the grids side
+  // by side on one row per layer, every cell the same size, so the one-head model's cells
+  // are as large as the eight-head model's and every badge has the same width to fill.
+  // 480: room for "84.1 %" over each of 2 x 2 bars.
+  const float charts_w = 480, label_w = 64, gap = 12, model_gap = 40, header_h = 48, legend_h = 48;
+  const fig::Rect charts{s.visual.right() - charts_w, s.visual.y, charts_w, s.visual.h};
+  const fig::Rect grid_area{s.visual.x, s.visual.y, charts.x - 40 - s.visual.x, s.visual.h};
+  int64_t layers = 0, columns = 0;
+  for (const auto& [name, view] : models) {
+    if (!view || !view->loaded()) throw Error("no model loaded");
+    layers = std::max(layers, view->model().config.layers);
+    columns += view->model().config.heads;
+  }
+  const float n = static_cast<float>(models.size());
+  GridPlace at;
+  at.gap = gap;
+  at.row_gap = 20;
+  at.badge_lines = 2;
+  at.cell = std::max(8.0f, std::min((grid_area.w - label_w - gap * (static_cast<float>(columns) - n) - model_gap * (n - 1)) /
+                                        static_cast<float>(columns),
+                                    (grid_area.h - header_h - legend_h - static_cast<float>(layers) * (at.badge_h() + at.row_gap)) /
+                                        static_cast<float>(layers)));
+  at.y = grid_area.y + header_h;
+  at.x = grid_area.x + label_w;
   static const unsigned colours[] = {0x3B75AF, 0xE69F00, 0x009E73, 0xCC79A7};  // Okabe-Ito: apart for CVD
   std::vector<std::pair<std::string, fig::Color>> bars;
+  std::set<std::string> roles;
   for (size_t i = 0; i < models.size(); ++i) {
     const auto& [name, view] = models[i];
-    if (!view || !view->loaded()) throw Error("no model loaded");
-    const float y = grid_area.y + static_cast<float>(i) * (band + 16);
     const int64_t h = view->model().config.heads;
-    const std::string label = name + " · " + std::to_string(h) + T(lang, "개 헤드", h == 1 ? " head" : " heads");
-    s.figure.text(grid_area.x, y + 18, fig::fit_text(label, fig::kLabelMin, grid_area.w, true), fig::kLabelMin, th.text,
-                  fig::Anchor::Start, true, "label");
+    const fig::Color colour = fig::rgb(colours[i % 4]);
+    // Over the model's columns: its head count in its bars' colour (the bars' legend names it).
+    const float span = static_cast<float>(h) * at.cell + static_cast<float>(h - 1) * gap;
+    const std::string head_count = "h = " + std::to_string(h);
+    s.figure.box({at.x, grid_area.y + 4, 28, 28}, colour);
+    s.figure.text(at.x + 36, grid_area.y + 18, fig::fit_text(head_count, fig::kLabelMin, span - 36, true), fig::kLabelMin,
+                  th.text, fig::Anchor::Start, true, "label");
+    at.label_x = i == 0 ? grid_area.x : -1;
     std::vector<size_t> crosses;
-    out.cells.push_back(add_head_grid(s.figure, th, {grid_area.x, y + 44, grid_area.w, band - 44}, *view, lang, crosses));
-    const model::Batch batch = model::ablation_batch(view->model().config);
-    out.stats.push_back(model::cross_entropy(model::forward(view->model(), batch).logits, batch));
-    bars.emplace_back(name, fig::rgb(colours[i % 4]));
+    out.cells.push_back(draw_head_grid(s.figure, th, at, *view, lang, crosses, roles));
+    out.stats.push_back(evaluation_stats(*view, {}));
+    bars.emplace_back(name, colour);
+    at.x += span + model_gap;
   }
+  // The roles' colours under the grids (a narrow cell's badge may leave the word out).
+  add_role_legend(s.figure, th, grid_area.x, at.y + static_cast<float>(layers) * at.row_pitch() + legend_h / 2,
+                  grid_area.right(), roles, lang);
   add_part_bars(s.figure, th, charts, lang, bars, out.stats, out.loss, out.accuracy);
   out.figure = std::move(s.figure);
   return out;
@@ -278,7 +395,7 @@ TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_st
   };
   {
     fig::LinePlot p;
-    p.title = T(lang, "부분별 손실 (nats)", "loss per part (nats)");
+    p.title = tr_in(lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, "loss per part (nats)");
     p.x_hi = x_hi;
     p.x_unit = step_word;
     fig::Series first{T(lang, "첫 사본", "first copy"), fig::rgb(0x3B75AF), {}, 4};
@@ -295,15 +412,15 @@ TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_st
     out.plots.push_back(fig::add_line_plot(f, th, area(0), p));
   }
   struct Role {
-    const char *ko, *en;
+    const char* title;  // English; the Korean is the Training tab's (i18n.cpp)
     double model::HeadScores::*field;
   };
-  const Role role_plots[3] = {{"헤드별 유도 점수", "induction score per head", &model::HeadScores::induction},
-                              {"헤드별 앞 토큰 점수", "previous-token score per head", &model::HeadScores::previous},
-                              {"헤드별 첫 토큰 비중", "first-token share per head", &model::HeadScores::first}};
+  const Role role_plots[3] = {{"induction score per head", &model::HeadScores::induction},
+                              {"previous-token score per head", &model::HeadScores::previous},
+                              {"first-token share per head", &model::HeadScores::first}};
   for (int i = 0; i < 3; ++i) {
     fig::LinePlot p;
-    p.title = T(lang, role_plots[i].ko, role_plots[i].en);
+    p.title = tr_in(lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, role_plots[i].title);
     p.x_hi = x_hi;
     p.x_unit = step_word;
     for (int64_t l = 0; l < tl.layers; ++l)

@@ -2,6 +2,7 @@
 #include "app/model_view.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -37,6 +38,13 @@ std::vector<uint8_t> sequence_parts(const std::vector<int32_t>& tokens) {
 
 // [SECTION] loading
 
+namespace {
+uint64_t next_load_id() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+}  // namespace
+
 void ModelView::load(const std::string& dir) {
   nlohmann::json meta;
   model::Model m = model::load_checkpoint(dir, &meta);  // throws: the view keeps what it had
@@ -51,6 +59,7 @@ void ModelView::load(const std::string& dir) {
     return h.layer >= model_.config.layers || h.head >= model_.config.heads;
   });
   loaded_ = true;
+  load_id_ = next_load_id();
   if (tokens_.empty() || static_cast<int64_t>(tokens_.size()) > model_.config.seq_len)
     repeated_random(std::min<int64_t>(16, (model_.config.seq_len - 1) / 2), 7);
   else
@@ -163,17 +172,17 @@ void ModelView::toggle(model::HeadRef h) {
     ablation_.heads.erase(it);
   else
     ablation_.heads.push_back(h);
-  recompute();
+  recompute(false);
 }
 
 void ModelView::set_ablated(std::vector<model::HeadRef> heads) {
   ablation_.heads = std::move(heads);
-  recompute();
+  recompute(false);
 }
 
 void ModelView::set_mean_ablation(bool mean) {
   ablation_.mean = mean;
-  recompute();
+  recompute(false);
 }
 
 // [SECTION] compute
@@ -214,10 +223,10 @@ ModelRun ModelView::run(const model::Ablation* ablation) const {
   return r;
 }
 
-void ModelView::recompute() {
+void ModelView::recompute(bool sequence_changed) {
   if (!loaded_ || tokens_.empty()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  base_ = run(nullptr);
+  if (sequence_changed || base_.predictions.size() != tokens_.size()) base_ = run(nullptr);
   if (!ablation_.heads.empty()) ablated_ = run(&ablation_);
   compute_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ++revision_;

@@ -68,7 +68,7 @@ class ModelView {
   void task_example(uint64_t seed);                      // one training sequence
   static const std::vector<std::string>& sentences();    // default English sentences
 
-  // Ablation. Each change recomputes.
+  // Ablation. Each change recomputes the ablated pass.
   const std::vector<model::HeadRef>& ablated_heads() const { return ablation_.heads; }
   bool is_ablated(model::HeadRef h) const;
   void toggle(model::HeadRef h);
@@ -80,13 +80,18 @@ class ModelView {
   const ModelRun& shown() const { return ablation_.heads.empty() ? base_ : ablated_; }
   const ModelRun& ablated() const { return shown(); }
   uint64_t revision() const { return revision_; }     // bumped by every recompute
-  double compute_ms() const { return compute_ms_; }   // the last recompute (both passes)
+  // Names the weights: a new one for every load(), kept by copies (caches key on it; a
+  // folder's name is not enough, a new run may write the same folder).
+  uint64_t load_id() const { return load_id_; }
+  // The last recompute: both passes after a new sequence or checkpoint; after a change of
+  // the ablation only the ablated pass (the one as trained has not changed).
+  double compute_ms() const { return compute_ms_; }
 
   // Layer l's trace of the run on screen, as the pipeline, tensor and memory views read it.
   std::shared_ptr<RunData> run_data(int64_t layer) const;
 
  private:
-  void recompute();
+  void recompute(bool sequence_changed = true);
   ModelRun run(const model::Ablation* ablation) const;
   std::vector<std::string> list_timeline() const;
 
@@ -100,6 +105,7 @@ class ModelView {
   model::Ablation ablation_;
   ModelRun base_, ablated_;
   uint64_t revision_ = 0;
+  uint64_t load_id_ = 0;
   double compute_ms_ = 0;
   mutable std::string timeline_dir_;  // timeline(): the last listing and when it was made
   mutable std::chrono::steady_clock::time_point timeline_at_;

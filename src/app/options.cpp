@@ -27,7 +27,7 @@ const char* const kUsage =
     "               --to STEP [--fps N] [--seconds S] [--reduced-motion] [--theme ...] [--size WxH]\n"
     "       attnsim --export-gif FILE.gif | --export-frames DIR --panel flash [--scenario NAME]\n"
     "               (the flash tiles advancing: one frame per tile event of head 0)\n"
-    "       attnsim --bench-frames N [--scenario NAME] [--train-live]\n"
+    "       attnsim --bench-frames N [--scenario NAME] [--train-live] [--panel slide]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n";
 
 namespace {

@@ -2,7 +2,9 @@
 // (slide_scenes.h) drawn through the ImGui sink (figure_imgui.h). View > Slide view shows it
 // in the centre; View > Slide theme switches print / projector; File > Export slide writes
 // it as PNG, SVG or PDF through the file sinks, never through a screenshot.
+#include <chrono>
 #include <cstdio>
+#include <future>
 #include <memory>
 
 #include "app/app.h"
@@ -25,7 +27,6 @@ struct SlideCache {
   uint64_t generation = 0;
   std::string step, theme, panel;  // panel: "tensor", "buglab" or the flash panel's state
   int64_t batch = -1;
-  uint64_t model_revision = 0;  // the model view's, when the trained model is on screen
   Lang lang = Lang::En;
   std::shared_ptr<const figure::Figure> figure;
   std::string error;
@@ -36,7 +37,70 @@ SlideCache& cache() {
   return c;
 }
 
+// The trained model's slide (its head grid with the heads knocked out now, and the loss and
+// accuracy bars on the evaluation batch) costs a pass over 128 sequences per new set of
+// knocked-out heads: it is built on a worker from a copy of the model view, and the slide
+// on screen stays until the new one lands, so a toggle never stalls a frame. One build at a
+// time; a change made meanwhile starts the next one when it lands.
+struct ModelSlideJob {
+  std::string key;  // what `building` was started for
+  std::future<std::shared_ptr<const figure::Figure>> building;
+  uint64_t revision = 0;  // the model view's revision when `key` was taken
+  std::string shown_key;  // what `figure` shows
+  std::shared_ptr<const figure::Figure> figure;
+  std::string error;
+};
+
+ModelSlideJob& model_job() {
+  static ModelSlideJob j;
+  return j;
+}
+
+ModelSlideText model_slide_text(const App& app) {
+  ModelSlideText text;
+  text.title = tr("The trained model: its head grid");
+  text.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  text.theme = app.slide_theme;
+  text.footer = "attnsim · " + app.model->dir();
+  return text;
+}
+
+// The view's weights, sequence and ablation, the theme and the language.
+std::string model_slide_key(const App& app) {
+  return std::to_string(app.model->load_id()) + "|" + std::to_string(app.model->revision()) + "|" + app.slide_theme +
+         "|" + (ui_lang() == Lang::Ko ? "ko" : "en");
+}
+
+// Takes a finished build, starts one for what is on screen now when it differs.
+void poll_model_slide(App& app) {
+  ModelSlideJob& j = model_job();
+  if (j.building.valid() && j.building.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    try {
+      j.figure = j.building.get();
+      want_figure_glyphs(*j.figure);
+      j.error.clear();
+    } catch (const std::exception& e) {  // Error: a bad checkpoint; anything else: the worker failed
+      j.figure.reset();
+      j.error = e.what();
+    }
+    j.shown_key = j.key;
+  }
+  const std::string key = model_slide_key(app);
+  if (j.building.valid() || key == j.shown_key) return;
+  auto view = std::make_shared<const ModelView>(*app.model);  // the worker's own copy
+  j.key = key;
+  j.revision = app.model->revision();
+  j.building = std::async(std::launch::async, [view, text = model_slide_text(app)] {
+    return std::make_shared<const figure::Figure>(head_grid_slide(*view, text).figure);
+  });
+}
+
 const figure::Figure* current_slide(App& app, std::string* error) {
+  if (app.model && app.model->loaded()) {
+    poll_model_slide(app);
+    *error = model_job().error;
+    return model_job().figure.get();
+  }
   const RunData* d = app.data();
   const Step* s = app.current_step();
   if (!d || !s) return nullptr;
@@ -49,10 +113,9 @@ const figure::Figure* current_slide(App& app, std::string* error) {
                                       std::to_string(fv.event)
                                 : panel;
   SlideCache& c = cache();
-  const uint64_t model_revision = app.model && app.model->loaded() ? app.model->revision() + 1 : 0;
   if (!c.figure || c.generation != d->generation || c.step != s->name || c.batch != app.batch ||
-      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != key || c.model_revision != model_revision) {
-    c = SlideCache{d->generation, s->name, app.slide_theme, key, app.batch, model_revision, ui_lang(), nullptr, ""};
+      c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != key) {
+    c = SlideCache{d->generation, s->name, app.slide_theme, key, app.batch, ui_lang(), nullptr, ""};
     SlideView v;
     v.step = s->name;
     v.batch = app.batch;
@@ -60,15 +123,7 @@ const figure::Figure* current_slide(App& app, std::string* error) {
     v.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
     v.theme = app.slide_theme;
     try {
-      if (model_revision) {
-        // The trained model: its head grid with the heads knocked out now, and the bars.
-        ModelSlideText text;
-        text.title = tr("The trained model: its head grid");
-        text.lang = v.lang;
-        text.theme = v.theme;
-        text.footer = "attnsim · " + app.model->dir();
-        c.figure = std::make_shared<const figure::Figure>(head_grid_slide(*app.model, text).figure);
-      } else if (flash) {
+      if (flash) {
         v.batch = fv.batch;
         v.head = fv.head;
         const FlashCoreResult core = flash_tile_trace(*d, fv.batch, fv.head, fv.block_q, fv.block_k);
@@ -104,7 +159,23 @@ void panel_slide(App& app, const ImVec4& rect) {
   end_panel();
 }
 
+uint64_t slide_model_revision(const App& app) {
+  if (!app.model || !app.model->loaded()) return 0;
+  const ModelSlideJob& j = model_job();
+  return j.building.valid() || j.shown_key != model_slide_key(app) ? 0 : j.revision;
+}
+
+void wait_model_slide(App& app) {
+  if (!app.model || !app.model->loaded()) return;
+  for (int i = 0; i < 2; ++i) {  // the build in flight, then one for what is on screen now
+    poll_model_slide(app);
+    if (model_job().building.valid()) model_job().building.wait();
+  }
+  poll_model_slide(app);
+}
+
 bool export_slide(App& app, const std::string& extension, std::string* written, std::string* error) {
+  if (app.model && app.model->loaded()) wait_model_slide(app);  // the file shows what is on screen now
   const figure::Figure* f = current_slide(app, error);
   if (!f) {
     if (error->empty()) *error = "nothing to export yet";

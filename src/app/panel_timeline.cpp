@@ -8,7 +8,9 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <tuple>
@@ -23,15 +25,6 @@
 
 namespace attnsim::app {
 
-struct TimelinePanelState {
-  Trainer trainer;
-  TrainSettings settings;
-  std::string log_path;  // the loaded run's log, read once
-  Timeline log;
-  bool trained_here = false;  // the plots show the trainer's run, not the log
-  std::string refusal;        // why the last Start was refused
-};
-
 namespace {
 
 struct Series {
@@ -39,6 +32,36 @@ struct Series {
   ImU32 colour;
   std::string label;
 };
+
+// The plots' lines in (step, value), built when the timeline grows, not every frame.
+struct PlotLines {
+  std::string key;  // "run N" for the trainer's run N, else the log's path
+  size_t points = 0;
+  Lang lang = Lang::En;
+  std::vector<Series> loss;          // per part: first copy, repeated part
+  float loss_hi = 0;
+  std::vector<Series> roles[3];      // induction, previous-token, first-token: one per head
+  int64_t phase = -1;                // Timeline::phase_change_step()
+};
+
+}  // namespace
+
+struct TimelinePanelState {
+  Trainer trainer;
+  TrainSettings settings;
+  std::string log_path;  // the loaded run's log, read once
+  Timeline log;
+  Timeline live;              // the trainer's points so far (Trainer::update appends)
+  uint64_t live_run = 0;
+  bool trained_here = false;  // the plots show the trainer's run, not the log
+  std::string refusal;        // why the last Start was refused
+  PlotLines lines;
+  // The run's newest saved checkpoint, listed once a second, not every frame.
+  std::string latest_checkpoint;
+  std::chrono::steady_clock::time_point latest_at;
+};
+
+namespace {
 
 // Lines over [0, x_max] x [y_lo, y_hi] in a box `size` at the cursor; vertical markers at
 // `marks` (x, colour, label).
@@ -98,6 +121,41 @@ ImU32 head_line(int64_t l, int64_t h, int64_t heads, float alpha = 1.0f) {
   return ImGui::GetColorU32({c.x, c.y, c.z, alpha});
 }
 
+// The lines of `tl`, rebuilt only when it grew, is another run or log (`key`), or the
+// language changed (the legends are translated).
+const PlotLines& plot_lines(PlotLines& c, const Timeline& tl, const std::string& key) {
+  if (c.key == key && c.points == tl.points.size() && c.lang == ui_lang()) return c;
+  c = PlotLines{};
+  c.key = key;
+  c.points = tl.points.size();
+  c.lang = ui_lang();
+  c.phase = tl.phase_change_step();
+  // Loss per part; a long live run keeps at most ~600 points per line.
+  const size_t stride = std::max<size_t>(1, tl.points.size() / 600);
+  Series first{{}, IM_COL32(120, 180, 255, 255), tr("loss, first copy")};
+  Series repeat{{}, IM_COL32(255, 150, 20, 255), tr("loss, repeated part")};
+  for (size_t i = 0; i < tl.points.size(); i += stride) {
+    const TimelinePoint& p = tl.points[i];
+    if (p.loss_first >= 0) first.points.push_back({static_cast<float>(p.step), static_cast<float>(p.loss_first)});
+    if (p.loss_repeat >= 0) repeat.points.push_back({static_cast<float>(p.step), static_cast<float>(p.loss_repeat)});
+    c.loss_hi = std::max({c.loss_hi, static_cast<float>(p.loss_first), static_cast<float>(p.loss_repeat)});
+  }
+  c.loss = {std::move(first), std::move(repeat)};
+  // Role scores per head (the scored points only).
+  double model::HeadScores::*fields[3] = {&model::HeadScores::induction, &model::HeadScores::previous,
+                                          &model::HeadScores::first};
+  for (int r = 0; r < 3; ++r)
+    for (int64_t l = 0; l < tl.layers; ++l)
+      for (int64_t h = 0; h < tl.heads; ++h) {
+        Series sr{{}, head_line(l, h, tl.heads), r == 0 ? std::to_string(l) + "." + std::to_string(h) : ""};
+        for (const TimelinePoint& p : tl.points)
+          if (p.scored && p.scores.layers == tl.layers && p.scores.heads == tl.heads)
+            sr.points.push_back({static_cast<float>(p.step), static_cast<float>(p.scores.at(l, h).*fields[r])});
+        c.roles[r].push_back(std::move(sr));
+      }
+  return c;
+}
+
 void controls(App& app, TimelinePanelState& s) {
   TrainSettings& t = s.settings;
   const bool running = s.trainer.running();
@@ -132,16 +190,21 @@ void controls(App& app, TimelinePanelState& s) {
   }
   // Open the run's saved checkpoints: the scrubber above then moves through them.
   if (s.trained_here) {
-    const auto cp = std::filesystem::path(s.trainer.out_dir()) / "checkpoints";
-    std::error_code ec;
-    std::string latest;
-    if (std::filesystem::is_directory(cp, ec))
-      for (const auto& e : std::filesystem::directory_iterator(cp, ec)) latest = std::max(latest, e.path().string());
+    const auto now = std::chrono::steady_clock::now();
+    if (now - s.latest_at >= std::chrono::seconds(1)) {
+      s.latest_at = now;
+      s.latest_checkpoint.clear();
+      const auto cp = std::filesystem::path(s.trainer.out_dir()) / "checkpoints";
+      std::error_code ec;
+      if (std::filesystem::is_directory(cp, ec))
+        for (const auto& e : std::filesystem::directory_iterator(cp, ec))
+          s.latest_checkpoint = std::max(s.latest_checkpoint, e.path().string());
+    }
     ImGui::SameLine();
-    ImGui::BeginDisabled(latest.empty());
+    ImGui::BeginDisabled(s.latest_checkpoint.empty());
     if (ImGui::Button(tr("open this run's checkpoints"))) {
       try {
-        app.model->load(latest);
+        app.model->load(s.latest_checkpoint);
         show_model_layer(app, app.model_layer);
       } catch (const Error& e) {
         app.show_banner(e.what(), true, 8.0);
@@ -178,13 +241,12 @@ void model_timeline_tab(App& app) {
   if (!app.timeline) app.timeline = std::make_shared<TimelinePanelState>();
   TimelinePanelState& s = *app.timeline;
   ModelView& v = *app.model;
+  if (s.trained_here) s.trainer.update(s.live, &s.live_run);
   controls(app, s);
 
-  // What to plot: the run training here, else the loaded run's log.
-  Timeline tl;
-  if (s.trained_here) {
-    tl = s.trainer.timeline();
-  } else {
+  // What to plot: the run training here, else the loaded run's log (read once).
+  const Timeline* tl = &s.live;
+  if (!s.trained_here) {
     const auto runs = v.timeline();
     const std::string path = runs.empty() ? "" : (std::filesystem::path(runs.back()) / "train_log.jsonl").string();
     if (path != s.log_path) {
@@ -198,56 +260,26 @@ void model_timeline_tab(App& app) {
         }
       }
     }
-    tl = s.log;
+    tl = &s.log;
   }
-  if (tl.points.empty()) {
+  if (tl->points.empty()) {
     ImGui::TextDisabled("%s", tr("no training log: press Start, or open a run with train_log.jsonl"));
     return;
   }
-  const TimelinePoint& last = tl.points.back();
+  const PlotLines& lines = plot_lines(s.lines, *tl, s.trained_here ? "run " + std::to_string(s.live_run) : s.log_path);
+  const TimelinePoint& last = tl->points.back();
   const float x_max = static_cast<float>(s.trained_here ? std::max<int64_t>(s.trainer.steps(), last.step) : last.step);
   ImGui::TextUnformatted(
       trf("step %lld, loss %.3f, %.0f s", static_cast<long long>(last.step), last.loss, last.seconds).c_str());
   std::vector<std::tuple<float, ImU32, std::string>> marks;
-  const int64_t phase = tl.phase_change_step();
-  if (phase >= 0) marks.emplace_back(static_cast<float>(phase), IM_COL32(255, 150, 20, 255), tr("phase change"));
+  if (lines.phase >= 0) marks.emplace_back(static_cast<float>(lines.phase), IM_COL32(255, 150, 20, 255), tr("phase change"));
   if (v.loaded() && v.step() > 0) marks.emplace_back(static_cast<float>(v.step()), IM_COL32(255, 255, 255, 200), tr("shown"));
 
-  // Loss per part; a long live run keeps at most ~600 points per line.
-  const size_t stride = std::max<size_t>(1, tl.points.size() / 600);
-  Series first{{}, IM_COL32(120, 180, 255, 255), tr("loss, first copy")};
-  Series repeat{{}, IM_COL32(255, 150, 20, 255), tr("loss, repeated part")};
-  float hi = 0;
-  for (size_t i = 0; i < tl.points.size(); i += stride) {
-    const TimelinePoint& p = tl.points[i];
-    if (p.loss_first >= 0) first.points.push_back({static_cast<float>(p.step), static_cast<float>(p.loss_first)});
-    if (p.loss_repeat >= 0) repeat.points.push_back({static_cast<float>(p.step), static_cast<float>(p.loss_repeat)});
-    hi = std::max({hi, static_cast<float>(p.loss_first), static_cast<float>(p.loss_repeat)});
-  }
   const float w = ImGui::GetContentRegionAvail().x;
-  plot(tr("loss per part (nats)"), {w, 150}, {first, repeat}, x_max, 0, std::max(hi, 0.1f), marks);
-
-  // Role scores per head.
-  struct Role {
-    const char* title;
-    double model::HeadScores::*field;
-  };
-  for (const Role& r : {Role{tr("induction score per head"), &model::HeadScores::induction},
-                        Role{tr("previous-token score per head"), &model::HeadScores::previous},
-                        Role{tr("first-token share per head"), &model::HeadScores::first}}) {
-    std::vector<Series> lines;
-    for (int64_t l = 0; l < tl.layers; ++l)
-      for (int64_t h = 0; h < tl.heads; ++h) {
-        Series sr{{}, head_line(l, h, tl.heads), r.field == &model::HeadScores::induction
-                                                     ? std::to_string(l) + "." + std::to_string(h)
-                                                     : ""};
-        for (const TimelinePoint& p : tl.points)
-          if (p.scored && p.scores.layers == tl.layers && p.scores.heads == tl.heads)
-            sr.points.push_back({static_cast<float>(p.step), static_cast<float>(p.scores.at(l, h).*r.field)});
-        lines.push_back(std::move(sr));
-      }
-    plot(r.title, {w, 110}, lines, x_max, 0, 1, marks);
-  }
+  plot(tr("loss per part (nats)"), {w, 150}, lines.loss, x_max, 0, std::max(lines.loss_hi, 0.1f), marks);
+  const char* titles[3] = {tr("induction score per head"), tr("previous-token score per head"),
+                           tr("first-token share per head")};
+  for (int r = 0; r < 3; ++r) plot(titles[r], {w, 110}, lines.roles[r], x_max, 0, 1, marks);
 }
 
 }  // namespace attnsim::app

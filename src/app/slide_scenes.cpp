@@ -287,7 +287,7 @@ namespace {
 // The model scenarios' titles (the app's Scenario menu says the same).
 const char* model_title(const std::string& scenario, lessons::Lang lang) {
   if (scenario == "model-ablate-induction")
-    return T(lang, "학습된 모델: 유도 헤드를 끈 채로", "The trained model with its induction heads knocked out");
+    return T(lang, "학습된 모델: 인덕션 헤드를 끈 채로", "The trained model with its induction heads knocked out");
   return T(lang, "학습된 모델: 헤드 격자", "The trained model: its head grid");
 }
 
@@ -335,7 +335,7 @@ Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::strin
     view.load(model_dir.empty() ? default_model_dir() : model_dir);
     ModelSlideText text = model_text(name, view, lang, theme);
     text.title = T(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
-    text.caption = T(lang, "부분별 손실과 헤드별 역할 점수. 유도 점수가 뛰는 곳이 상전이다.",
+    text.caption = T(lang, "부분별 손실과 헤드별 역할 점수. 인덕션 점수가 뛰는 곳이 상전이다.",
                      "Loss per part and every head's role scores; the phase change is where the induction score jumps.");
     d.pages.push_back({"02-training", T(lang, "학습 기록", "training log"), timeline_slide(view.dir(), view.step(), text).figure});
     return d;

@@ -2,10 +2,15 @@
 #include "app/training.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine/blas_kernels.h"
 #include "engine/error.h"
 #include "model/tasks.h"
 
@@ -149,6 +154,7 @@ void Trainer::start(const TrainSettings& s, const std::string& out_dir) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     timeline_ = {};
+    ++run_id_;
     timeline_.layers = s.layers;
     timeline_.heads = s.heads;
     error_.clear();
@@ -156,6 +162,14 @@ void Trainer::start(const TrainSettings& s, const std::string& out_dir) {
   stop_ = false;
   running_ = true;
   worker_ = std::thread([this, c] {
+    // Below the UI: the frame (the UI thread and llvmpipe's rasteriser threads) goes first and
+    // the run takes the rest of the CPU. Linux nice values are per thread; this one starts at
+    // the UI thread's, and the engine's parallel_for threads it starts inherit its own. If
+    // the call fails the run still trains, only at the UI's priority.
+    const auto self = static_cast<id_t>(::gettid());
+    errno = 0;
+    const int ui = ::getpriority(PRIO_PROCESS, self);
+    if (errno == 0) (void)::setpriority(PRIO_PROCESS, self, std::min(ui + kTrainerNice, 19));
     model::TrainOptions o;
     o.steps = settings_.steps;
     o.batch = settings_.batch;
@@ -174,6 +188,11 @@ void Trainer::start(const TrainSettings& s, const std::string& out_dir) {
     };
     hooks.stop = [this] { return stop_.load(); };
     try {
+      // One core at most for the run's products: OpenBLAS's own threads run at the UI's
+      // priority and spin between products (sched_yield in a profile of a live run), and the
+      // model's products are too small to gain from them. OpenBLAS's thread count is process
+      // wide: the UI's products run on their calling thread too while the run trains.
+      const BlasOnCallingThread one;
       model::Model m = model::init_model(c);
       model::train(m, o, hooks);
     } catch (const Error& e) {
@@ -189,9 +208,16 @@ void Trainer::start(const TrainSettings& s, const std::string& out_dir) {
   });
 }
 
-Timeline Trainer::timeline() const {
+void Trainer::update(Timeline& into, uint64_t* run) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return timeline_;
+  if (*run != run_id_) {
+    into = {};
+    *run = run_id_;
+  }
+  into.layers = timeline_.layers;
+  into.heads = timeline_.heads;
+  into.points.insert(into.points.end(), timeline_.points.begin() + static_cast<std::ptrdiff_t>(into.points.size()),
+                     timeline_.points.end());
 }
 
 std::string Trainer::error() const {

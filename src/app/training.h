@@ -50,7 +50,11 @@ struct TrainSettings {
 double estimate_seconds(const TrainSettings& s);
 inline constexpr double kAssumedFlops = 2e9;   // FLOP/s: a loaded 2-core machine
 inline constexpr double kMaxTrainSeconds = 600;
+inline constexpr int kTrainerNice = 10;  // the worker's nice value is the UI's plus this (at most 19)
 
+// The run trains below the UI: its thread's nice value is the UI's + kTrainerNice, and its
+// matrix products run on that thread (OpenBLAS single-threaded while it trains), so frames
+// keep their budget while it trains.
 class Trainer {
  public:
   ~Trainer();
@@ -59,7 +63,11 @@ class Trainer {
   void start(const TrainSettings& s, const std::string& out_dir);
   void stop();              // asks the run to end after its current step, and waits
   bool running() const { return running_; }
-  Timeline timeline() const;  // a copy of the points so far
+  // Brings `into` up to date with the run: appends the points logged since it was last
+  // brought up (a run only ever appends), so a frame copies what is new and the worker
+  // waits on the lock for a few points at most, never for a copy of the whole run.
+  // `*run` names the run `into` holds (0: none); a newer run replaces it.
+  void update(Timeline& into, uint64_t* run) const;
   std::string error() const;
   const std::string& out_dir() const { return out_dir_; }
   int64_t steps() const { return settings_.steps; }
@@ -70,6 +78,7 @@ class Trainer {
   std::thread worker_;
   std::atomic<bool> running_{false}, stop_{false};
   mutable std::mutex mutex_;
+  uint64_t run_id_ = 0;  // bumped by every start(); under mutex_
   Timeline timeline_;
   std::string error_;
 };

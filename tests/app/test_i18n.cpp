@@ -71,7 +71,7 @@ TEST_CASE("trf formats the Korean format with the same arguments, English when t
   ui_lang() = Lang::Ko;
   REQUIRE(trf("step %lld, loss %.3f, %.0f s", 1200LL, 0.25, 41.6) == "스텝 1200, 손실 0.250, 42초");
   REQUIRE(trf("head %lld.%lld knocked out: recomputed in %d ms", 1LL, 3LL, 7) == "헤드 1.3 끔: 7 ms 만에 다시 계산");
-  REQUIRE(std::string(tr("previous-token")) == "이전 토큰");
+  REQUIRE(std::string(tr("previous-token")) == "앞 토큰");
   REQUIRE(std::string(tr("not in the table at all")) == "not in the table at all");
 }
 
@@ -140,4 +140,32 @@ TEST_CASE("every experiment conclusion has Korean with the same %s values, and t
   CHECK(r.conclusion.values[0] == std::to_string(sinks));
   ui_lang() = Lang::En;
   CHECK(tr_filled(r.conclusion.format, r.conclusion.values) == en);
+}
+
+TEST_CASE("one Korean term per head role: the app's word is the lessons' and the slides', and 유도 is gone") {
+  // The roles' Korean words live in the app's table; the slides take them from there
+  // (model_slides.cpp role_word), the lessons write them out.
+  REQUIRE(std::string(tr_in(Lang::Ko, "induction")) == "인덕션");
+  REQUIRE(std::string(tr_in(Lang::Ko, "previous-token")) == "앞 토큰");
+  REQUIRE(std::string(tr_in(Lang::En, "induction")) == "induction");
+  const std::string head = std::string(tr_in(Lang::Ko, "induction")) + " 헤드", named = head + "(induction head)";
+  for (const char* rel : {"lessons/01-one-budget.toml", "lessons/11-heads-up-close.toml",
+                          "lessons/14-watching-a-head-form.toml", "lessons/15-one-head-or-many.toml"}) {
+    INFO(rel);
+    const std::string text = read_source(rel);
+    // The first mention names the English term once; the lesson then says the Korean one.
+    const size_t first = text.find(head);
+    REQUIRE(first != std::string::npos);
+    CHECK(text.compare(first, named.size(), named) == 0);
+  }
+  for (const auto& e : std::filesystem::directory_iterator(std::string(ATTNSIM_SOURCE_DIR) + "/lessons")) {
+    if (e.path().extension() != ".toml") continue;
+    INFO(e.path().string());
+    CHECK(read_source("lessons/" + e.path().filename().string()).find("유도") == std::string::npos);
+  }
+  for (const char* rel : {"src/app/i18n.cpp", "src/app/model_slides.cpp", "src/app/slide_scenes.cpp",
+                          "src/engine/scenario.cpp"}) {
+    INFO(rel);
+    CHECK(read_source(rel).find("유도") == std::string::npos);
+  }
 }

@@ -124,6 +124,22 @@ TEST_CASE("the model panel and the Training tab export at 2x") {
   REQUIRE(orange > 50);
 }
 
+TEST_CASE("the slide view of model-ablate-induction shows the head grid slide with its crosses") {
+  if (!have_model()) return;
+  // The model's slide is built on a worker; the export waits for it, so the crosses over the
+  // knocked-out heads and their bar (model_slides.cpp kKnocked, 0xD55E00) are in the PNG.
+  const std::string png = kOut + "/model-slide-view.png";
+  REQUIRE(run("--export " + png + " --scenario model-ablate-induction --panel slide") == 0);
+  const Image img = load(png);
+  int vermillion = 0;
+  for (int y = 0; y < img.h; ++y)
+    for (int x = 0; x < img.w; ++x) {
+      const unsigned char* p = img.at(x, y);
+      vermillion += p[0] > 190 && p[1] > 70 && p[1] < 120 && p[2] < 30;
+    }
+  REQUIRE(vermillion > 200);
+}
+
 TEST_CASE("a broken checkpoint exits 2 with one line naming model.json and writes no PNG") {
   if (!have_model()) return;
   const std::string bad = kOut + "/broken-model";
