@@ -68,7 +68,8 @@ static void load_model_scenario(App& app, const std::string& name, const std::st
 // prompt's causal pass. Throws Error (one line) when the checkpoint or the prompt is refused.
 static void load_trained_decode(App& app, const Scenario& s, const std::string& model_dir) {
   ModelView view;
-  view.load(!model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model);
+  app.decode_model_dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model;
+  view.load(app.decode_model_dir);
   view.set_text(s.decode.prompts.at(0));
   auto data = view.run_data(view.model().config.layers - 1);
   const MhaConfig config = data->config;
@@ -80,12 +81,14 @@ static void load_trained_decode(App& app, const Scenario& s, const std::string& 
 
 void app_load_scenario(App& app, const std::string& name, const std::string& model_dir) {
   if (is_model_scenario(name)) {
+    app.decode_model_dir.clear();
     load_model_scenario(app, name, model_dir);
   } else if (const Scenario& s = find_scenario(name); s.decode.trained) {
     app.model.reset();
     load_trained_decode(app, s, model_dir);
   } else {
     app.model.reset();
+    app.decode_model_dir.clear();
     app.session.load(name);
   }
   app.shown_generation = 0;  // the next run to land applies the scenario's focus

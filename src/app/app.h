@@ -85,6 +85,7 @@ struct App {
   std::vector<ImVec4> model_cells;  // head grid: screen rect of every cell (layer-major, tests)
   bool presenting_decode = false;   // centre shows the decode panel (decode scenarios)
   std::shared_ptr<DecodePanelState> decode;
+  std::string decode_model_dir;     // the checkpoint a trained decode scenario opened ("" = --model or shipped)
   float decode_overflow = 0;        // px the decode panel's drawing runs past its bottom (tests: 0, it fits)
   float frame_dt = 0;               // seconds since the last frame (panels that animate themselves)
   std::string view_error;           // result of "view without contiguous"

@@ -34,16 +34,10 @@ Stack stack_for(const Scenario& s, const std::string& policy, const std::string&
   run.trained = true;
   run.model_dir = model_dir.empty() ? default_model_dir() : model_dir;
   const model::Model m = model::load_checkpoint(run.model_dir);
-  int64_t longest = 0;
-  for (const auto& p : s.decode.prompts) {
-    const std::vector<int32_t> ids = model::encode(p, m.config.vocab);  // BOS first
-    st.prompts.emplace_back(ids.begin(), ids.end());
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(ids.size()));
-  }
-  const int64_t t_max = s.decode.t_max > 0 ? s.decode.t_max : longest + s.decode.steps;
-  st.config = model::decode_stack_config(m, t_max, parse_cache_policy(policy.empty() ? s.decode.policy : policy));
-  st.config.block_size = s.decode.block_size;
-  st.weights = model::decode_stack_weights(m);
+  model::ScenarioStack ms = model::scenario_stack(m, s.decode, policy);
+  st.config = ms.config;
+  st.weights = std::move(ms.weights);
+  st.prompts = std::move(ms.prompts);
   for (int64_t t = 0; t < m.config.vocab; ++t) st.labels.push_back(visible(model::token_label(static_cast<int32_t>(t))));
   return st;
 }
@@ -67,39 +61,6 @@ std::vector<double> drift(const std::vector<Tensor>& rows, const Tensor& full) {
       out.push_back(std::sqrt(num / std::max(den, 1e-30)));
     }
   return out;
-}
-
-// Per position p < T-1: -log softmax(h_p · Uᵀ + b)[tokens[p+1]], in double; rows are the
-// (n,d) outputs of consecutive calls.
-std::vector<double> next_token_loss(const std::vector<Tensor>& rows, const std::vector<int64_t>& tokens,
-                                    const StackWeights& w) {
-  const Tensor& U = w.unembedding;  // (V,d)
-  const int64_t V = U.size(0), d = U.size(1);
-  std::vector<double> out, logits(static_cast<size_t>(V));
-  int64_t p = 0;
-  for (const Tensor& r : rows)
-    for (int64_t i = 0; i < r.size(0); ++i, ++p) {
-      if (p + 1 >= static_cast<int64_t>(tokens.size())) break;
-      double top = -1e300;
-      for (int64_t v = 0; v < V; ++v) {
-        double z = w.unembedding_bias.defined() ? w.unembedding_bias.at({v}) : 0.0;
-        for (int64_t e = 0; e < d; ++e) z += static_cast<double>(r.at({i, e})) * U.at({v, e});
-        logits[static_cast<size_t>(v)] = z;
-        top = std::max(top, z);
-      }
-      double sum = 0;
-      for (double z : logits) sum += std::exp(z - top);
-      out.push_back(top + std::log(sum) - logits[static_cast<size_t>(tokens[static_cast<size_t>(p + 1)])]);
-    }
-  return out;
-}
-
-// Last-layer rows of sequence 0 for every call of a decode under `sc`, feeding `tokens`.
-std::vector<Tensor> rows_under(const StackConfig& sc, const StackWeights& w, const std::vector<int64_t>& tokens) {
-  Decoder dec(sc, {tokens}, w);  // the whole sequence as the prompt: every token is fed, none generated
-  std::vector<Tensor> rows{dec.prefill().hidden[0]};
-  while (dec.length() < static_cast<int64_t>(tokens.size())) rows.push_back(dec.step().hidden[0]);
-  return rows;
 }
 
 }  // namespace
@@ -177,12 +138,12 @@ DecodeRun run_decode(const Scenario& s, const std::string& policy, const std::st
     window.policy.window = run.config.policy.slots(run.config.t_max);
     window.policy.sink = 0;
     run.window_text = window.policy.text();
-    const std::vector<Tensor> window_rows = rows_under(window, stack.weights, tokens);
+    const std::vector<Tensor> window_rows = model::fed_rows(window, stack.weights, tokens);
     run.drift_window = drift(window_rows, ref);
     if (run.trained) {
-      run.loss_full = next_token_loss({ref}, tokens, stack.weights);
-      run.loss_policy = next_token_loss(rows, tokens, stack.weights);
-      run.loss_window = next_token_loss(window_rows, tokens, stack.weights);
+      run.loss_full = model::next_token_losses({ref}, tokens, stack.weights);
+      run.loss_policy = model::next_token_losses(rows, tokens, stack.weights);
+      run.loss_window = model::next_token_losses(window_rows, tokens, stack.weights);
     }
   }
   return run;

@@ -105,7 +105,7 @@ std::string caption_of(const DecodeRun& run, const DecodeFrame& f, lessons::Lang
 }  // namespace
 
 figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
-                            const std::string& theme) {
+                            const std::string& theme, const std::string& title, const std::string& caption) {
   if (frame >= run.frames.size())
     throw Error("decode call " + std::to_string(frame) + " is outside 0.." +
                 std::to_string(static_cast<int64_t>(run.frames.size()) - 1));
@@ -129,8 +129,8 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   for (float x : v.to_vector()) v_max = std::max(v_max, std::fabs(x));
 
   fig::SlideSpec spec;
-  spec.title = title_of(run, f, frame, lang);
-  spec.caption = caption_of(run, f, lang);
+  spec.title = title.empty() ? title_of(run, f, frame, lang) : title;
+  spec.caption = caption.empty() ? caption_of(run, f, lang) : caption;
   spec.footer = "attnsim · " + scenario.name + " · " + T(lang, "디코딩 호출 ", "decode call ") +
                 std::to_string(frame) + " / " + std::to_string(run.frames.size() - 1) + " · " +
                 (lang == lessons::Lang::Ko ? "층 " + std::to_string(cl) + "의 K/V 캐시, 모든 층의 alpha"

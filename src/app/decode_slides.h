@@ -24,8 +24,9 @@
 namespace attnsim::app {
 
 // The slide of decode call `frame` (0 = the prefill). Throws Error for a frame out of range.
+// A lesson step's slide gives its own title and caption (empty: the call's).
 figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
-                            const std::string& theme);
+                            const std::string& theme, const std::string& title = "", const std::string& caption = "");
 // The title page plus one slide per decode call.
 // A trained scenario opens `model_dir` (the shipped checkpoint when empty).
 Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme,

@@ -40,6 +40,7 @@ struct DecodePanelState {
   std::string computed_for;  // "scenario|policy|model" the run (or the error) belongs to
   std::string scenario;
   std::string policy;        // the policy switch; empty = the scenario's own
+  std::string scenario_policy;  // the scenario's own when the switch was last reset
   DecodeRun run;
   std::string error;
   Playback play;
@@ -55,15 +56,18 @@ DecodePanelState& state(App& app) {
   DecodePanelState& s = *app.decode;
   const Scenario& sc = app.session.scenario();
   const bool new_scenario = s.scenario != sc.name;
-  if (new_scenario) s.policy.clear();  // a new scenario opens on its own policy
+  // a new scenario, or a lesson step that sets another policy, opens on its own policy
+  if (new_scenario || s.scenario_policy != sc.decode.policy) s.policy.clear();
+  s.scenario_policy = sc.decode.policy;
   s.scenario = sc.name;
   const std::string policy = s.policy.empty() ? sc.decode.policy : s.policy;
-  const std::string key = sc.name + "|" + policy + "|" + app.options.model;
+  const std::string& model_dir = app.decode_model_dir.empty() ? app.options.model : app.decode_model_dir;
+  const std::string key = sc.name + "|" + policy + "|" + model_dir;
   if (s.computed_for != key) {
     s.computed_for = key;
     s.error.clear();
     try {
-      s.run = run_decode(sc, policy, app.options.model);
+      s.run = run_decode(sc, policy, model_dir);
     } catch (const Error& e) {
       s.error = e.what();
       s.run = {};

@@ -160,6 +160,21 @@ void apply_step(App& app) {
     save(app, ui);
     return;
   }
+  if (find_scenario(r.preset).decode.trained) {
+    // The trained model decoding (lesson 13): the checkpoint the step's claims read, its
+    // sizes kept (apply() would put the preset's random-weight sizes back); only the cache
+    // policy comes from the step.
+    try {
+      app_load_scenario(app, r.preset, lessons::step_model_dir(step));
+    } catch (const Error& e) {
+      app.show_banner(e.what(), true, 8.0);
+      return;
+    }
+    if (!r.policy.empty()) app.session.scenario().decode.policy = r.policy;
+    ui.player.record(ui.progress);
+    save(app, ui);
+    return;
+  }
   app_load_scenario(app, r.preset);
   Scenario& s = app.session.scenario();
   lessons::apply(r, s);

@@ -405,6 +405,14 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     const lessons::Resolved r = lessons::resolve(lesson.settings_at(i));
     Scenario s = find_scenario(r.preset);
     lessons::apply(r, s);
+    if (st.panel == "decode" && s.decode.enabled) {
+      // The decode panel's state at the end of the decode: every call's tokens in the cache
+      // (the trained model: the checkpoint the step's claims read, under the step's policy).
+      const DecodeRun run = run_decode(s, "", s.decode.trained ? lessons::step_model_dir(st) : "");
+      d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title,
+                         decode_slide(s, run, run.frames.size() - 1, lang, theme, v.title, v.caption)});
+      continue;
+    }
     if (!st.trace_step.empty()) s.focus_step = st.trace_step;
     s.focus_batch = st.batch;
     const auto run = compute_run(s);

@@ -69,6 +69,7 @@ struct Settings {
   std::optional<std::string> mask;  // parse_mask_spec text ("none" clears it)
   std::optional<std::string> bug;   // a name from all_bugs() or "none"
   std::optional<std::vector<std::string>> sentences, key_sentences;
+  std::optional<std::string> policy;  // decode scenarios' cache policy: "full", "window=W", "sink=S,window=W"
 
   bool empty() const;
 };
@@ -82,6 +83,7 @@ struct Resolved {
   MhaConfig config;
   std::vector<std::string> sentences, key_sentences;
   float input_scale = 1.0f;
+  std::string policy;  // the decode cache policy ("" = the preset's)
 };
 // Throws attnsim::Error (unknown preset, bad mask text, d_model % heads, ...).
 Resolved resolve(const Settings& settings);

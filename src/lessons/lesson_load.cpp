@@ -18,6 +18,7 @@
 #include "engine/bugs.h"
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/kv_cache.h"
 #include "engine/mask.h"
 #include "engine/read_file.h"
 #include "engine/scenario.h"
@@ -332,6 +333,14 @@ Settings read_settings(Reader& r) {
   }
   s.sentences = r.string_list("sentences");
   s.key_sentences = r.string_list("key_sentences");
+  if (auto v = r.string("policy")) {
+    try {
+      parse_cache_policy(*v);
+      s.policy = v;
+    } catch (const Error& e) {
+      r.ctx().error(where_of(*r.get("policy")), std::string(e.what()) + " in " + r.name());
+    }
+  }
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include "engine/bugs.h"
 #include "engine/checked.h"
 #include "engine/error.h"
+#include "engine/kv_cache.h"
 #include "engine/scenario.h"
 #include "lessons/lesson.h"
 
@@ -23,7 +24,7 @@ constexpr int64_t kLessonMemLimit = int64_t{1} << 30;  // 1 GiB: the shipped les
 bool Settings::empty() const {
   return !preset && !batch && !tq && !tk && !d_model && !heads && !seed && !bias &&
          !wo_identity && !train && !cross && !dropout && !input_scale && !mask && !bug &&
-         !sentences && !key_sentences;
+         !sentences && !key_sentences && !policy;
 }
 
 Settings merge(const Settings& base, const Settings& over) {
@@ -49,6 +50,7 @@ Settings merge(const Settings& base, const Settings& over) {
   take(s.bug, over.bug);
   take(s.sentences, over.sentences);
   take(s.key_sentences, over.key_sentences);
+  take(s.policy, over.policy);
   return s;
 }
 
@@ -76,6 +78,10 @@ Resolved resolve(const Settings& s) {
   if (s.bug) c.bug = *s.bug == "none" ? Bug::None : parse_bug(*s.bug);
   if (s.sentences) r.sentences = *s.sentences;
   if (s.key_sentences) r.key_sentences = *s.key_sentences;
+  if (s.policy) {
+    if (!preset.decode.enabled) throw Error("policy '" + *s.policy + "' needs a decode scenario; '" + r.preset + "' is not one");
+    r.policy = parse_cache_policy(*s.policy).text();
+  }
   // Cross-attention: explicit, or implied by different lengths or key sentences.
   if (s.cross) c.self_attention = !*s.cross;
   if (c.tq != c.tk || (s.key_sentences && !s.key_sentences->empty())) c.self_attention = false;
@@ -104,6 +110,7 @@ void apply(const Resolved& r, Scenario& s) {
   s.sentences = r.sentences;
   s.key_sentences = r.key_sentences;
   s.input_scale = r.input_scale;
+  if (!r.policy.empty()) s.decode.policy = r.policy;
   if (s.has_reference) {
     s.reference = r.config;
     s.reference.mask = preset_reference.mask;

@@ -190,10 +190,20 @@ std::vector<std::string> step_model_dirs(const LessonStep& step) {
   std::lock_guard<std::mutex> lock(g_mutex);
   std::vector<std::string> dirs;
   for (const Claim& c : step.claims)
-    if (c.quantity.rfind("model.", 0) == 0)
+    if (c.quantity.rfind("model.", 0) == 0 || c.quantity.rfind("decode.", 0) == 0)
       if (std::string d = step_dir(c.model); std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
   if (dirs.empty()) dirs.push_back(step_dir(ModelSettings{}));
   return dirs;
+}
+
+std::string model_dir_of(const ModelSettings& s) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return step_dir(s);
+}
+
+const model::Model& loaded_model(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return load(dir)->model;  // g_loaded keeps it for the process
 }
 
 std::string step_model_dir(const LessonStep& step) { return step_model_dirs(step).front(); }

@@ -9,6 +9,10 @@
 #include "lessons/lesson.h"
 #include "lessons/quantity.h"
 
+namespace attnsim::model {
+struct Model;
+}
+
 namespace attnsim::lessons {
 
 extern const std::vector<std::string> kModelFields;
@@ -19,6 +23,12 @@ extern const std::vector<std::string> kModelFields;
 // without layer/head, a head outside the model, a bad `ablate` list.
 Value model_field(const ModelSettings& settings, const std::string& field);
 
+// The checkpoint folder a `model` table names (checkpoint and step; the shipped induction
+// model by default), and that folder's model, loaded once per process (decode.* on a trained
+// decode scenario runs it). Throw Error like model_field.
+std::string model_dir_of(const ModelSettings& settings);
+const model::Model& loaded_model(const std::string& dir);
+
 // A file that keeps model.* values across runs (the app: opening the lesson library
 // evaluates every lesson's model claims, seconds of forward passes). Keyed by the folder,
 // its model.json's size and time, the field and the table; "" (the default) turns it off, so
@@ -28,11 +38,12 @@ void use_model_value_cache(const std::string& file);
 // $XDG_CACHE_HOME/attnsim/model-values.json (or ~/.cache/...); "" without either.
 std::string default_model_value_cache();
 
-// The checkpoint folder a step on the trained model shows: that of its first model.* claim
-// (checkpoint and step), the shipped induction model when it has none. Throws Error like
+// The checkpoint folder a step on the trained model shows: that of its first model.* or
+// decode.* claim (checkpoint and step; decode.* reads it on a trained decode scenario), the
+// shipped induction model when it has none. Throws Error like
 // model_field for a checkpoint or step that does not exist.
 std::string step_model_dir(const LessonStep& step);
-// Every checkpoint folder its model.* claims read, in the order they first appear (the shipped
+// Every checkpoint folder its model.* (and decode.*) claims read, in the order they first appear (the shipped
 // induction model when it has none): a step comparing models names several.
 std::vector<std::string> step_model_dirs(const LessonStep& step);
 

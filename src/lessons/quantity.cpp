@@ -22,6 +22,7 @@
 #include "engine/scenario.h"
 #include "engine/trace.h"
 #include "lessons/model_quantity.h"
+#include "model/decode.h"
 
 namespace attnsim::lessons {
 
@@ -46,7 +47,7 @@ const std::vector<std::string> kFlashFields = {
 const std::vector<std::string> kDecodeFields = {
     "storage_bytes", "formula_bytes", "bytes_per_token", "used_bytes", "append_bytes", "cache_new_bytes",
     "same_storage", "slots", "tokens", "filled", "grouped_stride", "max_diff_full", "kv_heads", "heads",
-    "layers", "head_dim", "t_max", "sink", "window"};
+    "layers", "head_dim", "t_max", "sink", "window", "loss_from", "loss_full", "loss_policy", "loss_window", "bos_weight"};
 const std::vector<std::string> kConfigFields = {"batch", "tq", "tk", "d_model", "heads",
                                                 "head_dim", "seed", "dropout", "last_query",
                                                 "input_scale", "key_length_last", "key_pads_last",
@@ -172,7 +173,7 @@ std::string key_of(const Resolved& r) {
   for (const auto& s : r.sentences) k += s + "\x1f";
   k += "|";
   for (const auto& s : r.key_sentences) k += s + "\x1f";
-  return k;
+  return k + "|" + r.policy;
 }
 
 // The bool mask the settings mean (the intended one, whatever bug is on): (B,1,Tq,Tk).
@@ -468,68 +469,139 @@ struct Evaluator::Cache {
   std::map<std::string, std::map<std::string, double>> flashruns;
   std::map<std::string, std::map<std::string, double>> decodes;
 
-  // The scenario's decode (decode_stack.h) under the settings' sizes, measured on the real
-  // caches: storage bytes, the append, the views, and decode against the full forward.
-  double decode(const Settings& settings, const std::string& f) {
+  // The scenario's decode (decode_stack.h) under the settings' sizes and cache policy,
+  // measured on the real caches: storage bytes, the append, the views, and decode against the
+  // full forward. A trained scenario (decode-model, decode-model-sinks) runs the checkpoint the
+  // claim's `model` table names (the shipped induction model by default) and adds what
+  // eviction costs it (model::eviction_losses) and the weight its heads put on BOS.
+  double decode(const Settings& settings, const ModelSettings& ms, const std::string& f) {
     const Resolved r = resolve(settings);
-    const std::string key = key_of(r);
-    auto it = decodes.find(key);
-    if (it == decodes.end()) {
-      Scenario sc = find_scenario(r.preset);
-      if (!sc.decode.enabled || sc.decode.trained) {
-        std::string names;
-        for (const Scenario& s : all_scenarios())
-          if (s.decode.enabled && !s.decode.trained) names += (names.empty() ? "" : ", ") + s.name;
-        throw Error("decode.* needs a decode scenario with random weights (" + names + "); '" + r.preset +
-                    "' is not one");
-      }
-      sc.config = r.config;
-      const StackConfig cfg = stack_config_for(sc);
-      Decoder dec(cfg, prompts_for(sc));
-      std::vector<DecodeStep> steps{dec.prefill()};
-      int64_t calls = 0;
-      for (const auto& p : sc.decode.prompts) calls = std::max<int64_t>(calls, static_cast<int64_t>(p.size()) + sc.decode.steps);
-      while (dec.length() < calls) steps.push_back(dec.step());
-      const Trace& first = steps.front().traces[0][0];
-      const Trace& last = steps.back().traces[0][0];
-      std::map<std::string, double> m;
-      CostConfig cc;
-      cc.d_model = cfg.attn.d_model, cc.heads = cfg.attn.heads, cc.kv_heads = cfg.attn.kv_group_count();
-      cc.layers = cfg.layers;
-      cc.batch = dec.paged() ? 1 : dec.sequences();
-      cc.seq = dec.paged() ? dec.block_pool().blocks() * cfg.block_size : cfg.policy.slots(cfg.t_max);
-      const Cost cost = compute_cost(cc);
-      m["storage_bytes"] = static_cast<double>(dec.cache_storage_bytes());
-      m["formula_bytes"] = static_cast<double>(cost.kv_cache_bytes_grouped);
-      m["bytes_per_token"] = static_cast<double>(cost.kv_bytes_per_token);
-      m["used_bytes"] = static_cast<double>(dec.cache_used_bytes());
-      m["append_bytes"] = static_cast<double>(last.at("k_cache_append").copied_bytes + last.at("v_cache_append").copied_bytes);
-      m["cache_new_bytes"] = static_cast<double>(last.at("k_cache_append").new_bytes + last.at("k_cache").new_bytes);
-      m["same_storage"] = last.at("k_cache").out.shares_storage_with(first.at("k_cache").out) ? 1.0 : 0.0;
-      m["slots"] = static_cast<double>(cc.seq);
-      m["tokens"] = static_cast<double>(dec.tokens(0).size());
-      m["filled"] = static_cast<double>(last.at("k_cache").out.size(2));
-      const Step* kg = last.find("k_grouped");
-      m["grouped_stride"] = kg && !kg->skipped() ? static_cast<double>(kg->out.strides()[2]) : -1.0;
-      const Tensor full = dec.full_forward(0);
-      double worst = 0;
-      int64_t at = 0;
-      for (const DecodeStep& st : steps)
-        for (int64_t i = 0; i < st.hidden[0].size(0); ++i, ++at)
-          for (int64_t e = 0; e < full.size(1); ++e)
-            worst = std::max(worst, std::fabs(static_cast<double>(st.hidden[0].at({i, e})) - full.at({at, e})));
-      m["max_diff_full"] = worst;
-      m["kv_heads"] = static_cast<double>(cc.kv_heads);
-      m["heads"] = static_cast<double>(cc.heads);
-      // The stack's own sizes and policy, so a text states them bound ("sink=2, window=6").
-      m["layers"] = static_cast<double>(cfg.layers);
-      m["head_dim"] = static_cast<double>(cfg.attn.head_dim());
-      m["t_max"] = static_cast<double>(cfg.t_max);
-      m["sink"] = static_cast<double>(cfg.policy.sink);
-      m["window"] = static_cast<double>(cfg.policy.window);
-      it = decodes.emplace(key, m).first;
+    Scenario sc = find_scenario(r.preset);
+    if (!sc.decode.enabled) {
+      std::string names;
+      for (const Scenario& s : all_scenarios())
+        if (s.decode.enabled) names += (names.empty() ? "" : ", ") + s.name;
+      throw Error("decode.* needs a decode scenario (" + names + "); '" + r.preset + "' is not one");
     }
-    return it->second.at(f);
+    const std::string dir = sc.decode.trained ? model_dir_of(ms) : "";
+    const bool per_layer = f == "bos_weight";
+    const std::string key = key_of(r) + "|" + dir + (per_layer ? "|" + std::to_string(ms.layer.value_or(-1)) + "." +
+                                                                   std::to_string(ms.head.value_or(-1))
+                                                               : "");
+    auto it = decodes.find(key);
+    if (it == decodes.end()) it = decodes.emplace(key, measure_decode(sc, r, dir, ms)).first;
+    const auto v = it->second.find(f);
+    if (v == it->second.end()) {
+      if (!sc.decode.trained)
+        throw Error("decode." + f + " reads the trained model's losses and weights: give a trained decode scenario "
+                    "(decode-model, decode-model-sinks), not '" + r.preset + "'");
+      throw Error("decode." + f + " compares what a cache policy evicts: the policy here (" +
+                  (r.policy.empty() ? sc.decode.policy : r.policy) + ") evicts nothing");
+    }
+    return v->second;
+  }
+
+  static std::map<std::string, double> measure_decode(Scenario sc, const Resolved& r, const std::string& dir,
+                                                      const ModelSettings& ms) {
+    StackConfig cfg;
+    std::vector<std::vector<int64_t>> prompts;
+    std::optional<StackWeights> weights;
+    if (sc.decode.trained) {
+      model::ScenarioStack st = model::scenario_stack(loaded_model(dir), sc.decode, r.policy);
+      cfg = st.config;
+      prompts = std::move(st.prompts);
+      weights = std::move(st.weights);
+    } else {
+      sc.config = r.config;
+      cfg = stack_config_for(sc, r.policy);
+      prompts = prompts_for(sc);
+    }
+    Decoder dec = weights ? Decoder(cfg, prompts, *weights) : Decoder(cfg, prompts);
+    std::vector<DecodeStep> steps{dec.prefill()};
+    // where position 0 (BOS) sits in layer l's cache after each call, -1 once evicted
+    std::vector<std::vector<int64_t>> bos_slot(1);
+    auto note_bos = [&](std::vector<int64_t>& per_layer) {
+      if (dec.paged()) return;
+      for (const KvCache& c : dec.caches()) {
+        const auto& pos = c.slot_positions();
+        const auto at = std::find(pos.begin(), pos.end(), int64_t{0});
+        per_layer.push_back(at == pos.end() ? -1 : static_cast<int64_t>(at - pos.begin()));
+      }
+    };
+    note_bos(bos_slot.back());
+    int64_t calls = 0;  // tokens of the longest sequence at the end (a trained prompt's BOS counts)
+    for (const auto& p : prompts) calls = std::max<int64_t>(calls, static_cast<int64_t>(p.size()) + sc.decode.steps);
+    while (dec.length() < calls) {
+      steps.push_back(dec.step());
+      bos_slot.emplace_back();
+      note_bos(bos_slot.back());
+    }
+    const Trace& first = steps.front().traces[0][0];
+    const Trace& last = steps.back().traces[0][0];
+    std::map<std::string, double> m;
+    CostConfig cc;
+    cc.d_model = cfg.attn.d_model, cc.heads = cfg.attn.heads, cc.kv_heads = cfg.attn.kv_group_count();
+    cc.layers = cfg.layers;
+    cc.batch = dec.paged() ? 1 : dec.sequences();
+    cc.seq = dec.paged() ? dec.block_pool().blocks() * cfg.block_size : cfg.policy.slots(cfg.t_max);
+    const Cost cost = compute_cost(cc);
+    m["storage_bytes"] = static_cast<double>(dec.cache_storage_bytes());
+    m["formula_bytes"] = static_cast<double>(cost.kv_cache_bytes_grouped);
+    m["bytes_per_token"] = static_cast<double>(cost.kv_bytes_per_token);
+    m["used_bytes"] = static_cast<double>(dec.cache_used_bytes());
+    m["append_bytes"] = static_cast<double>(last.at("k_cache_append").copied_bytes + last.at("v_cache_append").copied_bytes);
+    m["cache_new_bytes"] = static_cast<double>(last.at("k_cache_append").new_bytes + last.at("k_cache").new_bytes);
+    m["same_storage"] = last.at("k_cache").out.shares_storage_with(first.at("k_cache").out) ? 1.0 : 0.0;
+    m["slots"] = static_cast<double>(cc.seq);
+    m["tokens"] = static_cast<double>(dec.tokens(0).size());
+    m["filled"] = static_cast<double>(last.at("k_cache").out.size(2));
+    const Step* kg = last.find("k_grouped");
+    m["grouped_stride"] = kg && !kg->skipped() ? static_cast<double>(kg->out.strides()[2]) : -1.0;
+    const Tensor full = dec.full_forward(0);
+    double worst = 0;
+    int64_t at = 0;
+    for (const DecodeStep& st : steps)
+      for (int64_t i = 0; i < st.hidden[0].size(0); ++i, ++at)
+        for (int64_t e = 0; e < full.size(1); ++e)
+          worst = std::max(worst, std::fabs(static_cast<double>(st.hidden[0].at({i, e})) - full.at({at, e})));
+    m["max_diff_full"] = worst;
+    m["kv_heads"] = static_cast<double>(cc.kv_heads);
+    m["heads"] = static_cast<double>(cc.heads);
+    // The stack's own sizes and policy, so a text states them bound ("sink=2, window=6").
+    m["layers"] = static_cast<double>(cfg.layers);
+    m["head_dim"] = static_cast<double>(cfg.attn.head_dim());
+    m["t_max"] = static_cast<double>(cfg.t_max);
+    m["sink"] = static_cast<double>(cfg.policy.sink);
+    m["window"] = static_cast<double>(cfg.policy.window);
+    if (!sc.decode.trained || dec.paged() || cfg.policy.kind == PolicyKind::Full) return m;
+    // What eviction costs the trained model on the tokens fed (prompt and generated).
+    const model::EvictionLosses ev = model::eviction_losses(cfg, *weights, dec.tokens(0));
+    m["loss_from"] = static_cast<double>(ev.from);
+    m["loss_full"] = ev.mean_full;
+    m["loss_policy"] = ev.mean_policy;
+    m["loss_window"] = ev.mean_window;
+    // BOS's share of attention over the calls that feed positions from the first eviction on:
+    // one head's (model table layer, head) or the mean over a layer's heads (the last layer
+    // by default); 0 in a call where BOS has been evicted.
+    const int64_t layer = ms.layer.value_or(cfg.layers - 1), h = cfg.attn.heads;
+    if (layer < 0 || layer >= cfg.layers || (ms.head && (*ms.head < 0 || *ms.head >= h)))
+      throw Error("decode.bos_weight: head " + std::to_string(layer) + "." + std::to_string(ms.head.value_or(0)) +
+                  " is outside the model (" + std::to_string(cfg.layers) + " layers x " + std::to_string(h) + " heads)");
+    double share = 0;
+    int64_t rows = 0;
+    for (size_t c = 0; c < steps.size(); ++c) {
+      const DecodeStep& st = steps[c];
+      const Tensor& alpha = st.traces[0][static_cast<size_t>(layer)].at("alpha").out;  // (B,h,n,t')
+      const int64_t slot = bos_slot[c][static_cast<size_t>(layer)];
+      for (int64_t i = 0; i < alpha.size(2); ++i) {
+        if (st.first_position + i < ev.from) continue;
+        for (int64_t q = ms.head.value_or(0); q < (ms.head ? *ms.head + 1 : h); ++q)
+          share += slot < 0 ? 0.0 : alpha.at({0, q, i, slot});
+        rows += ms.head ? 1 : h;
+      }
+    }
+    m["bos_weight"] = rows ? share / static_cast<double>(rows) : 0.0;
+    return m;
   }
 
   std::shared_ptr<Run> run(const Settings& settings) {
@@ -585,7 +657,7 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
   if (kind == "cost") return cost_field(claim.cost, p[1]);
   if (kind == "flash") return flash_field(claim.flash, p[1]);
   if (kind == "flashrun") return cache_->flashrun(settings, claim.flash, p[1]);
-  if (kind == "decode") return cache_->decode(settings, p[1]);
+  if (kind == "decode") return cache_->decode(settings, claim.model, p[1]);
   if (kind == "model") return model_field(claim.model, p[1]);
   if (kind == "config") return config_field(resolve(settings), p[1]);
   const auto run = cache_->run(settings);

@@ -58,7 +58,16 @@
 //                          filled, grouped_stride (k_grouped's stride on the group axis, -1
 //                          without groups), max_diff_full (decode vs the full causal forward),
 //                          kv_heads, heads, layers, head_dim, t_max, sink and window (the
-//                          cache policy's; 0 when it has none)
+//                          cache policy's; 0 when it has none); the settings' `policy`
+//                          replaces the preset's. decode-model, decode-model-sinks run the
+//                          checkpoint of the claim's `model` table (shipped induction by
+//                          default) and, when the policy evicts, add loss_from (its slots:
+//                          the first position that lost a key), loss_full loss_policy
+//                          loss_window (mean next-token loss in nats from loss_from: every
+//                          key, the policy, a plain window of as many slots;
+//                          model::eviction_losses) and bos_weight (mean weight on position 0
+//                          from loss_from on: the model table's layer, default the last,
+//                          its head or the mean of its heads; 0 once BOS is evicted)
 //   model.<field>          a shipped trained checkpoint (model_quantity.h), chosen by the
 //                          claim's `model` table { checkpoint = "induction" (a folder under
 //                          assets/models/), step = 750 (checkpoints/step-000750, or the final

@@ -6,6 +6,7 @@
 #include "engine/error.h"
 #include "model.h"
 #include "tasks.h"
+#include "tokenizer.h"
 
 namespace attnsim::model {
 
@@ -30,6 +31,75 @@ StackWeights decode_stack_weights(const Model& m) {
   if (const Tensor* b = m.params.find("unembed.bias")) w.unembedding_bias = *b;
   for (int64_t l = 0; l < m.config.layers; ++l) w.layers.push_back(attention_weights(m, l));
   return w;
+}
+
+ScenarioStack scenario_stack(const Model& m, const DecodePreset& preset, const std::string& policy) {
+  ScenarioStack st;
+  int64_t longest = 0;
+  for (const auto& p : preset.prompts) {
+    const std::vector<int32_t> ids = encode(p, m.config.vocab);  // BOS first
+    st.prompts.emplace_back(ids.begin(), ids.end());
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(ids.size()));
+  }
+  const int64_t t_max = preset.t_max > 0 ? preset.t_max : longest + preset.steps;
+  st.config = decode_stack_config(m, t_max, parse_cache_policy(policy.empty() ? preset.policy : policy));
+  st.config.block_size = preset.block_size;
+  st.weights = decode_stack_weights(m);
+  return st;
+}
+
+std::vector<Tensor> fed_rows(const StackConfig& sc, const StackWeights& w, const std::vector<int64_t>& tokens) {
+  Decoder dec(sc, {tokens}, w);  // the whole sequence as the prompt: every token is fed, none generated
+  std::vector<Tensor> rows{dec.prefill().hidden[0]};
+  while (dec.length() < static_cast<int64_t>(tokens.size())) rows.push_back(dec.step().hidden[0]);
+  return rows;
+}
+
+std::vector<double> next_token_losses(const std::vector<Tensor>& rows, const std::vector<int64_t>& tokens,
+                                      const StackWeights& w) {
+  const Tensor& U = w.unembedding;  // (V,d)
+  const int64_t V = U.size(0), d = U.size(1);
+  std::vector<double> out, logits(static_cast<size_t>(V));
+  int64_t p = 0;
+  for (const Tensor& r : rows)
+    for (int64_t i = 0; i < r.size(0); ++i, ++p) {
+      if (p + 1 >= static_cast<int64_t>(tokens.size())) break;
+      double top = -1e300;
+      for (int64_t v = 0; v < V; ++v) {
+        double z = w.unembedding_bias.defined() ? w.unembedding_bias.at({v}) : 0.0;
+        for (int64_t e = 0; e < d; ++e) z += static_cast<double>(r.at({i, e})) * U.at({v, e});
+        logits[static_cast<size_t>(v)] = z;
+        top = std::max(top, z);
+      }
+      double sum = 0;
+      for (double z : logits) sum += std::exp(z - top);
+      out.push_back(top + std::log(sum) - logits[static_cast<size_t>(tokens[static_cast<size_t>(p + 1)])]);
+    }
+  return out;
+}
+
+EvictionLosses eviction_losses(const StackConfig& config, const StackWeights& w, const std::vector<int64_t>& tokens) {
+  if (config.block_size > 0) throw Error("eviction losses need a contiguous cache (a paged cache evicts nothing)");
+  EvictionLosses out;
+  StackConfig full = config, window = config;
+  full.policy = CachePolicy{};
+  window.policy.kind = PolicyKind::Window;
+  window.policy.window = config.policy.slots(config.t_max);
+  window.policy.sink = 0;
+  out.policy_text = config.policy.text();
+  out.window_text = window.policy.text();
+  out.from = config.policy.slots(config.t_max);
+  out.full = next_token_losses(fed_rows(full, w, tokens), tokens, w);
+  out.policy = next_token_losses(fed_rows(config, w, tokens), tokens, w);
+  out.window = next_token_losses(fed_rows(window, w, tokens), tokens, w);
+  auto mean = [&](const std::vector<double>& v) {
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = static_cast<size_t>(out.from); i < v.size(); ++i) sum += v[i], ++n;
+    return n ? sum / static_cast<double>(n) : 0.0;
+  };
+  out.mean_full = mean(out.full), out.mean_policy = mean(out.policy), out.mean_window = mean(out.window);
+  return out;
 }
 
 PositionLoss loss_by_position(const Model& m, const Batch& batch, const CachePolicy& policy) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/decode_stack.h"
+#include "engine/scenario.h"
 #include "model.h"
 
 namespace attnsim::model {
@@ -16,6 +17,37 @@ namespace attnsim::model {
 // The stack that runs `model` with caches of t_max positions under `policy`.
 StackConfig decode_stack_config(const Model& model, int64_t t_max, const CachePolicy& policy = {});
 StackWeights decode_stack_weights(const Model& model);
+
+// A decode scenario on the trained model (DecodePreset::trained): the stack under `policy`
+// ("" = the preset's), the model's weights, and the prompts in its alphabet (BOS first).
+// T_max is the preset's, else the longest prompt + the steps. Throws Error (a model the stack
+// cannot run, a bad policy).
+struct ScenarioStack {
+  StackConfig config;
+  StackWeights weights;
+  std::vector<std::vector<int64_t>> prompts;
+};
+ScenarioStack scenario_stack(const Model& model, const DecodePreset& preset, const std::string& policy = "");
+
+// The last layer's output rows of one sequence, every token of `tokens` fed (none generated),
+// one tensor (n,d) per decode call under `config`.
+std::vector<Tensor> fed_rows(const StackConfig& config, const StackWeights& w, const std::vector<int64_t>& tokens);
+// Per position p < T-1: -log softmax(h_p · Uᵀ + b)[tokens[p+1]] in nats, computed in double;
+// `rows` are fed_rows' (consecutive calls' (n,d) outputs).
+std::vector<double> next_token_losses(const std::vector<Tensor>& rows, const std::vector<int64_t>& tokens,
+                                      const StackWeights& w);
+
+// What eviction costs one sequence (StreamingLLM's question, on the tokens a scenario feeds):
+// the next-token loss by position with every key, under config's policy, and under a plain
+// window of as many slots (which evicts BOS first). `from` is the policy's slot count: the
+// first position whose key set lost a token; the means are over positions from..T-2.
+struct EvictionLosses {
+  std::vector<double> full, policy, window;  // (T-1) nats each
+  std::string policy_text, window_text;      // "sink=1,window=15", "window=16"
+  int64_t from = 0;
+  double mean_full = 0, mean_policy = 0, mean_window = 0;
+};
+EvictionLosses eviction_losses(const StackConfig& config, const StackWeights& w, const std::vector<int64_t>& tokens);
 
 // StreamingLLM's question on the toy model: teacher-forced decode of `batch` (every row its
 // own sequence, all of one length) under a cache policy; per position, the mean loss and

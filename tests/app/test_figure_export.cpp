@@ -248,6 +248,35 @@ TEST_CASE("flash, memory and cost lesson steps get their own figures in the deck
     }
 }
 
+TEST_CASE("decode lesson steps get the decode slide (tokens, K/V strips, every layer's alpha) under their own titles") {
+  // Lessons 10 (a live decode), 12 (GQA) and 13 (sinks on the trained model): each decode-panel
+  // step's page is the decode panel's last call, found by its footer and its strip labels.
+  for (const char* name : {"10-kv-cache.toml", "12-gqa.toml", "13-sinks.toml"})
+    for (const char* lang : {"ko", "en"}) {
+      INFO(name << " " << lang);
+      const auto loaded = attnsim::lessons::load_lesson(kSource + "/lessons/" + name);
+      REQUIRE(loaded.lesson);
+      const std::string dir = kOut + "/decode-deck-" + std::string(name) + "-" + lang;
+      fs::remove_all(dir);
+      REQUIRE(run("--lesson " + kSource + "/lessons/" + name + " --export-slides " + dir + " --format pdf --lang " + lang) ==
+              0);
+      const std::string text = output_of("pdftotext " + dir + "/lesson.pdf -");
+      const bool ko = std::string(lang) == "ko";
+      const auto want = ko ? attnsim::lessons::Lang::Ko : attnsim::lessons::Lang::En;
+      size_t decode_steps = 0;
+      for (const auto& step : loaded.lesson->steps) {
+        const std::string title = attnsim::lessons::plain_text(attnsim::lessons::parse_markup(step.title.get(want)));
+        INFO(title);
+        CHECK(text.find(title) != std::string::npos);
+        decode_steps += step.panel == "decode" ? 1 : 0;
+      }
+      REQUIRE(decode_steps > 0);
+      CHECK(count(text, ko ? "디코딩 호출" : "decode call") == decode_steps);  // one decode footer per step
+      CHECK(text.find("V0") != std::string::npos);  // "K0"/"V0", or "K/V0" in a narrow band
+      CHECK(text.find(ko ? "층 0" : "layer 0") != std::string::npos);
+    }
+}
+
 TEST_CASE("export-frames writes the same frames as numbered PNGs") {
   const std::string dir = kOut + "/frames";
   fs::remove_all(dir);
