@@ -28,10 +28,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A path of its own per test, inside a parent of its own: counting temp files beside it must
+// not see other tests' (ctest runs them in parallel) or other programs' files in /tmp.
 fs::path fresh(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("attnsim-hostile-" + name);
-  fs::remove_all(p);
-  return p;
+  const fs::path parent = fs::temp_directory_path() / ("attnsim-hostile-" + name);
+  fs::remove_all(parent);
+  fs::create_directories(parent);
+  return parent / name;
 }
 
 std::string npy_with_header(const std::string& dict) {
