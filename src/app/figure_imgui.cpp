@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "app/fonts.h"
+#include "app/frame_texture.h"
 #include "figure/palette.h"
 #include "figure/text_metrics.h"
 
@@ -42,13 +46,21 @@ void draw_mark(ImDrawList* dl, const Xform& X, const fig::Rect& r, fig::Mark m, 
   dl->PopClipRect();
 }
 
+// Below this many blocks rectangles are cheaper than a texture upload and keep exact edges.
+constexpr int64_t kRectBlocks = 256;
+
 void draw_heatmap(ImDrawList* dl, const Xform& X, const fig::Heatmap& h, const fig::Theme& th) {
   if (h.rows <= 0 || h.cols <= 0) return;
-  // Screen blocks: at most 96 per axis, each the mean of its cells (NaN if any is NaN).
-  const int64_t br = std::min<int64_t>(h.rows, 96), bc = std::min<int64_t>(h.cols, 96);
+  // Screen blocks: at most one per pixel (and 1024 per axis), each the mean of its cells
+  // (NaN if any is NaN, else the first infinity).
+  const int64_t br = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(h.rect.h * X.s)), 1, std::min<int64_t>(h.rows, 1024));
+  const int64_t bc = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(h.rect.w * X.s)), 1, std::min<int64_t>(h.cols, 1024));
   const float cw = h.rect.w / static_cast<float>(bc), ch = h.rect.h / static_cast<float>(br);
   const float gap = (br == h.rows && bc == h.cols && std::min(cw, ch) * X.s >= 8) ? std::min(2.0f, std::min(cw, ch) * 0.06f) : 0.0f;
-  if (gap > 0) dl->AddRectFilled(X.p(h.rect.x, h.rect.y), X.p(h.rect.right(), h.rect.bottom()), col(h.gap));
+  const bool texture = br * bc > kRectBlocks;
+  if (gap > 0 && !texture) dl->AddRectFilled(X.p(h.rect.x, h.rect.y), X.p(h.rect.right(), h.rect.bottom()), col(h.gap));
+  std::vector<ImU32> rgba(texture ? static_cast<size_t>(br * bc) : 0);
+  std::vector<std::pair<fig::Rect, fig::Mark>> marks;
   for (int64_t r = 0; r < br; ++r)
     for (int64_t c = 0; c < bc; ++c) {
       const int64_t r0 = r * h.rows / br, r1 = (r + 1) * h.rows / br;
@@ -65,14 +77,32 @@ void draw_heatmap(ImDrawList* dl, const Xform& X, const fig::Heatmap& h, const f
         }
       const fig::Rect cell{h.rect.x + static_cast<float>(c) * cw + gap / 2, h.rect.y + static_cast<float>(r) * ch + gap / 2,
                            cw - gap, ch - gap};
-      if (has_special) {
-        draw_mark(dl, X, cell, fig::mark_of(special), th);
-        continue;
-      }
       const float v = static_cast<float>(sum / static_cast<double>(std::max<int64_t>(1, n)));
-      dl->AddRectFilled(X.p(cell.x, cell.y), X.p(cell.right(), cell.bottom()),
-                        col(fig::colormap(h.map, h.hi > h.lo ? (v - h.lo) / (h.hi - h.lo) : 0.5f)));
+      const fig::Color fill = has_special ? fig::mark_fill(th, fig::mark_of(special))
+                                          : fig::colormap(h.map, h.hi > h.lo ? (v - h.lo) / (h.hi - h.lo) : 0.5f);
+      if (has_special) marks.emplace_back(cell, fig::mark_of(special));
+      if (texture) rgba[static_cast<size_t>(r * bc + c)] = col(fill);  // ImU32 is RGBA in memory order
+      else if (!has_special) dl->AddRectFilled(X.p(cell.x, cell.y), X.p(cell.right(), cell.bottom()), col(fill));
     }
+  if (texture) {
+    dl->AddImage(frame_texture(rgba, static_cast<int>(bc), static_cast<int>(br)), X.p(h.rect.x, h.rect.y),
+                 X.p(h.rect.right(), h.rect.bottom()));
+    // The gaps between whole cells: one band per row and column boundary, edges half width.
+    if (gap > 0) {
+      const ImU32 g = col(h.gap);
+      for (int64_t c = 0; c <= bc; ++c) {
+        const float x = h.rect.x + static_cast<float>(c) * cw;
+        dl->AddRectFilled(X.p(std::max(h.rect.x, x - gap / 2), h.rect.y), X.p(std::min(h.rect.right(), x + gap / 2), h.rect.bottom()), g);
+      }
+      for (int64_t r = 0; r <= br; ++r) {
+        const float y = h.rect.y + static_cast<float>(r) * ch;
+        dl->AddRectFilled(X.p(h.rect.x, std::max(h.rect.y, y - gap / 2)), X.p(h.rect.right(), std::min(h.rect.bottom(), y + gap / 2)), g);
+      }
+    }
+  }
+  // Patterns over the marked cells; in a texture of tiny cells their colour alone.
+  if (!texture || std::min(cw, ch) * X.s >= 6)
+    for (const auto& [cell, m] : marks) draw_mark(dl, X, cell, m, th);
 }
 
 }  // namespace

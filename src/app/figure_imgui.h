@@ -1,8 +1,8 @@
 // The on-screen sink of figures (src/figure): draws a Figure into an ImGui draw list, so the
 // app's slide view shows the very description that --export writes as PNG, SVG or PDF.
-// Text uses the app's NanumGothic atlas (glyphs requested through fonts().want); heatmaps
-// above 96 x 96 cells are drawn averaged into 96 x 96 blocks on screen (the files keep every
-// cell).
+// Text uses the app's NanumGothic atlas (glyphs requested through fonts().want). A heatmap
+// with more cells than screen pixels is drawn averaged into one block per pixel (the files keep
+// every cell); above 256 blocks it is one texture, not a rectangle per cell.
 #pragma once
 
 #include <imgui.h>
