@@ -25,6 +25,7 @@
 
 #include "app/app.h"
 #include "app/decode_run.h"
+#include "app/frame_texture.h"
 #include "app/heat_view.h"
 #include "app/i18n.h"
 #include "app/layout.h"
@@ -36,6 +37,24 @@ namespace attnsim::app {
 
 // [SECTION] state
 
+// One frame's K and V strips of one layer as colours, drawn as textured quads (draw_cache):
+// 8 192 filled rectangles a frame for decode-model (4 K/V heads x K and V x 32 slots x 32
+// rows) were most of its frame time under the software rasteriser. Columns: the filled
+// slots, then the rows the frame appends (the flight); rows: (2j + 0)·dk + e is K head j's
+// component e, (2j + 1)·dk + e its V. Computed once per (run, frame, layer).
+struct StripImage {
+  int frame = -1, layer = -1;
+  int width = 0, height = 0;
+  int64_t filled = 0;        // columns 0 .. filled-1 are the cache's filled slots
+  int64_t dk = 0;
+  float k_scale = 1, v_scale = 1;
+  std::vector<ImU32> rgba;   // height x width, row-major
+  // The flight: per new row (j, i), j·n + i, the slot it lands in; empty when the frame's trace
+  // has no k_heads / v_heads and append step.
+  int64_t new_rows = 0;      // n
+  std::vector<int64_t> k_dest, v_dest;
+};
+
 struct DecodePanelState {
   std::string computed_for;  // "scenario|policy|model" the run (or the error) belongs to
   std::string scenario;
@@ -45,6 +64,7 @@ struct DecodePanelState {
   std::string error;
   Playback play;
   int layer = 0;
+  StripImage image;  // of play.step and layer (strip_image())
 };
 
 namespace {
@@ -73,6 +93,7 @@ DecodePanelState& state(App& app) {
       s.run = {};
       app.show_banner(e.what(), true);
     }
+    s.image = {};
     s.play = {};
     s.play.hold = 0.5f;
     s.play.duration = 0.8f;
@@ -158,107 +179,175 @@ Bands bands(const Geometry& g, const MhaConfig& a) {
   return b;
 }
 
-// The new rows of one cache (K or V) flying from `heads_step` (B,g,n,dk) into the slots the
-// append view `append_step` maps them to (matched by storage index against the cache's own
-// layout), eased, lifted off the strip mid-flight and outlined so they read apart from the
-// filled cells they pass over.
-void draw_flight(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, const Trace& trace,
-                 const char* heads_step, const char* append_step, float scale, float t,
-                 const std::function<float(int64_t)>& strip_y) {
+// Slot each new row (j, i) of `heads_step` (B,g,n,dk) lands in: the slot the append view
+// `append_step` maps it to, matched by storage index against the cache's own layout (paged:
+// the frame's append slots). Empty without those steps.
+std::vector<int64_t> landing_slots(const DecodeRun& run, const DecodeFrame& f, const Trace& trace,
+                                   const char* heads_step, const char* append_step) {
   const Step* kh = trace.find(heads_step);
   const Step* ap = trace.find(append_step);
-  if (!kh || !ap || !kh->out.defined()) return;
+  if (!kh || !ap || !kh->out.defined()) return {};
   const MhaConfig& a = run.config.attn;
-  const int64_t G = a.kv_group_count(), dk = a.head_dim();
+  const int64_t G = a.kv_group_count(), dk = a.head_dim(), n = kh->out.size(2);
   const bool paged = run.config.block_size > 0;
   const Layout from = make_layout(LayoutKind::Stacked, kh->out, 0);  // (g, n, dk)
   const Dims cache_shape{1, G, run.slots, dk};
   const Layout cache = make_layout(LayoutKind::Stacked, cache_shape, contiguous_strides(cache_shape), 0, 0);
   const Layout dest = paged ? from : make_layout(LayoutKind::Stacked, ap->out, 0);  // views of the storage
-  const float e_t = ease(t), lift = 10.0f * std::sin(3.14159265f * e_t);
-  const float new_x = g.origin.x + 4, strip_x = g.origin.x + g.margin;
-  const int64_t n = kh->out.size(2);
-  std::vector<ImVec4> boxes(static_cast<size_t>(G * n), ImVec4(1e9f, 1e9f, -1e9f, -1e9f));  // per (j, i)
-  std::vector<std::pair<ImVec4, ImU32>> cells;
+  std::vector<int64_t> slots(static_cast<size_t>(G * n));
   for (int64_t e = 0; e < from.numel(); ++e) {
-    const Dims idx = from.index_of(e);  // (j, i, c)
-    const int64_t j = idx[0], i = idx[1], c = idx[2];
-    int64_t slot = f.append_slots[static_cast<size_t>(i)];
+    const Dims idx = from.index_of(e);  // (j, i, c): a row's dk elements share one slot
+    int64_t slot = f.append_slots[static_cast<size_t>(idx[1])];
     if (!paged) {
       const int64_t el = cache.element_at_storage(dest.storage[static_cast<size_t>(e)]);
       if (el >= 0) slot = cache.index_of(el)[1];  // (g, slot, dk)
     }
-    const Rect ra{new_x + static_cast<float>(i) * g.slot * 0.6f, strip_y(j) + static_cast<float>(c) * g.row, g.slot - 1, g.row};
-    const Rect rb{strip_x + static_cast<float>(slot) * g.slot, strip_y(j) + static_cast<float>(c) * g.row, g.slot - 1, g.row};
-    const Rect m = lerp(ra, rb, e_t);
-    const ImVec4 box(m.x, m.y - lift, m.x + m.w, m.y - lift + m.h);
-    cells.push_back({box, diverging(kh->out.at({0, j, i, c}), scale)});
-    ImVec4& bb = boxes[static_cast<size_t>(j * n + i)];
-    bb = ImVec4(std::min(bb.x, box.x), std::min(bb.y, box.y), std::max(bb.z, box.z), std::max(bb.w, box.w));
+    slots[static_cast<size_t>(idx[0] * n + idx[1])] = slot;
   }
+  return slots;
+}
+
+// The colours of `frame`'s strips of `layer` and of its new rows, recomputed only when the
+// frame or the layer changes.
+const StripImage& strip_image(DecodePanelState& s, int frame, int layer) {
+  StripImage& im = s.image;
+  if (im.frame == frame && im.layer == layer) return im;
+  const DecodeRun& run = s.run;
+  const DecodeFrame& f = run.frames[static_cast<size_t>(frame)];
+  const Tensor& k = f.k_cache[static_cast<size_t>(layer)];  // (g, t', dk)
+  const Tensor& v = f.v_cache[static_cast<size_t>(layer)];
+  const Trace& trace = f.traces[static_cast<size_t>(layer)];
+  const int64_t G = run.config.attn.kv_group_count(), dk = run.config.attn.head_dim();
+  im = {};
+  im.frame = frame, im.layer = layer;
+  im.filled = k.size(1);
+  im.dk = dk;
+  im.k_scale = abs_max(k), im.v_scale = abs_max(v);
+  im.k_dest = landing_slots(run, f, trace, "k_heads", "k_cache_append");
+  im.v_dest = landing_slots(run, f, trace, "v_heads", "v_cache_append");
+  const Step* kh = trace.find("k_heads");
+  const Step* vh = trace.find("v_heads");
+  const bool flight = !im.k_dest.empty() && !im.v_dest.empty();
+  if (!flight) im.k_dest.clear(), im.v_dest.clear();
+  im.new_rows = flight ? kh->out.size(2) : 0;
+  im.width = static_cast<int>(std::max<int64_t>(im.filled + im.new_rows, 1));
+  im.height = static_cast<int>(2 * G * dk);
+  im.rgba.assign(static_cast<size_t>(im.width) * static_cast<size_t>(im.height), IM_COL32(0, 0, 0, 0));
+  auto px = [&](int64_t kv, int64_t j, int64_t e, int64_t col) -> ImU32& {
+    return im.rgba[static_cast<size_t>(((2 * j + kv) * dk + e) * im.width + col)];
+  };
+  for (int64_t j = 0; j < G; ++j)
+    for (int64_t e = 0; e < dk; ++e) {
+      for (int64_t c = 0; c < im.filled; ++c) {
+        px(0, j, e, c) = diverging(k.at({j, c, e}), im.k_scale);
+        px(1, j, e, c) = diverging(v.at({j, c, e}), im.v_scale);
+      }
+      for (int64_t i = 0; i < im.new_rows; ++i) {
+        px(0, j, e, im.filled + i) = diverging(kh->out.at({0, j, i, e}), im.k_scale);
+        px(1, j, e, im.filled + i) = diverging(vh->out.at({0, j, i, e}), im.v_scale);
+      }
+    }
+  return im;
+}
+
+// Column `col` of the strip image (K (kv 0) or V (kv 1) of head j: dk texels) drawn into [a, b].
+void draw_column(ImDrawList* dl, ImTextureID tex, const StripImage& im, int64_t kv, int64_t j, int64_t col, ImVec2 a,
+                 ImVec2 b) {
+  const float w = static_cast<float>(im.width), h = static_cast<float>(im.height);
+  const float u = static_cast<float>(col), r0 = static_cast<float>((2 * j + kv) * im.dk);
+  dl->AddImage(tex, a, b, {u / w, r0 / h}, {(u + 1) / w, (r0 + static_cast<float>(im.dk)) / h});
+}
+
+// The new rows of one cache (K, kv 0, or V, kv 1) flying from the new-row columns of the strip
+// image into their slots, eased, lifted off the strip mid-flight and outlined so they read
+// apart from the filled cells they pass over.
+void draw_flight(ImDrawList* dl, const Geometry& g, const StripImage& im, ImTextureID tex, int64_t kv, int64_t G,
+                 float t, const std::function<float(int64_t)>& strip_y) {
+  const std::vector<int64_t>& dest = kv == 0 ? im.k_dest : im.v_dest;
+  if (dest.empty()) return;
+  const int64_t n = im.new_rows;
+  const float e_t = ease(t), lift = 10.0f * std::sin(3.14159265f * e_t);
+  const float new_x = g.origin.x + 4, strip_x = g.origin.x + g.margin;
+  const float strip_h = static_cast<float>(im.dk) * g.row;
+  std::vector<ImVec4> boxes;  // per (j, i)
+  for (int64_t j = 0; j < G; ++j)
+    for (int64_t i = 0; i < n; ++i) {
+      const Rect ra{new_x + static_cast<float>(i) * g.slot * 0.6f, strip_y(j), g.slot - 1, strip_h};
+      const Rect rb{strip_x + static_cast<float>(dest[static_cast<size_t>(j * n + i)]) * g.slot, strip_y(j), g.slot - 1,
+                    strip_h};
+      const Rect m = lerp(ra, rb, e_t);
+      boxes.emplace_back(m.x, m.y - lift, m.x + m.w, m.y - lift + m.h);
+    }
   for (const ImVec4& b : boxes)  // a shadow under each flying row
-    if (b.x < b.z) dl->AddRectFilled({b.x + 3, b.y + 3}, {b.z + 3, b.w + 3}, IM_COL32(0, 0, 0, 150));
-  for (const auto& [b, colour] : cells) dl->AddRectFilled({b.x, b.y}, {b.z, b.w}, colour);
+    dl->AddRectFilled({b.x + 3, b.y + 3}, {b.z + 3, b.w + 3}, IM_COL32(0, 0, 0, 150));
+  for (int64_t j = 0; j < G; ++j)
+    for (int64_t i = 0; i < n; ++i) {
+      const ImVec4& b = boxes[static_cast<size_t>(j * n + i)];
+      draw_column(dl, tex, im, kv, j, im.filled + i, {b.x, b.y}, {b.z, b.w});
+    }
   for (const ImVec4& b : boxes)
-    if (b.x < b.z) dl->AddRect({b.x - 2, b.y - 2}, {b.z + 2, b.w + 2}, IM_COL32(250, 220, 80, 255), 0, 0, 2.0f);
+    dl->AddRect({b.x - 2, b.y - 2}, {b.z + 2, b.w + 2}, IM_COL32(250, 220, 80, 255), 0, 0, 2.0f);
 }
 
 // The K and V strips of one layer, the new rows flying into their slots, the broadcast to
 // the query heads. Returns the y below the drawing.
-float draw_cache(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, int layer,
-                 float t, float y) {
+float draw_cache(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, const StripImage& im,
+                 int layer, float t, float y) {
   const MhaConfig& a = run.config.attn;
-  const int64_t G = a.kv_group_count(), r = a.heads / G, dk = a.head_dim();
+  const int64_t G = a.kv_group_count(), r = a.heads / G;
   const bool paged = run.config.block_size > 0;
   const int64_t bs = run.config.block_size;
-  const Tensor& k = f.k_cache[static_cast<size_t>(layer)];  // (g, t', dk)
-  const Tensor& v = f.v_cache[static_cast<size_t>(layer)];
-  const int64_t filled = k.size(1);
+  const int64_t filled = im.filled;
   // Contiguous: every preallocated slot; paged: sequence 0's blocks (nothing is preallocated).
   const int64_t slots = paged ? (filled + bs - 1) / bs * bs : run.slots;
   const int64_t columns = paged ? run.config.t_max : run.slots;  // the query heads stay put
-  const float k_scale = abs_max(k), v_scale = abs_max(v);
   const Bands b = bands(g, a);
   const float strip_x = g.origin.x + g.margin;
   const float fh = ImGui::GetFontSize();
   auto k_y = [&](int64_t j) { return y + static_cast<float>(j) * b.band + (b.band - b.gap - 2 * b.strip_h - b.inner) * 0.5f; };
   auto v_y = [&](int64_t j) { return k_y(j) + b.strip_h + b.inner; };
+  auto strip_y = [&](int64_t kv, int64_t j) { return kv == 0 ? k_y(j) : v_y(j); };
   const bool flying = t < 1.0f;
   // slots this frame writes: drawn empty until the rows land
   auto landing = [&](int64_t s) {
     return flying && std::find(f.append_slots.begin(), f.append_slots.end(), s) != f.append_slots.end();
   };
-  auto strip = [&](const Tensor& c, float sy, float scale, const char* name, int64_t j) {
-    char label[32];
-    std::snprintf(label, sizeof label, "%s %lld", name, static_cast<long long>(j));
-    dl->AddText({g.origin.x + 2, sy + b.strip_h * 0.5f - fh * 0.5f}, head_colour(j), label);
-    for (int64_t s = 0; s < slots; ++s) {
-      const ImVec2 c0(strip_x + static_cast<float>(s) * g.slot, sy);
-      const ImVec2 c1(c0.x + g.slot - 1, sy + b.strip_h);
-      if (s >= filled || landing(s)) {
-        dl->AddRect(c0, c1, IM_COL32(90, 90, 90, 255));  // preallocated, empty
-        continue;
-      }
-      for (int64_t e = 0; e < dk; ++e)
-        dl->AddRectFilled({c0.x, sy + static_cast<float>(e) * g.row}, {c1.x, sy + static_cast<float>(e + 1) * g.row},
-                          diverging(c.at({j, s, e}), scale));
-    }
-    dl->AddRect({strip_x - 1, sy - 1}, {strip_x + static_cast<float>(slots) * g.slot, sy + b.strip_h + 1},
-                head_colour(j, 0.8f));
-    if (paged)  // block boundaries
-      for (int64_t bb = bs; bb < slots; bb += bs) {
-        const float bx = strip_x + static_cast<float>(bb) * g.slot - 1;
-        dl->AddLine({bx, sy - 2}, {bx, sy + b.strip_h + 2}, IM_COL32(235, 235, 235, 255), 2.0f);
-      }
+  auto slot_box = [&](int64_t s, float sy) {
+    const ImVec2 c0(strip_x + static_cast<float>(s) * g.slot, sy);
+    return std::make_pair(c0, ImVec2(c0.x + g.slot - 1, sy + b.strip_h));
   };
-  for (int64_t j = 0; j < G; ++j) {
-    strip(k, k_y(j), k_scale, "K", j);
-    strip(v, v_y(j), v_scale, "V", j);
-  }
+  // The filled slots: one quad each, all from one texture (one draw call).
+  const ImTextureID tex = frame_texture(im.rgba, im.width, im.height);
+  for (int64_t j = 0; j < G; ++j)
+    for (int64_t kv = 0; kv < 2; ++kv)
+      for (int64_t s = 0; s < std::min(slots, filled); ++s)
+        if (!landing(s)) {
+          const auto [c0, c1] = slot_box(s, strip_y(kv, j));
+          draw_column(dl, tex, im, kv, j, s, c0, c1);
+        }
+  // Labels, the empty preallocated slots, the strip's outline, block boundaries.
+  for (int64_t j = 0; j < G; ++j)
+    for (int64_t kv = 0; kv < 2; ++kv) {
+      const float sy = strip_y(kv, j);
+      char label[32];
+      std::snprintf(label, sizeof label, "%s %lld", kv == 0 ? "K" : "V", static_cast<long long>(j));
+      dl->AddText({g.origin.x + 2, sy + b.strip_h * 0.5f - fh * 0.5f}, head_colour(j), label);
+      for (int64_t s = 0; s < slots; ++s)
+        if (s >= filled || landing(s)) {
+          const auto [c0, c1] = slot_box(s, sy);
+          dl->AddRect(c0, c1, IM_COL32(90, 90, 90, 255));  // preallocated, empty
+        }
+      dl->AddRect({strip_x - 1, sy - 1}, {strip_x + static_cast<float>(slots) * g.slot, sy + b.strip_h + 1},
+                  head_colour(j, 0.8f));
+      if (paged)  // block boundaries
+        for (int64_t bb = bs; bb < slots; bb += bs) {
+          const float bx = strip_x + static_cast<float>(bb) * g.slot - 1;
+          dl->AddLine({bx, sy - 2}, {bx, sy + b.strip_h + 2}, IM_COL32(235, 235, 235, 255), 2.0f);
+        }
+    }
   if (flying) {
-    const Trace& tr_l = f.traces[static_cast<size_t>(layer)];
-    draw_flight(dl, g, run, f, tr_l, "k_heads", "k_cache_append", k_scale, t, k_y);
-    draw_flight(dl, g, run, f, tr_l, "v_heads", "v_cache_append", v_scale, t, v_y);
+    draw_flight(dl, g, im, tex, 0, G, t, k_y);
+    draw_flight(dl, g, im, tex, 1, G, t, v_y);
   }
   // Broadcast: K/V head j feeds query heads j·r .. j·r + r - 1 (the stride-0 k_grouped view).
   const float qx = strip_x + static_cast<float>(columns) * g.slot + 40;
@@ -624,7 +713,7 @@ void panel_decode(App& app, const ImVec4& rect) {
   float y = g.origin.y;
   draw_tokens(dl, g, s.run, f, y, s.run.config.policy.kind != PolicyKind::Full);
   y += tokens_height(g);
-  y = draw_cache(dl, g, s.run, f, s.layer, t, y);
+  y = draw_cache(dl, g, s.run, f, strip_image(s, s.play.step, s.layer), s.layer, t, y);
   y = draw_alpha(dl, g, s.run, f, s.layer, y + 4);
   if (s.run.config.block_size > 0)
     y = draw_paged(dl, g, s.run, f, y + 6, width);
