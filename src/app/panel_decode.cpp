@@ -40,13 +40,16 @@ namespace attnsim::app {
 // One frame's K and V strips of one layer as colours, drawn as textured quads (draw_cache):
 // 8 192 filled rectangles a frame for decode-model (4 K/V heads x K and V x 32 slots x 32
 // rows) were most of its frame time under the software rasteriser. Columns: the filled
-// slots, then the rows the frame appends (the flight); rows: (2j + 0)·dk + e is K head j's
-// component e, (2j + 1)·dk + e its V. Computed once per (run, frame, layer).
+// slots, then the rows the frame appends (the flight); rows: (2j + 0)·R + e is K head j's
+// texel row e, (2j + 1)·R + e its V (R = strip_rows). Computed once per (run, frame, layer, R).
 struct StripImage {
   int frame = -1, layer = -1;
-  int width = 0, height = 0;
+  int width = 0, height = 0;  // filled + new_rows, 2·g·R
   int64_t filled = 0;        // columns 0 .. filled-1 are the cache's filled slots
   int64_t dk = 0;
+  // Texel rows per strip: dk, or fewer where a component's row is under a pixel (the lesson
+  // layout), each then the mean of the components it covers (as the figures' heatmaps do).
+  int64_t strip_rows = 0;
   float k_scale = 1, v_scale = 1;
   std::vector<ImU32> rgba;   // height x width, row-major
   // The flight: per new row (j, i), j·n + i, the slot it lands in; empty when the frame's trace
@@ -133,10 +136,19 @@ struct Geometry {
   float margin = 0;      // left label column
   float cell = 0;        // one position column (tokens)
   float slot = 0;        // one cache slot column (strips, alpha); = cell unless a window rolls
-  float row = 0;         // one d_k row of a strip
+  float row = 0;         // one d_k row of a strip (under a pixel where the panel is short)
   float alpha_row = 0;   // one query head's alpha row
   bool q_lines = true;   // a text line per query head in the bands (else boxes only where that does not fit)
+  float width = 0;       // the panel's drawing
+  // > 0: the by-position plot sits right of the query heads, from this x to the right edge,
+  // beside the strips (a rolling window leaves that room empty); 0: below the alpha rows
+  float plot_x = 0;
 };
+
+// Texel rows per strip for this geometry: a texel per component down to one pixel each.
+int64_t strip_rows(const Geometry& g, int64_t dk) {
+  return g.row >= 1.0f ? dk : std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<float>(dk) * g.row)), 1, dk);
+}
 
 // Slot of position p in this frame, -1 when no slot holds it (evicted).
 int64_t slot_of(const DecodeFrame& f, int64_t p) {
@@ -209,9 +221,9 @@ std::vector<int64_t> landing_slots(const DecodeRun& run, const DecodeFrame& f, c
 
 // The colours of `frame`'s strips of `layer` and of its new rows, recomputed only when the
 // frame or the layer changes.
-const StripImage& strip_image(DecodePanelState& s, int frame, int layer) {
+const StripImage& strip_image(DecodePanelState& s, int frame, int layer, int64_t strip_rows) {
   StripImage& im = s.image;
-  if (im.frame == frame && im.layer == layer) return im;
+  if (im.frame == frame && im.layer == layer && im.strip_rows == strip_rows) return im;
   const DecodeRun& run = s.run;
   const DecodeFrame& f = run.frames[static_cast<size_t>(frame)];
   const Tensor& k = f.k_cache[static_cast<size_t>(layer)];  // (g, t', dk)
@@ -222,6 +234,7 @@ const StripImage& strip_image(DecodePanelState& s, int frame, int layer) {
   im.frame = frame, im.layer = layer;
   im.filled = k.size(1);
   im.dk = dk;
+  im.strip_rows = strip_rows;
   im.k_scale = abs_max(k), im.v_scale = abs_max(v);
   im.k_dest = landing_slots(run, f, trace, "k_heads", "k_cache_append");
   im.v_dest = landing_slots(run, f, trace, "v_heads", "v_cache_append");
@@ -231,31 +244,39 @@ const StripImage& strip_image(DecodePanelState& s, int frame, int layer) {
   if (!flight) im.k_dest.clear(), im.v_dest.clear();
   im.new_rows = flight ? kh->out.size(2) : 0;
   im.width = static_cast<int>(std::max<int64_t>(im.filled + im.new_rows, 1));
-  im.height = static_cast<int>(2 * G * dk);
+  const int64_t R = strip_rows;
+  im.height = static_cast<int>(2 * G * R);
   im.rgba.assign(static_cast<size_t>(im.width) * static_cast<size_t>(im.height), IM_COL32(0, 0, 0, 0));
+  // texel row e of a strip: the mean of components [e·dk/R, (e+1)·dk/R)
+  auto mean = [&](const std::function<float(int64_t)>& at, int64_t e) {
+    const int64_t c0 = e * dk / R, c1 = (e + 1) * dk / R;
+    float sum = 0;
+    for (int64_t c = c0; c < c1; ++c) sum += at(c);
+    return sum / static_cast<float>(c1 - c0);
+  };
   auto px = [&](int64_t kv, int64_t j, int64_t e, int64_t col) -> ImU32& {
-    return im.rgba[static_cast<size_t>(((2 * j + kv) * dk + e) * im.width + col)];
+    return im.rgba[static_cast<size_t>(((2 * j + kv) * R + e) * im.width + col)];
   };
   for (int64_t j = 0; j < G; ++j)
-    for (int64_t e = 0; e < dk; ++e) {
+    for (int64_t e = 0; e < R; ++e) {
       for (int64_t c = 0; c < im.filled; ++c) {
-        px(0, j, e, c) = diverging(k.at({j, c, e}), im.k_scale);
-        px(1, j, e, c) = diverging(v.at({j, c, e}), im.v_scale);
+        px(0, j, e, c) = diverging(mean([&](int64_t x) { return k.at({j, c, x}); }, e), im.k_scale);
+        px(1, j, e, c) = diverging(mean([&](int64_t x) { return v.at({j, c, x}); }, e), im.v_scale);
       }
       for (int64_t i = 0; i < im.new_rows; ++i) {
-        px(0, j, e, im.filled + i) = diverging(kh->out.at({0, j, i, e}), im.k_scale);
-        px(1, j, e, im.filled + i) = diverging(vh->out.at({0, j, i, e}), im.v_scale);
+        px(0, j, e, im.filled + i) = diverging(mean([&](int64_t x) { return kh->out.at({0, j, i, x}); }, e), im.k_scale);
+        px(1, j, e, im.filled + i) = diverging(mean([&](int64_t x) { return vh->out.at({0, j, i, x}); }, e), im.v_scale);
       }
     }
   return im;
 }
 
-// Column `col` of the strip image (K (kv 0) or V (kv 1) of head j: dk texels) drawn into [a, b].
+// Column `col` of the strip image (K (kv 0) or V (kv 1) of head j: strip_rows texels) drawn into [a, b].
 void draw_column(ImDrawList* dl, ImTextureID tex, const StripImage& im, int64_t kv, int64_t j, int64_t col, ImVec2 a,
                  ImVec2 b) {
   const float w = static_cast<float>(im.width), h = static_cast<float>(im.height);
-  const float u = static_cast<float>(col), r0 = static_cast<float>((2 * j + kv) * im.dk);
-  dl->AddImage(tex, a, b, {u / w, r0 / h}, {(u + 1) / w, (r0 + static_cast<float>(im.dk)) / h});
+  const float u = static_cast<float>(col), r0 = static_cast<float>((2 * j + kv) * im.strip_rows);
+  dl->AddImage(tex, a, b, {u / w, r0 / h}, {(u + 1) / w, (r0 + static_cast<float>(im.strip_rows)) / h});
 }
 
 // The new rows of one cache (K, kv 0, or V, kv 1) flying from the new-row columns of the strip
@@ -527,27 +548,75 @@ constexpr float kPlotMin = 44;
 
 float plot_height() { return ImGui::GetFontSize() + 4 + kPlotMin + 6; }
 
-// Random weights: each position's output drift from the full cache, for the policy and a
-// plain window of the same size. Trained weights: each position's loss of the next token
-// with the full cache, the policy and the window (what StreamingLLM measures).
-float draw_by_position(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, float y,
-                       float width, float height) {
-  const size_t shown = f.tokens.size();
+// The by-position plot's lines: random weights, each position's output drift from the full
+// cache, for the policy and a plain window of the same size; trained weights, each position's
+// loss of the next token with the full cache, the policy and the window (what StreamingLLM
+// measures).
+struct Series {
+  const std::vector<double>* values;
+  ImU32 colour;
+  std::string name;
+};
+
+std::vector<Series> by_position_series(const DecodeRun& run) {
   const bool loss = !run.loss_full.empty();
-  dl->AddText({g.origin.x, y}, IM_COL32(220, 220, 220, 255),
-              loss ? tr("Loss of the next token by position (trained weights, nats)")
-                   : tr("Output drift from the full cache, by position (random weights)"));
-  y += ImGui::GetFontSize() + 4;
-  const ImVec2 p0(g.origin.x + g.margin, y), p1(g.origin.x + g.margin + width * 0.55f, y + height);
-  dl->AddRect(p0, p1, IM_COL32(110, 110, 110, 255));
-  struct Series { const std::vector<double>* values; ImU32 colour; std::string name; };
   std::vector<Series> series;
   if (loss) series.push_back({&run.loss_full, IM_COL32(170, 170, 170, 255), tr("full")});
-  series.push_back({loss ? &run.loss_window : &run.drift_window, IM_COL32(220, 110, 90, 255), run.window_text});
+  if (run.window_text != run.config.policy.text())  // a plain window policy is its own comparison
+    series.push_back({loss ? &run.loss_window : &run.drift_window, IM_COL32(220, 110, 90, 255), run.window_text});
   series.push_back({loss ? &run.loss_policy : &run.drift_policy, IM_COL32(90, 200, 240, 255), run.config.policy.text()});
+  return series;
+}
+
+const char* by_position_title(const DecodeRun& run) {
+  return !run.loss_full.empty() ? tr("Loss of the next token by position (trained weights, nats)")
+                                : tr("Output drift from the full cache, by position (random weights)");
+}
+
+// Lines of the legend: one per series, and with losses the position the means start from.
+int legend_lines(const DecodeRun& run) {
+  return static_cast<int>(by_position_series(run).size()) + (run.loss_full.empty() ? 0 : 1);
+}
+
+// Beside the strips: the title wraps to the column, the legend goes under the plot.
+float beside_title_height(const DecodeRun& run, float width) {
+  return ImGui::CalcTextSize(by_position_title(run), nullptr, false, width).y;
+}
+
+float beside_min_height(const DecodeRun& run, float width) {
+  return beside_title_height(run, width) + 4 + kPlotMin + 4 + static_cast<float>(legend_lines(run)) * (ImGui::GetFontSize() + 2);
+}
+
+// The plot in `box` (x0, y0, x1, y1). Beside the strips (g.plot_x > 0): title wrapped to the
+// box, the plot, the legend under it. Below the alpha rows: the title, then the plot over 55%
+// of the panel's width with the legend to its right.
+float draw_by_position(ImDrawList* dl, const Geometry& g, const DecodeRun& run, const DecodeFrame& f, ImVec4 box) {
+  const size_t shown = f.tokens.size();
+  const bool loss = !run.loss_full.empty(), beside = g.plot_x > 0;
+  const float fh = ImGui::GetFontSize();
+  const char* title = by_position_title(run);
+  const std::vector<Series> series = by_position_series(run);
   double top = 1e-9;
   for (const Series& s : series)
     for (double v : *s.values) top = std::max(top, v);
+  char top_text[32];
+  std::snprintf(top_text, sizeof top_text, "%.3f", top);
+  ImVec2 p0, p1, legend;
+  if (beside) {
+    const float w = box.z - box.x;
+    dl->AddText(ImGui::GetFont(), fh, {box.x, box.y}, IM_COL32(220, 220, 220, 255), title, nullptr, w);
+    p0 = {box.x + ImGui::CalcTextSize(top_text).x + 6, box.y + beside_title_height(run, w) + 4};
+    p1 = {box.z - 4, box.w - static_cast<float>(legend_lines(run)) * (fh + 2) - 4};
+    legend = {p0.x, p1.y + 4};
+    dl->AddText({box.x, p0.y}, IM_COL32(170, 170, 170, 255), top_text);
+  } else {
+    dl->AddText({box.x, box.y}, IM_COL32(220, 220, 220, 255), title);
+    p0 = {box.x + g.margin, box.y + fh + 4};
+    p1 = {p0.x + g.width * 0.55f, box.w};
+    legend = {p1.x + 8, p0.y};
+    dl->AddText({box.x + 4, p0.y}, IM_COL32(170, 170, 170, 255), top_text);
+  }
+  dl->AddRect(p0, p1, IM_COL32(110, 110, 110, 255));
   const float n = static_cast<float>(std::max<size_t>(run.drift_policy.size(), 2) - 1);
   for (const Series& s : series) {
     const std::vector<double>& d = *s.values;
@@ -561,11 +630,8 @@ float draw_by_position(ImDrawList* dl, const Geometry& g, const DecodeRun& run, 
   }
   const float sx = p0.x + (p1.x - p0.x) * static_cast<float>(run.slots) / n;  // eviction starts
   dl->AddLine({sx, p0.y}, {sx, p1.y}, IM_COL32(160, 160, 160, 160), 1.0f);
-  char top_text[32];
-  std::snprintf(top_text, sizeof top_text, "%.3f", top);
-  dl->AddText({p0.x - g.margin + 4, p0.y}, IM_COL32(170, 170, 170, 255), top_text);
   // legend, newest line on top; with losses, each one's mean from the first eviction on
-  float ly = p0.y;
+  float ly = legend.y;
   for (auto it = series.rbegin(); it != series.rend(); ++it) {
     std::string text = it->name;
     if (loss) {
@@ -573,21 +639,22 @@ float draw_by_position(ImDrawList* dl, const Geometry& g, const DecodeRun& run, 
       std::snprintf(mean, sizeof mean, "  %.2f", mean_from(*it->values, static_cast<size_t>(run.slots)));
       text += mean;
     }
-    dl->AddText({p1.x + 8, ly}, it->colour, text.c_str());
-    ly += ImGui::GetFontSize() + 2;
+    dl->AddText({legend.x, ly}, it->colour, text.c_str());
+    ly += fh + 2;
   }
   if (loss)
-    dl->AddText({p1.x + 8, ly}, IM_COL32(170, 170, 170, 255),
+    dl->AddText({legend.x, ly}, IM_COL32(170, 170, 170, 255),
                 trf("(mean from position %lld)", static_cast<long long>(run.slots)).c_str());
-  return p1.y + 6;
+  return beside ? box.w : p1.y + 6;
 }
 
 // [SECTION] layout
 
-// Height below the alpha rows: the meters, the paged view or the by-position plot.
-float bottom_height(const DecodeRun& run) {
+// Height below the alpha rows: the meters, the paged view or the by-position plot (none when
+// the plot sits beside the strips).
+float bottom_height(const Geometry& g, const DecodeRun& run) {
   if (run.config.block_size > 0) return paged_height(run);
-  if (!run.drift_policy.empty()) return plot_height();
+  if (!run.drift_policy.empty()) return g.plot_x > 0 ? 0.0f : plot_height();
   return memory_height();
 }
 
@@ -602,9 +669,10 @@ float cache_height(const Geometry& g, const DecodeRun& run) {
   return static_cast<float>(run.config.attn.kv_group_count()) * bands(g, run.config.attn).band + ImGui::GetFontSize() + 4;
 }
 
-// The largest strip rows (8 px down to 1 px, then without query-head labels) at which the
-// tokens, the K/V strips, alpha and the bottom part fit in `height` (the smallest when none
-// does: the panel then scrolls).
+// The largest strip rows (8 px down to half a pixel, then without query-head labels) at which
+// the tokens, the K/V strips, alpha and the bottom part fit in `height` (the smallest when
+// none does: the panel then scrolls). Under a pixel a strip texel is the mean of the
+// components it covers (strip_rows()).
 void fit_rows(Geometry& g, const DecodeRun& run, float height) {
   const bool paged = run.config.block_size > 0;
   // alpha is what the learner reads: about 80 px of rows whatever h is (6 px in the paged view,
@@ -612,9 +680,9 @@ void fit_rows(Geometry& g, const DecodeRun& run, float height) {
   g.alpha_row = paged ? 6.0f : std::clamp(80.0f / static_cast<float>(run.config.attn.heads), 6.0f, 12.0f);
   for (const bool labels : {true, false}) {
     g.q_lines = labels && !paged;
-    for (float row = 8.0f; row >= 1.0f; row -= 0.5f) {
+    for (float row = 8.0f; row >= 0.5f; row -= row > 1.0f ? 0.5f : 0.125f) {
       g.row = row;
-      const float need = tokens_height(g) + cache_height(g, run) + 4 + alpha_height(g, run) + 6 + bottom_height(run);
+      const float need = tokens_height(g) + cache_height(g, run) + 4 + alpha_height(g, run) + 6 + bottom_height(g, run);
       if (need <= height) return;
     }
   }
@@ -701,6 +769,7 @@ void panel_decode(App& app, const ImVec4& rect) {
   Geometry g;
   g.origin = ImGui::GetCursorScreenPos();
   const float width = ImGui::GetContentRegionAvail().x;
+  g.width = width;
   g.margin = 44;
   const int64_t columns = s.run.config.t_max + 1;  // every position and the next token
   g.cell = std::clamp((width - g.margin - 200) / static_cast<float>(columns), 6.0f, 22.0f);
@@ -709,18 +778,39 @@ void panel_decode(App& app, const ImVec4& rect) {
   g.slot = rolling ? std::clamp((width - g.margin - 120) / static_cast<float>(s.run.slots), 6.0f, 22.0f) : g.cell;
   // Everything below is sized to what is left of the panel (minus the window's bottom padding).
   const float avail_h = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().WindowPadding.y;
+  // The by-position plot goes right of the query heads (cache columns, 40 px of broadcast
+  // lines, 34 px of query boxes) where that leaves it kBesideWidth and the strips' height.
+  constexpr float kBesideWidth = 200;
+  const bool plot = s.run.config.block_size == 0 && !s.run.drift_policy.empty();
+  const float beside_x = g.origin.x + g.margin + static_cast<float>(s.run.slots) * g.slot + 40 + 34 + 24;
+  g.plot_x = plot && g.origin.x + width - beside_x >= kBesideWidth ? beside_x : 0.0f;
   fit_rows(g, s.run, avail_h);
+  const float strips_h = static_cast<float>(G) * bands(g, a).band;
+  if (g.plot_x > 0 && strips_h < beside_min_height(s.run, g.origin.x + width - g.plot_x)) {
+    g.plot_x = 0;  // too short beside the strips: below the alpha rows
+    fit_rows(g, s.run, avail_h);
+  }
   float y = g.origin.y;
   draw_tokens(dl, g, s.run, f, y, s.run.config.policy.kind != PolicyKind::Full);
   y += tokens_height(g);
-  y = draw_cache(dl, g, s.run, f, strip_image(s, s.play.step, s.layer), s.layer, t, y);
+  // (x, y, w, h) of the strips and the plot, for --geometry (tests: the plot fits beside them)
+  if (s.run.config.block_size == 0)
+    app.figure_rects["decode_strips"] = {g.origin.x + g.margin, y, static_cast<float>(s.run.slots) * g.slot, strips_h};
+  if (g.plot_x > 0) {
+    const ImVec4 box{g.plot_x, y, g.origin.x + width, y + strips_h};
+    draw_by_position(dl, g, s.run, f, box);
+    app.figure_rects["decode_plot"] = {box.x, box.y, box.z - box.x, box.w - box.y};
+  }
+  y = draw_cache(dl, g, s.run, f, strip_image(s, s.play.step, s.layer, strip_rows(g, a.head_dim())), s.layer, t, y);
   y = draw_alpha(dl, g, s.run, f, s.layer, y + 4);
   if (s.run.config.block_size > 0)
     y = draw_paged(dl, g, s.run, f, y + 6, width);
-  else if (!s.run.drift_policy.empty())
-    y = draw_by_position(dl, g, s.run, f, y + 6, width,
-                         std::max(kPlotMin, g.origin.y + avail_h - y - 6 - plot_height() + kPlotMin));
-  else
+  else if (plot && g.plot_x == 0) {
+    const ImVec4 box{g.origin.x, y + 6, g.origin.x + width,
+                     y + 6 + ImGui::GetFontSize() + 4 + std::max(kPlotMin, g.origin.y + avail_h - y - 6 - plot_height() + kPlotMin)};
+    y = draw_by_position(dl, g, s.run, f, box);
+    app.figure_rects["decode_plot"] = {box.x, box.y, box.z - box.x, box.w - box.y};
+  } else if (!plot)
     y = draw_memory(dl, g, s.run, y + 6, width);
   ImGui::Dummy({width, std::max(0.0f, y - g.origin.y)});
   app.decode_overflow = y - (ImGui::GetWindowPos().y + ImGui::GetWindowHeight() - ImGui::GetStyle().WindowPadding.y);

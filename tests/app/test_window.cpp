@@ -255,6 +255,30 @@ TEST_CASE("--lesson with a broken lesson and --export exits 2 and writes no PNG"
   CHECK_FALSE(std::ifstream(png).good());
 }
 
+TEST_CASE("lesson 13 in the lesson layout: the decode panel shows the strips and the loss plot beside them, no scrolling") {
+  // A fresh progress folder: the lesson opens at its first step (policy window=16).
+  const std::string data = kOut + "/lesson13-data", png = kOut + "/lesson13.png", geometry = kOut + "/lesson13.json";
+  std::system(("rm -rf " + data + " && mkdir -p " + data).c_str());
+  const Run r = run_sh("XDG_DATA_HOME=" + data, "--lesson " + std::string(ATTNSIM_SOURCE_DIR) +
+                                                    "/lessons/13-sinks.toml --export " + png + " --geometry " + geometry);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json j;
+  std::ifstream(geometry) >> j;
+  REQUIRE(j.at("panels").contains("lesson"));  // the lesson layout: the lesson panel under the view
+  CHECK(j.at("decode_overflow").get<double>() <= 0.0);
+  const auto& panel = j.at("panels").at("decode");
+  const auto& strips = j.at("decode_strips");
+  const auto& plot = j.at("decode_plot");
+  const double panel_right = panel[0].get<double>() + panel[2].get<double>();
+  const double panel_bottom = panel[1].get<double>() + panel[3].get<double>();
+  CHECK(plot[0].get<double>() > strips[0].get<double>() + strips[2].get<double>());  // right of the strips
+  CHECK(plot[1].get<double>() == strips[1].get<double>());                            // beside them
+  CHECK(plot[0].get<double>() + plot[2].get<double>() <= panel_right);
+  CHECK(plot[1].get<double>() + plot[3].get<double>() <= panel_bottom);
+  CHECK(plot[2].get<double>() >= 200);
+}
+
 TEST_CASE("option errors are one line that points to --help") {
   for (const char* args : {"--scale 3", "--bench-frames 99999999999999999999", "--batch -1", "--frobnicate",
                            "--scenario $'no\\nsuch'"}) {
