@@ -334,6 +334,40 @@ TEST_CASE("figure: bars stand as tall as their values and say them; a bad chart 
   CHECK_THROWS_WITH(add_line_plot(s.figure, print_theme(), s.visual, p), "plot 'empty': the axis range is empty");
 }
 
+TEST_CASE("figure: a signed bar chart hangs negative bars below the zero line") {
+  SlideSpec spec;
+  spec.title = "ablation";
+  spec.has_legend = false;
+  Slide s = make_slide(spec, print_theme());
+  BarChart c;
+  c.title = "repeat accuracy change (points)";
+  c.bars = {{"change", rgb(0xD55E00)}};
+  c.groups = {{"0.0", {-3.0}}, {"0.1", {-79.1}}, {"0.2", {0.0}}, {"1.0", {2.5}}, {"1.3", {-0.04}}};
+  c.y_lo = -80;
+  c.y_hi = 10;
+  c.decimals = 1;
+  const BarLayout L = add_bar_chart(s.figure, print_theme(), s.visual, c);
+  const float zero = L.y_at(0), unit = L.axes.h / 90.0f;
+  CHECK(zero == Approx(L.axes.y + 10 * unit).margin(1e-3));
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    const double v = c.groups[g].values[0];
+    const Box& box = std::get<Box>(s.figure.items[L.bar_boxes[g][0]]);
+    CHECK(box.rect.h == Approx(std::fabs(v) * unit).margin(1e-3));
+    CHECK((v < 0 ? box.rect.y : box.rect.bottom()) == Approx(zero).margin(1e-3));  // from the zero line
+    const Text& t = std::get<Text>(s.figure.items[L.bar_texts[g][0]]);
+    if (v < 0) CHECK(t.y > box.rect.bottom());  // the value beyond the bar's end
+    if (v > 0) CHECK(t.y < box.rect.y);
+  }
+  CHECK(std::get<Text>(s.figure.items[L.bar_texts[1][0]]).text == "-79.1");
+  CHECK(std::get<Text>(s.figure.items[L.bar_texts[4][0]]).text == "0.0");  // not -0.0
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+  c.y_lo = 1;  // the axis must hold 0
+  CHECK_THROWS_WITH(add_bar_chart(s.figure, print_theme(), s.visual, c),
+                    "bar chart 'repeat accuracy change (points)': the axis must run from at most 0 to at least 0, "
+                    "bottom below top");
+}
+
 // [SECTION] the flash tile grid ------------------------------------------------------------
 
 namespace {

@@ -260,11 +260,13 @@ const std::pair<const char*, const char*> kTable[] = {
     {"roles, ablation and sink use the loaded checkpoint; the others train their own models",
      "역할, 헤드 끄기, 어텐션 싱크는 불러온 체크포인트를 쓰고, 나머지는 각자 모델을 새로 학습합니다"},
     {"table", "표"},
+    {"experiment", "실험"},
+    {"next-token loss by position (nats)", "위치별 다음 토큰 손실 (nats)"},
     // model: the experiments' conclusions (model::conclusion_formats(), filled by tr_filled)
     {"%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
      "for the next token",
      "헤드 %s개가 초기화 때 없던 역할을 학습 중에 얻었다 (전체 %s개). 손실은 다음 토큰만 요구했을 뿐이다"},
-    {"%s of %s heads are nearly free to remove and %s are critical (zero ablation, one at a time; base repeat "
+    {"%s of %s heads are nearly free to remove, critical: %s (zero ablation, one at a time; base repeat "
      "accuracy %s%%)",
      "헤드 %s개는 지워도 거의 손해가 없고 (전체 %s개), %s개는 결정적이다 (0으로 절제, 하나씩; 기본 반복 구간 "
      "정확도 %s%%)"},

@@ -19,7 +19,7 @@ const char* const kUsage =
     "               [--action check-hidden|first-nan|try-view]\n"
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
     "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
-    "               [--size WxH]\n"
+    "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME)\n"
     "       attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]\n"
     "               [--theme print|projector] [--size 1280x720|1920x1080] [--scale 1|2|4]\n"
     "       (DIR new or empty; --force replaces a folder that is not empty)\n"

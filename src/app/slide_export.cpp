@@ -74,7 +74,9 @@ std::string index_html(const Deck& deck, const std::vector<std::string>& files, 
 int run_figure_export(const Options& o) {
   try {
     if (is_model_scenario(o.scenario)) {
-      const figure::Figure f = model_scenario_slide(o.scenario, o.model, lang_of(o), o.theme);
+      const figure::Figure f = o.panel == "experiments" ? model_experiment_slide(o.experiment, o.model, lang_of(o), o.theme)
+                               : o.panel == "timeline"  ? model_timeline_slide(o.scenario, o.model, lang_of(o), o.theme)
+                                                        : model_scenario_slide(o.scenario, o.model, lang_of(o), o.theme);
       std::string error;
       if (!write_one(f, o.output, pixel_width(o), &error)) throw Error(error);
       std::printf("%s\n", o.output.c_str());

@@ -16,6 +16,7 @@
 #include "app/decode_slides.h"
 #include "app/flash_slides.h"
 #include "app/memory_slides.h"
+#include "app/experiment_figure.h"
 #include "app/model_slides.h"
 #include "app/model_view.h"
 #include "lessons/model_quantity.h"
@@ -319,6 +320,25 @@ figure::Figure model_scenario_slide(const std::string& scenario, const std::stri
   return head_grid_slide(view, text).figure;
 }
 
+figure::Figure model_timeline_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
+                                    const std::string& theme) {
+  ModelView view;
+  view.load(model_dir.empty() ? default_model_dir() : model_dir);
+  ModelSlideText text = model_text(scenario, view, lang, theme);
+  text.title = T(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
+  text.caption = T(lang, "부분별 손실과 헤드별 역할 점수. 인덕션 점수가 뛰는 곳이 상전이다.",
+                   "Loss per part and every head's role scores; the phase change is where the induction score jumps.");
+  return timeline_slide(view.dir(), view.step(), text).figure;
+}
+
+figure::Figure model_experiment_slide(const std::string& experiment, const std::string& model_dir,
+                                      lessons::Lang lang, const std::string& theme) {
+  ModelView view;
+  view.load(model_dir.empty() ? default_model_dir() : model_dir);
+  const auto result = model::run_experiment(experiment, experiment_options(view.model().config, view.dir(), kExperimentSteps));
+  return experiment_slide(result, lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, theme);
+}
+
 Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::string& theme, const std::string& model_dir) {
   if (is_model_scenario(name)) {
     // The head grid, then the run's training curves.
@@ -331,13 +351,7 @@ Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::strin
                                      "costs, how they formed."),
                                    "attnsim · " + name, theme)});
     d.pages.push_back({"01-heads", T(lang, "헤드 격자", "head grid"), model_scenario_slide(name, model_dir, lang, theme)});
-    ModelView view;
-    view.load(model_dir.empty() ? default_model_dir() : model_dir);
-    ModelSlideText text = model_text(name, view, lang, theme);
-    text.title = T(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
-    text.caption = T(lang, "부분별 손실과 헤드별 역할 점수. 인덕션 점수가 뛰는 곳이 상전이다.",
-                     "Loss per part and every head's role scores; the phase change is where the induction score jumps.");
-    d.pages.push_back({"02-training", T(lang, "학습 기록", "training log"), timeline_slide(view.dir(), view.step(), text).figure});
+    d.pages.push_back({"02-training", T(lang, "학습 기록", "training log"), model_timeline_slide(name, model_dir, lang, theme)});
     return d;
   }
   const Scenario& scenario = find_scenario(name);

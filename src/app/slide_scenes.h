@@ -65,6 +65,15 @@ Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::s
 // BOS + r + r, the induction heads knocked out for model-ablate-induction.
 figure::Figure model_scenario_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
                                     const std::string& theme);
+// The run's training curves (the timeline slide) of the checkpoint at `model_dir`, its step
+// marked; throws Error when its run has no log.
+figure::Figure model_timeline_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
+                                    const std::string& theme);
+// One experiment (model::kExperimentNames) run on the checkpoint at `model_dir` as the app's
+// Experiments tab runs it by default (kExperimentSteps per model it trains), as its slide
+// (experiment_figure.h). Throws Error for an unknown name.
+figure::Figure model_experiment_slide(const std::string& experiment, const std::string& model_dir,
+                                      lessons::Lang lang, const std::string& theme);
 // The title page plus one slide per lesson step (each step's settings, view and short text):
 // the step's panel chooses the figure: tensor / buglab heads, the flash tile grid, the memory
 // strip, the cost table of the step's engine figures (cost_slides.h; also for a flash step

@@ -158,12 +158,14 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
 // [SECTION] bar chart ------------------------------------------------------------------------
 
 BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarChart& c) {
-  if (!(c.y_hi > 0) || !std::isfinite(c.y_hi)) throw Error("bar chart '" + c.title + "': the axis top must be above 0");
+  if (!std::isfinite(c.y_hi) || !std::isfinite(c.y_lo) || c.y_lo > 0 || c.y_hi < 0 || !(c.y_hi > c.y_lo))
+    throw Error("bar chart '" + c.title + "': the axis must run from at most 0 to at least 0, bottom below top");
   for (const BarGroup& g : c.groups)
     if (g.values.size() != c.bars.size())
       throw Error("bar chart '" + c.title + "': group '" + g.name + "' has " + std::to_string(g.values.size()) +
                   " values for " + std::to_string(c.bars.size()) + " bars");
   BarLayout L;
+  L.y_lo = c.y_lo;
   L.y_hi = c.y_hi;
   std::vector<std::string> labels;
   std::vector<Color> colors;
@@ -173,13 +175,16 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
   }
   const auto rows = c.legend ? legend_rows(labels, area.w) : std::vector<std::vector<size_t>>{};
   const float legend_h = kRow * static_cast<float>(rows.size());
-  // Room above the axes for a full-height bar's value text.
+  // Room above the axes for a full-height bar's value text, and below them for a full-depth
+  // negative bar's (then the group names go one row lower).
+  const float below = c.y_lo < 0 ? kRow : 0;
   L.axes = {area.x, area.y + kRow + 40, area.w, 0};
-  L.axes.h = area.bottom() - legend_h - kRow - L.axes.y;
+  L.axes.h = area.bottom() - legend_h - kRow - below - L.axes.y;
   if (L.axes.h < 40 || c.groups.empty()) throw Error("bar chart '" + c.title + "': the area is too small");
   f.text(area.x, area.y + 18, fit_text(c.title, kLabelMin, area.w, true), kLabelMin, th.text, Anchor::Start, true,
          "label");
-  f.line(L.axes.x, L.axes.bottom(), L.axes.right(), L.axes.bottom(), th.frame, 2);
+  const float zero = L.y_at(0);
+  f.line(L.axes.x, zero, L.axes.right(), zero, th.frame, 2);
 
   const float slot = L.axes.w / static_cast<float>(c.groups.size());
   const float n = static_cast<float>(std::max<size_t>(1, c.bars.size()));
@@ -195,21 +200,29 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
         L.bar_texts.back().push_back(kNoItem);
         continue;
       }
-      const float h = static_cast<float>(std::clamp(v / c.y_hi, 0.0, 1.0)) * L.axes.h;
-      const float x = x0 + static_cast<float>(b) * (bar_w + gap);
+      const float end = L.y_at(v), x = x0 + static_cast<float>(b) * (bar_w + gap);
       L.bar_boxes.back().push_back(f.items.size());
-      f.box({x, L.axes.bottom() - h, bar_w, h}, c.bars[b].second);
+      f.box({x, std::min(zero, end), bar_w, std::fabs(zero - end)}, c.bars[b].second);
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.*f%s", std::clamp(c.decimals, 0, 6), v * c.value_scale, c.suffix.c_str());
+      // a value that rounds to zero says 0, not -0.0
+      const int decimals = std::clamp(c.decimals, 0, 6);
+      const double shown = v * c.value_scale;
+      std::snprintf(buf, sizeof buf, "%.*f%s", decimals, std::fabs(shown) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : shown,
+                    c.suffix.c_str());
       L.bar_texts.back().push_back(f.items.size());
-      f.text(x + bar_w / 2, L.axes.bottom() - h - 20, fit_text(buf, kLabelMin, bar_w + gap), kLabelMin, th.text,
+      f.text(x + bar_w / 2, v < 0 ? end + 20 : end - 20, fit_text(buf, kLabelMin, bar_w + gap), kLabelMin, th.text,
              Anchor::Middle, false, "label");
     }
-    f.text(L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + 24,
+    f.text(L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + below + 24,
            fit_text(c.groups[g].name, kLabelMin, slot - 8), kLabelMin, th.text, Anchor::Middle, false, "label");
   }
   draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, true);
   return L;
+}
+
+float BarLayout::y_at(double v) const {
+  const double t = (std::clamp(v, y_lo, y_hi) - y_lo) / (y_hi - y_lo);
+  return axes.bottom() - static_cast<float>(t) * axes.h;
 }
 
 }  // namespace attnsim::figure

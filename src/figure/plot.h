@@ -6,7 +6,8 @@
 //   add_line_plot(f, theme, area, plot)   axes box, 3 ticks per axis, one polyline per series
 //                                         (Line segments), vertical markers with labels, a
 //                                         legend under the axes (rows as needed)
-//   add_bar_chart(f, theme, area, chart)  groups of bars from 0, the value above each bar,
+//   add_bar_chart(f, theme, area, chart)  groups of bars from 0 (up or down), the value beyond
+//                                         each bar's end,
 //                                         group names under the axis, a legend under them
 //
 // Every label is >= kLabelMin (28 units: readable on a projector at 1080p); a label that does
@@ -69,7 +70,7 @@ struct BarChart {
   std::string title;
   std::vector<std::pair<std::string, Color>> bars;  // legend: ("as trained", blue), ...
   std::vector<BarGroup> groups;
-  double y_hi = 1;                                  // the axis top (bars start at 0)
+  double y_lo = 0, y_hi = 1;  // the axis: bottom <= 0 <= top; bars start at 0 (down for negatives)
   // The text above each bar: value * value_scale with `decimals` digits, then `suffix`
   // (percent: scale 100, suffix " %").
   int decimals = 2;
@@ -80,14 +81,15 @@ struct BarChart {
 
 struct BarLayout {
   Rect axes;
-  double y_hi = 1;
+  double y_lo = 0, y_hi = 1;
+  float y_at(double v) const;  // figure units of a value (clamped to the axis)
   // Per group, per bar: the Box item of the bar (npos for a NaN value) and its value text.
   std::vector<std::vector<size_t>> bar_boxes, bar_texts;
 };
 inline constexpr size_t kNoItem = static_cast<size_t>(-1);
 
-// Draws the chart inside `area`. Throws Error when y_hi <= 0 or a group's value count differs
-// from the number of bars.
+// Draws the chart inside `area`. Throws Error when the axis does not hold 0 (y_lo <= 0 <= y_hi,
+// y_lo < y_hi) or a group's value count differs from the number of bars.
 BarLayout add_bar_chart(Figure& f, const Theme& theme, const Rect& area, const BarChart& chart);
 
 // Short tick text: 0, 0.5, 1, 2.3, 3000, 1.5e+04.

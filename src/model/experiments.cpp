@@ -23,7 +23,7 @@ constexpr const char* kRolesAppeared =
     "%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
     "for the next token";
 constexpr const char* kAblationCounts =
-    "%s of %s heads are nearly free to remove and %s are critical (zero ablation, one at a time; base repeat "
+    "%s of %s heads are nearly free to remove, critical: %s (zero ablation, one at a time; base repeat "
     "accuracy %s%%)";
 constexpr const char* kPruneWins =
     "pruning a trained 8-head model beat training the few heads from scratch in %s of %s sizes (repeat loss, same "
