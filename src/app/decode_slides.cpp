@@ -9,6 +9,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "figure/palette.h"
+#include "figure/plot.h"
 #include "figure/slide.h"
 #include "figure/text_metrics.h"
 
@@ -102,9 +103,63 @@ std::string caption_of(const DecodeRun& run, const DecodeFrame& f, lessons::Lang
          T(lang, "층, K와 V).", " layers, K and V).");
 }
 
+// Mean of v from position `first` on (the decode panel's legend means).
+double mean_from(const std::vector<double>& v, size_t first) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = first; i < v.size(); ++i) sum += v[i], ++n;
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+// The by-position plot of a run whose policy evicts (decode_panel's draw_by_position as a
+// figure): the axes fixed for the whole run so that the slides of one deck line up, points
+// up to position `shown` - 1.
+fig::LinePlot by_position_plot(const DecodeRun& run, size_t shown, lessons::Lang lang) {
+  const bool loss = !run.loss_full.empty();
+  fig::LinePlot p;
+  p.title = loss ? T(lang, "위치별 다음 토큰 손실 (nats)", "Loss of the next token by position (nats)")
+                 : T(lang, "위치별 출력의 전체 캐시와의 차이 (무작위 가중치)",
+                     "Output drift from the full cache by position (random weights)");
+  p.x_unit = T(lang, "위치", "position");
+  struct Curve { const std::vector<double>* values; fig::Color colour; std::string name; };
+  std::vector<Curve> lines;
+  if (loss) lines.push_back({&run.loss_full, fig::rgb(0x888888), T(lang, "전체", "full")});
+  if (run.window_text != run.config.policy.text())  // a plain window policy is its own comparison
+    lines.push_back({loss ? &run.loss_window : &run.drift_window, fig::rgb(0xd55e00), run.window_text});
+  lines.push_back({loss ? &run.loss_policy : &run.drift_policy, fig::rgb(0x0072b2), run.config.policy.text()});
+  double top = 1e-9;
+  size_t n = 0;
+  for (const Curve& l : lines) {
+    for (double v : *l.values) top = std::max(top, v);
+    n = std::max(n, l.values->size());
+  }
+  p.x_lo = 0;
+  p.x_hi = static_cast<double>(std::max<size_t>(n, 2) - 1);
+  p.y_hi = top;
+  for (const Curve& l : lines) {
+    fig::Series s;
+    s.label = l.name;
+    if (loss) {
+      char mean[32];
+      std::snprintf(mean, sizeof mean, ": %.2f", mean_from(*l.values, static_cast<size_t>(run.slots)));
+      s.label += mean;
+    }
+    s.color = l.colour;
+    for (size_t i = 0; i < std::min(l.values->size(), shown); ++i) s.points.emplace_back(static_cast<double>(i), (*l.values)[i]);
+    p.series.push_back(std::move(s));
+  }
+  fig::Marker m;
+  m.x = static_cast<double>(run.slots);
+  m.label = T(lang, "처음 밀려나는 위치 ", "first eviction, position ") + std::to_string(run.slots);  // the means start here
+  m.color = fig::rgb(0x666666);
+  m.dashed = true;
+  p.markers.push_back(m);
+  return p;
+}
+
 }  // namespace
 
-figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
+DecodeSlide decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
                             const std::string& theme, const std::string& title, const std::string& caption) {
   if (frame >= run.frames.size())
     throw Error("decode call " + std::to_string(frame) + " is outside 0.." +
@@ -148,6 +203,13 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   const float cell = std::min(64.0f, (V.w - kLabelW - kQW - 120) / static_cast<float>(columns));
   const float x0 = V.x + kLabelW;
   auto col_x = [&](int64_t c) { return x0 + static_cast<float>(c) * cell; };
+  // An evicting policy's by-position plot takes the right of the slide, beside the cache and
+  // the alpha blocks (both span the slots only), the query heads next to the strips; where
+  // that leaves under kPlotMinW (many slots) the slide has no plot.
+  constexpr float kPlotMinW = 560, kPlotGap = 60;
+  const float near_qx = col_x(strip_slots) + 100;
+  const bool plot = !paged && !run.drift_policy.empty() && V.right() - (near_qx + kQW + kPlotGap) >= kPlotMinW;
+  const float qx = plot ? near_qx : V.right() - kQW;
 
   // Row 1: the tokens fed so far (this call's outlined; evicted ones struck through) and the
   // predicted next one.
@@ -176,7 +238,6 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
   const float q_pitch = band / static_cast<float>(r);
   const bool q_labels = q_pitch >= kQPitchMin;
   const float strip_h = std::min(120.0f, (band - 14) / 2);
-  const float qx = V.right() - kQW;
   for (int64_t j = 0; j < G; ++j) {
     const float by = top + static_cast<float>(j) * band, ky = by + (band - 2 * strip_h - 6) / 2;
     const float vy = ky + strip_h + 6;
@@ -263,7 +324,13 @@ figure::Figure decode_slide(const Scenario& scenario, const DecodeRun& run, size
     F.text(cx, ly, p, kLabel, th.muted, fig::Anchor::Middle, false, "label");
     last_right = cx + w / 2;
   }
-  return F;
+  DecodeSlide out;
+  if (plot) {
+    const float px = qx + kQW + kPlotGap;
+    out.plot = fig::add_line_plot(F, th, {px, top, V.right() - px, V.bottom() - top}, by_position_plot(run, f.tokens.size(), lang));
+  }
+  out.figure = std::move(F);
+  return out;
 }
 
 Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme, const std::string& model_dir) {
@@ -282,7 +349,7 @@ Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string
       std::snprintf(name, sizeof name, "01-prefill");
     else
       std::snprintf(name, sizeof name, "%02zu-step-%zu", i + 1, i);
-    figure::Figure f = decode_slide(scenario, run, i, lang, theme);
+    figure::Figure f = decode_slide(scenario, run, i, lang, theme).figure;
     const std::string title = f.title;
     d.pages.push_back({name, title, std::move(f)});
   }

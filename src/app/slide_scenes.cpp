@@ -424,7 +424,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
       // (the trained model: the checkpoint the step's claims read, under the step's policy).
       const DecodeRun run = run_decode(s, "", s.decode.trained ? lessons::step_model_dir(st) : "");
       d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title,
-                         decode_slide(s, run, run.frames.size() - 1, lang, theme, v.title, v.caption)});
+                         decode_slide(s, run, run.frames.size() - 1, lang, theme, v.title, v.caption).figure});
       continue;
     }
     if (!st.trace_step.empty()) s.focus_step = st.trace_step;

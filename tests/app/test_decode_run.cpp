@@ -2,10 +2,12 @@
 // draws, the paged tables, and the sinks drift.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <variant>
 
 #include "app/decode_run.h"
@@ -13,6 +15,8 @@
 #include "figure/slide.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
+#include "model/checkpoint.h"
+#include "model/decode.h"
 #include "model/tokenizer.h"
 
 using namespace attnsim;
@@ -201,4 +205,64 @@ TEST_CASE("decode-model-sinks: keeping BOS holds the loss where a plain window o
   CHECK(std::abs(sink - full) / n < 0.25);       // keeping it holds the full cache's loss
   // the drift plot's lines are the same runs: zero drift before the first eviction
   for (size_t p = 0; p < 16; ++p) CHECK(run.drift_policy[p] < 1e-4);
+}
+
+TEST_CASE("decode-model-sinks slides plot the loss by position: the drawn points are model::eviction_losses'") {
+  const Scenario& s = find_scenario("decode-model-sinks");
+  const DecodeRun run = run_decode(s, "", kModelDir);
+  // The same losses computed apart from the run: the checkpoint's stack under the preset's
+  // policy, every fed token teacher-forced (model/decode.h).
+  const model::Model m = model::load_checkpoint(kModelDir);
+  const model::ScenarioStack st = model::scenario_stack(m, s.decode);
+  const model::EvictionLosses ev = model::eviction_losses(st.config, st.weights, run.frames.back().tokens);
+  REQUIRE(ev.from == 16);
+  REQUIRE(ev.full.size() == 47);
+  // a drawn point mapped back through the plot's axes
+  auto value_at = [](const figure::PlotLayout& L, float x, float y) {
+    return std::pair<double, double>{L.x_lo + (x - L.axes.x) / L.axes.w * (L.x_hi - L.x_lo),
+                                     L.y_lo + (L.axes.bottom() - y) / L.axes.h * (L.y_hi - L.y_lo)};
+  };
+  for (const size_t frame : {size_t{0}, size_t{20}, run.frames.size() - 1}) {
+    INFO("decode call " << frame);
+    const DecodeSlide slide = decode_slide(s, run, frame, lessons::Lang::En, "print");
+    REQUIRE(slide.plot.has_value());
+    const figure::PlotLayout& L = *slide.plot;
+    REQUIRE(L.series_lines.size() == 3);  // full, window=16, sink=1,window=15
+    const std::vector<double>* want[] = {&ev.full, &ev.window, &ev.policy};
+    // points up to the call's last position (the prefill: positions 0..15)
+    const size_t points = std::min(ev.full.size(), run.frames[frame].tokens.size());
+    for (size_t k = 0; k < 3; ++k) {
+      REQUIRE(L.series_lines[k].second == points - 1);
+      for (size_t i = 0; i + 1 < points; ++i) {
+        const auto& ln = std::get<figure::Line>(slide.figure.items[L.series_lines[k].first + i]);
+        const auto a = value_at(L, ln.x1, ln.y1), b = value_at(L, ln.x2, ln.y2);
+        CHECK(a.first == Approx(static_cast<double>(i)).margin(1e-3));
+        CHECK(a.second == Approx((*want[k])[i]).margin(2e-3));
+        CHECK(b.first == Approx(static_cast<double>(i + 1)).margin(1e-3));
+        CHECK(b.second == Approx((*want[k])[i + 1]).margin(2e-3));
+      }
+    }
+    // the first eviction marked at position 16; the legend gives each mean from there
+    const auto& marker = std::get<figure::Line>(slide.figure.items[L.marker_lines.at(0)]);
+    CHECK(value_at(L, marker.x1, marker.y1).first == Approx(16.0).margin(1e-3));
+    std::set<std::string> texts;
+    for (const auto& item : slide.figure.items)
+      if (const auto* t = std::get_if<figure::Text>(&item)) texts.insert(t->text);
+    char full[32], window[32], sink[48];
+    std::snprintf(full, sizeof full, "full: %.2f", ev.mean_full);
+    std::snprintf(window, sizeof window, "window=16: %.2f", ev.mean_window);
+    std::snprintf(sink, sizeof sink, "sink=1,window=15: %.2f", ev.mean_policy);
+    CHECK(texts.count(full) == 1);
+    CHECK(texts.count(window) == 1);
+    CHECK(texts.count(sink) == 1);
+    CHECK(figure::overlapping_texts(slide.figure).empty());
+    CHECK(figure::texts_outside(slide.figure).empty());
+  }
+  // A plain window policy is its own comparison: two lines, full and the window.
+  const DecodeRun window = run_decode(s, "window=16", kModelDir);
+  const DecodeSlide w = decode_slide(s, window, window.frames.size() - 1, lessons::Lang::Ko, "print");
+  REQUIRE(w.plot.has_value());
+  CHECK(w.plot->series_lines.size() == 2);
+  // no evicting policy, no plot
+  CHECK_FALSE(decode_slide(s, run_decode(s, "full", kModelDir), 0, lessons::Lang::En, "print").plot.has_value());
 }
