@@ -34,6 +34,20 @@ std::string list_text(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
+// Positions as sorted ranges, "0, 33–47": which positions a rolling cache holds, short enough
+// for the caption (the alpha blocks' labels give each slot's position).
+std::string ranges_text(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  std::string s;
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    s += (i ? ", " : "") + std::to_string(v[i]) + (j > i ? "–" + std::to_string(v[j]) : "");
+    i = j + 1;
+  }
+  return s;
+}
+
 std::string title_of(const DecodeRun& run, const DecodeFrame& f, size_t frame, lessons::Lang lang) {
   const bool ko = lang == lessons::Lang::Ko;
   if (frame == 0)
@@ -93,7 +107,7 @@ std::string caption_of(const DecodeRun& run, const DecodeFrame& f, lessons::Lang
   std::string what;
   if (run.config.policy.kind != PolicyKind::Full)
     what = std::string(T(lang, "정책 ", "Policy ")) + run.config.policy.text() + ": " + std::to_string(run.slots) +
-           T(lang, "칸이 위치 ", " slots hold positions ") + list_text(f.slot_positions) + T(lang, "를 담는다", "");
+           T(lang, "칸이 위치 ", " slots hold positions ") + ranges_text(f.slot_positions) + T(lang, "를 담는다", "");
   else if (g == a.heads)
     what = T(lang, "질의 헤드마다 자기 K/V 헤드 (MHA)", "Every query head has its own K/V head (MHA)");
   else

@@ -2,6 +2,7 @@
 // draws, the paged tables, and the sinks drift.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -255,6 +256,10 @@ TEST_CASE("decode-model-sinks slides plot the loss by position: the drawn points
     CHECK(texts.count(full) == 1);
     CHECK(texts.count(window) == 1);
     CHECK(texts.count(sink) == 1);
+    if (frame + 1 == run.frames.size())  // the caption's first line: which positions the 16 slots hold, as ranges
+      CHECK(std::any_of(texts.begin(), texts.end(), [](const std::string& t) {
+        return t.find("16 slots hold positions 0, 33–47.") != std::string::npos;
+      }));
     CHECK(figure::overlapping_texts(slide.figure).empty());
     CHECK(figure::texts_outside(slide.figure).empty());
   }
