@@ -74,17 +74,16 @@ model::ExperimentOptions experiment_options(const model::ModelConfig& checkpoint
 
 void add_experiment_charts(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const model::ExperimentResult& r,
                            Lang lang) {
-  auto T = [lang](const char* en) { return std::string(tr_in(lang, en)); };
   const nlohmann::json& j = r.json;
   if (!j.is_array() || j.empty()) throw Error("experiment '" + r.name + "': the result has no rows");
   if (r.name == "ablation") {
-    auto c = chart(T("repeat accuracy change when the head is knocked out (points)"), {{T("Δ accuracy"), kVermillion}}, 1);
+    auto c = chart(tr_in(lang, "repeat accuracy change when the head is knocked out (points)"), {{tr_in(lang, "Δ accuracy"), kVermillion}}, 1);
     for (const auto& e : j) c.groups.push_back({head_name(e), {num(e, "delta_accuracy_points")}});
     c.legend = false;
     place(f, th, area, {c});
   } else if (r.name == "dk-sweep") {
-    auto a = chart(T("mean attention row entropy (nats)"), {{T("entropy"), kBlue}}, 2);
-    auto b = chart(T("final loss"), {{T("loss"), kVermillion}}, 2);
+    auto a = chart(tr_in(lang, "mean attention row entropy (nats)"), {{tr_in(lang, "entropy"), kBlue}}, 2);
+    auto b = chart(tr_in(lang, "final loss"), {{tr_in(lang, "loss"), kVermillion}}, 2);
     for (const auto& e : j) {
       const std::string h = "h=" + std::to_string(e.value("heads", 0));
       a.groups.push_back({h, {num(e, "entropy")}});
@@ -93,7 +92,7 @@ void add_experiment_charts(fig::Figure& f, const fig::Theme& th, const fig::Rect
     a.legend = b.legend = false;
     place(f, th, area, {a, b});
   } else if (r.name == "prune") {
-    auto c = chart(T("repeat accuracy"), {{T("prune after training 8"), kBlue}, {T("train with few"), kVermillion}}, 1, 100,
+    auto c = chart(tr_in(lang, "repeat accuracy"), {{tr_in(lang, "prune after training 8"), kBlue}, {tr_in(lang, "train with few"), kVermillion}}, 1, 100,
                    " %");
     for (const auto& e : j) {
       if (!e.contains("prune_after") || !e.contains("train_few")) throw Error("experiment 'prune': a row lacks its runs");
@@ -103,8 +102,8 @@ void add_experiment_charts(fig::Figure& f, const fig::Theme& th, const fig::Rect
     }
     place(f, th, area, {c});
   } else if (r.name == "one-vs-many") {
-    auto a = chart(T("repeat loss"), {{T("loss"), kVermillion}}, 3);
-    auto b = chart(T("repeat accuracy"), {{T("accuracy"), kBlue}}, 1, 100, " %");
+    auto a = chart(tr_in(lang, "repeat loss"), {{tr_in(lang, "loss"), kVermillion}}, 3);
+    auto b = chart(tr_in(lang, "repeat accuracy"), {{tr_in(lang, "accuracy"), kBlue}}, 1, 100, " %");
     for (const auto& e : j) {
       const std::string h = "h=" + std::to_string(e.value("heads", 0));
       a.groups.push_back({h, {num(e, "loss_repeat")}});
@@ -113,7 +112,7 @@ void add_experiment_charts(fig::Figure& f, const fig::Theme& th, const fig::Rect
     a.legend = b.legend = false;
     place(f, th, area, {a, b});
   } else if (r.name == "roles") {
-    auto c = chart(T("induction score per head"), {{T("before training"), kBlue}, {T("after"), kVermillion}}, 2);
+    auto c = chart(tr_in(lang, "induction score per head"), {{tr_in(lang, "before training"), kBlue}, {tr_in(lang, "after"), kVermillion}}, 2);
     for (const auto& e : j) {
       if (!e.contains("induction") || !e["induction"].is_array() || e["induction"].size() != 2)
         throw Error("experiment 'roles': a row lacks its induction scores");
@@ -121,14 +120,14 @@ void add_experiment_charts(fig::Figure& f, const fig::Theme& th, const fig::Rect
     }
     place(f, th, area, {c});
   } else if (r.name == "sink") {
-    auto c = chart(T("first-token share per head"), {{T("first-token share"), kBlue}}, 0, 100, " %");
+    auto c = chart(tr_in(lang, "first-token share per head"), {{tr_in(lang, "first-token share"), kBlue}}, 0, 100, " %");
     for (const auto& e : j) c.groups.push_back({head_name(e), {num(e, "first")}});
     c.legend = false;
     place(f, th, area, {c});
   } else if (r.name == "streaming") {
     fig::LinePlot p;
-    p.title = T("next-token loss by position (nats)");
-    p.x_unit = T("position");
+    p.title = tr_in(lang, "next-token loss by position (nats)");
+    p.x_unit = tr_in(lang, "position");
     const fig::Color colours[] = {kBlue, kVermillion, kGreen, kPurple};
     double hi = 0, last = 1;
     for (size_t i = 0; i < j.size(); ++i) {

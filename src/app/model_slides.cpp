@@ -361,55 +361,49 @@ std::string run_of_checkpoint(const std::string& checkpoint_dir) {
   return dir.string();
 }
 
-TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_step, const ModelSlideText& text) {
-  const fig::Theme& th = fig::theme_by_name(text.theme);
-  const lessons::Lang lang = text.lang;
-  TimelineSlide out;
-  out.timeline = read_train_log((fs::path(run_of_checkpoint(checkpoint_dir)) / "train_log.jsonl").string());
-  const Timeline& tl = out.timeline;
-  if (tl.points.empty()) throw Error(checkpoint_dir + ": the training log is empty");
-  out.phase_step = tl.phase_change_step();
-  out.shown_step = shown_step;
-
-  fig::SlideSpec spec;
-  spec.title = text.title;
-  spec.caption = text.caption;
-  spec.footer = text.footer;
-  spec.has_legend = false;
-  fig::Slide s = fig::make_slide(spec, th);
-  fig::Figure& f = s.figure;
-
-  const double x_hi = static_cast<double>(std::max<int64_t>(1, tl.points.back().step));
+std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme& th, const fig::Rect& visual,
+                                               const Timeline& tl, double x_hi, int64_t shown_step, lessons::Lang lang,
+                                               bool grid) {
+  std::vector<fig::PlotLayout> plots;
   std::vector<fig::Marker> markers;
-  if (out.phase_step >= 0)
-    markers.push_back({static_cast<double>(out.phase_step), T(lang, "상전이", "phase change"), fig::rgb(0xD55E00), false});
+  if (const int64_t phase = tl.phase_change_step(); phase >= 0)
+    markers.push_back({static_cast<double>(phase), T(lang, "상전이", "phase change"), fig::rgb(0xD55E00), false});
   if (shown_step >= 0)
     markers.push_back({static_cast<double>(shown_step), T(lang, "이 단계", "this step"), th.text, true});
   const char* step_word = T(lang, "단계", "step");
+  const Lang ui = lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
+  x_hi = std::max(x_hi, 1.0);
 
-  // 2 x 2: the loss per part, then one role score per plot.
+  // 2 x 2 (a slide) or one column (the Training tab): the loss per part, then one role score
+  // per plot.
   const float gx = 48, gy = 24;
-  const float w = (s.visual.w - gx) / 2, h = (s.visual.h - gy) / 2;
+  const float w = grid ? (visual.w - gx) / 2 : visual.w, h = grid ? (visual.h - gy) / 2 : (visual.h - 3 * gy) / 4;
   auto area = [&](int i) {
-    return fig::Rect{s.visual.x + static_cast<float>(i % 2) * (w + gx), s.visual.y + static_cast<float>(i / 2) * (h + gy), w, h};
+    const int col = grid ? i % 2 : 0, row = grid ? i / 2 : i;
+    return fig::Rect{visual.x + static_cast<float>(col) * (w + gx), visual.y + static_cast<float>(row) * (h + gy), w, h};
   };
+  // A live run logs every step: a loss line keeps at most ~400 of its points (every k-th and
+  // the last); the y range still covers them all.
+  const size_t stride = std::max<size_t>(1, (tl.points.size() + 399) / 400);
   {
     fig::LinePlot p;
-    p.title = tr_in(lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, "loss per part (nats)");
+    p.title = tr_in(ui, "loss per part (nats)");
     p.x_hi = x_hi;
     p.x_unit = step_word;
     fig::Series first{T(lang, "첫 사본", "first copy"), fig::rgb(0x3B75AF), {}, 4};
     fig::Series repeat{T(lang, "반복 구간", "repeated part"), fig::rgb(0xE69F00), {}, 4};
     double hi = 0;
-    for (const TimelinePoint& q : tl.points) {
+    for (size_t i = 0; i < tl.points.size(); ++i) {
+      const TimelinePoint& q = tl.points[i];
+      hi = std::max({hi, q.loss_first, q.loss_repeat});
+      if (i % stride != 0 && i + 1 != tl.points.size()) continue;
       if (q.loss_first >= 0) first.points.emplace_back(static_cast<double>(q.step), q.loss_first);
       if (q.loss_repeat >= 0) repeat.points.emplace_back(static_cast<double>(q.step), q.loss_repeat);
-      hi = std::max({hi, q.loss_first, q.loss_repeat});
     }
     p.y_hi = std::max(1.0, std::ceil(hi));
     p.series = {first, repeat};
     p.markers = markers;
-    out.plots.push_back(fig::add_line_plot(f, th, area(0), p));
+    plots.push_back(fig::add_line_plot(f, th, area(0), p));
   }
   struct Role {
     const char* title;  // English; the Korean is the Training tab's (i18n.cpp)
@@ -420,7 +414,7 @@ TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_st
                               {"first-token share per head", &model::HeadScores::first}};
   for (int i = 0; i < 3; ++i) {
     fig::LinePlot p;
-    p.title = tr_in(lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, role_plots[i].title);
+    p.title = tr_in(ui, role_plots[i].title);
     p.x_hi = x_hi;
     p.x_unit = step_word;
     for (int64_t l = 0; l < tl.layers; ++l)
@@ -442,8 +436,28 @@ TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_st
         p.series.push_back(std::move(sr));
       }
     p.markers = markers;
-    out.plots.push_back(fig::add_line_plot(f, th, area(i + 1), p));
+    plots.push_back(fig::add_line_plot(f, th, area(i + 1), p));
   }
+  return plots;
+}
+
+TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_step, const ModelSlideText& text) {
+  const fig::Theme& th = fig::theme_by_name(text.theme);
+  TimelineSlide out;
+  out.timeline = read_train_log((fs::path(run_of_checkpoint(checkpoint_dir)) / "train_log.jsonl").string());
+  const Timeline& tl = out.timeline;
+  if (tl.points.empty()) throw Error(checkpoint_dir + ": the training log is empty");
+  out.phase_step = tl.phase_change_step();
+  out.shown_step = shown_step;
+
+  fig::SlideSpec spec;
+  spec.title = text.title;
+  spec.caption = text.caption;
+  spec.footer = text.footer;
+  spec.has_legend = false;
+  fig::Slide s = fig::make_slide(spec, th);
+  out.plots = add_timeline_plots(s.figure, th, s.visual, tl, static_cast<double>(std::max<int64_t>(1, tl.points.back().step)),
+                                 shown_step, text.lang, true);
   out.figure = std::move(s.figure);
   return out;
 }

@@ -69,6 +69,14 @@ struct TimelineSlide {
   // scores [layer * heads + head]; markers: [phase change (when found), shown]
   std::vector<figure::PlotLayout> plots;
 };
+// The four training plots of `tl` (loss per part; induction, previous-token and first-token
+// score per head) inside `area`: 2 x 2 when `grid` (a slide), else one column (the Training
+// tab). x runs from 0 to `x_hi` (a live run: its planned steps); markers at the phase change
+// and at `shown_step` (-1: none). Returns the plots' layouts in that order.
+std::vector<figure::PlotLayout> add_timeline_plots(figure::Figure& f, const figure::Theme& th, const figure::Rect& area,
+                                                   const Timeline& tl, double x_hi, int64_t shown_step,
+                                                   lessons::Lang lang, bool grid);
+
 // The log of the run `checkpoint_dir` belongs to (RUN/train_log.jsonl, RUN = the folder or
 // the run it is a saved step of); `shown_step` marks the checkpoint's step (-1: none).
 // Throws Error when the log is missing or broken.

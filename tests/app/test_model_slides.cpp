@@ -7,6 +7,7 @@
 //   - lesson 11 and 14 decks use these slides
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,42 @@ TEST_CASE("the timeline slide plots the run log's values and marks the phase cha
   CHECK(figure::overlapping_texts(s.figure).empty());
   CHECK(figure::texts_outside(s.figure).empty());
   CHECK_THROWS_AS(timeline_slide("/nonexistent/run", -1, {}), Error);
+}
+
+TEST_CASE("the Training tab's plots: one column, a live run's 3000 steps thinned to every k-th point and the last") {
+  Timeline tl;
+  tl.layers = 1;
+  tl.heads = 2;
+  for (int64_t step = 1; step <= 3000; ++step) {
+    TimelinePoint q;
+    q.step = step;
+    q.loss_first = 4.0;
+    q.loss_repeat = step == 1234 ? 6.5 : 4.0 - 3.5 * static_cast<double>(step) / 3000;  // one spike, between kept points
+    tl.points.push_back(q);
+  }
+  figure::Figure f;
+  f.width = 900;
+  f.height = 1600;
+  const auto plots = add_timeline_plots(f, figure::print_theme(), {0, 0, 900, 1600}, tl, 4000, 2000, lessons::Lang::En, false);
+  REQUIRE(plots.size() == 4);
+  for (size_t i = 1; i < 4; ++i) {  // stacked: same x, each below the last
+    CHECK(plots[i].axes.x == Approx(plots[0].axes.x));
+    CHECK(plots[i].axes.y > plots[i - 1].axes.bottom());
+  }
+  const figure::PlotLayout& loss = plots[0];
+  CHECK(loss.x_hi == 4000);   // a live run's planned steps
+  CHECK(loss.y_hi == 7);      // the spike sets the range though its point is thinned out
+  const size_t segments = loss.series_lines[1].second;
+  CHECK(segments <= 401);
+  CHECK(segments >= 300);
+  for (size_t i = 0; i < segments; ++i) {  // every drawn point is a logged one
+    const auto v = value_at(loss, std::get<figure::Line>(f.items[loss.series_lines[1].first + i]));
+    const auto step = static_cast<int64_t>(std::lround(v.first));
+    CHECK(v.second == Approx(tl.points[static_cast<size_t>(step - 1)].loss_repeat).margin(1e-3));
+  }
+  const auto end = std::get<figure::Line>(f.items[loss.series_lines[1].first + segments - 1]);
+  CHECK(end.x2 == Approx(loss.x_at(3000)));  // the last step is always drawn
+  CHECK(figure::overlapping_texts(f).empty());
 }
 
 TEST_CASE("the ablation slide crosses out the knocked-out heads and its bars are lesson 11's model figures") {

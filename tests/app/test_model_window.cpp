@@ -115,13 +115,20 @@ TEST_CASE("the model panel and the Training tab export at 2x") {
   const Image one = load(kOut + "/model@1x.png"), two = load(kOut + "/model@2x.png");
   REQUIRE(two.w == 2 * one.w);
   REQUIRE(two.h == 2 * one.h);
-  // The timeline's loss curve of the repeated part and the phase-change marker share the
-  // orange of the induction badge: the plot is there.
+  // The Training tab draws the timeline slide's plots: the repeated part's loss line in its
+  // orange (0xE69F00) and the phase-change marker in vermillion (0xD55E00) are there.
   const Image tl = load(kOut + "/timeline.png");
-  int orange = 0;
+  auto near = [](const unsigned char* p, int r, int g, int b) {
+    return std::abs(p[0] - r) < 12 && std::abs(p[1] - g) < 12 && std::abs(p[2] - b) < 12;
+  };
+  int repeat = 0, phase = 0;
   for (int y = 0; y < tl.h; ++y)
-    for (int x = 0; x < tl.w; ++x) orange += is_induction_orange(tl.at(x, y));
-  REQUIRE(orange > 50);
+    for (int x = 0; x < tl.w; ++x) {
+      repeat += near(tl.at(x, y), 0xE6, 0x9F, 0x00);
+      phase += near(tl.at(x, y), 0xD5, 0x5E, 0x00);
+    }
+  REQUIRE(repeat > 50);
+  REQUIRE(phase > 50);
 }
 
 TEST_CASE("the slide view of model-ablate-induction shows the head grid slide with its crosses") {
