@@ -204,6 +204,36 @@ std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const
   return draw_head_grid(f, th, at, view, lang, crosses, roles);
 }
 
+}  // namespace
+
+HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std::string& theme, float width,
+                            float max_cell, float below) {
+  const fig::Theme& th = fig::theme_by_name(theme);
+  const int64_t layers = view.model().config.layers, heads = view.model().config.heads;
+  HeadGridView out;
+  GridPlace at;
+  at.gap = 16;
+  at.row_gap = below;
+  const float label_w = 60;
+  at.cell = std::clamp((width - label_w - at.gap * static_cast<float>(heads - 1)) / static_cast<float>(heads), 8.0f, max_cell);
+  at.x = label_w;
+  at.y = 0;
+  at.label_x = 0;
+  fig::Figure& f = out.figure;
+  f.theme = th.name;
+  f.background = th.background;
+  f.width = width;
+  f.height = static_cast<float>(layers) * at.row_pitch();
+  std::vector<size_t> crosses;
+  std::set<std::string> roles;
+  out.cells = draw_head_grid(f, th, at, view, lang, crosses, roles);
+  for (int64_t l = 0; l < layers; ++l)
+    out.row_label_y.push_back(static_cast<float>(l) * at.row_pitch() + at.badge_h() + at.cell / 2);
+  return out;
+}
+
+namespace {
+
 // A row of the roles' colours and words (the two-line badges may leave the word out).
 void add_role_legend(fig::Figure& f, const fig::Theme& th, float x, float y, float right, const std::set<std::string>& roles,
                      lessons::Lang lang) {

@@ -49,6 +49,19 @@ struct HeadGridSlide {
 };
 HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text);
 
+// The grid alone, as the model panel's Heads tab draws it: `width` units wide (the "L0"
+// column, then the heads), cells as large as fit up to `max_cell`, a one-line badge over each
+// cell, the knocked-out heads dimmed, framed and crossed, and `below` units under each row
+// left free (the panel puts its "knock out" checkboxes there). The slide's grid, sized for a
+// panel: a head looks the same on screen and in the deck.
+struct HeadGridView {
+  figure::Figure figure;
+  std::vector<figure::Rect> cells;  // per head (layer * heads + head): its heatmap
+  std::vector<float> row_label_y;   // per layer: the middle of its row (the "L0" label)
+};
+HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std::string& theme, float width,
+                            float max_cell, float below);
+
 // Several checkpoints on one slide (a lesson step whose claims compare models): each model's
 // grid under its name, and the loss / accuracy bars with one bar per model, as trained, on
 // each model's own evaluation batch.

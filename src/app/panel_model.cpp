@@ -1,9 +1,11 @@
 // Model panel: the trained model's layers x heads grid on the sequence on screen.
-//   [SECTION] state      the per-layer alpha displays, rebuilt when the model view recomputes
+//   [SECTION] state      the grid's figure, rebuilt when the model view recomputes
 //   [SECTION] header     checkpoint (and its run's saved steps), sequence, generators, ablation
 //   [SECTION] numbers    loss and accuracy per part, as trained and with the ablation
-//   [SECTION] grid       one heatmap per head (the heatmap shaders), role badge, scores on
-//                        hover, click = that layer's trace in the other views, ablate toggle
+//   [SECTION] grid       the slide's head grid (model_slides.h head_grid_view: each head's
+//                        alpha, role badge, knocked-out heads crossed) through the ImGui sink;
+//                        scores on hover, click = that layer's trace in the other views, and
+//                        an ablate toggle under each cell
 //   [SECTION] tokens     the sequence with the model's top-1 prediction under every token
 #include <imgui.h>
 
@@ -13,8 +15,9 @@
 #include <filesystem>
 
 #include "app/app.h"
-#include "app/display.h"
+#include "app/figure_imgui.h"
 #include "app/i18n.h"
+#include "app/model_slides.h"
 #include "app/model_view.h"
 #include "engine/error.h"
 #include "model/tasks.h"
@@ -25,9 +28,8 @@ namespace attnsim::app {
 // [SECTION] state
 
 struct ModelPanelState {
-  uint64_t revision = 0;
-  const ModelView* view = nullptr;
-  std::vector<std::unique_ptr<Display>> layers;  // alpha (1, h, T, T) of the run on screen
+  HeadGridView grid;     // the head grid's figure for the run on screen
+  std::string grid_key;  // what it was built for: view, revision, width, theme, language
   char text[256] = {};
   uint64_t text_revision = 0;
   uint64_t seed = 1;
@@ -47,35 +49,6 @@ namespace {
 constexpr ImU32 kRight = IM_COL32(70, 200, 110, 255);
 constexpr ImU32 kWrong = IM_COL32(235, 85, 85, 255);
 constexpr ImU32 kUnscored = IM_COL32(140, 140, 150, 255);
-// The ablated mark: a red frame and cross (tests look for this colour).
-constexpr ImU32 kAblated = IM_COL32(235, 40, 40, 255);
-
-// Badge colours, one per role label (tests look for the induction one).
-ImU32 role_colour(const std::string& role) {
-  if (role == "induction") return IM_COL32(255, 150, 20, 255);
-  if (role == "previous-token") return IM_COL32(40, 190, 235, 255);
-  if (role == "first-token") return IM_COL32(175, 120, 245, 255);
-  if (role == "duplicate-token") return IM_COL32(120, 220, 90, 255);
-  if (role == "diagonal") return IM_COL32(240, 220, 60, 255);
-  return IM_COL32(150, 150, 160, 255);
-}
-
-void rebuild_displays(ModelPanelState& s, const ModelView& v) {
-  s.layers.clear();
-  for (const Trace& tr : v.shown().traces) {
-    const Step& a = tr.at("alpha");
-    auto d = std::make_unique<Display>();
-    d->step = a.name;
-    d->layout = make_layout(LayoutKind::HeadGrid, a.out, 0);
-    d->atlas = atlas_values(d->layout, a.out);
-    d->map = ColourMap::Sequential;
-    compute_ranges(*d);
-    upload(*d);
-    s.layers.push_back(std::move(d));
-  }
-  s.revision = v.revision();
-  s.view = &v;
-}
 
 // Runs an action that may throw; a bad input becomes the banner, the app keeps going.
 template <class F>
@@ -196,75 +169,45 @@ void score_lines(const model::HeadScores& s) {
 
 void grid(App& app, ModelView& v, ModelPanelState& s) {
   const model::ModelConfig& c = v.model().config;
-  const float avail = ImGui::GetContentRegionAvail().x;
-  const float gap = 8.0f;
-  const float cell = std::clamp((avail - gap * static_cast<float>(c.heads - 1) - 30.0f) / static_cast<float>(c.heads),
-                                40.0f, 170.0f);
-  const float line = ImGui::GetTextLineHeight();
+  // Figure units: the UI's text is the figure's 28-unit label size.
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  const float width = ImGui::GetContentRegionAvail().x / scale;
+  const float below = (ImGui::GetFrameHeight() + 6) / scale;  // room for the checkboxes
+  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&v)) + "|" + std::to_string(v.revision()) + "|" +
+                          std::to_string(static_cast<int>(width)) + "|" + app.slide_theme + "|" +
+                          (lang == lessons::Lang::Ko ? "ko" : "en");
+  if (key != s.grid_key) {
+    s.grid_key = key;
+    s.grid = head_grid_view(v, lang, app.slide_theme, width, 300, below);
+    want_figure_glyphs(s.grid.figure);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* list = ImGui::GetWindowDrawList();
+  draw_figure(list, s.grid.figure, origin, scale);
+  auto at = [&](float x, float y) { return ImVec2{origin.x + x * scale, origin.y + y * scale}; };
+  // The layer whose trace the other views show: a bar left of its row.
+  if (app.model_layer >= 0 && app.model_layer < static_cast<int64_t>(s.grid.row_label_y.size())) {
+    const figure::Rect& first = s.grid.cells[static_cast<size_t>(app.model_layer * c.heads)];
+    list->AddRectFilled(at(first.x - 14, first.y), at(first.x - 8, first.bottom()), IM_COL32(255, 255, 255, 200));
+  }
   app.model_cells.clear();
-  // One instanced heatmap draw per layer (its heads share the layer's atlas), in a channel
-  // under the badges, marks and widgets: a draw per cell costs the software rasteriser a
-  // program switch and ImGui's state reset each, several ms a frame for 8 cells.
-  std::vector<HeatmapDraw> layer_draws(static_cast<size_t>(c.layers));
-  ImDrawListSplitter channels;
-  channels.Split(list, 2);
-  channels.SetCurrentChannel(list, 1);
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const Display& d = *s.layers[static_cast<size_t>(l)];
-    HeatmapDraw& hd = layer_draws[static_cast<size_t>(l)];
-    hd.colour_a = d.colours.id();
-    const ImVec2 row0 = ImGui::GetCursorScreenPos();
-    ImGui::TextUnformatted(("L" + std::to_string(l)).c_str());
-    if (l == app.model_layer) list->AddRectFilled({row0.x, row0.y + line + 2}, {row0.x + 4, row0.y + line + cell}, IM_COL32(255, 255, 255, 200));
-    ImGui::SameLine(30.0f);
+  for (int64_t l = 0; l < c.layers; ++l)
     for (int64_t h = 0; h < c.heads; ++h) {
-      if (h) ImGui::SameLine(0, gap);
-      ImGui::BeginGroup();
-      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const figure::Rect& r = s.grid.cells[static_cast<size_t>(l * c.heads + h)];
+      const ImVec2 p = at(r.x, r.y), size{r.w * scale, r.h * scale};
+      app.model_cells.push_back({p.x, p.y, size.x, size.y});
       const model::HeadRef ref{l, h};
-      const bool off = v.is_ablated(ref);
-      // The head's pattern: block h of the layer's alpha, drawn by the heatmap shader; a
-      // knocked-out head's dimmed.
-      const Block& b = d.layout.blocks[static_cast<size_t>(h)];
-      hd.cell_px = cell / static_cast<float>(b.cols);
-      HeatInstance in{};
-      in.from[0] = in.to[0] = p.x;
-      in.from[1] = in.to[1] = p.y;
-      in.from[2] = in.to[2] = cell;
-      in.from[3] = in.to[3] = cell;
-      in.texel_a[0] = in.texel_b[0] = 0;
-      in.texel_a[1] = in.texel_b[1] = static_cast<float>(b.atlas_row);
-      in.texel_a[2] = in.texel_b[2] = static_cast<float>(b.cols);
-      in.texel_a[3] = in.texel_b[3] = static_cast<float>(b.rows);
-      in.alpha = off ? 0.35f : 1.0f;
-      hd.instances.push_back(in);
-      app.model_cells.push_back({p.x, p.y, cell, cell});
-
-      // Badge: the role on the standard scoring batch (what `attnsim-cli heads` prints); the
-      // colour follows the English role label, the text is in the UI language.
-      const std::string role = v.role(l, h);
-      const char* role_text = tr(role.c_str());
-      const std::string badge = std::to_string(l) + "." + std::to_string(h) + " " + role_text;
-      const ImVec2 ts = ImGui::CalcTextSize(badge.c_str());
-      list->AddRectFilled({p.x, p.y}, {p.x + std::min(ts.x + 6, cell), p.y + ts.y + 2}, role_colour(role));
-      list->PushClipRect({p.x, p.y}, {p.x + cell, p.y + cell}, true);
-      list->AddText({p.x + 3, p.y + 1}, IM_COL32(10, 10, 10, 255), badge.c_str());
-      list->PopClipRect();
-      if (off) {
-        list->AddRect({p.x + 1, p.y + 1}, {p.x + cell - 1, p.y + cell - 1}, kAblated, 0, 0, 4.0f);
-        list->AddLine({p.x + 4, p.y + 4}, {p.x + cell - 4, p.y + cell - 4}, kAblated, 3.0f);
-        list->AddLine({p.x + cell - 4, p.y + 4}, {p.x + 4, p.y + cell - 4}, kAblated, 3.0f);
-      }
       ImGui::PushID(static_cast<int>(l * c.heads + h));
-      if (ImGui::InvisibleButton("cell", {cell, cell})) {
+      ImGui::SetCursorScreenPos(p);
+      if (ImGui::InvisibleButton("cell", size)) {
         app.model_layer = l;
         show_model_layer(app, l);
       }
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
         ImGui::TextUnformatted(trf("head %lld.%lld: %s   (click: layer %lld's 23 steps)", static_cast<long long>(l),
-                                   static_cast<long long>(h), role_text, static_cast<long long>(l))
+                                   static_cast<long long>(h), tr(v.role(l, h).c_str()), static_cast<long long>(l))
                                    .c_str());
         ImGui::TextDisabled("%s", tr("scores on the scoring batch (BOS + r + r, 64 sequences)"));
         score_lines(v.roles().at(l, h));
@@ -272,7 +215,8 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
         score_lines(v.shown().patterns.at(l, h));
         ImGui::EndTooltip();
       }
-      bool ablate = off;
+      ImGui::SetCursorScreenPos({p.x, p.y + size.y + 3});
+      bool ablate = v.is_ablated(ref);
       if (ImGui::Checkbox(tr("knock out"), &ablate)) {
         const auto t0 = std::chrono::steady_clock::now();
         guarded(app, [&] { v.toggle(ref); });
@@ -284,12 +228,10 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
                         false, 2.0);
       }
       ImGui::PopID();
-      ImGui::EndGroup();
     }
-  }
-  channels.SetCurrentChannel(list, 0);
-  for (HeatmapDraw& hd : layer_draws) heatmap_renderer().queue(list, std::move(hd));
-  channels.Merge(list);
+  // The cursor after the whole figure.
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy({s.grid.figure.width * scale, s.grid.figure.height * scale});
 }
 
 // [SECTION] tokens
@@ -359,7 +301,6 @@ void panel_model(App& app, const ImVec4& rect) {
   ModelPanelState& s = *app.model_panel;
   ModelView& v = *app.model;
   header(app, v, s);
-  if (s.view != &v || s.revision != v.revision()) rebuild_displays(s, v);
   if (ImGui::BeginTabBar("##model-tabs")) {
     if (ImGui::BeginTabItem(tr("Heads###model-heads"))) {
       numbers(v);

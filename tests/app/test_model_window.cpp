@@ -52,7 +52,10 @@ Image load(const std::string& path) {
 int run(const std::string& args) { return std::system((kApp + " " + args + " > /dev/null").c_str()); }
 
 // panel_model.cpp: the ablated mark IM_COL32(235, 40, 40), the induction badge (255, 150, 20).
-bool is_ablated_red(const unsigned char* p) { return p[0] > 215 && p[1] < 70 && p[2] < 70; }
+// The knocked-out frame and cross: the slides' vermillion 0xD55E00 (model_slides.cpp kKnocked).
+bool is_ablated_red(const unsigned char* p) {
+  return std::abs(p[0] - 0xD5) < 20 && std::abs(p[1] - 0x5E) < 20 && p[2] < 30;
+}
 bool is_induction_orange(const unsigned char* p) { return p[0] > 235 && p[1] > 130 && p[1] < 170 && p[2] < 50; }
 
 }  // namespace
@@ -72,18 +75,19 @@ TEST_CASE("model-ablate-induction: the head grid has its badges and the ablated 
   for (const auto& c : cells) {
     const float x = c["rect"][0].get<float>() - panel[0].get<float>(), y = c["rect"][1].get<float>() - panel[1].get<float>();
     const float w = c["rect"][2], h = c["rect"][3];
-    // The frame: the outermost 4 pixels of the cell, all round.
+    // The frame: the outermost 2 pixels of the cell, all round (the slide's frame, half of it
+    // inside the cell).
     int red = 0, frame = 0;
     for (int py = static_cast<int>(y); py < static_cast<int>(y + h); ++py)
       for (int px = static_cast<int>(x); px < static_cast<int>(x + w); ++px) {
-        const bool edge = px < x + 4 || px >= x + w - 4 || py < y + 4 || py >= y + h - 4;
-        if (!edge || py < y + 22) continue;  // the badge covers the top-left
+        const bool edge = px < x + 2 || px >= x + w - 2 || py < y + 2 || py >= y + h - 2;
+        if (!edge) continue;
         ++frame;
         red += is_ablated_red(img.at(px, py));
       }
-    // The badge: the top strip of the cell.
+    // The badge: the band over the cell (the slide's grid puts it above the heatmap).
     int orange = 0;
-    for (int py = static_cast<int>(y + 2); py < static_cast<int>(y + 14); ++py)
+    for (int py = static_cast<int>(y - 18); py < static_cast<int>(y - 6); ++py)
       for (int px = static_cast<int>(x + 2); px < static_cast<int>(x + std::min(w, 60.0f)); ++px)
         orange += is_induction_orange(img.at(px, py));
     const bool is_induction = c["role"] == "induction";
