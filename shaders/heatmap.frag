@@ -28,7 +28,7 @@ vec3 marked(vec4 c) {
   if (c.a > 0.5) return mix(c.rgb, vec3(0.55),
                             max(stripes(7.0, 1.0, 1.0), stripes(7.0, 1.0, -1.0)));  // -inf
   if (c.a > 0.3) return mix(c.rgb, vec3(0.0), stripes(8.0, 3.0, -1.0));            // +inf
-  return mix(c.rgb, vec3(0.30), stripes(6.0, 1.5, -1.0));                          // hidden
+  return mix(c.rgb, vec3(0.62), stripes(6.0, 1.5, -1.0));                          // hidden
 }
 
 void main() {

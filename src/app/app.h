@@ -43,7 +43,6 @@ struct ViewState {
 struct Hover {
   std::string step;
   int64_t storage = -1;  // storage index hovered, -1 none
-  int64_t element = -1;
 };
 
 struct ExportRequest {
@@ -61,7 +60,7 @@ struct App {
   DisplayCache displays;
   int64_t batch = 0;
   bool per_head_scale = false;
-  ViewState tensor_view, buglab_view;
+  ViewState tensor_view;
   Hover hover, next_hover;
   Banner banner;
   ExportRequest export_request;
@@ -92,11 +91,12 @@ struct App {
   std::string hidden_check;         // result of "check hidden weights are exactly 0"
   bool hidden_check_pass = false;
   int buglab_table_step = -1;       // step the bug lab's NaN table last scrolled to
+  int64_t buglab_head = 0;          // the head the bug lab's triptych shows (--head)
   bool headless = false;
   bool quit = false;
   std::vector<ImVec4> geometry_rows;  // tensor view: screen rect of every block row (tests)
   // Screen rects (x, y, w, h) of figure parts the panels drew this frame, from the figures'
-  // own layouts (tests): "flash_grid", "memory_strip".
+  // own layouts (tests): "flash_grid", "memory_strip", "buglab_bug" (the run with the bug).
   std::map<std::string, ImVec4> figure_rects;
 
   // The step list of the run on screen and which are active (not skipped).

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "figure/tensor_figure.h"
+
 namespace attnsim::app {
 
 float Display::value(int64_t element) const {
@@ -23,12 +25,6 @@ GLuint Display::colours_in_range(float range_lo, float range_hi) const {
                                                           range_lo, range_hi}}))
              .first;
   return it->second.id();
-}
-
-ColourMap colour_map_for(const std::string& step) {
-  if (step == "mask") return ColourMap::Bool;
-  if (step == "alpha" || step == "alpha_dropped") return ColourMap::Sequential;
-  return ColourMap::Diverging;
 }
 
 void compute_ranges(Display& d) {
@@ -51,7 +47,7 @@ void compute_ranges(Display& d) {
   if (d.lo > d.hi) d.lo = d.hi = 0;
   for (auto& r : d.block_range)
     if (r[0] > r[1]) r = {d.lo, d.hi};
-  if (d.map == ColourMap::Sequential) {
+  if (d.map == figure::ColorMapId::Viridis || d.map == figure::ColorMapId::Cividis) {
     // Probabilities: 0 is the floor of the scale, so a small maximum still reads as small.
     d.lo = 0;
     for (auto& r : d.block_range) r[0] = 0;
@@ -73,17 +69,17 @@ void upload(Display& d) {
 }
 
 const Display& DisplayCache::get(uint64_t generation, int run, const Step& step, int64_t batch,
-                                 LayoutKind kind, int64_t strip_wrap) {
+                                 LayoutKind kind) {
   drop_except(generation);
   const std::string key = std::to_string(run) + "|" + step.name + "|" + std::to_string(batch) +
-                          "|" + layout_kind_name(kind) + "|" + std::to_string(strip_wrap);
+                          "|" + layout_kind_name(kind);
   auto& slot = displays_[key];
   if (!slot) {
     auto d = std::make_unique<Display>();
     d->step = step.name;
-    d->map = colour_map_for(step.name);
+    d->map = figure::map_for_step(step.name);
     if (step.out.defined()) {
-      d->layout = make_layout(kind, step.out, batch, strip_wrap);
+      d->layout = make_layout(kind, step.out, batch);
       d->strides = step.out.strides();
       d->offset = step.out.offset();
       d->batch = batch;
@@ -98,7 +94,7 @@ const Display& DisplayCache::get(uint64_t generation, int run, const Step& step,
 
 const Display& DisplayCache::custom(const std::string& key, uint64_t generation,
                                     const Layout& layout, std::vector<float> atlas,
-                                    ColourMap map) {
+                                    figure::ColorMapId map) {
   drop_except(generation);
   auto& slot = displays_["custom|" + key];
   if (!slot) {

@@ -22,7 +22,7 @@ struct Display {
   AtlasTexture texture;        // values (R32F)
   AtlasTexture colours;        // colour atlas, one scale for all blocks
   AtlasTexture colours_per_head;  // colour atlas, each block (head) its own scale
-  ColourMap map = ColourMap::Diverging;
+  figure::ColorMapId map = figure::ColorMapId::Diverging;  // figure::map_for_step
   float lo = 0, hi = 0;                         // finite range of the slice
   std::vector<std::array<float, 2>> block_range;  // per block (per-head colour scale)
   int64_t nan = 0, neginf = 0, posinf = 0;
@@ -39,18 +39,15 @@ struct Display {
   mutable std::map<std::pair<float, float>, AtlasTexture> recoloured_;
 };
 
-// Diverging for signed values, sequential for probabilities, bool for the mask.
-ColourMap colour_map_for(const std::string& step);
-
 // Keyed by (run generation, which run, step, batch, layout); dropped when the run changes.
 class DisplayCache {
  public:
   // run: 0 = the run, 1 = the reference run, 2.. = free for panels.
   const Display& get(uint64_t generation, int run, const Step& step, int64_t batch,
-                     LayoutKind kind, int64_t strip_wrap = 64);
+                     LayoutKind kind);
   // A display of values the app computed itself (a diff) over an existing layout.
   const Display& custom(const std::string& key, uint64_t generation, const Layout& layout,
-                        std::vector<float> atlas, ColourMap map);
+                        std::vector<float> atlas, figure::ColorMapId map);
   // Segments from `a` to `b` (storage match when they share a storage, else index match).
   const std::vector<Segment>& segments(const Display& a, const Display& b, bool by_storage);
   void drop_except(uint64_t generation);

@@ -152,4 +152,9 @@ void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scal
   }
 }
 
+const fig::Theme& panel_theme() {
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  return fig::theme_on({bg.x, bg.y, bg.z, 1});
+}
+
 }  // namespace attnsim::app

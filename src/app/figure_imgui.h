@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include "figure/figure.h"
+#include "figure/palette.h"
 
 namespace attnsim::app {
 
@@ -15,5 +16,11 @@ namespace attnsim::app {
 void want_figure_glyphs(const figure::Figure& f);
 // Draws `f` with its top-left at `origin`, `scale` screen pixels per figure unit.
 void draw_figure(ImDrawList* dl, const figure::Figure& f, ImVec2 origin, float scale);
+
+// The theme of the figures drawn inside working panels (memory, flash, the lesson's Figures
+// table): they sit among the app's widgets, so they follow the UI's window colour
+// (figure::theme_on: the dark ImGui style gives "projector"). The slide view and every export
+// keep the slide theme (View > Slide theme, --theme).
+const figure::Theme& panel_theme();
 
 }  // namespace attnsim::app

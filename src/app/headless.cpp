@@ -184,11 +184,14 @@ int run_export(const Options& options) {
   }
   // Another panel asked of a decode scenario: the centre shows the tensor view as usual.
   if (options.panel != "decode" && options.panel != "window") app.presenting_decode = false;
+  // The tensor panel asked of a bug scenario: the centre shows it instead of the bug lab.
+  if (options.panel == "tensor") app.presenting_bug_lab = false;
   if (options.panel == "buglab" && !app.presenting_bug_lab) {
     std::fprintf(stderr, "attnsim: scenario '%s' has no bug lab\n", options.scenario.c_str());
     close_window(w);
     return 2;
   }
+  app.buglab_head = options.head;  // --head: the bug lab's triptych, like its slide's
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);

@@ -242,22 +242,20 @@ void draw_labels(ImDrawList* list, const HeatViewSpec& s, const Frame& f, float 
       list->AddRect(f.px(b.x, b.y), f.px(b.x + static_cast<float>(b.cols), b.y + static_cast<float>(b.rows)),
                     head_colour(b.head), 0, 0, std::max(1.0f, f.scale * 0.06f));
     }
-    // row labels: tokens, or storage offsets on a strip
+    // row labels: tokens, else row numbers
     if (b.x == 0.0f && s.label_rows) {
       // with sparse labels the last one would crowd the next block
       const int64_t every = rows.every;
       for (int64_t r = 0; r < (every > 1 ? b.rows - every + 1 : b.rows); r += every) {
         std::string label;
-        if (l.kind == LayoutKind::Strip)
-          label = std::to_string(l.storage_base + r * b.cols);
-        else if (s.row_labels && r < static_cast<int64_t>(s.row_labels->size()))
+        if (s.row_labels && r < static_cast<int64_t>(s.row_labels->size()))
           label = (*s.row_labels)[static_cast<size_t>(r)];
         else
           label = std::to_string(r);
         const float w = ImGui::GetFont()->CalcTextSizeA(rows.size, FLT_MAX, 0, label.c_str()).x;
         const ImVec2 p = f.px(b.x, b.y + static_cast<float>(r) + 0.5f);
         list->AddText(ImGui::GetFont(), rows.size, {p.x - w - 6, p.y - rows.size * 0.5f},
-                      l.kind == LayoutKind::Strip ? dim : text, label.c_str());
+                      text, label.c_str());
       }
     }
     // key tokens above the columns of a score block, staggered on two lines; every
@@ -313,7 +311,7 @@ struct Margins {
 Margins margins(const HeatViewSpec& s) {
   Margins m;
   const float line = ImGui::GetTextLineHeight();
-  if (s.label_rows && (s.row_labels || s.to->layout.kind == LayoutKind::Strip)) {
+  if (s.label_rows && s.row_labels) {
     m.left = ImGui::CalcTextSize("00000").x;
     if (s.row_labels)
       for (const auto& label : *s.row_labels) m.left = std::max(m.left, ImGui::CalcTextSize(label.c_str()).x);
@@ -449,7 +447,7 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
           rule += " + " + std::to_string(idx[k]) + "·" + std::to_string(s.to->strides[k + 1]);
         ImGui::TextDisabled("%s", rule.c_str());
       }
-      if (s.row_labels && !idx.empty() && l.kind != LayoutKind::Strip) {
+      if (s.row_labels && !idx.empty()) {
         const int64_t row = idx.size() == 3 && l.kind == LayoutKind::Bands ? idx[0] : idx[idx.size() - 2];
         if (row < static_cast<int64_t>(s.row_labels->size()))
           ImGui::TextDisabled("%s", (*s.row_labels)[static_cast<size_t>(row)].c_str());
@@ -484,7 +482,7 @@ void draw_legend(const Display& d) {
     values.assign(kRamp + 3, 0);
     for (int i = 0; i < kRamp; ++i)
       values[static_cast<size_t>(i)] = d.lo + (d.hi - d.lo) * static_cast<float>(i) / (kRamp - 1);
-    if (d.map == ColourMap::Bool) {
+    if (d.map == figure::ColorMapId::Mask) {
       values[0] = 0;
       values[kRamp - 1] = 1;
     }
@@ -516,7 +514,7 @@ void draw_legend(const Display& d) {
   char lo[32], hi[32];
   std::snprintf(lo, sizeof lo, "%.3g", static_cast<double>(d.lo));
   std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(d.hi));
-  if (d.map == ColourMap::Bool) {
+  if (d.map == figure::ColorMapId::Mask) {
     ImGui::TextUnformatted(tr("visible"));
     ImGui::SameLine();
     swatch(0, 1, ImGui::GetCursorScreenPos(), h * 1.5f);

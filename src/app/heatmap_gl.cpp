@@ -8,6 +8,7 @@
 
 #include "app/shaders_embedded.h"
 #include "engine/error.h"
+#include "figure/palette.h"
 
 namespace attnsim::app {
 
@@ -119,10 +120,11 @@ void HeatmapRenderer::init() {
   colourize_ = link(kColourizeVert, "shaders/colourize.vert", kColourizeFrag,
                     "shaders/colourize.frag");
   c_values_ = glGetUniformLocation(colourize_, "u_values");
-  c_map_ = glGetUniformLocation(colourize_, "u_map");
   c_range_ = glGetUniformLocation(colourize_, "u_range");
   c_rows_ = glGetUniformLocation(colourize_, "u_rows");
   c_height_ = glGetUniformLocation(colourize_, "u_height");
+  c_stops_ = glGetUniformLocation(colourize_, "u_stops");
+  c_mask_ = glGetUniformLocation(colourize_, "u_mask");
   glGenFramebuffers(1, &fbo_);
 
   glGenVertexArrays(1, &vao_);
@@ -161,7 +163,7 @@ void HeatmapRenderer::shutdown() {
 // [SECTION] pass 1: colour atlases
 
 AtlasTexture HeatmapRenderer::colourize(const AtlasTexture& values, int64_t cols, int64_t rows,
-                                        ColourMap map, const std::vector<ColourBand>& bands) {
+                                        figure::ColorMapId map, const std::vector<ColourBand>& bands) {
   AtlasTexture out = AtlasTexture::rgba(cols, rows);
   GLint last_fbo = 0, last_viewport[4] = {}, last_program = 0;
   glGetIntegerv(GL_FRAMEBUFFER_BINDING, &last_fbo);
@@ -178,11 +180,21 @@ AtlasTexture HeatmapRenderer::colourize(const AtlasTexture& values, int64_t cols
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, values.id());
   glUniform1i(c_values_, 0);
-  glUniform1i(c_map_, static_cast<int>(map));
+  // The figures' colours: the map's stops as palette.cpp has them, interpolated the same way.
+  const auto stops = figure::colormap_stops(map);
+  float rgb[3 * figure::kColormapStops];
+  for (size_t i = 0; i < stops.size(); ++i) {
+    rgb[3 * i] = stops[i].r;
+    rgb[3 * i + 1] = stops[i].g;
+    rgb[3 * i + 2] = stops[i].b;
+  }
+  glUniform3fv(c_stops_, figure::kColormapStops, rgb);
+  glUniform1i(c_mask_, map == figure::ColorMapId::Mask ? 1 : 0);
   glUniform1f(c_height_, static_cast<float>(std::max<int64_t>(rows, 1)));
   glBindVertexArray(colour_vao_);
   for (const ColourBand& b : bands) {
-    glUniform2f(c_range_, b.lo, b.hi);
+    const auto ends = figure::colormap_ends(map, b.lo, b.hi);
+    glUniform2f(c_range_, ends[0], ends[1]);
     glUniform2f(c_rows_, static_cast<float>(b.row0), static_cast<float>(b.row0 + b.rows));
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
   }

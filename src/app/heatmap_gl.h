@@ -18,13 +18,12 @@
 
 #include "app/gl.h"
 #include "app/layout.h"
+#include "figure/figure.h"
 
 struct ImDrawList;
 struct ImDrawCmd;
 
 namespace attnsim::app {
-
-enum class ColourMap : int { Diverging = 0, Sequential = 1, Bool = 2 };
 
 // An R32F texture of a layout's value atlas. Move-only; frees the texture.
 class AtlasTexture {
@@ -72,8 +71,10 @@ class HeatmapRenderer {
  public:
   // Compiles the embedded shaders; throws attnsim::Error with the GL log on failure.
   void init();
-  // Pass 1: a colour atlas for a value atlas. Call outside ImGui's render pass.
-  AtlasTexture colourize(const AtlasTexture& values, int64_t cols, int64_t rows, ColourMap map,
+  // Pass 1: a colour atlas for a value atlas, in figure::colormap's colours (the shader gets
+  // the map's stops from palette.cpp) on the scale figure::colormap_ends makes of each band's
+  // range. Call outside ImGui's render pass.
+  AtlasTexture colourize(const AtlasTexture& values, int64_t cols, int64_t rows, figure::ColorMapId map,
                          const std::vector<ColourBand>& bands);
   void shutdown();
   // Queues `draw` into `list` (kept alive until the frame is rendered).
@@ -92,7 +93,8 @@ class HeatmapRenderer {
   GLint u_proj_ = -1, u_move_ = -1, u_colour_a_ = -1, u_colour_b_ = -1, u_mix_ = -1,
         u_gridline_ = -1, u_opacity_ = -1;
   GLuint colourize_ = 0, fbo_ = 0, colour_vao_ = 0;
-  GLint c_values_ = -1, c_map_ = -1, c_range_ = -1, c_rows_ = -1, c_height_ = -1;
+  GLint c_values_ = -1, c_range_ = -1, c_rows_ = -1, c_height_ = -1, c_stops_ = -1,
+        c_mask_ = -1;
   std::vector<std::unique_ptr<HeatmapDraw>> frame_;
 };
 

@@ -12,7 +12,6 @@ const char* layout_kind_name(LayoutKind kind) {
     case LayoutKind::Bands: return "bands";
     case LayoutKind::Stacked: return "stacked";
     case LayoutKind::HeadGrid: return "head-grid";
-    case LayoutKind::Strip: return "strip";
   }
   return "?";
 }
@@ -100,7 +99,7 @@ void place_blocks(Layout& l, int64_t n, int64_t rows, int64_t cols) {
   const int64_t stack_rows = stacked_rows(n, rows, cols);
   for (int64_t i = 0; i < n; ++i) {
     Block b;
-    b.head = l.kind == LayoutKind::Matrix || l.kind == LayoutKind::Strip ? -1 : i;
+    b.head = l.kind == LayoutKind::Matrix ? -1 : i;
     b.rows = rows;
     b.cols = cols;
     const float fi = static_cast<float>(i);
@@ -129,7 +128,7 @@ void place_blocks(Layout& l, int64_t n, int64_t rows, int64_t cols) {
 }  // namespace
 
 Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int64_t offset,
-                   int64_t batch, int64_t strip_wrap) {
+                   int64_t batch) {
   Layout l;
   l.kind = kind;
   // The slice: batch element `batch` of dim 0.                              // view
@@ -164,19 +163,7 @@ Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int6
   const int64_t last = rank ? l.shape.back() : 1;
 
   l.places.resize(static_cast<size_t>(n));
-  if (kind == LayoutKind::Strip) {
-    const auto [lo, hi] = n ? std::minmax_element(l.storage.begin(), l.storage.end())
-                            : std::pair{l.storage.end(), l.storage.end()};
-    l.storage_base = n ? *lo : 0;
-    const int64_t span = n ? *hi - *lo + 1 : 0;
-    const int64_t wrap = std::max<int64_t>(1, std::min(strip_wrap, std::max<int64_t>(span, 1)));
-    place_blocks(l, 1, (span + wrap - 1) / wrap, wrap);
-    for (int64_t e = 0; e < n; ++e) {
-      const int64_t cell = l.storage[static_cast<size_t>(e)] - l.storage_base;
-      l.places[static_cast<size_t>(e)] = {0, static_cast<int32_t>(cell / wrap),
-                                          static_cast<int32_t>(cell % wrap)};
-    }
-  } else if (kind == LayoutKind::Matrix) {
+  if (kind == LayoutKind::Matrix) {
     place_blocks(l, 1, n / std::max<int64_t>(last, 1), last);
     for (int64_t e = 0; e < n; ++e)
       l.places[static_cast<size_t>(e)] = {0, static_cast<int32_t>(e / last),
@@ -210,8 +197,8 @@ Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int6
   return l;
 }
 
-Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch, int64_t strip_wrap) {
-  return make_layout(kind, t.shape(), t.strides(), t.offset(), batch, strip_wrap);
+Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch) {
+  return make_layout(kind, t.shape(), t.strides(), t.offset(), batch);
 }
 
 std::vector<float> atlas_values(const Layout& layout, const Tensor& t) {
@@ -227,40 +214,6 @@ std::vector<float> atlas_values(const Layout& layout, const Tensor& t) {
     atlas[static_cast<size_t>((b.atlas_row + p.row) * layout.atlas_cols + p.col)] = v;
   }
   return atlas;
-}
-
-Layout stack_layouts(const Layout& top, const Layout& bottom, float gap) {
-  Layout l = top;
-  const auto first_block = static_cast<int32_t>(top.blocks.size());
-  const float shift = top.height + gap;
-  for (Block b : bottom.blocks) {
-    b.y += shift;
-    b.atlas_row += top.atlas_rows;
-    l.blocks.push_back(b);
-  }
-  for (Place p : bottom.places) {
-    p.block += first_block;
-    l.places.push_back(p);
-  }
-  l.storage.insert(l.storage.end(), bottom.storage.begin(), bottom.storage.end());
-  l.width = std::max(top.width, bottom.width);
-  l.height = shift + bottom.height;
-  l.atlas_cols = std::max(top.atlas_cols, bottom.atlas_cols);
-  l.atlas_rows = top.atlas_rows + bottom.atlas_rows;
-  l.atlas_element.assign(static_cast<size_t>(l.atlas_rows * l.atlas_cols), -1);
-  for (size_t e = 0; e < l.places.size(); ++e) {
-    const Place& p = l.places[e];
-    const Block& b = l.blocks[static_cast<size_t>(p.block)];
-    l.atlas_element[static_cast<size_t>((b.atlas_row + p.row) * l.atlas_cols + p.col)] =
-        static_cast<int64_t>(e);
-  }
-  return l;
-}
-
-int64_t strip_wrap_for(int64_t n, float aspect) {
-  // rows * wrap = n and wrap = aspect * rows  ->  wrap = sqrt(aspect * n)
-  const auto wrap = static_cast<int64_t>(std::ceil(std::sqrt(aspect * static_cast<double>(n))));
-  return std::max<int64_t>(1, wrap);
 }
 
 }  // namespace attnsim::app

@@ -11,7 +11,7 @@
 //                                                                (a very tall stack wraps
 //                                                                into columns)
 //   HeadGrid  (h, Tq, Tk)   scores ... alpha, mask (h = 1)       one block per head, in a grid
-//   Strip     storage order the memory view                      storage cells, wrapped
+// (The memory strip in storage order is a figure: figure/memory_figure.h.)
 //
 // Every element also records its storage index, so two layouts of tensors that share a
 // storage can be matched element by element (transition.h).
@@ -26,7 +26,7 @@
 
 namespace attnsim::app {
 
-enum class LayoutKind { Matrix, Bands, Stacked, HeadGrid, Strip };
+enum class LayoutKind { Matrix, Bands, Stacked, HeadGrid };
 const char* layout_kind_name(LayoutKind kind);
 
 // The layout a step's tensor is drawn in (one name per step, from trace.h).
@@ -55,7 +55,6 @@ struct Layout {
   std::vector<Place> places;      // one per slice element, C order
   std::vector<int64_t> storage;   // storage index of each slice element
   std::vector<int64_t> atlas_element;  // element at each atlas cell, or -1
-  int64_t storage_base = 0;       // Strip: storage index of the first cell
   float width = 0, height = 0;    // extent in layout units
   int64_t atlas_cols = 0, atlas_rows = 0;
 
@@ -74,24 +73,16 @@ inline constexpr float kBlockGap = 1.5f;  // between head blocks
 
 // Lays out batch element `batch` of a tensor with this shape/strides/offset. A tensor whose
 // first dim is not a batch dim does not exist in the trace (every step is (B, ...)).
-// Strip wraps storage cells every `strip_wrap` cells.
 Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int64_t offset,
-                   int64_t batch, int64_t strip_wrap = 64);
-Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch, int64_t strip_wrap = 64);
+                   int64_t batch);
+Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch);
 
-// Value of an atlas cell no element maps to (the tail of a wrapped strip): the shader draws
+// Value of an atlas cell no element maps to (the atlas starts filled with it): the shader draws
 // nothing there.
 inline constexpr float kEmptyCell = 3.0e38f;
 
 // The slice's values arranged as the atlas (atlas_rows x atlas_cols, row-major). Cells no
 // element maps to hold kEmptyCell.
 std::vector<float> atlas_values(const Layout& layout, const Tensor& t);
-
-// `top` above `bottom` with `gap` cells between: elements of top first, then bottom.
-// The memory view uses it to show a copy's source strip above its new strip.
-Layout stack_layouts(const Layout& top, const Layout& bottom, float gap);
-
-// Strip width that keeps a strip of n cells roughly `aspect` times wider than tall.
-int64_t strip_wrap_for(int64_t n, float aspect = 4.0f);
 
 }  // namespace attnsim::app

@@ -6,6 +6,7 @@
 #include "figure/memory_figure.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
+#include "figure/tensor_figure.h"
 
 namespace attnsim::app {
 
@@ -28,6 +29,7 @@ fig::MemorySpec memory_spec(const RunData& run, const Step& step, int64_t batch,
   const Tensor& out = step.out;
   fig::MemorySpec m;
   m.unit = run.config.d_model;
+  m.map = fig::map_for_step(step.name);  // the tensor view's map for this step
   m.headline = std::string(T(lang, "저장소 #", "storage #")) + std::to_string(step.storage_id) + " · " +
                T(lang, "모양 ", "shape ") + format_dims(out.shape()) + " · " + T(lang, "스트라이드 ", "strides ") +
                format_dims(out.strides()) + " · " + (out.is_contiguous() ? T(lang, "연속", "contiguous")
@@ -82,7 +84,8 @@ figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const 
   spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · " + step_name +
                 " · " + T(lang, "배치 ", "batch ") + std::to_string(batch) + " · " +
                 T(lang, "선: 논리 순서로 읽는 길", "line: the walk in logical order");
-  spec.legend = fig::memory_legend(m, step_name + T(lang, " · 저장된 값 · PuOr", " · stored values · PuOr"));
+  spec.legend = fig::memory_legend(m, step_name + T(lang, " · 저장된 값 · ", " · stored values · ") +
+                                            fig::colormap_name(m.map));
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_memory_strips(s.figure, th, s.visual, m);
   return s.figure;

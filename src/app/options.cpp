@@ -11,7 +11,7 @@ const char* const kUsage =
     "       attnsim --lesson FILE --export-slides DIR [--force] [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|flash|decode|controls|model|timeline|experiments|slide]\n"
-    "               [--batch B] [--experiment NAME]\n"
+    "               [--batch B] [--head H] (buglab) [--experiment NAME]\n"
     "               [--model DIR]  (scenarios model, model-ablate-induction, decode-model,\n"
     "               decode-model-sinks: default\n"
     "               assets/models/induction, or $ATTNSIM_MODEL)\n"

@@ -1,39 +1,18 @@
-// Bug lab: the scenario's buggy run beside the correct run at the current step, a
-// cell-level diff, NaN / -inf counts per step for both, "check that every hidden position
-// has weight exactly 0", and "run to first NaN".
+// Bug lab: the scenario's buggy run beside the correct run at the current step, drawn as the
+// buglab slide's figure (buglab_view.h: correct / with the bug / difference for one head)
+// through the ImGui sink; NaN / -inf counts per step for both, "check that every hidden
+// position has weight exactly 0", and "run to first NaN" as widgets around it.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/heat_view.h"
+#include "app/buglab_view.h"
+#include "app/figure_imgui.h"
 #include "app/i18n.h"
-#include "app/step_view.h"
+#include "engine/error.h"
 
 namespace attnsim::app {
-
-namespace {
-
-// bug - correct per cell; a cell where exactly one side is NaN is NaN (shown with the NaN
-// mark), where both are equal (NaN too, or the same inf) 0.
-std::vector<float> diff_atlas(const Display& bug, const Display& ok, int64_t* differing) {
-  std::vector<float> out(bug.atlas.size(), 0.0f);
-  *differing = 0;
-  for (size_t i = 0; i < out.size() && i < ok.atlas.size(); ++i) {
-    const float a = bug.atlas[i], b = ok.atlas[i];
-    if (a == kEmptyCell) {
-      out[i] = kEmptyCell;
-      continue;
-    }
-    const bool same = (std::isnan(a) && std::isnan(b)) || a == b;
-    if (same) continue;
-    ++*differing;
-    out[i] = std::isnan(a) || std::isnan(b) ? NAN : (std::isinf(a) || std::isinf(b) ? a : a - b);
-  }
-  return out;
-}
-
-}  // namespace
 
 void buglab_check_hidden(App& app) {
   const RunData* d = app.data();
@@ -148,74 +127,95 @@ void panel_buglab(App& app, const ImVec4& rect) {
   if (ImGui::Button(tr("Check hidden weights are exactly 0"))) buglab_check_hidden(app);
   ImGui::SameLine();
   if (ImGui::Button(tr("Run to first NaN"))) buglab_first_nan(app);
-  tensor_toolbar(app, app.buglab_view);
+  if (d->config.batch > 1) {
+    ImGui::SameLine();
+    int b = static_cast<int>(app.batch);
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::SliderInt(tr("Batch"), &b, 0, static_cast<int>(d->config.batch - 1))) app.batch = b;
+  }
   if (!d->run.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.40f, 1));
     ImGui::TextWrapped("%s: %s", tr("engine says"), d->run.error.c_str());
     ImGui::PopStyleColor();
   }
 
-  // The heatmaps take the height their width allows; the NaN table keeps the rest, never
-  // less than a few rows (it scrolls to the current step).
-  const Step* ok = d->reference.trace.find(step->name);
+  // The triptych of one head: the figure takes the panel's width and the height the NaN
+  // table leaves (never less than a few rows; it scrolls to the current step).
+  const int64_t heads = step->out.defined() && step->out.dim() == 4 ? step->out.size(1) : 1;
+  if (heads > 1) {
+    int hd = static_cast<int>(std::clamp<int64_t>(app.buglab_head, 0, heads - 1));
+    ImGui::SetNextItemWidth(120);
+    if (ImGui::SliderInt(tr("head"), &hd, 0, static_cast<int>(heads - 1))) app.buglab_head = hd;
+    ImGui::SameLine();
+  }
+  const int64_t head = std::clamp<int64_t>(app.buglab_head, 0, heads - 1);
   const float w = ImGui::GetContentRegionAvail().x;
-  HeatViewSpec right, left;
-  if (ok && ok->out.defined()) {
-    left = step_view_spec(app, 1, *ok, false);
-    left.id = "ok";
-  }
-  if (step->out.defined()) {
-    right = step_view_spec(app, 0, *step, false);
-    right.id = "bug";
-    right.label_rows = !left.to;  // the rows line up with the correct run's labels
-  }
-  // Only the first view labels the rows, so it is wider by their width.
-  const float label_w = left.to ? heat_view_label_width(left) : 0;
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float col_w = (w - style.ItemSpacing.x * 2 - label_w) / 3.0f;
   const float line = ImGui::GetTextLineHeightWithSpacing();
   // the table's header and three rows (the step before, this one, the one after)
   const float table_min = 4 * (ImGui::GetTextLineHeight() + style.CellPadding.y * 2) +
                           style.WindowPadding.y * 2 + style.ItemSpacing.y;
-  const float room = ImGui::GetContentRegionAvail().y - line;  // minus the titles
-  const float wanted = std::max(heat_view_height_for(left, col_w + label_w), heat_view_height_for(right, col_w));
-  const float top_h = std::max(line * 4, std::min(wanted, room - table_min));
-  left.size = {col_w + label_w, top_h};
-  right.size = {col_w, top_h};
-
-  ImGui::BeginGroup();
-  ImGui::TextUnformatted(tr("correct"));
-  if (left.to) draw_heat_view(app.buglab_view, left);
-  else ImGui::Dummy({col_w, top_h});
-  ImGui::EndGroup();
-  ImGui::SameLine();
-  ImGui::BeginGroup();
-  ImGui::TextColored({1.0f, 0.5f, 0.45f, 1}, "%s", tr("with the bug"));
-  if (right.to) app.geometry_rows = draw_heat_view(app.buglab_view, right).block_rows;
-  else ImGui::Dummy({col_w, top_h});
-  ImGui::EndGroup();
-  ImGui::SameLine();
-  ImGui::BeginGroup();
-  if (left.to && right.to && left.to->layout.atlas_cols == right.to->layout.atlas_cols &&
-      left.to->layout.atlas_rows == right.to->layout.atlas_rows) {
-    int64_t differing = 0;
-    std::vector<float> diff = diff_atlas(*right.to, *left.to, &differing);
-    const std::string key = "diff|" + step->name + "|" + std::to_string(app.batch);
-    const Display& dd = app.displays.custom(key, d->generation, right.to->layout, std::move(diff),
-                                            ColourMap::Diverging);
-    if (differing == 0) ImGui::TextColored({0.5f, 0.9f, 0.5f, 1}, "%s: %s", tr("difference"), tr("identical"));
-    else ImGui::Text("%s: %lld %s", tr("difference"), static_cast<long long>(differing), tr("cells differ"));
-    HeatViewSpec diff_spec = right;
-    diff_spec.to = &dd;
-    diff_spec.id = "diff";
-    diff_spec.row_sums = false;
-    diff_spec.per_head_scale = false;
-    draw_heat_view(app.buglab_view, diff_spec);
-  } else {
-    ImGui::TextUnformatted(tr("difference"));
-    ImGui::Dummy({col_w, top_h});
+  const float room = ImGui::GetContentRegionAvail().y - line;  // minus the difference line
+  const float fig_h = std::max(line * 6, std::min(w * 0.42f, room - table_min));
+  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / figure::kLabelMin, w / 1500.0f));
+  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  static struct {
+    std::string key;
+    BuglabView view;
+    std::string error;
+  } cache;
+  const std::string key = std::to_string(d->generation) + "|" + step->name + "|" + std::to_string(app.batch) + "|" +
+                          std::to_string(head) + "|" + std::to_string(static_cast<int>(w)) + "x" +
+                          std::to_string(static_cast<int>(fig_h)) + "|" + panel_theme().name +
+                          (lang == lessons::Lang::Ko ? "|ko" : "|en");
+  if (cache.key != key) {
+    cache.key = key;
+    cache.error.clear();
+    BuglabViewSpec spec;
+    spec.run = d;
+    spec.step = step->name;
+    spec.batch = app.batch;
+    spec.head = head;
+    spec.width = w / scale;
+    spec.height = fig_h / scale;
+    spec.lang = lang;
+    spec.theme = panel_theme().name;
+    try {
+      cache.view = buglab_view(spec);
+      want_figure_glyphs(cache.view.figure);
+    } catch (const Error& e) {
+      cache.view = {};
+      cache.error = e.what();
+    }
   }
-  ImGui::EndGroup();
+  const BuglabView& v = cache.view;
+  if (!cache.error.empty()) ImGui::TextWrapped("%s", cache.error.c_str());
+  else if (v.blocks.empty()) ImGui::TextDisabled("%s", tr("nothing to compare at this step"));
+  else if (v.differing == 0) ImGui::TextColored({0.5f, 0.9f, 0.5f, 1}, "%s: %s", tr("difference"), tr("identical"));
+  else ImGui::Text("%s: %lld %s", tr("difference"), static_cast<long long>(v.differing), tr("cells differ"));
+  if (!v.blocks.empty()) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    draw_figure(ImGui::GetWindowDrawList(), v.figure, origin, scale);
+    app.figure_rects["buglab_bug"] = {origin.x + v.layout.cells[1].x * scale, origin.y + v.layout.cells[1].y * scale,
+                                      v.layout.cells[1].w * scale, v.layout.cells[1].h * scale};
+    ImGui::InvisibleButton("##buglab-figure", {w, fig_h});
+    if (ImGui::IsItemHovered()) {
+      // the cell under the mouse, found in the figure's own layout
+      const ImVec2 m = ImGui::GetIO().MousePos;
+      const float fx = (m.x - origin.x) / scale, fy = (m.y - origin.y) / scale;
+      for (size_t i = 0; i < v.layout.cells.size() && i < v.blocks.size(); ++i) {
+        const figure::Rect& r = v.layout.cells[i];
+        const figure::Block& b = v.blocks[i];
+        if (fx < r.x || fy < r.y || fx >= r.right() || fy >= r.bottom() || b.rows <= 0 || b.cols <= 0) continue;
+        const auto row = std::min<int64_t>(b.rows - 1, static_cast<int64_t>((fy - r.y) / r.h * static_cast<float>(b.rows)));
+        const auto col = std::min<int64_t>(b.cols - 1, static_cast<int64_t>((fx - r.x) / r.w * static_cast<float>(b.cols)));
+        const auto at = [&](size_t k) { return v.blocks[k].values[static_cast<size_t>(row * b.cols + col)]; };
+        ImGui::SetTooltip("%s (%lld, %lld)\n%s %g · %s %g · %s %g", b.name.c_str(), static_cast<long long>(row),
+                          static_cast<long long>(col), tr("correct"), static_cast<double>(at(0)), tr("with the bug"),
+                          static_cast<double>(at(1)), tr("difference"), static_cast<double>(at(2)));
+      }
+    }
+  }
 
   // counts per step, and beside them the hidden-weights report once there is one
   const bool report = !app.hidden_check.empty();

@@ -32,6 +32,7 @@
 #include "app/transition.h"
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "figure/palette.h"
 
 namespace attnsim::app {
 
@@ -113,16 +114,13 @@ std::vector<bool> all_active(const DecodePanelState& s) { return std::vector<boo
 
 constexpr ImU32 kCopyColour = IM_COL32(255, 150, 20, 255);  // the induction target (panel_model's badge)
 
-ImU32 diverging(float v, float scale) {  // blue - white - red, v / scale in [-1, 1]
+// The figures' colour maps (figure/palette.h), so this panel and its slides agree.
+ImU32 colour(figure::Color c) { return ImGui::GetColorU32(ImVec4(c.r, c.g, c.b, 1)); }
+ImU32 diverging(float v, float scale) {  // PuOr, v / scale in [-1, 1]
   const float x = std::clamp(v / std::max(scale, 1e-6f), -1.0f, 1.0f);
-  const float r = x > 0 ? 1.0f : 1.0f + x, b = x < 0 ? 1.0f : 1.0f - x, g = 1.0f - std::fabs(x);
-  return ImGui::GetColorU32(ImVec4(0.15f + 0.80f * r, 0.15f + 0.80f * g, 0.15f + 0.80f * b, 1));
+  return colour(figure::colormap(figure::ColorMapId::Diverging, 0.5f + 0.5f * x));
 }
-
-ImU32 sequential(float a) {  // alpha in [0, 1]: dark to yellow
-  const float x = std::sqrt(std::clamp(a, 0.0f, 1.0f));
-  return ImGui::GetColorU32(ImVec4(0.10f + 0.88f * x, 0.10f + 0.78f * x, 0.18f + 0.10f * x, 1));
-}
+ImU32 sequential(float a) { return colour(figure::colormap(figure::ColorMapId::Viridis, a)); }  // alpha in [0, 1]
 
 float abs_max(const Tensor& t) {
   float m = 1e-6f;

@@ -311,7 +311,7 @@ void compute_figures(LessonUi& ui) {
 
 // The table figure of the step's figures (cost_slides.h cost_view: the cost slide's table),
 // drawn through the ImGui sink at the UI's text size; hovering a name shows its quantity.
-void draw_figures(const App& app, LessonUi& ui) {
+void draw_figures(LessonUi& ui) {
   compute_figures(ui);
   if (ui.figures.empty()) return;
   ImGui::TextDisabled("%s", L("엔진이 계산한 수치", "Figures computed by the engine"));
@@ -323,12 +323,12 @@ void draw_figures(const App& app, LessonUi& ui) {
     std::string key;
     CostView view;
   } cache;
-  std::string key = std::to_string(static_cast<int>(avail)) + "|" + std::to_string(scale) + "|" + app.slide_theme +
+  std::string key = std::to_string(static_cast<int>(avail)) + "|" + std::to_string(scale) + "|" + panel_theme().name +
                     (lesson_lang() == lessons::Lang::Ko ? "|ko" : "|en");
   for (const StepFigure& f : ui.figures) key += "|" + f.quantity + "=" + f.sizes + "=" + f.value;
   if (cache.key != key) {
     cache.key = key;
-    cache.view = cost_view(ui.figures, lesson_lang(), app.slide_theme, avail / scale);
+    cache.view = cost_view(ui.figures, lesson_lang(), panel_theme().name, avail / scale);
     want_figure_glyphs(cache.view.figure);
   }
   const figure::Figure& fig = cache.view.figure;
@@ -350,7 +350,7 @@ void panel_figures(App& app, const ImVec4& rect) {
   const LessonUi& ui = lesson_ui();
   if (ui.presenting) ImGui::SetWindowFontScale(ui.presenter_scale);
   ImGui::Spacing();
-  draw_figures(app, lesson_ui());
+  draw_figures(lesson_ui());
   end_panel();
 }
 
@@ -568,7 +568,7 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
     if (step.quiz) draw_quiz(app, ui, *step.quiz, step.id);
     if (step.panel != "cost") {
       ImGui::Spacing();
-      draw_figures(app, ui);
+      draw_figures(ui);
     }
   }
 }

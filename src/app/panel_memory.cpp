@@ -90,7 +90,7 @@ void panel_memory(App& app, const ImVec4& rect) {
   const lessons::Lang lang = figure_lang();
   char key[512];
   std::snprintf(key, sizeof key, "%llu|%s|%lld|%.0fx%.0f|%.3f|%s|%d|", static_cast<unsigned long long>(d->generation),
-                step->name.c_str(), static_cast<long long>(app.batch), room.x, room.y, arrived, app.slide_theme.c_str(),
+                step->name.c_str(), static_cast<long long>(app.batch), room.x, room.y, arrived, panel_theme().name.c_str(),
                 static_cast<int>(lang));
   MemoryCache& c = cache();
   if (c.key != key + app.view_error) {
@@ -102,7 +102,7 @@ void panel_memory(App& app, const ImVec4& rect) {
     spec.width = room.x / scale;
     spec.height = room.y / scale;
     spec.lang = lang;
-    spec.theme = app.slide_theme;
+    spec.theme = panel_theme().name;
     spec.answer = app.view_error;
     spec.arrived = arrived;
     try {
@@ -136,7 +136,7 @@ void panel_memory(App& app, const ImVec4& rect) {
       mark.height = c.view.figure.height;
       mark.background = {0, 0, 0, 0};
       mark.box({r.x + w * static_cast<float>(cell % l.wrap), r.y + w * static_cast<float>(cell / l.wrap), w, w},
-               {0, 0, 0, 0}, fig::theme_by_name(app.slide_theme).highlight, std::max(2.0f, 2.5f / scale));
+               {0, 0, 0, 0}, panel_theme().highlight, std::max(2.0f, 2.5f / scale));
       draw_figure(dl, mark, origin, scale);
     }
   }

@@ -111,7 +111,7 @@ const figure::Figure* current_slide(App& app, std::string* error) {
   const std::string key = flash ? "flash|" + std::to_string(fv.batch) + "|" + std::to_string(fv.head) + "|" +
                                       std::to_string(fv.block_q) + "x" + std::to_string(fv.block_k) + "|" +
                                       std::to_string(fv.event)
-                                : panel;
+                                : panel == "buglab" ? "buglab|" + std::to_string(app.buglab_head) : panel;
   SlideCache& c = cache();
   if (!c.figure || c.generation != d->generation || c.step != s->name || c.batch != app.batch ||
       c.theme != app.slide_theme || c.lang != ui_lang() || c.panel != key) {
@@ -122,6 +122,7 @@ const figure::Figure* current_slide(App& app, std::string* error) {
     v.panel = panel;
     v.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
     v.theme = app.slide_theme;
+    v.head = app.buglab_head;  // the bug lab's triptych: the panel's head (flash sets its own below)
     try {
       if (flash) {
         v.batch = fv.batch;

@@ -75,7 +75,6 @@ void panel_tensor(App& app, const ImVec4& rect) {
   app.geometry_rows = r.block_rows;
   if (r.hovered >= 0) {
     app.next_hover.step = step->name;
-    app.next_hover.element = r.hovered;
     app.next_hover.storage = spec.to->layout.storage[static_cast<size_t>(r.hovered)];
   }
   // mid-way through an elementwise transition the cells are on the source's scale

@@ -123,10 +123,10 @@ std::string shape_text(const Dims& d) {
 
 const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
 
-// Row / column labels: query tokens down, key tokens (scores-like steps) or feature
-// indices across.
-fig::AxisLabels axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
-                            lessons::Lang lang) {
+}  // namespace
+
+fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
+                                 lessons::Lang lang) {
   fig::AxisLabels l;
   const bool keys_down = step == "key" || step == "value" || step == "k_proj" || step == "v_proj" ||
                          step == "k_view" || step == "v_view" || step == "k_heads" || step == "v_heads";
@@ -146,7 +146,35 @@ fig::AxisLabels axis_labels(const RunData& run, const std::string& step, const T
   return l;
 }
 
-}  // namespace
+float buglab_difference(float bug, float correct) {
+  if (bug == correct || (std::isnan(bug) && std::isnan(correct))) return 0;  // the same inf too
+  if (std::isnan(bug) || std::isnan(correct)) return NAN;
+  if (std::isinf(bug) || std::isinf(correct)) return bug;
+  return bug - correct;
+}
+
+std::vector<fig::Block> buglab_blocks(const RunData& run, const std::string& step_name, int64_t batch, int64_t head,
+                                      lessons::Lang lang) {
+  const Step* step = run.run.trace.find(step_name);
+  const Step* ok = run.has_reference ? run.reference.trace.find(step_name) : nullptr;
+  if (!step || !ok || step->skipped() || ok->skipped() || !step->out.defined() || !ok->out.defined()) return {};
+  const auto correct = fig::tensor_blocks(step_name, ok->out, batch);
+  const auto buggy = fig::tensor_blocks(step_name, step->out, batch);
+  const size_t h = static_cast<size_t>(std::max<int64_t>(0, head));
+  if (h >= correct.size() || h >= buggy.size() || correct[h].values.size() != buggy[h].values.size()) return {};
+  fig::Block a = correct[h], b = buggy[h], d = correct[h];
+  const std::string head_name = correct.size() > 1 ? " · head " + std::to_string(h) : "";
+  a.name = T(lang, "올바른 계산", "correct") + head_name;
+  b.name = T(lang, "버그", "with the bug") + head_name;
+  d.name = T(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
+  for (size_t i = 0; i < d.values.size(); ++i) d.values[i] = buglab_difference(b.values[i], a.values[i]);
+  std::vector<fig::Block> pair{a, b};
+  fig::set_common_range(pair);
+  std::vector<fig::Block> diff{d};
+  for (auto& x : diff) x.map = fig::ColorMapId::Diverging;
+  fig::set_common_range(diff);
+  return {pair[0], pair[1], diff[0]};
+}
 
 // [SECTION] one slide ---------------------------------------------------------------------
 
@@ -185,32 +213,12 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
 
   std::vector<fig::Block> blocks;
   std::string what = step_name;
-  if (view.panel == "buglab" && run.has_reference && run.reference.trace.find(step_name) &&
-      !run.reference.trace.at(step_name).skipped()) {
-    // The bug lab's triptych: the correct run, the run with the bug, their difference.
-    const auto correct = fig::tensor_blocks(step_name, run.reference.trace.at(step_name).out, batch);
-    const auto buggy = fig::tensor_blocks(step_name, step->out, batch);
-    const size_t h = static_cast<size_t>(std::max<int64_t>(0, view.head));
-    if (h < correct.size() && h < buggy.size() && correct[h].values.size() == buggy[h].values.size()) {
-      fig::Block a = correct[h], b = buggy[h], d = correct[h];
-      const std::string head = correct.size() > 1 ? " · head " + std::to_string(h) : "";
-      a.name = T(lang, "올바른 계산", "correct") + head;
-      b.name = T(lang, "버그", "with the bug") + head;
-      d.name = T(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
-      for (size_t i = 0; i < d.values.size(); ++i) d.values[i] = b.values[i] - a.values[i];
-      std::vector<fig::Block> pair{a, b};
-      fig::set_common_range(pair);
-      std::vector<fig::Block> diff{d};
-      for (auto& x : diff) x.map = fig::ColorMapId::Diverging;
-      fig::set_common_range(diff);
-      blocks = {pair[0], pair[1], diff[0]};
-    }
-  }
+  if (view.panel == "buglab") blocks = buglab_blocks(run, step_name, batch, view.head, lang);
   if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch);
   spec.legend = fig::legend_for(blocks, what + " · " + fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis
                                                                                          : blocks.front().map));
   fig::Slide s = fig::make_slide(spec, th);
-  fig::add_blocks(s.figure, th, s.visual, blocks, axis_labels(run, step_name, step->out, batch, lang));
+  fig::add_blocks(s.figure, th, s.visual, blocks, step_axis_labels(run, step_name, step->out, batch, lang));
   return s.figure;
 }
 

@@ -15,6 +15,7 @@
 
 #include "app/session.h"
 #include "figure/figure.h"
+#include "figure/tensor_figure.h"
 #include "lessons/lesson.h"
 
 namespace attnsim::app {
@@ -39,6 +40,20 @@ struct SlideView {
 
 // One slide. Throws Error for an unknown step.
 figure::Figure step_slide(const Scenario& scenario, const RunData& run, const SlideView& view);
+
+// One cell of the bug lab's difference: bug - correct; 0 where both are the same (NaN and
+// NaN, the same inf), NaN where exactly one side is NaN, the bug's value where one is inf.
+float buglab_difference(float bug, float correct);
+// The bug lab's triptych of one head of a step (the buglab slide's and the bug lab panel's
+// blocks): the correct run, the run with the bug (one shared scale), their difference
+// (buglab_difference, diverging). Empty when the run has no reference, either side skipped
+// the step or their shapes differ.
+std::vector<figure::Block> buglab_blocks(const RunData& run, const std::string& step, int64_t batch, int64_t head,
+                                         lessons::Lang lang);
+// A step's row / column labels: query tokens down (key tokens for the key side), key tokens
+// (scores-like steps) or feature indices across.
+figure::AxisLabels step_axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
+                                    lessons::Lang lang);
 // A title page: big title, summary, a line of what follows.
 figure::Figure title_slide(const std::string& title, const std::string& summary, const std::string& footer,
                            const std::string& theme);

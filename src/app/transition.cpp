@@ -101,13 +101,6 @@ std::vector<Segment> match_by_index(const Layout& from, const Layout& to) {
   return builder.take();
 }
 
-std::vector<Segment> match_pairs(const Layout& from, const Layout& to,
-                                 const std::vector<std::pair<int64_t, int64_t>>& to_from) {
-  SegmentBuilder builder(from, to);
-  for (const auto& [t, f] : to_from) builder.add(t, f);
-  return builder.take();
-}
-
 float ease(float t) {
   t = std::clamp(t, 0.0f, 1.0f);
   return t * t * (3.0f - 2.0f * t);

@@ -43,10 +43,6 @@ std::vector<Segment> match_by_storage(const Layout& from, const Layout& to);
 // Element i of `to` matched to element i of `from` (Copy, Elementwise); needs equal numel.
 std::vector<Segment> match_by_index(const Layout& from, const Layout& to);
 
-// Explicit (to element, from element) pairs, e.g. within one stacked layout.
-std::vector<Segment> match_pairs(const Layout& from, const Layout& to,
-                                 const std::vector<std::pair<int64_t, int64_t>>& to_from);
-
 // Smooth 0..1 -> 0..1 (ease in and out).
 float ease(float t);
 Rect lerp(const Rect& a, const Rect& b, float t);

@@ -59,14 +59,20 @@ int64_t strip_wrap(int64_t cells, int64_t unit, const Rect& area, int strips) {
 }
 
 Legend memory_legend(const MemorySpec& spec, const std::string& what) {
-  float m = 0;
+  float lo = 0, hi = 0;
+  bool any = false;
   for (const Strip& s : spec.strips)
     for (float v : strip_cells(*s.tensor, s.batch).values)
-      if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+      if (std::isfinite(v)) {
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+      }
+  const auto ends = colormap_ends(spec.map, lo, hi);
   Legend lg;
-  lg.map = ColorMapId::Diverging;
-  lg.lo = -std::max(m, 1e-6f);
-  lg.hi = std::max(m, 1e-6f);
+  lg.map = spec.map;
+  lg.lo = ends[0];
+  lg.hi = ends[1];
   lg.what = what;
   return lg;
 }
@@ -126,7 +132,7 @@ MemoryLayout add_memory_strips(Figure& f, const Theme& th, const Rect& area, con
     h.cols = out.wrap;
     h.values.assign(static_cast<size_t>(rows * out.wrap), 0.0f);
     std::copy(c.values.begin(), c.values.end(), h.values.begin());
-    h.map = ColorMapId::Diverging;
+    h.map = lg.map;
     h.lo = lg.lo;
     h.hi = lg.hi;
     h.gap = th.background;

@@ -10,8 +10,9 @@
 //   [0 ][1 ][2 ][3 ][  ][  ]...      the walk: 0 1 2 3, then a jump of 16 cells
 //   [4 ][5 ][6 ][7 ][  ][  ]...
 //
-// Cells hold the stored values (the diverging map); every number drawn is the tensor's own
-// storage index order (Tensor strides and offset), nothing modelled beside the engine.
+// Cells hold the stored values on the step's colour map (tensor_figure.h map_for_step: the
+// tensor view's map); every number drawn is the tensor's own storage index order (Tensor
+// strides and offset), nothing modelled beside the engine.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,7 @@ StripCells strip_cells(const Tensor& t, int64_t batch);  // throws Error (batch 
 struct MemorySpec {
   std::vector<Strip> strips;       // one (a view), or source then new storage (a copy)
   int64_t unit = 0;                // cells per token (d_model): rows wrap at a multiple of it
+  ColorMapId map = ColorMapId::Diverging;  // map_for_step of the step shown
   std::string headline, detail;    // over the strips: one line, and up to two (accent colour)
   int64_t walk = 0;                // logical elements the line walks (0: one slice of axis 1)
   float arrived = 1;               // a copy in motion: the fraction of the last strip's cells
@@ -64,7 +66,7 @@ int64_t strip_wrap(int64_t cells, int64_t unit, const Rect& area, int strips);
 
 MemoryLayout add_memory_strips(Figure& f, const Theme& th, const Rect& area, const MemorySpec& spec);
 
-// The range shared by the strips' colours: [-m, m] over their finite values.
+// The scale shared by the strips' colours: colormap_ends of spec.map over their finite values.
 Legend memory_legend(const MemorySpec& spec, const std::string& what);
 
 }  // namespace attnsim::figure

@@ -30,6 +30,8 @@ constexpr std::array<unsigned, 11> kPuOr = {0x2d004b, 0x542788, 0x8073ac, 0xb2ab
                                             0xd8daeb, 0xf7f7f7, 0xfee0b6, 0xfdb863,
                                             0xe08214, 0xb35806, 0x7f3b08};
 
+constexpr unsigned kMaskShown = 0xd9d9d9, kMaskHidden = 0x3b3b3b;
+
 Color lerp_table(const std::array<unsigned, 11>& table, float t) {
   if (!(t > 0)) t = 0;  // NaN too
   if (t > 1) t = 1;
@@ -53,9 +55,36 @@ Color colormap(ColorMapId map, float t) {
     case ColorMapId::Viridis: return lerp_table(kViridis, t);
     case ColorMapId::Cividis: return lerp_table(kCividis, t);
     case ColorMapId::Diverging: return lerp_table(kPuOr, t);
-    case ColorMapId::Mask: return t >= 0.5f ? rgb(0x3b3b3b) : rgb(0xd9d9d9);
+    case ColorMapId::Mask: return t >= 0.5f ? rgb(kMaskHidden) : rgb(kMaskShown);
   }
   return {};
+}
+
+std::array<Color, kColormapStops> colormap_stops(ColorMapId map) {
+  static_assert(kColormapStops == static_cast<int>(kViridis.size()));
+  std::array<Color, kColormapStops> out{};
+  for (size_t i = 0; i < out.size(); ++i) {
+    switch (map) {
+      case ColorMapId::Viridis: out[i] = rgb(kViridis[i]); break;
+      case ColorMapId::Cividis: out[i] = rgb(kCividis[i]); break;
+      case ColorMapId::Diverging: out[i] = rgb(kPuOr[i]); break;
+      case ColorMapId::Mask: out[i] = rgb(2 * i >= out.size() - 1 ? kMaskHidden : kMaskShown); break;
+    }
+  }
+  return out;
+}
+
+std::array<float, 2> colormap_ends(ColorMapId map, float lo, float hi) {
+  switch (map) {
+    case ColorMapId::Mask: return {0, 1};
+    case ColorMapId::Diverging: {
+      const float m = std::max({std::fabs(lo), std::fabs(hi), 1e-6f});
+      return {-m, m};
+    }
+    case ColorMapId::Viridis:
+    case ColorMapId::Cividis: break;
+  }
+  return {0, std::max(hi, 1e-6f)};
 }
 
 const char* colormap_name(ColorMapId map) {
@@ -82,6 +111,12 @@ const Theme& projector_theme() {
                        rgb(0xf2f2f2), rgb(0x1a1a1a), rgb(0xffffff), rgb(0x121418),
                        rgb(0xffb347)};
   return t;
+}
+
+const Theme& theme_on(Color background) {
+  const double luminance = 0.2126 * to_linear(background.r) + 0.7152 * to_linear(background.g) +
+                           0.0722 * to_linear(background.b);
+  return luminance < 0.18 ? projector_theme() : print_theme();
 }
 
 const Theme& theme_by_name(const std::string& name) {

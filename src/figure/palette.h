@@ -17,9 +17,21 @@
 
 namespace attnsim::figure {
 
-// t in [0, 1] (clamped; NaN gives the low end).
+// t in [0, 1] (clamped; NaN gives the low end): linear in sRGB between the map's stops.
 Color colormap(ColorMapId map, float t);
 const char* colormap_name(ColorMapId map);
+
+// Every map is kColormapStops evenly spaced stops (t = i / 10): colormap() interpolates them,
+// and the app's GL shader (shaders/colourize.frag) is given the same stops, so a tensor on
+// screen and in an exported slide has the same colours. Mask: stops below t = 0.5 shown,
+// the rest hidden.
+inline constexpr int kColormapStops = 11;
+std::array<Color, kColormapStops> colormap_stops(ColorMapId map);
+
+// The ends of `map`'s scale for finite values in [lo, hi]: [-m, m] (m = max |value|) for
+// the diverging map, so 0 is its white middle; [0, hi] for weights, so a small maximum still
+// reads as small; [0, 1] for the mask. Never an empty range.
+std::array<float, 2> colormap_ends(ColorMapId map, float lo, float hi);
 
 // A light "print" theme and a dark "projector" theme.
 struct Theme {
@@ -32,6 +44,10 @@ struct Theme {
   Color highlight;               // what changed in this frame (a raised running max, the lit tile)
 };
 const Theme& theme_by_name(const std::string& name);  // "print" | "projector"; throws Error
+// The theme for figures drawn on `background` (a working panel inside the app's UI):
+// projector on a dark background (relative luminance below mid-grey's 0.18), print on a
+// light one.
+const Theme& theme_on(Color background);
 const Theme& print_theme();
 const Theme& projector_theme();
 

@@ -56,14 +56,8 @@ void set_common_range(std::vector<Block>& blocks) {
         any = true;
       }
   for (Block& b : blocks) {
-    if (b.map == ColorMapId::Mask) {
-      b.lo = 0, b.hi = 1;
-    } else if (b.map == ColorMapId::Diverging) {
-      const float m = std::max({std::fabs(lo), std::fabs(hi), 1e-6f});
-      b.lo = -m, b.hi = m;
-    } else {
-      b.lo = 0, b.hi = std::max(hi, 1e-6f);
-    }
+    const auto ends = colormap_ends(b.map, lo, hi);
+    b.lo = ends[0], b.hi = ends[1];
   }
 }
 

@@ -1,4 +1,4 @@
-// The UI text table (i18n.cpp) and the model panels' use of it: every tr()/trf() literal in
+// The UI text table (i18n.cpp) and the model and flash panels' use of it: every tr()/trf() literal in
 // those files has a Korean entry, no widget there takes an untranslated English literal, and
 // every Korean printf format keeps its English placeholders in the same order.
 #include <catch2/catch.hpp>
@@ -21,7 +21,8 @@ namespace {
 
 const char* const kModelFiles[] = {"src/app/panel_model.cpp", "src/app/panel_timeline.cpp",
                                    "src/app/panel_experiments.cpp", "src/app/model_view.cpp",
-                                   "src/app/panel_decode.cpp", "src/app/experiment_figure.cpp"};
+                                   "src/app/panel_decode.cpp", "src/app/experiment_figure.cpp",
+                                   "src/app/panel_flash.cpp"};
 
 std::string read_source(const std::string& rel) {
   std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/" + rel);
@@ -75,7 +76,7 @@ TEST_CASE("trf formats the Korean format with the same arguments, English when t
   REQUIRE(std::string(tr("not in the table at all")) == "not in the table at all");
 }
 
-TEST_CASE("the model panels: every tr()/trf() literal has Korean and no widget takes a bare English literal") {
+TEST_CASE("the model and flash panels: every tr()/trf() literal has Korean and no widget takes a bare English literal") {
   LangGuard guard;
   ui_lang() = Lang::Ko;
   // tr("..."), trf("...") and tr_in(lang, "...") (a figure in a given language)

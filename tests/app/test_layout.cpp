@@ -76,17 +76,6 @@ TEST_CASE("scores (h, Tq, Tk) form a grid of head blocks; a mask is one block") 
   REQUIRE(mask.width == 7.0f);
 }
 
-TEST_CASE("the strip puts each element at its storage cell, wrapped") {
-  const Tensor x = Tensor::zeros({1, 6, 16}).view({1, 6, 4, 4}).transpose(1, 2);  // view
-  const Layout l = make_layout(LayoutKind::Strip, x, 0, 32);
-  check_one_cell_each(l);
-  for (int64_t e = 0; e < l.numel(); ++e) {
-    const int64_t s = l.storage[static_cast<size_t>(e)];
-    REQUIRE(l.places[e].row == s / 32);
-    REQUIRE(l.places[e].col == s % 32);
-  }
-}
-
 TEST_CASE("atlas values follow the layout, read through the strides") {
   std::vector<float> v(24);
   for (int i = 0; i < 24; ++i) v[i] = static_cast<float>(i);

@@ -8,24 +8,34 @@
 //   - the mask-inverted caption (en, ko) on the panel and the slide; none without a bug
 //   - memory: the panel's strip holds the storage values in storage order, walks the engine's
 //     storage_index order, and has the slide's headline and detail; a copy in motion leaves
-//     exactly the cells not written yet blank
+//     exactly the cells not written yet blank; it colours a step with the tensor view's map
+//   - bug lab: the panel's triptych is the buglab slide's (values, maps, scales, names), its
+//     difference is the engine's bug - correct cell by cell
+//   - one colour map: the GL shader's stops are figure::colormap's; panels take the theme of
+//     the UI's background
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <variant>
 
+#include "app/buglab_view.h"
 #include "app/cost_slides.h"
 #include "app/flash_slides.h"
 #include "app/flash_view.h"
 #include "app/memory_slides.h"
 #include "app/session.h"
+#include "app/slide_scenes.h"
 #include "engine/flash.h"
 #include "engine/mha.h"
 #include "figure/memory_figure.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
+#include "figure/tensor_figure.h"
 
 using namespace attnsim;
 using namespace attnsim::app;
@@ -301,4 +311,172 @@ TEST_CASE("the Figures panel draws the cost slide's table, rows packed at the UI
     CHECK(fig::overlapping_texts(v.figure).empty());
     CHECK(fig::texts_outside(v.figure).empty());
   }
+}
+
+// [SECTION] one colour map, one panel theme
+
+TEST_CASE("the GL shader's colour stops are figure::colormap's, and the shader has no colours of its own") {
+  for (fig::ColorMapId map : {fig::ColorMapId::Viridis, fig::ColorMapId::Cividis, fig::ColorMapId::Diverging,
+                              fig::ColorMapId::Mask}) {
+    INFO(fig::colormap_name(map));
+    const auto stops = fig::colormap_stops(map);  // what heatmap_gl.cpp uploads as u_stops
+    for (int i = 0; i < fig::kColormapStops; ++i) {
+      const fig::Color want = fig::colormap(map, static_cast<float>(i) / (fig::kColormapStops - 1));
+      CHECK(stops[static_cast<size_t>(i)].r == Approx(want.r).margin(1e-6));
+      CHECK(stops[static_cast<size_t>(i)].g == Approx(want.g).margin(1e-6));
+      CHECK(stops[static_cast<size_t>(i)].b == Approx(want.b).margin(1e-6));
+    }
+  }
+  // between stops the figure interpolates linearly, as the shader's ramp() does
+  const auto v = fig::colormap_stops(fig::ColorMapId::Diverging);
+  const fig::Color mid = fig::colormap(fig::ColorMapId::Diverging, 0.25f);  // halfway from stop 2 to 3
+  CHECK(mid.r == Approx((v[2].r + v[3].r) / 2).margin(1e-5));
+  CHECK(mid.b == Approx((v[2].b + v[3].b) / 2).margin(1e-5));
+  // PuOr, not the old red-blue: the diverging map's negative end is purple (#2d004b)
+  CHECK(v[0].r == Approx(0x2d / 255.0f));
+  CHECK(v[0].b == Approx(0x4b / 255.0f));
+  // the shader takes its colours from the uniform: no colour constant, the stop count agrees
+  std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/shaders/colourize.frag");
+  REQUIRE(in.good());
+  const std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(src.find("uniform vec3 u_stops[" + std::to_string(fig::kColormapStops) + "]") != std::string::npos);
+  const std::string body = src.substr(src.find("vec3 ramp"));
+  CHECK(body.find("vec3(0.") == std::string::npos);
+  // the scale ends the shader gets (heatmap_gl.cpp) are the figures' (set_common_range)
+  CHECK(fig::colormap_ends(fig::ColorMapId::Diverging, -0.5f, 2.0f) == std::array<float, 2>{-2.0f, 2.0f});
+  CHECK(fig::colormap_ends(fig::ColorMapId::Viridis, 0.1f, 0.8f) == std::array<float, 2>{0.0f, 0.8f});
+  CHECK(fig::colormap_ends(fig::ColorMapId::Mask, 0.0f, 0.0f) == std::array<float, 2>{0.0f, 1.0f});
+}
+
+TEST_CASE("the memory figure colours a step the way the tensor view does: alpha on viridis, q_heads on PuOr") {
+  Session s;
+  struct Case {
+    const char* scenario;
+    const char* step;
+    fig::ColorMapId map;
+  };
+  for (const Case& c : {Case{"default", "alpha", fig::ColorMapId::Viridis},
+                        Case{"default", "q_heads", fig::ColorMapId::Diverging},
+                        Case{"mask-two-fills", "mask", fig::ColorMapId::Mask}}) {
+    INFO(c.scenario << " " << c.step);
+    const auto d = run_of(s, c.scenario);
+    const Step& step = d->run.trace.at(c.step);
+    REQUIRE(fig::map_for_step(c.step) == c.map);  // the tensor view's rule (display.cpp)
+    MemoryViewSpec spec;
+    spec.run = d.get();
+    spec.step = &step;
+    const MemoryView v = memory_view(spec);
+    const fig::Heatmap* h = heatmap_at(v.figure, v.layout.strips.back());
+    REQUIRE(h);
+    CHECK(h->map == c.map);
+    float hi = 0;
+    for (float x : fig::strip_cells(step.out, 0).values)
+      if (std::isfinite(x)) hi = std::max(hi, std::fabs(x));
+    if (c.map == fig::ColorMapId::Viridis) {
+      CHECK(h->lo == 0);  // weights: 0 is the floor, never the middle of a diverging map
+      CHECK(h->hi == Approx(hi));
+    } else if (c.map == fig::ColorMapId::Diverging) {
+      CHECK(h->lo == Approx(-hi));
+      CHECK(h->hi == Approx(hi));
+    }
+    // the slide's legend names the same map
+    SlideView sv;
+    sv.step = c.step;
+    sv.panel = "memory";
+    const auto labels = texts_with_role(memory_slide(s.scenario(), *d, sv), "legend");
+    CHECK(joined(labels).find(fig::colormap_name(c.map)) != std::string::npos);
+  }
+}
+
+TEST_CASE("figures in working panels take the theme that suits the UI's background") {
+  CHECK(fig::theme_on(fig::rgb(0x0f0f0f)).name == "projector");  // ImGui's dark style (WindowBg 0.06)
+  CHECK(fig::theme_on(fig::rgb(0xf0f0f0)).name == "print");      // ImGui's light style (WindowBg 0.94)
+  CHECK(fig::theme_on(fig::projector_theme().background).name == "projector");
+  CHECK(fig::theme_on(fig::print_theme().background).name == "print");
+}
+
+// [SECTION] bug lab
+
+TEST_CASE("the bug lab panel draws the buglab slide's triptych, and its difference is the engine's") {
+  Session s;
+  const auto d = run_of(s, "mask-inverted");
+  auto heatmaps = [](const fig::Figure& f) {
+    std::vector<const fig::Heatmap*> out;
+    for (const fig::Item& i : f.items)
+      if (const auto* h = std::get_if<fig::Heatmap>(&i); h && h->rows > 1) out.push_back(h);  // not the legend bar
+    return out;
+  };
+  auto same = [](float a, float b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+  for (const char* name : {"alpha", "scores_masked"})
+    for (int64_t head : {0, 2})
+      for (lessons::Lang lang : {lessons::Lang::En, lessons::Lang::Ko}) {
+        INFO(name << " head " << head << (lang == lessons::Lang::Ko ? " ko" : " en"));
+        BuglabViewSpec spec;
+        spec.run = d.get();
+        spec.step = name;
+        spec.head = head;
+        spec.width = 1400;
+        spec.height = 520;
+        spec.lang = lang;
+        const BuglabView v = buglab_view(spec);
+        REQUIRE(v.blocks.size() == 3);
+        REQUIRE(v.layout.cells.size() == 3);
+        SlideView sv;
+        sv.step = name;
+        sv.batch = 0;
+        sv.head = head;
+        sv.panel = "buglab";
+        sv.lang = lang;
+        const fig::Figure slide = step_slide(s.scenario(), *d, sv);
+        const auto panel_maps = heatmaps(v.figure), slide_maps = heatmaps(slide);
+        REQUIRE(panel_maps.size() == 3);
+        REQUIRE(slide_maps.size() == 3);
+        for (size_t k = 0; k < 3; ++k) {
+          CHECK(panel_maps[k]->map == slide_maps[k]->map);
+          CHECK(panel_maps[k]->lo == slide_maps[k]->lo);
+          CHECK(panel_maps[k]->hi == slide_maps[k]->hi);
+          REQUIRE(panel_maps[k]->values.size() == slide_maps[k]->values.size());
+          for (size_t i = 0; i < panel_maps[k]->values.size(); ++i)
+            CHECK(same(panel_maps[k]->values[i], slide_maps[k]->values[i]));
+          // the block's name is in both figures
+          const std::string want = v.blocks[k].name;
+          auto has = [&](const fig::Figure& f) {
+            for (const fig::Item& i : f.items)
+              if (const auto* t = std::get_if<fig::Text>(&i); t && t->text == want) return true;
+            return false;
+          };
+          CHECK(has(v.figure));
+          CHECK(has(slide));
+        }
+        CHECK(panel_maps[2]->map == fig::ColorMapId::Diverging);
+        CHECK(panel_maps[0]->map == fig::map_for_step(name));
+        // the engine's tensors, cell by cell: correct, with the bug, the difference
+        const Tensor& bug = d->run.trace.at(name).out;
+        const Tensor& ok = d->reference.trace.at(name).out;
+        const int64_t tq = bug.size(2), tk = bug.size(3);
+        int64_t differing = 0;
+        for (int64_t i = 0; i < tq; ++i)
+          for (int64_t j = 0; j < tk; ++j) {
+            const size_t c = static_cast<size_t>(i * tk + j);
+            const float a = ok.at({0, head, i, j}), b = bug.at({0, head, i, j});
+            CHECK(same(v.blocks[0].values[c], a));
+            CHECK(same(v.blocks[1].values[c], b));
+            const float diff = v.blocks[2].values[c];
+            if (same(a, b)) CHECK(diff == 0.0f);  // -inf and -inf too: not NaN
+            else if (std::isnan(a) || std::isnan(b)) CHECK(std::isnan(diff));
+            else if (std::isinf(a) || std::isinf(b)) CHECK(diff == b);
+            else CHECK(diff == b - a);
+            differing += !same(a, b);
+          }
+        CHECK(v.differing == differing);
+        CHECK(differing > 0);  // mask-inverted: the bug shows at both steps
+        CHECK(fig::overlapping_texts(v.figure).empty());
+        CHECK(fig::texts_outside(v.figure).empty());
+      }
+  // a step before the bug: nothing differs
+  BuglabViewSpec spec;
+  spec.run = d.get();
+  spec.step = "q_heads";
+  CHECK(buglab_view(spec).differing == 0);
+  CHECK(buglab_view(spec).blocks.size() == 3);
 }

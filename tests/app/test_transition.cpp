@@ -74,17 +74,17 @@ TEST_CASE("a view then its inverse view lands every element where it started") {
   }
 }
 
-TEST_CASE("contiguous is a new storage: matching by storage finds nothing, by index all") {
+TEST_CASE("contiguous is a new storage: matched by index, element i at new storage i") {
   const Tensor t = Tensor::zeros({1, 4, 6}).view({1, 4, 2, 3}).transpose(1, 2).contiguous();  // (B,h,T,dk)
   const Tensor tb = t.transpose(1, 2);                 // (B,T,h,dk) not contiguous, view
   const Tensor c = tb.contiguous();                    // copies
   REQUIRE_FALSE(tb.is_contiguous());
   REQUIRE_FALSE(c.shares_storage_with(tb));
-  const Layout sa = make_layout(LayoutKind::Strip, tb, 0, 8);
-  const Layout sb = make_layout(LayoutKind::Strip, c, 0, 8);
+  const Layout sa = make_layout(LayoutKind::Bands, tb, 0);
+  const Layout sb = make_layout(LayoutKind::Bands, c, 0);
   const auto segs = match_by_index(sa, sb);
   REQUIRE(total_length(segs) == 24);
-  // in the new strip the elements sit in logical order: cell i holds element i
+  // in the new storage the elements sit in logical order: storage i holds element i
   for (int64_t e = 0; e < 24; ++e) REQUIRE(sb.storage[e] == e);
 }
 
@@ -96,30 +96,6 @@ TEST_CASE("product reveal runs from 0 to 1 line by line") {
     if (rows > 1) REQUIRE(reveal(0, 0, rows, 4, 0.5f, false) >= reveal(rows - 1, 0, rows, 4, 0.5f, false));
   }
   REQUIRE(reveal(0, 3, 6, 4, 1.0f, true) == 1.0f);
-}
-
-TEST_CASE("a copy moves each value from its old storage cell to its new one") {
-  const Tensor heads = Tensor::zeros({1, 4, 6}).view({1, 4, 2, 3}).transpose(1, 2).contiguous();
-  const Tensor tb = heads.transpose(1, 2);  // (B, T, h, dk) view, not contiguous
-  const Tensor c = tb.contiguous();         // copies
-  const Layout old_strip = make_layout(LayoutKind::Strip, tb, 0, 6);
-  const Layout new_strip = make_layout(LayoutKind::Strip, c, 0, 6);
-  const Layout both = stack_layouts(old_strip, new_strip, 2.0f);
-  REQUIRE(both.numel() == 48);
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  for (int64_t e = 0; e < 24; ++e) pairs.push_back({24 + e, e});
-  const auto segs = match_pairs(both, both, pairs);
-  int64_t n = 0;
-  for (const Segment& s : segs) {
-    n += s.length;
-    REQUIRE(s.to.y >= old_strip.height + 2.0f);  // lands in the new strip below
-    REQUIRE(s.from.y < old_strip.height);
-  }
-  REQUIRE(n == 24);
-  // logical element 1 is (t0, h0, j1): old storage 1 -> new 1; element 3 is (t0, h1, j0):
-  // old storage 12 (head 1 block) -> new storage 3
-  REQUIRE(old_strip.storage[3] == 12);
-  REQUIRE(new_strip.storage[3] == 3);
 }
 
 TEST_CASE("each step of a real forward pass gets the transition its op calls for") {

@@ -4,6 +4,8 @@
 //   - a 2x export is exactly twice the size of the 1x one (re-rendered, same layout)
 //   - in query-padding-nan at alpha, batch element 1, the padded query rows (4 and 5) of
 //     every head carry the NaN mark and the other rows do not
+//   - the tensor panel's scores cells are figure::colormap of their values: the GPU heatmap
+//     and the exported slides share one colour map
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
 
@@ -17,6 +19,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+
+#include "app/slide_scenes.h"
+#include "engine/scenario.h"
+#include "figure/palette.h"
 
 namespace {
 
@@ -66,18 +72,21 @@ TEST_CASE("the default scenario renders a window that is not blank, and 2x is tw
 }
 
 TEST_CASE("query-padding-nan: NaN rows carry the NaN colour at the padded query rows") {
+  // The tensor panel (a bug scenario's centre shows the bug lab unless the tensor panel is asked).
   const std::string png = kOut + "/qpad.png", geo = kOut + "/qpad.json";
-  REQUIRE(run("--export " + png + " --scenario query-padding-nan --step alpha --batch 1 "
+  REQUIRE(run("--export " + png + " --scenario query-padding-nan --step alpha --batch 1 --panel tensor "
               "--geometry " + geo) == 0);
   const Image img = load(png);
   nlohmann::json g;
   std::ifstream(geo) >> g;
   REQUIRE(g["step"] == "alpha");
   const auto& rows = g["rows"];
+  const auto& panel = g.at("panels").at("tensor");
   REQUIRE(rows.size() == 4 * 6);  // 4 heads x Tq = 6 rows, in block order
   for (size_t i = 0; i < rows.size(); ++i) {
     const int query_row = static_cast<int>(i % 6);
-    const float x = rows[i][0], y = rows[i][1], w = rows[i][2], h = rows[i][3];
+    const float x = rows[i][0].get<float>() - panel[0].get<float>(), y = rows[i][1].get<float>() - panel[1].get<float>();
+    const float w = rows[i][2], h = rows[i][3];
     int magenta = 0, total = 0;
     for (int py = static_cast<int>(y + 2); py < static_cast<int>(y + h - 1); ++py)
       for (int px = static_cast<int>(x + 2); px < static_cast<int>(x + w - 1); ++px) {
@@ -91,6 +100,43 @@ TEST_CASE("query-padding-nan: NaN rows carry the NaN colour at the padded query 
     else
       REQUIRE(magenta == 0);
   }
+}
+
+TEST_CASE("the tensor panel's GPU heatmap has the figures' colours: each scores cell is figure::colormap of its value") {
+  const std::string png = kOut + "/scores.png", geo = kOut + "/scores.json";
+  REQUIRE(run("--export " + png + " --step scores --geometry " + geo) == 0);
+  const Image img = load(png);
+  nlohmann::json g;
+  std::ifstream(geo) >> g;
+  const auto& rows = g["rows"];
+  REQUIRE(rows.size() == 4 * 6);  // 4 heads x Tq = 6 rows
+  // The same run the app computed (the default scenario is deterministic), on the shared scale.
+  const auto data = attnsim::app::compute_run(attnsim::find_scenario("default"));
+  const attnsim::Tensor& s = data->run.trace.at("scores").out;  // (1, 4, 6, 6)
+  float m = 0;
+  for (float v : s.to_vector()) m = std::max(m, std::fabs(v));
+  REQUIRE(m > 0);
+  int far = 0;
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t i = 0; i < 6; ++i) {
+      const auto& r = rows[static_cast<size_t>(h * 6 + i)];
+      const float x0 = r[0], y0 = r[1], w = r[2], hgt = r[3];
+      for (int64_t j = 0; j < 6; ++j) {
+        const float v = s.at({0, h, i, j});
+        const attnsim::figure::Color want =
+            attnsim::figure::colormap(attnsim::figure::ColorMapId::Diverging, 0.5f + 0.5f * v / m);
+        const unsigned char* p =
+            img.at(static_cast<int>(x0 + (static_cast<float>(j) + 0.5f) * w / 6), static_cast<int>(y0 + hgt / 2));
+        const int d = std::max({std::abs(p[0] - static_cast<int>(std::lround(want.r * 255))),
+                                std::abs(p[1] - static_cast<int>(std::lround(want.g * 255))),
+                                std::abs(p[2] - static_cast<int>(std::lround(want.b * 255)))});
+        INFO("head " << h << " (" << i << ", " << j << ") value " << v << ": screen " << int(p[0]) << "," << int(p[1])
+                     << "," << int(p[2]) << " figure " << want.r * 255 << "," << want.g * 255 << "," << want.b * 255);
+        CHECK(d <= 3);  // 8-bit colour atlas and framebuffer
+        far += d > 3;
+      }
+    }
+  CHECK(far == 0);
 }
 
 TEST_CASE("export-slides writes one PNG per step that ran") {
@@ -118,6 +164,39 @@ TEST_CASE("the bug lab and the flash panel export on their own at 2x") {
       }
     INFO(name);
     REQUIRE(colours.size() > 100);
+  }
+}
+
+TEST_CASE("the bug lab panel draws the buglab figure where its layout says: NaN marks on the padded rows") {
+  const std::string png = kOut + "/buglab-figure.png", geo = kOut + "/buglab-figure.json";
+  REQUIRE(run("--export " + png + " --scenario query-padding-nan --step alpha --batch 1 --head 1 --panel buglab "
+              "--geometry " + geo) == 0);
+  nlohmann::json g;
+  std::ifstream(geo) >> g;
+  const Image img = load(png);
+  const auto& r = g.at("buglab_bug");
+  const auto& p = g.at("panels").at("buglab");
+  const float x = r[0].get<float>() - p[0].get<float>(), y = r[1].get<float>() - p[1].get<float>();
+  const float w = r[2], h = r[3];
+  INFO("bug block " << x << "," << y << " " << w << "x" << h << " in " << img.w << "x" << img.h);
+  REQUIRE(x >= 0);
+  REQUIRE(y >= 0);
+  REQUIRE(x + w <= static_cast<float>(img.w));
+  REQUIRE(y + h <= static_cast<float>(img.h));
+  // Rows 4 and 5 (the padded queries) are NaN in the run with the bug: the figure's NaN mark,
+  // the projector theme's #b0b0b0 under dark stripes; rows 0..3 are viridis weights.
+  for (int row = 0; row < 6; ++row) {
+    int grey = 0, total = 0;
+    for (int py = static_cast<int>(y + h * row / 6 + 2); py < static_cast<int>(y + h * (row + 1) / 6 - 2); ++py)
+      for (int px = static_cast<int>(x + 2); px < static_cast<int>(x + w - 2); ++px) {
+        const unsigned char* c = img.at(px, py);
+        ++total;
+        grey += std::abs(c[0] - 0xb0) < 12 && std::abs(c[1] - 0xb0) < 12 && std::abs(c[2] - 0xb0) < 12;
+      }
+    INFO("row " << row << ": " << grey << "/" << total);
+    REQUIRE(total > 20);
+    if (row >= 4) CHECK(grey > total / 10);  // the base between the hatch lines (~16%)
+    else CHECK(grey == 0);
   }
 }
 
@@ -313,12 +392,14 @@ TEST_CASE("the flash and memory panels draw their figures where the figures' own
     REQUIRE(r[1] + r[3] <= img.h);
     REQUIRE(r[2] > 60);
     std::set<uint32_t> colours;
-    int lit = 0;  // the event's tile outline: the print theme's highlight #c0470a
+    // The event's tile outline in the panel theme (the dark UI's: projector, highlight #ffb347),
+    // not the slide theme (print by default).
+    int lit = 0;
     for (int y = std::max(0, r[1] - 4); y < std::min(img.h, r[1] + r[3] + 4); ++y)
       for (int x = std::max(0, r[0] - 4); x < std::min(img.w, r[0] + r[2] + 4); ++x) {
         const unsigned char* p = img.at(x, y);
         colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
-        lit += std::abs(p[0] - 0xc0) < 12 && std::abs(p[1] - 0x47) < 12 && std::abs(p[2] - 0x0a) < 12;
+        lit += std::abs(p[0] - 0xff) < 12 && std::abs(p[1] - 0xb3) < 12 && std::abs(p[2] - 0x47) < 12;
       }
     CHECK(colours.size() > 20);  // the visited tiles' scores
     CHECK(lit > 40);
