@@ -118,7 +118,7 @@ void model_experiments_tab(App& app) {
     return;
   }
   ImGui::Text("%s", tr(s.result.name.c_str()));
-  draw_result(s, app.slide_theme);
+  draw_result(s, panel_theme().name);  // a working panel: the UI's theme, not the slide theme
   if (ImGui::TreeNode("##table", "%s", tr("table"))) {
     ImGui::TextUnformatted(s.result.table.c_str());
     ImGui::TreePop();
