@@ -178,10 +178,10 @@ void model_timeline_tab(App& app) {
   const std::string key = (s.trained_here ? "run " + std::to_string(s.live_run) : s.log_path) + "|" +
                           std::to_string(tl->points.size()) + "|" + std::to_string(x_max) + "|" +
                           std::to_string(shown) + "|" + std::to_string(static_cast<int>(width)) + "|" +
-                          app.slide_theme + "|" + (lang == lessons::Lang::Ko ? "ko" : "en");
+                          panel_theme().name + "|" + (lang == lessons::Lang::Ko ? "ko" : "en");
   if (key != s.plots.key) {
     s.plots.key = key;
-    const figure::Theme& th = figure::theme_by_name(app.slide_theme);
+    const figure::Theme& th = panel_theme();  // a working tab: the UI's theme, not the slide theme
     figure::Figure& f = s.plots.figure;
     f = {};
     f.theme = th.name;
