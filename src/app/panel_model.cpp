@@ -175,11 +175,11 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
   const float below = (ImGui::GetFrameHeight() + 6) / scale;  // room for the checkboxes
   const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
   const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&v)) + "|" + std::to_string(v.revision()) + "|" +
-                          std::to_string(static_cast<int>(width)) + "|" + app.slide_theme + "|" +
+                          std::to_string(static_cast<int>(width)) + "|" + panel_theme().name + "|" +
                           (lang == lessons::Lang::Ko ? "ko" : "en");
   if (key != s.grid_key) {
     s.grid_key = key;
-    s.grid = head_grid_view(v, lang, app.slide_theme, width, 300, below);
+    s.grid = head_grid_view(v, lang, panel_theme().name, width, 300, below);  // a working tab: the UI's theme
     want_figure_glyphs(s.grid.figure);
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
