@@ -3,9 +3,10 @@
 // Output: rgb = the cell's colour, a = what kind of cell it is, so the screen pass
 // (heatmap.frag) only adds the screen-space marks:
 //   a = 1.0   a finite value
-//   a = 0.8   NaN     magenta, drawn with black diagonal stripes
-//   a = 0.6   -inf    near-black, drawn with grey cross-hatching
-//   a = 0.4   +inf    orange, drawn with black stripes
+//   a = 0.8   NaN     the figures' NaN grey, drawn cross-hatched
+//   a = 0.6   -inf    the figures' -inf near-black, drawn with light "/" stripes
+//   a = 0.4   +inf    the figures' +inf near-white, drawn with dots
+// (the colours are figure::Theme's mark fills, the patterns the figure sinks' own)
 //   a = 0.2   bool mask, hidden: dark grey, drawn with light grey hatching
 //   a = 0.0   empty cell (the tail of a wrapped strip): not drawn
 // Colour maps: the figures' own (src/figure/palette.cpp). heatmap_gl.cpp sets u_stops to
@@ -19,6 +20,7 @@ uniform sampler2D u_values;
 uniform vec3 u_stops[11];    // figure::kColormapStops
 uniform int u_mask;
 uniform vec2 u_range;        // lo, hi of the colour scale for the rows being drawn
+uniform vec3 u_nan, u_neginf, u_posinf;  // figure::mark_fill of the panel theme
 
 out vec4 colour;
 
@@ -31,8 +33,8 @@ vec3 ramp(float t) {
 
 void main() {
   float v = texelFetch(u_values, ivec2(gl_FragCoord.xy), 0).r;
-  if (isnan(v)) { colour = vec4(0.95, 0.0, 0.85, 0.8); return; }
-  if (isinf(v)) { colour = v < 0.0 ? vec4(0.02, 0.02, 0.02, 0.6) : vec4(1.0, 0.55, 0.0, 0.4); return; }
+  if (isnan(v)) { colour = vec4(u_nan, 0.8); return; }
+  if (isinf(v)) { colour = v < 0.0 ? vec4(u_neginf, 0.6) : vec4(u_posinf, 0.4); return; }
   if (v >= 3.0e38) { colour = vec4(0.0); return; }  // kEmptyCell (layout.h)
   if (u_mask == 1) { colour = v >= 0.5 ? vec4(u_stops[10], 0.2) : vec4(u_stops[0], 1.0); return; }
   colour = vec4(ramp(u_range.y > u_range.x ? (v - u_range.x) / (u_range.y - u_range.x) : 0.5), 1.0);

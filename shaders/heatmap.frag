@@ -13,6 +13,8 @@ uniform sampler2D u_colour_b;
 uniform float u_mix;         // 0 = colours of A, 1 = colours of B
 uniform float u_gridline;    // cell size in pixels: borders are drawn once cells are large
 uniform float u_opacity;
+uniform vec3 u_ink;          // figure::mark_ink of NaN and +inf
+uniform vec3 u_ink_dark;     // figure::mark_ink of -inf
 
 out vec4 frag;
 
@@ -21,14 +23,20 @@ float stripes(float period, float width, float dir) {
   return p < width ? 1.0 : 0.0;
 }
 
-// The cell's colour with its mark (see colourize.frag for the codes in .a).
+float dots(float period) {
+  vec2 q = mod(gl_FragCoord.xy, period) - 0.5 * period;
+  return length(q) < 0.25 * period ? 1.0 : 0.0;
+}
+
+// The cell's colour with its mark (see colourize.frag for the codes in .a): the figure
+// sinks' patterns (figure_imgui.cpp, cairo_sink.cpp) in the theme's ink (figure::mark_ink).
+// gl_FragCoord.y grows upwards, so dir -1 draws "/" and +1 draws "\".
 vec3 marked(vec4 c) {
   if (c.a > 0.9) return c.rgb;
-  if (c.a > 0.7) return mix(c.rgb, vec3(0.0), stripes(8.0, 3.0, 1.0));             // NaN
-  if (c.a > 0.5) return mix(c.rgb, vec3(0.55),
-                            max(stripes(7.0, 1.0, 1.0), stripes(7.0, 1.0, -1.0)));  // -inf
-  if (c.a > 0.3) return mix(c.rgb, vec3(0.0), stripes(8.0, 3.0, -1.0));            // +inf
-  return mix(c.rgb, vec3(0.62), stripes(6.0, 1.5, -1.0));                          // hidden
+  if (c.a > 0.7) return mix(c.rgb, u_ink, max(stripes(8.0, 2.2, -1.0), stripes(8.0, 2.2, 1.0)));  // NaN
+  if (c.a > 0.5) return mix(c.rgb, u_ink_dark, stripes(8.0, 2.2, -1.0));                             // -inf
+  if (c.a > 0.3) return mix(c.rgb, u_ink, dots(8.0));                                                // +inf
+  return mix(c.rgb, vec3(0.62), stripes(6.0, 1.5, 1.0));                                             // hidden
 }
 
 void main() {

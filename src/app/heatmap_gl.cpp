@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "app/figure_imgui.h"
 #include "app/shaders_embedded.h"
 #include "engine/error.h"
 #include "figure/palette.h"
@@ -117,6 +118,8 @@ void HeatmapRenderer::init() {
   u_mix_ = glGetUniformLocation(program_, "u_mix");
   u_gridline_ = glGetUniformLocation(program_, "u_gridline");
   u_opacity_ = glGetUniformLocation(program_, "u_opacity");
+  u_ink_ = glGetUniformLocation(program_, "u_ink");
+  u_ink_dark_ = glGetUniformLocation(program_, "u_ink_dark");
   colourize_ = link(kColourizeVert, "shaders/colourize.vert", kColourizeFrag,
                     "shaders/colourize.frag");
   c_values_ = glGetUniformLocation(colourize_, "u_values");
@@ -125,6 +128,9 @@ void HeatmapRenderer::init() {
   c_height_ = glGetUniformLocation(colourize_, "u_height");
   c_stops_ = glGetUniformLocation(colourize_, "u_stops");
   c_mask_ = glGetUniformLocation(colourize_, "u_mask");
+  c_nan_ = glGetUniformLocation(colourize_, "u_nan");
+  c_neginf_ = glGetUniformLocation(colourize_, "u_neginf");
+  c_posinf_ = glGetUniformLocation(colourize_, "u_posinf");
   glGenFramebuffers(1, &fbo_);
 
   glGenVertexArrays(1, &vao_);
@@ -190,6 +196,12 @@ AtlasTexture HeatmapRenderer::colourize(const AtlasTexture& values, int64_t cols
   }
   glUniform3fv(c_stops_, figure::kColormapStops, rgb);
   glUniform1i(c_mask_, map == figure::ColorMapId::Mask ? 1 : 0);
+  // The NaN / -inf / +inf cells: the figures' mark colours (heatmap.frag adds their patterns).
+  const figure::Theme& th = panel_theme();
+  const auto set = [](GLint at, figure::Color c) { glUniform3f(at, c.r, c.g, c.b); };
+  set(c_nan_, figure::mark_fill(th, figure::Mark::NaN));
+  set(c_neginf_, figure::mark_fill(th, figure::Mark::NegInf));
+  set(c_posinf_, figure::mark_fill(th, figure::Mark::PosInf));
   glUniform1f(c_height_, static_cast<float>(std::max<int64_t>(rows, 1)));
   glBindVertexArray(colour_vao_);
   for (const ColourBand& b : bands) {
@@ -246,6 +258,10 @@ void HeatmapRenderer::render(const HeatmapDraw& d, const ImDrawCmd* cmd) {
   glUniform1f(u_mix_, d.mix);
   glUniform1f(u_gridline_, d.cell_px * sx);
   glUniform1f(u_opacity_, d.opacity);
+  const figure::Theme& th = panel_theme();
+  const figure::Color ink = figure::mark_ink(th, figure::Mark::NaN), dark = figure::mark_ink(th, figure::Mark::NegInf);
+  glUniform3f(u_ink_, ink.r, ink.g, ink.b);
+  glUniform3f(u_ink_dark_, dark.r, dark.g, dark.b);
   glUniform1i(u_colour_a_, 0);
   glUniform1i(u_colour_b_, 1);
   glActiveTexture(GL_TEXTURE0);

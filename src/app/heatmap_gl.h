@@ -91,10 +91,10 @@ class HeatmapRenderer {
   GLuint ring_[kRing] = {};
   unsigned next_vbo_ = 0;
   GLint u_proj_ = -1, u_move_ = -1, u_colour_a_ = -1, u_colour_b_ = -1, u_mix_ = -1,
-        u_gridline_ = -1, u_opacity_ = -1;
+        u_gridline_ = -1, u_opacity_ = -1, u_ink_ = -1, u_ink_dark_ = -1;
   GLuint colourize_ = 0, fbo_ = 0, colour_vao_ = 0;
   GLint c_values_ = -1, c_range_ = -1, c_rows_ = -1, c_height_ = -1, c_stops_ = -1,
-        c_mask_ = -1;
+        c_mask_ = -1, c_nan_ = -1, c_neginf_ = -1, c_posinf_ = -1;
   std::vector<std::unique_ptr<HeatmapDraw>> frame_;
 };
 
