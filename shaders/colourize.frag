@@ -8,7 +8,6 @@
 //   a = 0.4   +inf    the figures' +inf near-white, drawn with dots
 // (the colours are figure::Theme's mark fills, the patterns the figure sinks' own)
 //   a = 0.2   bool mask, hidden: dark grey, drawn with light grey hatching
-//   a = 0.0   empty cell (the tail of a wrapped strip): not drawn
 // Colour maps: the figures' own (src/figure/palette.cpp). heatmap_gl.cpp sets u_stops to
 // figure::colormap_stops of the map and u_range to figure::colormap_ends of the band, and
 // the ramp below interpolates the stops as figure::colormap does, so a tensor on screen has
@@ -35,7 +34,6 @@ void main() {
   float v = texelFetch(u_values, ivec2(gl_FragCoord.xy), 0).r;
   if (isnan(v)) { colour = vec4(u_nan, 0.8); return; }
   if (isinf(v)) { colour = v < 0.0 ? vec4(u_neginf, 0.6) : vec4(u_posinf, 0.4); return; }
-  if (v >= 3.0e38) { colour = vec4(0.0); return; }  // kEmptyCell (layout.h)
   if (u_mask == 1) { colour = v >= 0.5 ? vec4(u_stops[10], 0.2) : vec4(u_stops[0], 1.0); return; }
   colour = vec4(ramp(u_range.y > u_range.x ? (v - u_range.x) / (u_range.y - u_range.x) : 0.5), 1.0);
 }

@@ -42,7 +42,6 @@ vec3 marked(vec4 c) {
 void main() {
   vec2 local = min(v_local, vec2(0.9999));
   vec4 ca = texelFetch(u_colour_a, ivec2(v_texel_a.xy + floor(local * v_texel_a.zw)), 0);
-  if (ca.a < 0.1) discard;  // empty cell
   vec3 c = marked(ca);
   if (u_mix > 0.0) {
     vec4 cb = texelFetch(u_colour_b, ivec2(v_texel_b.xy + floor(local * v_texel_b.zw)), 0);

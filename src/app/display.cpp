@@ -35,7 +35,6 @@ void compute_ranges(Display& d) {
   d.block_range.assign(d.layout.blocks.size(), {inf, -inf});
   for (size_t e = 0; e < d.layout.places.size(); ++e) {
     const float v = d.value(static_cast<int64_t>(e));
-    if (v == kEmptyCell) continue;  // not computed yet (flash panel)
     if (std::isnan(v)) { ++d.nan; continue; }
     if (std::isinf(v)) { ++(v < 0 ? d.neginf : d.posinf); continue; }
     auto& r = d.block_range[static_cast<size_t>(d.layout.places[e].block)];
@@ -85,24 +84,6 @@ const Display& DisplayCache::get(uint64_t generation, int run, const Step& step,
       d->batch = batch;
       d->atlas = atlas_values(d->layout, step.out);
     }
-    compute_ranges(*d);
-    upload(*d);
-    slot = std::move(d);
-  }
-  return *slot;
-}
-
-const Display& DisplayCache::custom(const std::string& key, uint64_t generation,
-                                    const Layout& layout, std::vector<float> atlas,
-                                    figure::ColorMapId map) {
-  drop_except(generation);
-  auto& slot = displays_["custom|" + key];
-  if (!slot) {
-    auto d = std::make_unique<Display>();
-    d->step = key;
-    d->layout = layout;
-    d->atlas = std::move(atlas);
-    d->map = map;
     compute_ranges(*d);
     upload(*d);
     slot = std::move(d);

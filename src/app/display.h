@@ -45,9 +45,6 @@ class DisplayCache {
   // run: 0 = the run, 1 = the reference run, 2.. = free for panels.
   const Display& get(uint64_t generation, int run, const Step& step, int64_t batch,
                      LayoutKind kind);
-  // A display of values the app computed itself (a diff) over an existing layout.
-  const Display& custom(const std::string& key, uint64_t generation, const Layout& layout,
-                        std::vector<float> atlas, figure::ColorMapId map);
   // Segments from `a` to `b` (storage match when they share a storage, else index match).
   const std::vector<Segment>& segments(const Display& a, const Display& b, bool by_storage);
   void drop_except(uint64_t generation);

@@ -459,16 +459,6 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
   return result;
 }
 
-float heat_view_label_width(const HeatViewSpec& s) { return s.to ? margins(s).left : 0; }
-
-float heat_view_height_for(const HeatViewSpec& s, float width) {
-  if (!s.to) return 0;
-  const Layout& l = s.to->layout;
-  Margins m;
-  const float cell = fit_cells(s, {width, 1e6f}, std::max(l.width, 1.0f), std::max(l.height, 1.0f), &m);
-  return m.top + 4 + cell * std::max(l.height, 1.0f);
-}
-
 // [SECTION] legend
 
 void draw_legend(const Display& d) {

@@ -41,13 +41,6 @@ struct HeatViewResult {
 
 HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& spec);
 
-// The height at which a view `width` wide is as large as its width allows (labels
-// included): a panel sharing its height gives the heatmaps this much and the rest away.
-float heat_view_height_for(const HeatViewSpec& spec, float width);
-
-// Width of the row labels left of the cells (0 when the spec draws none).
-float heat_view_label_width(const HeatViewSpec& spec);
-
 // Colour bar and the NaN / -inf / +inf swatches, drawn by the heatmap shader itself.
 void draw_legend(const Display& d);
 

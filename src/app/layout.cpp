@@ -202,7 +202,7 @@ Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch) {
 }
 
 std::vector<float> atlas_values(const Layout& layout, const Tensor& t) {
-  std::vector<float> atlas(static_cast<size_t>(layout.atlas_rows * layout.atlas_cols), kEmptyCell);
+  std::vector<float> atlas(static_cast<size_t>(layout.atlas_rows * layout.atlas_cols), 0.0f);
   // Read straight from storage: the layout already knows each element's storage index.
   // f32() points at storage index offset(), so storage index s is f32()[s - offset()].
   const int64_t base = -t.offset();

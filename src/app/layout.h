@@ -77,12 +77,8 @@ Layout make_layout(LayoutKind kind, const Dims& shape, const Dims& strides, int6
                    int64_t batch);
 Layout make_layout(LayoutKind kind, const Tensor& t, int64_t batch);
 
-// Value of an atlas cell no element maps to (the atlas starts filled with it): the shader draws
-// nothing there.
-inline constexpr float kEmptyCell = 3.0e38f;
-
-// The slice's values arranged as the atlas (atlas_rows x atlas_cols, row-major). Cells no
-// element maps to hold kEmptyCell.
+// The slice's values arranged as the atlas (atlas_rows x atlas_cols, row-major; every
+// layout kind gives each atlas cell one element).
 std::vector<float> atlas_values(const Layout& layout, const Tensor& t);
 
 }  // namespace attnsim::app
