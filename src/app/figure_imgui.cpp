@@ -112,10 +112,10 @@ void want_figure_glyphs(const fig::Figure& f) {
     if (const auto* t = std::get_if<fig::Text>(&i)) fonts().want(t->text);
 }
 
-void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scale) {
+void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scale, Backdrop backdrop) {
   const fig::Theme& th = fig::theme_by_name(f.theme);
   const Xform X{origin, scale};
-  dl->AddRectFilled(X.p(0, 0), X.p(f.width, f.height), col(f.background));
+  if (backdrop == Backdrop::Drawn) dl->AddRectFilled(X.p(0, 0), X.p(f.width, f.height), col(f.background));
   ImFont* font = ImGui::GetFont();
   for (const fig::Item& item : f.items) {
     if (const auto* t = std::get_if<fig::Text>(&item)) {

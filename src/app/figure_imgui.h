@@ -14,8 +14,14 @@ namespace attnsim::app {
 
 // Asks the font atlas for every glyph the figure's text uses (call before the frame).
 void want_figure_glyphs(const figure::Figure& f);
+// Whether the figure's background is drawn. A working panel's figure sits on the window
+// (Window): the panel's own background shows through, and the software rasteriser (llvmpipe)
+// is spared a blended fill of the figure's whole area every frame. The slide view draws it
+// (Drawn), as the exports do.
+enum class Backdrop : bool { Drawn, Window };
+
 // Draws `f` with its top-left at `origin`, `scale` screen pixels per figure unit.
-void draw_figure(ImDrawList* dl, const figure::Figure& f, ImVec2 origin, float scale);
+void draw_figure(ImDrawList* dl, const figure::Figure& f, ImVec2 origin, float scale, Backdrop backdrop);
 
 // The theme of the figures drawn inside working panels (memory, flash, the lesson's Figures
 // table): they sit among the app's widgets, so they follow the UI's window colour

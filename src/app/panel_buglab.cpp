@@ -195,7 +195,7 @@ void panel_buglab(App& app, const ImVec4& rect) {
   else ImGui::Text("%s: %lld %s", tr("difference"), static_cast<long long>(v.differing), tr("cells differ"));
   if (!v.blocks.empty()) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    draw_figure(ImGui::GetWindowDrawList(), v.figure, origin, scale);
+    draw_figure(ImGui::GetWindowDrawList(), v.figure, origin, scale, Backdrop::Window);
     app.figure_rects["buglab_bug"] = {origin.x + v.layout.cells[1].x * scale, origin.y + v.layout.cells[1].y * scale,
                                       v.layout.cells[1].w * scale, v.layout.cells[1].h * scale};
     ImGui::InvisibleButton("##buglab-figure", {w, fig_h});

@@ -66,7 +66,7 @@ void draw_result(ExperimentsPanelState& s, const std::string& theme) {
     return;
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), s.figure, origin, scale);
+  draw_figure(ImGui::GetWindowDrawList(), s.figure, origin, scale, Backdrop::Window);
   ImGui::Dummy({s.figure.width * scale, s.figure.height * scale});
 }
 

@@ -256,7 +256,7 @@ void panel_flash(App& app, const ImVec4& rect) {
     f.view_key = key;
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), f.view.figure, origin, scale);
+  draw_figure(ImGui::GetWindowDrawList(), f.view.figure, origin, scale, Backdrop::Window);
   const fig::Rect& g = f.view.tiles.grid;
   app.figure_rects["flash_grid"] = {origin.x + g.x * scale, origin.y + g.y * scale, g.w * scale, g.h * scale};
   ImGui::InvisibleButton("##flash-figure", {room.x, fig_h});

@@ -333,7 +333,7 @@ void draw_figures(LessonUi& ui) {
   }
   const figure::Figure& fig = cache.view.figure;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), fig, origin, scale);
+  draw_figure(ImGui::GetWindowDrawList(), fig, origin, scale, Backdrop::Window);
   ImGui::InvisibleButton("##figures-table", {fig.width * scale, fig.height * scale});
   if (!ImGui::IsItemHovered()) return;
   const ImVec2 m = ImGui::GetIO().MousePos;

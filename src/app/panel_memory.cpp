@@ -119,7 +119,7 @@ void panel_memory(App& app, const ImVec4& rect) {
   const fig::MemoryLayout& l = c.view.layout;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  draw_figure(dl, c.view.figure, origin, scale);
+  draw_figure(dl, c.view.figure, origin, scale, Backdrop::Window);
   if (!l.strips.empty()) {
     const fig::Rect& r = l.strips.back();
     app.figure_rects["memory_strip"] = {origin.x + r.x * scale, origin.y + r.y * scale, r.w * scale, r.h * scale};
@@ -134,10 +134,9 @@ void panel_memory(App& app, const ImVec4& rect) {
       fig::Figure mark;
       mark.width = c.view.figure.width;
       mark.height = c.view.figure.height;
-      mark.background = {0, 0, 0, 0};
       mark.box({r.x + w * static_cast<float>(cell % l.wrap), r.y + w * static_cast<float>(cell / l.wrap), w, w},
                {0, 0, 0, 0}, panel_theme().highlight, std::max(2.0f, 2.5f / scale));
-      draw_figure(dl, mark, origin, scale);
+      draw_figure(dl, mark, origin, scale, Backdrop::Window);
     }
   }
   ImGui::InvisibleButton("##memory-figure", room);

@@ -184,7 +184,7 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* list = ImGui::GetWindowDrawList();
-  draw_figure(list, s.grid.figure, origin, scale);
+  draw_figure(list, s.grid.figure, origin, scale, Backdrop::Window);
   auto at = [&](float x, float y) { return ImVec2{origin.x + x * scale, origin.y + y * scale}; };
   // The layer whose trace the other views show: a bar left of its row.
   if (app.model_layer >= 0 && app.model_layer < static_cast<int64_t>(s.grid.row_label_y.size())) {

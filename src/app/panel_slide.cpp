@@ -154,7 +154,7 @@ void panel_slide(App& app, const ImVec4& rect) {
       const ImVec2 at = ImGui::GetCursorScreenPos(), room = ImGui::GetContentRegionAvail();
       const float scale = std::max(0.05f, std::min(room.x / f->width, room.y / f->height));
       const ImVec2 origin{at.x + (room.x - f->width * scale) / 2, at.y + (room.y - f->height * scale) / 2};
-      draw_figure(ImGui::GetWindowDrawList(), *f, origin, scale);
+      draw_figure(ImGui::GetWindowDrawList(), *f, origin, scale, Backdrop::Drawn);
     }
   }
   end_panel();

@@ -192,7 +192,7 @@ void model_timeline_tab(App& app) {
     want_figure_glyphs(f);
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), s.plots.figure, origin, scale);
+  draw_figure(ImGui::GetWindowDrawList(), s.plots.figure, origin, scale, Backdrop::Window);
   ImGui::Dummy({s.plots.figure.width * scale, s.plots.figure.height * scale});
 }
 
