@@ -79,10 +79,6 @@ fig::Color value_color(const State& st, float v, const fig::Theme& th) {
   return fig::colormap(st.map, st.hi > st.lo ? (v - st.lo) / (st.hi - st.lo) : 0.5f);
 }
 
-fig::Color mix(fig::Color a, fig::Color b, float t) {
-  return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, 1};
-}
-
 // Layout units -> figure units inside `area`, keeping cells square, centred.
 struct Frame {
   float s = 1, x0 = 0, y0 = 0;

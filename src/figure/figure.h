@@ -49,6 +49,7 @@ struct Color {
   bool operator==(const Color&) const = default;
 };
 Color rgb(unsigned hex, float alpha = 1.0f);  // 0xRRGGBB
+Color mix(Color a, Color b, float t);          // a + (b - a)·t, opaque: a tint of b on a
 
 // Non-finite values are marked by a pattern over a colour, so they survive grayscale print
 // and colour-vision deficiency: NaN = cross-hatch, -inf = "/" stripes, +inf = dots.

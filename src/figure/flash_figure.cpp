@@ -50,10 +50,6 @@ size_t flash_event_of_tile(const std::vector<FlashEvent>& events, int64_t q_bloc
 
 namespace {
 
-Color mix(Color a, Color b, float t) {
-  return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, 1};
-}
-
 void check(const FlashTiles& in) {
   if (!in.events || in.events->empty()) throw Error("the flash figure needs a recorded tile trace");
   if (in.event >= in.events->size())

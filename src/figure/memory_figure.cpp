@@ -15,10 +15,6 @@ namespace {
 // A strip above this many cells is refused (a slide shows at most a few hundred thousand).
 constexpr int64_t kMaxStripCells = int64_t{1} << 22;
 
-Color mix(Color a, Color b, float t) {
-  return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, 1};
-}
-
 }  // namespace
 
 StripCells strip_cells(const Tensor& t, int64_t batch) {

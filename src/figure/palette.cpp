@@ -14,6 +14,10 @@ Color rgb(unsigned hex, float alpha) {
           static_cast<float>(hex & 0xff) / 255.0f, alpha};
 }
 
+Color mix(Color a, Color b, float t) {
+  return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, 1};
+}
+
 namespace {
 
 // Eleven evenly spaced stops of each map, interpolated linearly in sRGB: viridis is

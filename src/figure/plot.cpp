@@ -103,7 +103,7 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
   f.box(L.axes, {0, 0, 0, 0}, th.frame, 1.5f);
   for (int i = 0; i < 3; ++i) {
     const float y = L.y_at(y_ticks[i]);
-    if (i > 0) f.line(L.axes.x, y, L.axes.right(), y, rgb(0x000000, 0.12f), 1);
+    if (i > 0) f.line(L.axes.x, y, L.axes.right(), y, mix(th.background, th.text, 0.15f), 1);  // shows in both themes
     f.text(L.axes.x - 8, y, tick_text(y_ticks[i]), kLabelMin, th.muted, Anchor::End, false, "label");
   }
   // x ticks: the ends, and the middle when it fits between them.

@@ -10,10 +10,6 @@ namespace attnsim::figure {
 
 namespace {
 
-Color mix(Color a, Color b, float t) {
-  return {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, 1};
-}
-
 constexpr float kPad = 28;  // between columns
 
 }  // namespace
