@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -163,13 +165,17 @@ void Trainer::start(const TrainSettings& s, const std::string& out_dir) {
   running_ = true;
   worker_ = std::thread([this, c] {
     // Below the UI: the frame (the UI thread and llvmpipe's rasteriser threads) goes first and
-    // the run takes the rest of the CPU. Linux nice values are per thread; this one starts at
-    // the UI thread's, and the engine's parallel_for threads it starts inherit its own. If
-    // the call fails the run still trains, only at the UI's priority.
-    const auto self = static_cast<id_t>(::gettid());
-    errno = 0;
-    const int ui = ::getpriority(PRIO_PROCESS, self);
-    if (errno == 0) (void)::setpriority(PRIO_PROCESS, self, std::min(ui + kTrainerNice, 19));
+    // the run takes the CPU they leave. SCHED_IDLE runs this thread only on a core nothing
+    // else wants (a nice value still takes a share: at nice +10, frames waited on it); the
+    // engine's parallel_for threads it starts inherit the policy. Where the policy is refused,
+    // the UI's nice + kTrainerNice.
+    const sched_param idle{};
+    if (::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &idle) != 0) {
+      const auto self = static_cast<id_t>(::gettid());
+      errno = 0;
+      const int ui = ::getpriority(PRIO_PROCESS, self);
+      if (errno == 0) (void)::setpriority(PRIO_PROCESS, self, std::min(ui + kTrainerNice, 19));
+    }
     model::TrainOptions o;
     o.steps = settings_.steps;
     o.batch = settings_.batch;

@@ -50,9 +50,9 @@ struct TrainSettings {
 double estimate_seconds(const TrainSettings& s);
 inline constexpr double kAssumedFlops = 2e9;   // FLOP/s: a loaded 2-core machine
 inline constexpr double kMaxTrainSeconds = 600;
-inline constexpr int kTrainerNice = 10;  // the worker's nice value is the UI's plus this (at most 19)
+inline constexpr int kTrainerNice = 10;  // where SCHED_IDLE is refused: the worker's nice is the UI's plus this
 
-// The run trains below the UI: its thread's nice value is the UI's + kTrainerNice, and its
+// The run trains below the UI: its thread runs as SCHED_IDLE (only on otherwise idle CPU), and its
 // matrix products run on that thread (OpenBLAS single-threaded while it trains), so frames
 // keep their budget while it trains.
 class Trainer {
