@@ -149,6 +149,8 @@ void panel_model(App& app, const ImVec4& rect);
 void model_timeline_tab(App& app);
 // True while a run trains (the window keeps drawing).
 bool model_training(const App& app);
+// The last step the run started in the Training tab has logged (0: none yet).
+int64_t model_training_step(App& app);
 // The model panel's Experiments tab (panel_experiments.cpp); one experiment on a worker.
 void model_experiments_tab(App& app);
 void run_model_experiment(App& app, const std::string& name);

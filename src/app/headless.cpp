@@ -272,6 +272,7 @@ int run_bench(const Options& options) {
   uint64_t slide_wanted = 0;  // the model view's revision the slide view has yet to show
   const double cpu0 = process_cpu_ms();  // whole frame; the UI thread's part before the GL wait
   const double ui_cpu0 = thread_cpu_ms(), raster_cpu0 = rasteriser_cpu_ms();
+  const int64_t trained0 = model_training_step(app);
   auto last = Clock::now();
   for (int i = 0; i < options.bench_frames; ++i) {
     const auto t0 = Clock::now();
@@ -304,7 +305,9 @@ int run_bench(const Options& options) {
   const double ui_cpu = (thread_cpu_ms() - ui_cpu0) / options.bench_frames;
   const double raster_cpu = (rasteriser_cpu_ms() - raster_cpu0) / options.bench_frames;
   if (options.train_live)
-    std::printf("training live meanwhile: %s\n", model_training(app) ? "still running at the end" : "finished or stopped");
+    std::printf("training live meanwhile: %lld steps logged during the frames, %s\n",
+                static_cast<long long>(model_training_step(app) - trained0),
+                model_training(app) ? "still running at the end" : "finished or stopped");
   app.timeline.reset();  // stops the run before the window goes
   close_window(w);
   auto pct = [](std::vector<double> v, double q) {

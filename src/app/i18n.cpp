@@ -232,6 +232,8 @@ const std::pair<const char*, const char*> kTable[] = {
      "학습 로그 없음: 시작을 누르거나 train_log.jsonl이 있는 실행을 여세요"},
     {"step %lld, loss %.3f, %.0f s", "스텝 %lld, 손실 %.3f, %.0f초"},
     {"phase change", "상전이"},
+    {"waiting for an idle core: the run trains only on CPU that nothing else wants",
+     "빈 코어를 기다리는 중: 학습은 다른 일이 쓰지 않는 CPU에서만 돈다"},
     {"shown", "표시 중"},
     {"loss, first copy", "손실, 첫 사본"},
     {"loss, repeated part", "손실, 반복 구간"},

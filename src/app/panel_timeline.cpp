@@ -53,6 +53,10 @@ struct TimelinePanelState {
   // The run's newest saved checkpoint, listed once a second, not every frame.
   std::string latest_checkpoint;
   std::chrono::steady_clock::time_point latest_at;
+  // When the live run last logged a step: the run trains only on idle CPU (training.h), so a
+  // busy machine can hold it, and the tab says so rather than look frozen.
+  size_t seen_points = 0;
+  std::chrono::steady_clock::time_point points_at;
 };
 
 namespace {
@@ -138,12 +142,26 @@ bool start_model_training(App& app) {
 
 bool model_training(const App& app) { return app.timeline && app.timeline->trainer.running(); }
 
+int64_t model_training_step(App& app) {
+  if (!app.timeline || !app.timeline->trained_here) return 0;
+  app.timeline->trainer.update(app.timeline->live, &app.timeline->live_run);
+  return app.timeline->live.points.empty() ? 0 : app.timeline->live.points.back().step;
+}
+
 void model_timeline_tab(App& app) {
   if (!app.timeline) app.timeline = std::make_shared<TimelinePanelState>();
   TimelinePanelState& s = *app.timeline;
   ModelView& v = *app.model;
   if (s.trained_here) s.trainer.update(s.live, &s.live_run);
   controls(app, s);
+  const auto now = std::chrono::steady_clock::now();
+  if (s.live.points.size() != s.seen_points || !s.trainer.running()) {
+    s.seen_points = s.live.points.size();
+    s.points_at = now;
+  }
+  if (s.trainer.running() && now - s.points_at > std::chrono::seconds(2))
+    ImGui::TextColored({0.95f, 0.75f, 0.35f, 1}, "%s",
+                       tr("waiting for an idle core: the run trains only on CPU that nothing else wants"));
 
   // What to plot: the run training here, else the loaded run's log (read once).
   const Timeline* tl = &s.live;
