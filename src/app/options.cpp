@@ -168,7 +168,8 @@ Options parse_options(const std::vector<std::string>& args) {
       throw Error("unknown argument '" + a + "'");
     }
   }
-  if (o.mode == Mode::Export && !o.figure_export() && !ends_with(o.output, ".png"))
+  if (o.mode == Mode::Export && !ends_with(o.output, ".png") && !ends_with(o.output, ".svg") &&
+      !ends_with(o.output, ".pdf"))
     throw Error("--export writes .png, .svg or .pdf (by the file's extension), got '" + o.output + "'");
   // --panel flash animates the tile walk (one frame per tile event): no steps to name.
   if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && o.panel != "flash" &&

@@ -11,9 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 
 #include <unistd.h>

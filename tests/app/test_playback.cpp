@@ -55,6 +55,13 @@ TEST_CASE("headless options parse and reject bad values") {
   REQUIRE_THROWS_AS(parse_options({"--scale", "3"}), attnsim::Error);
   REQUIRE_THROWS_AS(parse_options({"--bench-frames"}), attnsim::Error);
   REQUIRE_THROWS_AS(parse_options({"--frobnicate"}), attnsim::Error);
+  // The extension says the format, with or without --slide: anything else is refused (a
+  // slide was written as PNG bytes into x.gif).
+  REQUIRE(parse_options({"--export", "x.svg"}).figure_export());
+  REQUIRE(parse_options({"--export", "x.png", "--slide"}).figure_export());
+  REQUIRE_THROWS_WITH(parse_options({"--export", "x.gif", "--slide"}),
+                      "--export writes .png, .svg or .pdf (by the file's extension), got 'x.gif'");
+  REQUIRE_THROWS_AS(parse_options({"--export", "x.txt"}), attnsim::Error);
 }
 
 TEST_CASE("zooming keeps the cell under the pointer under the pointer") {
