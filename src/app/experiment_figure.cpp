@@ -98,7 +98,8 @@ void add_experiment_charts(fig::Figure& f, const fig::Theme& th, const fig::Rect
     for (const auto& e : j) {
       if (!e.contains("prune_after") || !e.contains("train_few")) throw Error("experiment 'prune': a row lacks its runs");
       char name[64];
-      std::snprintf(name, sizeof name, tr_in(lang, "%d heads"), e.value("heads", 0));
+      const int heads = e.value("heads", 0);
+      std::snprintf(name, sizeof name, heads == 1 ? tr_in(lang, "%d head") : tr_in(lang, "%d heads"), heads);
       c.groups.push_back({name, {num(e["prune_after"], "accuracy"), num(e["train_few"], "accuracy")}});
     }
     place(f, th, area, {c});

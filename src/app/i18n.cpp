@@ -248,6 +248,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"mean attention row entropy (nats)", "어텐션 행 엔트로피 평균 (nats)"},
     {"entropy", "엔트로피"},
     {"final loss", "최종 손실"},
+    {"%d head", "헤드 %d개"},
     {"%d heads", "헤드 %d개"},
     {"repeat accuracy", "반복 구간 정확도"},
     {"prune after training 8", "헤드 8개로 학습 후 가지치기"},

@@ -179,7 +179,8 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
   // negative bar's (then the group names go one row lower).
   const float below = c.y_lo < 0 ? kRow : 0;
   L.axes = {area.x, area.y + kRow + 40, area.w, 0};
-  L.axes.h = area.bottom() - legend_h - kRow - below - L.axes.y;
+  // the group names under the axis take a row and a little air above the legend
+  L.axes.h = area.bottom() - legend_h - kRow - (c.legend ? 16 : 0) - below - L.axes.y;
   if (L.axes.h < 40 || c.groups.empty()) throw Error("bar chart '" + c.title + "': the area is too small");
   f.text(area.x, area.y + 18, fit_text(c.title, kLabelMin, area.w, true), kLabelMin, th.text, Anchor::Start, true,
          "label");
