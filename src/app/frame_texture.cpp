@@ -15,16 +15,7 @@ class FrameTextures {
  public:
   GLuint upload(const std::vector<ImU32>& rgba, int w, int h) {
     if (ImGui::GetFrameCount() != frame_) frame_ = ImGui::GetFrameCount(), used_ = 0;
-    if (used_ == ids_.size()) {
-      GLuint id = 0;
-      glGenTextures(1, &id);
-      glBindTexture(GL_TEXTURE_2D, id);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-      ids_.push_back(id);
-    }
+    if (used_ == ids_.size()) ids_.push_back(new_cell_texture());
     const GLuint id = ids_[used_++];
     glBindTexture(GL_TEXTURE_2D, id);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);

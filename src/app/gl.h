@@ -4,3 +4,16 @@
 
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/glcorearb.h>
+
+// A new 2D texture, bound, that samples exact cells: nearest texel, no mipmaps, clamped at
+// the edges (a heatmap cell is never blended with its neighbour). The caller fills it.
+inline GLuint new_cell_texture() {
+  GLuint id = 0;
+  glGenTextures(1, &id);
+  glBindTexture(GL_TEXTURE_2D, id);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  return id;
+}

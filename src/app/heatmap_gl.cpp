@@ -16,13 +16,8 @@ namespace attnsim::app {
 // [SECTION] textures
 
 AtlasTexture::AtlasTexture(const std::vector<float>& values, int64_t cols, int64_t rows) {
-  glGenTextures(1, &id_);
-  glBindTexture(GL_TEXTURE_2D, id_);
-  // texelFetch reads exact cells: no filtering, no mipmaps; NaN and inf survive R32F.
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  // texelFetch reads exact cells; NaN and inf survive R32F.
+  id_ = new_cell_texture();
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, static_cast<GLsizei>(std::max<int64_t>(cols, 1)),
                static_cast<GLsizei>(std::max<int64_t>(rows, 1)), 0, GL_RED, GL_FLOAT,
@@ -31,10 +26,7 @@ AtlasTexture::AtlasTexture(const std::vector<float>& values, int64_t cols, int64
 
 AtlasTexture AtlasTexture::rgba(int64_t cols, int64_t rows) {
   AtlasTexture t;
-  glGenTextures(1, &t.id_);
-  glBindTexture(GL_TEXTURE_2D, t.id_);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  t.id_ = new_cell_texture();
   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, static_cast<GLsizei>(std::max<int64_t>(cols, 1)),
                static_cast<GLsizei>(std::max<int64_t>(rows, 1)), 0, GL_RGBA, GL_UNSIGNED_BYTE,
                nullptr);
