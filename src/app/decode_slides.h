@@ -1,20 +1,10 @@
 // Decode scenarios as slides (figures, src/figure): a title page, then one slide per decode
 // call (the prefill, then one per token), drawn from the decode panel's run (decode_run.h).
-// One slide, top to bottom:
-//   the tokens fed so far (this call's outlined, evicted ones struck through, the next one)
-//   one layer's K and V cache (layer 0; the trained model's last layer, where its induction
-//     heads read): per KV head a K strip over a V strip of every preallocated slot by d_k; the
-//     slots this call wrote are outlined; lines to the query heads that read it through the
-//     stride-0 view (k_grouped), each query head in its group's colour
-//   the call's alpha row per query head over the slots for EVERY layer, one block per layer,
-//     with the position each slot holds; on the trained model the slot after the token's
-//     earlier copy is outlined and the caption says how much weight an induction head puts there
-//   paged: the block table of every sequence and the free list in the caption
-//   an evicting policy: the query heads move next to the strips and the by-position plot
-//     takes the right of the slide (random weights: each position's output drift from the
-//     full cache; trained: each position's next-token loss with every key, a plain window of
-//     as many slots and the policy, the legend with each one's mean from the first eviction,
-//     as the decode panel draws them), up to the call's last position
+// A slide is the decode view (decode_figure.h, what the decode panel draws) with:
+//   the cache of layer 0 (the trained model's last layer, where its induction heads read)
+//   the call's alpha for EVERY layer, one block per layer
+//   a title, a caption (the block tables, the slots a rolling cache holds, or how much weight
+//     the trained model's induction head puts after the token's earlier copy) and a legend
 // Why every layer's alpha but one layer's cache: every layer's cache has the same slots and the
 // same append (only the numbers differ), while what each layer attends to is what differs (the
 // trained model: previous-token heads in layer 0, induction heads in layer 1). A slide per layer

@@ -9,6 +9,7 @@
 
 #include "app/fonts.h"
 #include "app/frame_texture.h"
+#include "app/i18n.h"
 #include "figure/palette.h"
 #include "figure/text_metrics.h"
 
@@ -156,5 +157,7 @@ const fig::Theme& panel_theme() {
   const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
   return fig::theme_on({bg.x, bg.y, bg.z, 1});
 }
+
+lessons::Lang panel_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En; }
 
 }  // namespace attnsim::app

@@ -9,6 +9,7 @@
 
 #include "figure/figure.h"
 #include "figure/palette.h"
+#include "lessons/lesson.h"
 
 namespace attnsim::app {
 
@@ -28,5 +29,7 @@ void draw_figure(ImDrawList* dl, const figure::Figure& f, ImVec2 origin, float s
 // (figure::theme_on: the dark ImGui style gives "projector"). The slide view and every export
 // keep the slide theme (View > Slide theme, --theme).
 const figure::Theme& panel_theme();
+// The language of those figures' words: the UI's (View > Language).
+lessons::Lang panel_lang();
 
 }  // namespace attnsim::app

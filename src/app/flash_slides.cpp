@@ -69,8 +69,6 @@ fig::FlashWords flash_words(lessons::Lang lang) {
 
 namespace {
 
-const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
-
 // The events of (batch, head) only (the trace was recorded for that pair already).
 const std::vector<FlashEvent>& events_of(const FlashCoreResult& core) {
   if (core.events.empty()) throw Error("the tiled run recorded no tile events");
@@ -106,18 +104,18 @@ figure::Figure flash_slide(const Scenario& scenario, const RunData& run, const F
   fig::SlideSpec spec;
   const std::string head = std::to_string(ev.front().h);
   spec.title = !view.title.empty() ? view.title
-                                   : std::string("FlashAttention · ") + T(lang, "헤드 ", "head ") + head + " · Br " +
+                                   : std::string("FlashAttention · ") + in_lang(lang, "헤드 ", "head ") + head + " · Br " +
                                          std::to_string(block_q) + " × Bc " + std::to_string(block_k);
   const std::string bug_caption = flash_bug_caption(run.config, lang);
   spec.caption = !view.caption.empty()  ? view.caption
                  : !bug_caption.empty() ? bug_caption
-                                        : T(lang, "타일마다 행의 최댓값 m과 합 l을 고쳐 간다. (Tq, Tk) 행렬 전체는 어디에도 저장되지 않는다.",
+                                        : in_lang(lang, "타일마다 행의 최댓값 m과 합 l을 고쳐 간다. (Tq, Tk) 행렬 전체는 어디에도 저장되지 않는다.",
                          "Each tile updates every row's running max m and sum l; the whole (Tq, Tk) matrix is never "
                          "stored.");
   const std::string scen_title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
   spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · flash · " +
-                T(lang, "배치 ", "batch ") + std::to_string(batch) + " · " + T(lang, "헤드 ", "head ") + head;
-  spec.legend = fig::flash_legend(in, T(lang, "점수 S · PuOr (부호 있음)", "scores S · PuOr (signed)"));
+                in_lang(lang, "배치 ", "batch ") + std::to_string(batch) + " · " + in_lang(lang, "헤드 ", "head ") + head;
+  spec.legend = fig::flash_legend(in, in_lang(lang, "점수 S · PuOr (부호 있음)", "scores S · PuOr (signed)"));
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_flash_tiles(s.figure, th, s.visual, in, flash_words(lang));
   return s.figure;

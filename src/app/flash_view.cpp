@@ -20,8 +20,6 @@ namespace fig = attnsim::figure;
 
 namespace {
 
-const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
-
 // The latest Tile / Final event of query block `qb` at or before `upto` (a skip changes nothing).
 const FlashEvent* latest_for_block(const std::vector<FlashEvent>& ev, size_t upto, int64_t qb) {
   for (size_t i = upto + 1; i-- > 0;)
@@ -109,11 +107,11 @@ FlashView flash_view(const FlashViewSpec& s) {
         if (v.reached[static_cast<size_t>(r)] && std::isfinite(o) && std::isfinite(e))
           v.worst = std::max(v.worst, std::fabs(static_cast<double>(o) - e));
       }
-  fig::Block now{T(s.lang, "지금까지 O/l", "O/l so far"), tq, dk, v.now, fig::ColorMapId::Diverging, -range, range};
-  fig::Block ex{T(s.lang, "정확한 값", "exact"), tq, dk, v.exact, fig::ColorMapId::Diverging, -range, range};
+  fig::Block now{in_lang(s.lang, "지금까지 O/l", "O/l so far"), tq, dk, v.now, fig::ColorMapId::Diverging, -range, range};
+  fig::Block ex{in_lang(s.lang, "정확한 값", "exact"), tq, dk, v.exact, fig::ColorMapId::Diverging, -range, range};
   fig::AxisLabels labels;
   if (s.batch < static_cast<int64_t>(d.q_tokens.size())) labels.rows = d.q_tokens[static_cast<size_t>(s.batch)];
-  labels.row_noun = T(s.lang, "질의 토큰", "query tokens");
+  labels.row_noun = in_lang(s.lang, "질의 토큰", "query tokens");
   const fig::Rect out_area{s.width - pad - out_w, pad, out_w, s.height - 2 * pad - 48};
   const fig::BlocksLayout bl = fig::add_blocks(f, th, out_area, {now, ex}, labels);
   v.outputs = bl.cells;

@@ -16,18 +16,13 @@
 #include "app/app.h"
 #include "app/i18n.h"
 #include "app/zoom.h"
+#include "figure/palette.h"
 
 namespace attnsim::app {
 
 ImU32 head_colour(int64_t head, float alpha) {
-  // Okabe-Ito: distinguishable for colour-blind viewers and on a washed-out projector.
-  static const ImVec4 kColours[] = {{0.90f, 0.62f, 0.00f, 1}, {0.34f, 0.71f, 0.91f, 1},
-                                    {0.00f, 0.62f, 0.45f, 1}, {0.94f, 0.89f, 0.26f, 1},
-                                    {0.00f, 0.45f, 0.70f, 1}, {0.84f, 0.37f, 0.00f, 1},
-                                    {0.80f, 0.47f, 0.65f, 1}, {0.60f, 0.60f, 0.60f, 1}};
-  ImVec4 c = kColours[static_cast<size_t>(std::max<int64_t>(head, 0)) % 8];
-  c.w = alpha;
-  return ImGui::GetColorU32(c);
+  const figure::Color c = figure::category_colour(head);  // the figures' head colours
+  return ImGui::GetColorU32(ImVec4(c.r, c.g, c.b, alpha));
 }
 
 namespace {

@@ -53,8 +53,6 @@ struct LessonUi {
 };
 
 LessonUi& lesson_ui();
-// The lesson text language (follows the UI language).
-lessons::Lang lesson_lang();
 // Korean or English by the UI language.
 const char* L(const char* ko, const char* en);
 // Shows the player's current step on the simulator (scenario, focus step, zoom) and records

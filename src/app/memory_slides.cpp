@@ -14,10 +14,8 @@ namespace fig = attnsim::figure;
 
 namespace {
 
-const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
-
 std::string storage_name(lessons::Lang lang, const Step& s) {
-  return std::string(T(lang, "저장소 #", "storage #")) + std::to_string(s.storage_id) + " (" + s.name + ")";
+  return std::string(in_lang(lang, "저장소 #", "storage #")) + std::to_string(s.storage_id) + " (" + s.name + ")";
 }
 
 }  // namespace
@@ -30,22 +28,22 @@ fig::MemorySpec memory_spec(const RunData& run, const Step& step, int64_t batch,
   fig::MemorySpec m;
   m.unit = run.config.d_model;
   m.map = fig::map_for_step(step.name);  // the tensor view's map for this step
-  m.headline = std::string(T(lang, "저장소 #", "storage #")) + std::to_string(step.storage_id) + " · " +
-               T(lang, "모양 ", "shape ") + format_dims(out.shape()) + " · " + T(lang, "스트라이드 ", "strides ") +
-               format_dims(out.strides()) + " · " + (out.is_contiguous() ? T(lang, "연속", "contiguous")
-                                                                          : T(lang, "비연속", "not contiguous"));
+  m.headline = std::string(in_lang(lang, "저장소 #", "storage #")) + std::to_string(step.storage_id) + " · " +
+               in_lang(lang, "모양 ", "shape ") + format_dims(out.shape()) + " · " + in_lang(lang, "스트라이드 ", "strides ") +
+               format_dims(out.strides()) + " · " + (out.is_contiguous() ? in_lang(lang, "연속", "contiguous")
+                                                                          : in_lang(lang, "비연속", "not contiguous"));
   const Step* src = step.inputs.empty() ? nullptr : run.run.trace.find(step.inputs.front());
   const bool copy = step.kind == StepKind::Copy && src && src->out.defined();
   if (step.kind == StepKind::View)
-    m.detail = std::string(T(lang, "같은 저장소, 새 스트라이드: 0바이트 복사", "same storage, new strides: 0 bytes copied"));
+    m.detail = std::string(in_lang(lang, "같은 저장소, 새 스트라이드: 0바이트 복사", "same storage, new strides: 0 bytes copied"));
   else if (copy)
-    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step.copied_bytes) +
-               T(lang, " 복사함", " copied");
+    m.detail = std::string(in_lang(lang, "새 저장소: ", "new storage: ")) + human_bytes(step.copied_bytes) +
+               in_lang(lang, " 복사함", " copied");
   else if (step.new_bytes > 0)
-    m.detail = std::string(T(lang, "새 저장소: ", "new storage: ")) + human_bytes(step.new_bytes);
+    m.detail = std::string(in_lang(lang, "새 저장소: ", "new storage: ")) + human_bytes(step.new_bytes);
   if (copy) {
     m.strips.push_back({&src->out, batch, storage_name(lang, *src)});
-    m.strips.push_back({&out, batch, std::string(T(lang, "새 ", "new ")) + storage_name(lang, step)});
+    m.strips.push_back({&out, batch, std::string(in_lang(lang, "새 ", "new ")) + storage_name(lang, step)});
   } else {
     m.strips.push_back({&out, batch, storage_name(lang, step)});
   }
@@ -55,10 +53,10 @@ fig::MemorySpec memory_spec(const RunData& run, const Step& step, int64_t batch,
 std::string try_view_answer(const RunData& run, const Tensor& t, lessons::Lang lang) {
   const Dims target{run.config.batch, run.config.tq, run.config.d_model};
   try {
-    return "view" + format_dims(target) + ": " + T(lang, "view 성공 ", "view succeeded ") +
+    return "view" + format_dims(target) + ": " + in_lang(lang, "view 성공 ", "view succeeded ") +
            format_dims(t.view(target).shape());
   } catch (const Error& e) {
-    return "view" + format_dims(target) + " · " + T(lang, "엔진의 답: ", "engine says: ") + e.what();
+    return "view" + format_dims(target) + " · " + in_lang(lang, "엔진의 답: ", "engine says: ") + e.what();
   }
 }
 
@@ -78,13 +76,13 @@ figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const 
   if (view.action == "try-view" && !step->out.is_contiguous()) m.detail = try_view_answer(run, step->out, lang);
 
   fig::SlideSpec spec;
-  spec.title = view.title.empty() ? step_name + T(lang, ": 메모리", " in memory") : view.title;
+  spec.title = view.title.empty() ? step_name + in_lang(lang, ": 메모리", " in memory") : view.title;
   spec.caption = view.caption.empty() ? step_caption(step_name, lang) : view.caption;
   const std::string scen_title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
   spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · " + step_name +
-                " · " + T(lang, "배치 ", "batch ") + std::to_string(batch) + " · " +
-                T(lang, "선: 논리 순서로 읽는 길", "line: the walk in logical order");
-  spec.legend = fig::memory_legend(m, step_name + T(lang, " · 저장된 값 · ", " · stored values · ") +
+                " · " + in_lang(lang, "배치 ", "batch ") + std::to_string(batch) + " · " +
+                in_lang(lang, "선: 논리 순서로 읽는 길", "line: the walk in logical order");
+  spec.legend = fig::memory_legend(m, step_name + in_lang(lang, " · 저장된 값 · ", " · stored values · ") +
                                             fig::colormap_name(m.map));
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_memory_strips(s.figure, th, s.visual, m);

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "app/i18n.h"
+#include "app/slide_scenes.h"
 #include "engine/error.h"
 #include "figure/tensor_figure.h"
 #include "figure/text_metrics.h"
@@ -28,8 +29,6 @@ namespace fs = std::filesystem;
 // [SECTION] words ----------------------------------------------------------------------------
 
 namespace {
-
-const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
 
 // The roles' words: the app's (i18n.cpp), so a slide, the model panel and the lessons say
 // the same (인덕션 헤드, 앞 토큰, ...).
@@ -146,7 +145,7 @@ std::vector<fig::Rect> draw_head_grid(fig::Figure& f, const fig::Theme& th, cons
     const auto blocks = fig::tensor_blocks("alpha", alpha->out, 0);
     const float y = at.y + static_cast<float>(l) * at.row_pitch() + at.badge_h();
     if (at.label_x >= 0)
-      f.text(at.label_x, y + at.cell / 2, T(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted,
+      f.text(at.label_x, y + at.cell / 2, in_lang(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted,
              fig::Anchor::Start, true, "label");
     for (int64_t h = 0; h < heads && h < static_cast<int64_t>(blocks.size()); ++h) {
       const float x = at.x + static_cast<float>(h) * (at.cell + at.gap);
@@ -256,7 +255,7 @@ fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th) {
   spec.legend.map = fig::ColorMapId::Viridis;
   spec.legend.lo = 0;
   spec.legend.hi = 1;
-  spec.legend.what = T(text.lang, "alpha (어텐션 가중치)", "alpha (attention weight)");
+  spec.legend.what = in_lang(text.lang, "alpha (어텐션 가중치)", "alpha (attention weight)");
   return fig::make_slide(spec, th);
 }
 
@@ -270,10 +269,10 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
     for (const model::LossStats& r : runs) v.push_back(get(r));
     return v;
   };
-  const char* first_name = T(lang, "첫 사본", "first copy");
-  const char* repeat_name = T(lang, "반복 구간", "repeated part");
+  const char* first_name = in_lang(lang, "첫 사본", "first copy");
+  const char* repeat_name = in_lang(lang, "반복 구간", "repeated part");
   fig::BarChart loss;
-  loss.title = T(lang, "손실 (nats, 평가 배치)", "loss (nats, evaluation batch)");
+  loss.title = in_lang(lang, "손실 (nats, 평가 배치)", "loss (nats, evaluation batch)");
   loss.bars = bars;
   loss.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].loss(); })},
                  {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].loss(); })}};
@@ -283,7 +282,7 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   loss.y_hi = std::max(1.0, hi * 1.1);
   loss.legend = false;  // the accuracy chart under it has the same bars and says it
   fig::BarChart acc;
-  acc.title = T(lang, "정확도 (top-1)", "accuracy (top-1)");
+  acc.title = in_lang(lang, "정확도 (top-1)", "accuracy (top-1)");
   acc.bars = bars;
   acc.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].accuracy(); })},
                 {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].accuracy(); })}};
@@ -312,10 +311,10 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
 
   const AblationNumbers& n = out.numbers;
   const size_t knocked = view.ablated_heads().size();
-  std::vector<std::pair<std::string, fig::Color>> bars = {{T(lang, "학습된 그대로", "as trained"), kTrained}};
+  std::vector<std::pair<std::string, fig::Color>> bars = {{in_lang(lang, "학습된 그대로", "as trained"), kTrained}};
   std::vector<model::LossStats> runs = {n.trained};
   if (n.has_ablation) {
-    bars.emplace_back(std::to_string(knocked) + T(lang, "개 헤드 제거", knocked == 1 ? " head knocked out" : " heads knocked out"),
+    bars.emplace_back(std::to_string(knocked) + in_lang(lang, "개 헤드 제거", knocked == 1 ? " head knocked out" : " heads knocked out"),
                       kKnocked);
     runs.push_back(n.ablated);
   }
@@ -397,10 +396,10 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
   std::vector<fig::PlotLayout> plots;
   std::vector<fig::Marker> markers;
   if (const int64_t phase = tl.phase_change_step(); phase >= 0)
-    markers.push_back({static_cast<double>(phase), T(lang, "상전이", "phase change"), fig::rgb(0xD55E00), false});
+    markers.push_back({static_cast<double>(phase), in_lang(lang, "상전이", "phase change"), fig::rgb(0xD55E00), false});
   if (shown_step >= 0)
-    markers.push_back({static_cast<double>(shown_step), T(lang, "이 단계", "this step"), th.text, true});
-  const char* step_word = T(lang, "단계", "step");
+    markers.push_back({static_cast<double>(shown_step), in_lang(lang, "이 단계", "this step"), th.text, true});
+  const char* step_word = in_lang(lang, "단계", "step");
   const Lang ui = lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
   x_hi = std::max(x_hi, 1.0);
 
@@ -420,8 +419,8 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
     p.title = tr_in(ui, "loss per part (nats)");
     p.x_hi = x_hi;
     p.x_unit = step_word;
-    fig::Series first{T(lang, "첫 사본", "first copy"), fig::rgb(0x3B75AF), {}, 4};
-    fig::Series repeat{T(lang, "반복 구간", "repeated part"), fig::rgb(0xE69F00), {}, 4};
+    fig::Series first{in_lang(lang, "첫 사본", "first copy"), fig::rgb(0x3B75AF), {}, 4};
+    fig::Series repeat{in_lang(lang, "반복 구간", "repeated part"), fig::rgb(0xE69F00), {}, 4};
     double hi = 0;
     for (size_t i = 0; i < tl.points.size(); ++i) {
       const TimelinePoint& q = tl.points[i];
@@ -456,7 +455,7 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
         const float t = tl.heads > 1 ? static_cast<float>(hd) / static_cast<float>(tl.heads - 1) : 0;
         const fig::Color a = fig::rgb(fam[0]), b = fig::rgb(fam[1]);
         // One legend entry per layer (its first head); the shades tell its heads apart.
-        fig::Series sr{hd == 0 ? std::string(T(lang, "층 ", "layer ")) + std::to_string(l) + T(lang, " 헤드", " heads") : "",
+        fig::Series sr{hd == 0 ? std::string(in_lang(lang, "층 ", "layer ")) + std::to_string(l) + in_lang(lang, " 헤드", " heads") : "",
                        {a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t, 1},
                        {},
                        3};

@@ -158,7 +158,7 @@ void panel_buglab(App& app, const ImVec4& rect) {
   const float room = ImGui::GetContentRegionAvail().y - line;  // minus the difference line
   const float fig_h = std::max(line * 6, std::min(w * 0.42f, room - table_min));
   const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / figure::kLabelMin, w / 1500.0f));
-  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  const lessons::Lang lang = panel_lang();
   static struct {
     std::string key;
     BuglabView view;

@@ -228,7 +228,7 @@ void panel_flash(App& app, const ImVec4& rect) {
   const float note_h = ImGui::CalcTextSize(note, nullptr, false, room.x).y + ImGui::GetStyle().ItemSpacing.y * 2;
   const float fig_h = std::max(ImGui::GetTextLineHeight() * 8, room.y - note_h);
   const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.x / kFlashFigureWidth));
-  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  const lessons::Lang lang = panel_lang();
   const std::string key = std::to_string(f.generation) + "|" + std::to_string(f.batch) + "|" + std::to_string(f.head) +
                           "|" + std::to_string(f.block_q) + "x" + std::to_string(f.block_k) + "|" +
                           std::to_string(f.event) + "|" + std::to_string(static_cast<int>(room.x)) + "x" +

@@ -47,10 +47,8 @@ LessonUi& lesson_ui() {
   return ui;
 }
 
-lessons::Lang lesson_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En; }
 
 const char* L(const char* ko, const char* en) { return ui_lang() == Lang::Ko ? ko : en; }
-
 
 namespace {
 
@@ -324,11 +322,11 @@ void draw_figures(LessonUi& ui) {
     CostView view;
   } cache;
   std::string key = std::to_string(static_cast<int>(avail)) + "|" + std::to_string(scale) + "|" + panel_theme().name +
-                    (lesson_lang() == lessons::Lang::Ko ? "|ko" : "|en");
+                    (panel_lang() == lessons::Lang::Ko ? "|ko" : "|en");
   for (const StepFigure& f : ui.figures) key += "|" + f.quantity + "=" + f.sizes + "=" + f.value;
   if (cache.key != key) {
     cache.key = key;
-    cache.view = cost_view(ui.figures, lesson_lang(), panel_theme().name, avail / scale);
+    cache.view = cost_view(ui.figures, panel_lang(), panel_theme().name, avail / scale);
     want_figure_glyphs(cache.view.figure);
   }
   const figure::Figure& fig = cache.view.figure;
@@ -394,7 +392,7 @@ std::string gap_ko(const lessons::GoalGap& g) {
 }
 
 void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::string& step_id) {
-  const auto lang = lesson_lang();
+  const auto lang = panel_lang();
   ImGui::Spacing();
   ImGui::TextColored(kBold, "%s", L("해 보기", "Try it"));
   draw_markup(task.prompt.get(lang));
@@ -483,7 +481,7 @@ void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::str
 }
 
 void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::string& step_id) {
-  const auto lang = lesson_lang();
+  const auto lang = panel_lang();
   ImGui::Spacing();
   ImGui::TextColored(kBold, "%s", L("퀴즈", "Quiz"));
   draw_markup(quiz.question.get(lang));
@@ -550,7 +548,7 @@ void draw_run_error(const App& app) {
 }
 
 void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
-  const auto lang = lesson_lang();
+  const auto lang = panel_lang();
   const lessons::Lesson& lesson = ui.player.lesson();
   const lessons::LessonStep& step = ui.player.step();
   ImGui::TextDisabled("%s  ·  %s %d / %d", unmarked(lesson.title.get(lang)).c_str(), L("단계", "step"),
@@ -621,7 +619,7 @@ void draw_browser(App& app) {
     if (ui.library.empty())
       ImGui::TextWrapped("%s", L("강의 폴더를 찾지 못했다 (ATTNSIM_LESSONS로 지정할 수 있다).",
                                  "No lessons folder found (set ATTNSIM_LESSONS)."));
-    const auto lang = lesson_lang();
+    const auto lang = panel_lang();
     for (const auto& l : ui.library) {
       ImGui::PushID(l.id.c_str());
       const float frac = static_cast<float>(ui.progress.fraction(l.id, l.steps.size()));
@@ -658,7 +656,7 @@ void lessons_menu(App& app) {
     if (!ui.progress.last_lesson.empty() && !ui.player.is_open()) {
       for (const auto& l : ui.library)
         if (l.id == ui.progress.last_lesson &&
-            ImGui::MenuItem((std::string(L("이어서: ", "Resume: ")) + l.title.get(lesson_lang())).c_str()))
+            ImGui::MenuItem((std::string(L("이어서: ", "Resume: ")) + l.title.get(panel_lang())).c_str()))
           open_lesson(app, l, ui.progress.lessons[l.id].step);
     }
     if (ui.player.is_open()) {

@@ -24,8 +24,6 @@ namespace fig = attnsim::figure;
 
 namespace {
 
-lessons::Lang figure_lang() { return ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En; }
-
 // The figure for what the panel shows, rebuilt only when one of its inputs changes.
 struct MemoryCache {
   std::string key;
@@ -63,7 +61,7 @@ void memory_try_view(App& app) {
   const RunData* d = app.data();
   const Step* t = d ? d->run.trace.find("ctx_transposed") : nullptr;
   if (!t || !t->out.defined()) return;
-  app.view_error = try_view_answer(*d, t->out, figure_lang());
+  app.view_error = try_view_answer(*d, t->out, panel_lang());
 }
 
 void panel_memory(App& app, const ImVec4& rect) {
@@ -87,7 +85,7 @@ void panel_memory(App& app, const ImVec4& rect) {
   const ImVec2 room = ImGui::GetContentRegionAvail();
   if (room.x < 8 || room.y < 8) return end_panel();
   const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.y / 420.0f));
-  const lessons::Lang lang = figure_lang();
+  const lessons::Lang lang = panel_lang();
   char key[512];
   std::snprintf(key, sizeof key, "%llu|%s|%lld|%.0fx%.0f|%.3f|%s|%d|", static_cast<unsigned long long>(d->generation),
                 step->name.c_str(), static_cast<long long>(app.batch), room.x, room.y, arrived, panel_theme().name.c_str(),

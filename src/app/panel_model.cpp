@@ -173,7 +173,7 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
   const float width = ImGui::GetContentRegionAvail().x / scale;
   const float below = (ImGui::GetFrameHeight() + 6) / scale;  // room for the checkboxes
-  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  const lessons::Lang lang = panel_lang();
   const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&v)) + "|" + std::to_string(v.revision()) + "|" +
                           std::to_string(static_cast<int>(width)) + "|" + panel_theme().name + "|" +
                           (lang == lessons::Lang::Ko ? "ko" : "en");

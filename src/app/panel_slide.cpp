@@ -59,7 +59,7 @@ ModelSlideJob& model_job() {
 ModelSlideText model_slide_text(const App& app) {
   ModelSlideText text;
   text.title = tr("The trained model: its head grid");
-  text.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  text.lang = panel_lang();
   text.theme = app.slide_theme;
   text.footer = "attnsim · " + app.model->dir();
   return text;
@@ -120,7 +120,7 @@ const figure::Figure* current_slide(App& app, std::string* error) {
     v.step = s->name;
     v.batch = app.batch;
     v.panel = panel;
-    v.lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+    v.lang = panel_lang();
     v.theme = app.slide_theme;
     v.head = app.buglab_head;  // the bug lab's triptych: the panel's head (flash sets its own below)
     try {

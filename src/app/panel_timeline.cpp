@@ -190,7 +190,7 @@ void model_timeline_tab(App& app) {
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
   const float width = ImGui::GetContentRegionAvail().x / scale;
   const int64_t shown = v.loaded() && v.step() > 0 ? v.step() : -1;
-  const lessons::Lang lang = ui_lang() == Lang::Ko ? lessons::Lang::Ko : lessons::Lang::En;
+  const lessons::Lang lang = panel_lang();
   const std::string key = (s.trained_here ? "run " + std::to_string(s.live_run) : s.log_path) + "|" +
                           std::to_string(tl->points.size()) + "|" + std::to_string(x_max) + "|" +
                           std::to_string(shown) + "|" + std::to_string(static_cast<int>(width)) + "|" +

@@ -121,8 +121,6 @@ std::string shape_text(const Dims& d) {
   return s + ")";
 }
 
-const char* T(lessons::Lang lang, const char* ko, const char* en) { return lang == lessons::Lang::Ko ? ko : en; }
-
 }  // namespace
 
 fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
@@ -132,16 +130,16 @@ fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, co
                          step == "k_view" || step == "v_view" || step == "k_heads" || step == "v_heads";
   const auto& down = keys_down ? run.k_tokens : run.q_tokens;
   if (batch < static_cast<int64_t>(down.size())) l.rows = down[static_cast<size_t>(batch)];
-  l.row_noun = keys_down ? T(lang, "키 토큰", "key tokens") : T(lang, "질의 토큰", "query tokens");
+  l.row_noun = keys_down ? in_lang(lang, "키 토큰", "key tokens") : in_lang(lang, "질의 토큰", "query tokens");
   const int64_t cols = t.shape().back();
   const bool scores_like = step == "scores" || step == "scores_scaled" || step == "mask" ||
                            step == "scores_masked" || step == "alpha" || step == "alpha_dropped";
   if (scores_like && batch < static_cast<int64_t>(run.k_tokens.size())) {
     l.cols = run.k_tokens[static_cast<size_t>(batch)];
-    l.col_noun = T(lang, "키 토큰", "key tokens");
+    l.col_noun = in_lang(lang, "키 토큰", "key tokens");
   } else {
     for (int64_t j = 0; j < cols; ++j) l.cols.push_back(std::to_string(j));
-    l.col_noun = T(lang, "특징", "features");
+    l.col_noun = in_lang(lang, "특징", "features");
   }
   return l;
 }
@@ -164,9 +162,9 @@ std::vector<fig::Block> buglab_blocks(const RunData& run, const std::string& ste
   if (h >= correct.size() || h >= buggy.size() || correct[h].values.size() != buggy[h].values.size()) return {};
   fig::Block a = correct[h], b = buggy[h], d = correct[h];
   const std::string head_name = correct.size() > 1 ? " · head " + std::to_string(h) : "";
-  a.name = T(lang, "올바른 계산", "correct") + head_name;
-  b.name = T(lang, "버그", "with the bug") + head_name;
-  d.name = T(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
+  a.name = in_lang(lang, "올바른 계산", "correct") + head_name;
+  b.name = in_lang(lang, "버그", "with the bug") + head_name;
+  d.name = in_lang(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
   for (size_t i = 0; i < d.values.size(); ++i) d.values[i] = buglab_difference(b.values[i], a.values[i]);
   std::vector<fig::Block> pair{a, b};
   fig::set_common_range(pair);
@@ -193,15 +191,15 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
   spec.title = view.title.empty() ? step_name + (step->skipped() ? "" : "  " + shape_text(step->out.shape())) : view.title;
   spec.caption = view.caption.empty() ? step_caption(step_name, lang) : view.caption;
   spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · " +
-                step_name + " · " + T(lang, "배치 ", "batch ") + std::to_string(batch);
+                step_name + " · " + in_lang(lang, "배치 ", "batch ") + std::to_string(batch);
 
   if (!step || step->skipped() || !step->out.defined()) {
     // A step the run never reached (view without contiguous stops the pass) or skipped here.
     spec.has_legend = false;
     if (view.title.empty()) spec.title = step_name;
     fig::Slide s = fig::make_slide(spec, th);
-    const std::string why = !step ? std::string(T(lang, "계산이 여기서 멈췄다: ", "The run stopped before this step: ")) + run.run.error
-                                  : std::string(T(lang, "이 설정에서는 건너뛴 단계: ", "Skipped in this setting: ")) + step->note;
+    const std::string why = !step ? std::string(in_lang(lang, "계산이 여기서 멈췄다: ", "The run stopped before this step: ")) + run.run.error
+                                  : std::string(in_lang(lang, "이 설정에서는 건너뛴 단계: ", "Skipped in this setting: ")) + step->note;
     const auto lines = fig::wrap_text(why, fig::kBodySize, s.visual.w, 4);
     for (size_t i = 0; i < lines.size(); ++i)
       s.figure.text(s.visual.x, s.visual.y + 60 + static_cast<float>(i) * 46, lines[i], fig::kBodySize, th.muted,
@@ -273,7 +271,7 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
   text.caption = v.caption;
   text.lang = v.lang;
   text.theme = v.theme;
-  text.footer = "attnsim · " + name(dirs[0]) + " · " + T(v.lang, "단계 ", "step ") + std::to_string(views[0].step());
+  text.footer = "attnsim · " + name(dirs[0]) + " · " + in_lang(v.lang, "단계 ", "step ") + std::to_string(views[0].step());
   if (st.panel == "timeline") return timeline_slide(dirs[0], views[0].step(), text).figure;
   if (dirs.size() > 1 && st.action.empty()) {
     // The step compares checkpoints (lesson 15: one head vs eight): all of them, side by side.
@@ -281,7 +279,7 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
     text.footer = "attnsim";
     for (size_t i = 0; i < dirs.size(); ++i) {
       models.emplace_back(name(dirs[i]), &views[i]);
-      text.footer += " · " + name(dirs[i]) + " " + T(v.lang, "단계 ", "step ") + std::to_string(views[i].step());
+      text.footer += " · " + name(dirs[i]) + " " + in_lang(v.lang, "단계 ", "step ") + std::to_string(views[i].step());
     }
     return compare_slide(models, text).figure;
   }
@@ -296,8 +294,8 @@ namespace {
 // The model scenarios' titles (the app's Scenario menu says the same).
 const char* model_title(const std::string& scenario, lessons::Lang lang) {
   if (scenario == "model-ablate-induction")
-    return T(lang, "학습된 모델: 인덕션 헤드를 끈 채로", "The trained model with its induction heads knocked out");
-  return T(lang, "학습된 모델: 헤드 격자", "The trained model: its head grid");
+    return in_lang(lang, "학습된 모델: 인덕션 헤드를 끈 채로", "The trained model with its induction heads knocked out");
+  return in_lang(lang, "학습된 모델: 헤드 격자", "The trained model: its head grid");
 }
 
 ModelSlideText model_text(const std::string& scenario, const ModelView& view, lessons::Lang lang, const std::string& theme) {
@@ -306,7 +304,7 @@ ModelSlideText model_text(const std::string& scenario, const ModelView& view, le
   text.theme = theme;
   text.title = model_title(scenario, lang);
   text.footer = "attnsim · " + scenario + " · " + fs::path(run_of_checkpoint(view.dir())).filename().string() + " · " +
-                T(lang, "단계 ", "step ") + std::to_string(view.step());
+                in_lang(lang, "단계 ", "step ") + std::to_string(view.step());
   return text;
 }
 
@@ -319,10 +317,10 @@ figure::Figure model_scenario_slide(const std::string& scenario, const std::stri
   if (scenario == "model-ablate-induction") view.set_ablated(view.heads_with_role("induction"));
   ModelSlideText text = model_text(scenario, view, lang, theme);
   text.caption = view.ablated_heads().empty()
-                     ? T(lang, "헤드마다 반복된 구간 위의 어텐션과 역할. 오른쪽은 평가 배치에서의 손실과 정확도.",
+                     ? in_lang(lang, "헤드마다 반복된 구간 위의 어텐션과 역할. 오른쪽은 평가 배치에서의 손실과 정확도.",
                          "Each head's attention on a repeated segment, with its role; right: loss and accuracy on the "
                          "evaluation batch.")
-                     : T(lang, "X 표시한 헤드를 0으로 두었다. 오른쪽 막대가 그 전과 후의 손실과 정확도다.",
+                     : in_lang(lang, "X 표시한 헤드를 0으로 두었다. 오른쪽 막대가 그 전과 후의 손실과 정확도다.",
                          "The crossed-out heads are zeroed; the bars on the right are the loss and accuracy before and "
                          "after.");
   return head_grid_slide(view, text).figure;
@@ -333,8 +331,8 @@ figure::Figure model_timeline_slide(const std::string& scenario, const std::stri
   ModelView view;
   view.load(model_dir.empty() ? default_model_dir() : model_dir);
   ModelSlideText text = model_text(scenario, view, lang, theme);
-  text.title = T(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
-  text.caption = T(lang, "부분별 손실과 헤드별 역할 점수. 인덕션 점수가 뛰는 곳이 상전이다.",
+  text.title = in_lang(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
+  text.caption = in_lang(lang, "부분별 손실과 헤드별 역할 점수. 인덕션 점수가 뛰는 곳이 상전이다.",
                    "Loss per part and every head's role scores; the phase change is where the induction score jumps.");
   return timeline_slide(view.dir(), view.step(), text).figure;
 }
@@ -354,12 +352,12 @@ Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::strin
     d.title = model_title(name, lang);
     d.pages.push_back({"00-title", d.title,
                        title_slide(d.title,
-                                   T(lang, "attnsim이 직접 학습한 작은 모델: 헤드의 역할, 헤드를 껐을 때, 학습 중의 변화.",
+                                   in_lang(lang, "attnsim이 직접 학습한 작은 모델: 헤드의 역할, 헤드를 껐을 때, 학습 중의 변화.",
                                      "A small model attnsim trained itself: what its heads do, what knocking them out "
                                      "costs, how they formed."),
                                    "attnsim · " + name, theme)});
-    d.pages.push_back({"01-heads", T(lang, "헤드 격자", "head grid"), model_scenario_slide(name, model_dir, lang, theme)});
-    d.pages.push_back({"02-training", T(lang, "학습 기록", "training log"), model_timeline_slide(name, model_dir, lang, theme)});
+    d.pages.push_back({"01-heads", in_lang(lang, "헤드 격자", "head grid"), model_scenario_slide(name, model_dir, lang, theme)});
+    d.pages.push_back({"02-training", in_lang(lang, "학습 기록", "training log"), model_timeline_slide(name, model_dir, lang, theme)});
     return d;
   }
   const Scenario& scenario = find_scenario(name);
@@ -393,7 +391,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
   d.pages.push_back({"00-title", d.title,
                      title_slide(d.title, plain(lesson.summary),
                                  "attnsim · " + lesson.id + " · " + std::to_string(lesson.steps.size()) +
-                                     T(lang, " 단계", " steps"),
+                                     in_lang(lang, " 단계", " steps"),
                                  theme)});
   lessons::Evaluator eval;  // the cost steps' figures (one cache for the deck)
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
@@ -419,7 +417,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
       const auto figures = step_figures(st, lesson.settings_at(i), eval);
       if (!figures.empty()) {
         const std::string footer = "attnsim · " + lesson.id + " · " + st.id + " · " +
-                                   T(lang, "비용 모델과 IO 모델 (엔진)", "cost model and IO model (engine)");
+                                   in_lang(lang, "비용 모델과 IO 모델 (엔진)", "cost model and IO model (engine)");
         d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, cost_slide(figures, v, footer)});
         continue;
       }

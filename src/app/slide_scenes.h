@@ -20,6 +20,11 @@
 
 namespace attnsim::app {
 
+// The Korean or the English text of a figure's words.
+inline const char* in_lang(lessons::Lang lang, const char* ko, const char* en) {
+  return lang == lessons::Lang::Ko ? ko : en;
+}
+
 // The forward pass a Session would compute (synchronously; throws Error).
 std::shared_ptr<const RunData> compute_run(const Scenario& scenario);
 

@@ -139,6 +139,11 @@ Color mark_fill(const Theme& theme, Mark mark) {
   return theme.gap;
 }
 
+Color category_colour(int64_t i) {
+  static const unsigned kColours[] = {0xe69f00, 0x56b4e9, 0x009e73, 0xf0e442, 0x0072b2, 0xd55e00, 0xcc79a7, 0x999999};
+  return rgb(kColours[static_cast<size_t>(std::max<int64_t>(i, 0)) % 8]);
+}
+
 Color mark_ink(const Theme& theme, Mark mark) {
   return mark == Mark::NegInf ? theme.mark_ink_dark : theme.mark_ink;
 }

@@ -51,6 +51,10 @@ const Theme& theme_on(Color background);
 const Theme& print_theme();
 const Theme& projector_theme();
 
+// Colours for categories (heads, K/V groups, sequences): Okabe-Ito, told apart with
+// deuteranopia and protanopia and on a washed-out projector; i wraps at 8.
+Color category_colour(int64_t i);
+
 // Base colour and pattern ink of a mark under a theme.
 Color mark_fill(const Theme& theme, Mark mark);
 Color mark_ink(const Theme& theme, Mark mark);

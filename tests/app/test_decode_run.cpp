@@ -11,6 +11,7 @@
 #include <set>
 #include <variant>
 
+#include "app/decode_figure.h"
 #include "app/decode_run.h"
 #include "app/decode_slides.h"
 #include "figure/slide.h"
@@ -114,6 +115,110 @@ TEST_CASE("decode slides: a title page and one slide per decode call, labels tha
       CHECK(strips == 2 * s.config.kv_group_count());  // K and V
       CHECK(alphas == run.config.layers);              // every layer's alpha
     }
+}
+
+namespace {
+
+// The decode view of `frame` as the panel builds it: one layer's alpha, inside w x h units.
+figure::Figure panel_view(const DecodeRun& run, size_t frame, int64_t layer, float flight, float w, float h,
+                          DecodeLayout* layout = nullptr) {
+  figure::Figure f;
+  f.width = w, f.height = h;
+  DecodeFigureSpec spec;
+  spec.run = &run;
+  spec.frame = frame;
+  spec.cache_layer = layer;
+  spec.flight = flight;
+  const DecodeLayout l = add_decode_view(f, figure::print_theme(), {0, 0, w, h}, spec);
+  if (layout) *layout = l;
+  return f;
+}
+
+std::vector<const figure::Heatmap*> heatmaps(const figure::Figure& f, int64_t rows, int64_t cols) {
+  std::vector<const figure::Heatmap*> out;
+  for (const auto& item : f.items)
+    if (const auto* hm = std::get_if<figure::Heatmap>(&item))
+      if (hm->rows == rows && (cols < 0 || hm->cols == cols)) out.push_back(hm);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("decode view: the panel's figure fits any panel, its strips are the cache, no label overlaps") {
+  for (const char* name : {"decode", "decode-gqa", "decode-mqa", "decode-paged", "decode-sink"}) {
+    const Scenario& s = find_scenario(name);
+    const DecodeRun run = run_decode(s);
+    const int64_t G = s.config.kv_group_count(), dk = s.config.head_dim();
+    for (const auto& [w, h] : {std::pair{1900.0f, 1300.0f}, std::pair{2400.0f, 760.0f}})
+      for (size_t frame : {size_t{0}, run.frames.size() - 1}) {
+        INFO(name << " " << w << "x" << h << " call " << frame);
+        DecodeLayout l;
+        const figure::Figure f = panel_view(run, frame, 1, 1.0f, w, h, &l);
+        CHECK(figure::overlapping_texts(f).empty());
+        CHECK(figure::texts_outside(f).empty());
+        CHECK(l.bottom <= h);
+        // K over V per group, every filled slot, the values of layer 1's cache
+        const DecodeFrame& fr = run.frames[frame];
+        const int64_t filled = fr.k_cache[1].size(1);
+        const auto strips = heatmaps(f, dk, filled);
+        REQUIRE(strips.size() == static_cast<size_t>(2 * G));
+        for (int64_t j = 0; j < G; ++j)
+          for (int64_t kv = 0; kv < 2; ++kv) {
+            const Tensor& c = kv == 0 ? fr.k_cache[1] : fr.v_cache[1];
+            const figure::Heatmap& hm = *strips[static_cast<size_t>(2 * j + kv)];
+            for (int64_t e : {int64_t{0}, dk - 1})
+              for (int64_t t : {int64_t{0}, filled - 1})
+                CHECK(hm.values[static_cast<size_t>(e * filled + t)] == c.at({j, t, e}));
+          }
+        CHECK(heatmaps(f, s.config.heads, filled).size() == 1);  // one layer's alpha
+      }
+  }
+  const DecodeRun run = run_decode(find_scenario("decode-gqa"));
+  figure::Figure f;
+  DecodeFigureSpec spec;
+  spec.run = &run;
+  spec.frame = run.frames.size();
+  CHECK_THROWS_WITH(add_decode_view(f, figure::print_theme(), {0, 0, 100, 100}, spec), Catch::Contains("outside"));
+  spec.frame = 0;
+  spec.cache_layer = 2;
+  CHECK_THROWS_WITH(add_decode_view(f, figure::print_theme(), {0, 0, 100, 100}, spec), Catch::Contains("layer 2"));
+}
+
+TEST_CASE("decode view: mid-call the new K and V rows fly from their token into the slot that holds it") {
+  // decode-sink after its window rolled: the slot is found by storage index through the append
+  // view, and must be the slot the call's snapshot says holds the position.
+  const Scenario& s = find_scenario("decode-sink");
+  const DecodeRun run = run_decode(s);
+  const int64_t G = s.config.kv_group_count(), dk = s.config.head_dim();
+  // (a slot in the middle of the strip, so that the strip is two runs of several slots)
+  auto rolled = [&](const DecodeFrame& f) {
+    const int64_t slot = slot_of(f, f.first_position);
+    return f.first_position >= run.slots && slot >= 2 && slot <= f.k_cache[0].size(1) - 3;
+  };
+  size_t frame = 1;
+  while (frame < run.frames.size() && !rolled(run.frames[frame])) ++frame;
+  REQUIRE(frame < run.frames.size());
+  const DecodeFrame& fr = run.frames[frame];
+  const int64_t slot = slot_of(fr, fr.first_position);
+  REQUIRE(slot != fr.first_position);  // the window rolled: slot and position differ
+  const Tensor& k_new = fr.traces[0].find("k_heads")->out;  // (1, g, 1, dk)
+  DecodeLayout l;
+  const figure::Figure mid = panel_view(run, frame, 0, 0.5f, 1900, 1300, &l);
+  const auto flying = heatmaps(mid, dk, 1);
+  REQUIRE(flying.size() == static_cast<size_t>(2 * G));  // K and V of each group
+  for (int64_t j = 0; j < G; ++j)
+    for (int64_t c = 0; c < dk; ++c) CHECK(flying[static_cast<size_t>(j)]->values[static_cast<size_t>(c)] == k_new.at({0, j, 0, c}));
+  // the landing slot is empty until the row lands: the strip is drawn around it
+  const int64_t filled = fr.k_cache[0].size(1);
+  int64_t cols = 0;
+  for (const figure::Heatmap* hm : heatmaps(mid, dk, -1)) cols += hm->cols == 1 ? 0 : hm->cols;
+  CHECK(cols == 2 * G * (filled - 1));
+  // almost landed: over its slot of the strip
+  const figure::Figure late = panel_view(run, frame, 0, 0.999f, 1900, 1300);
+  const float cell = l.strips.w / static_cast<float>(run.slots);
+  CHECK(heatmaps(late, dk, 1)[0]->rect.x == Approx(l.strips.x + static_cast<float>(slot) * cell).margin(1.0));
+  // landed: no row in flight, every slot in its strip
+  CHECK(heatmaps(panel_view(run, frame, 0, 1.0f, 1900, 1300), dk, 1).empty());
 }
 
 namespace {
