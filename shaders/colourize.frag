@@ -7,14 +7,13 @@
 //   a = 0.6   -inf    the figures' -inf near-black, drawn with light "/" stripes
 //   a = 0.4   +inf    the figures' +inf near-white, drawn with dots
 // (the colours are figure::Theme's mark fills, the patterns the figure sinks' own)
-//   a = 0.2   bool mask, hidden: dark grey, drawn with light grey hatching
 // Colour maps: the figures' own (src/figure/palette.cpp). heatmap_gl.cpp sets u_stops to
 // figure::colormap_stops of the map and u_range to figure::colormap_ends of the band, and
 // the ramp below interpolates the stops as figure::colormap does, so a tensor on screen has
 // the colours of its exported slide:
 //   viridis   weights (alpha), 0 .. max
 //   PuOr      signed values, -m .. m with white at 0
-//   mask      u_mask = 1: stop 0 shown, stop 10 hidden (hatched by heatmap.frag)
+//   mask      u_mask = 1: stop 0 shown, stop 10 hidden (as the figures draw it: no pattern)
 uniform sampler2D u_values;
 uniform vec3 u_stops[11];    // figure::kColormapStops
 uniform int u_mask;
@@ -34,6 +33,6 @@ void main() {
   float v = texelFetch(u_values, ivec2(gl_FragCoord.xy), 0).r;
   if (isnan(v)) { colour = vec4(u_nan, 0.8); return; }
   if (isinf(v)) { colour = v < 0.0 ? vec4(u_neginf, 0.6) : vec4(u_posinf, 0.4); return; }
-  if (u_mask == 1) { colour = v >= 0.5 ? vec4(u_stops[10], 0.2) : vec4(u_stops[0], 1.0); return; }
+  if (u_mask == 1) { colour = v >= 0.5 ? vec4(u_stops[10], 1.0) : vec4(u_stops[0], 1.0); return; }
   colour = vec4(ramp(u_range.y > u_range.x ? (v - u_range.x) / (u_range.y - u_range.x) : 0.5), 1.0);
 }

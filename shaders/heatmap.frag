@@ -1,8 +1,8 @@
 #version 330 core
 // Pass 2 (every frame): draw cells from colour atlases made by colourize.frag, cross-fading
-// atlas A into atlas B, and add the marks that must read at any zoom: NaN, -inf, +inf and
-// hidden mask cells get stripes in screen space, so they stay unmistakable on a projector
-// and in grayscale print.
+// atlas A into atlas B, and add the marks that must read at any zoom: NaN, -inf and +inf
+// get patterns in screen space, so they stay unmistakable on a projector and in grayscale
+// print.
 in vec2 v_local;
 flat in vec4 v_texel_a;
 flat in vec4 v_texel_b;
@@ -35,8 +35,7 @@ vec3 marked(vec4 c) {
   if (c.a > 0.9) return c.rgb;
   if (c.a > 0.7) return mix(c.rgb, u_ink, max(stripes(8.0, 2.2, -1.0), stripes(8.0, 2.2, 1.0)));  // NaN
   if (c.a > 0.5) return mix(c.rgb, u_ink_dark, stripes(8.0, 2.2, -1.0));                             // -inf
-  if (c.a > 0.3) return mix(c.rgb, u_ink, dots(8.0));                                                // +inf
-  return mix(c.rgb, vec3(0.62), stripes(6.0, 1.5, 1.0));                                             // hidden
+  return mix(c.rgb, u_ink, dots(8.0));                                                               // +inf
 }
 
 void main() {

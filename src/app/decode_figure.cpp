@@ -50,18 +50,16 @@ std::vector<int64_t> landing_slots(const DecodeRun& run, const DecodeFrame& f, c
   const int64_t G = a.kv_group_count(), dk = a.head_dim(), n = kh->out.size(2);
   const bool paged = run.config.block_size > 0;
   const Layout from = make_layout(LayoutKind::Stacked, kh->out, 0);  // (g, n, dk)
-  const Dims cache_shape{1, G, run.slots, dk};
-  const Layout cache = make_layout(LayoutKind::Stacked, cache_shape, contiguous_strides(cache_shape), 0, 0);
   const Layout dest = paged ? from : make_layout(LayoutKind::Stacked, ap->out, 0);  // views of the storage
   std::vector<int64_t> slots(static_cast<size_t>(G * n), -1);
   for (int64_t e = 0; e < from.numel(); ++e) {
     const Dims idx = from.index_of(e);  // (j, i, c): a row's dk elements share one slot
     if (idx[1] >= static_cast<int64_t>(f.append_slots.size())) return {};
     int64_t slot = f.append_slots[static_cast<size_t>(idx[1])];
-    if (!paged) {
-      const int64_t el = cache.element_at_storage(dest.storage[static_cast<size_t>(e)]);
-      if (el >= 0) slot = cache.index_of(el)[1];  // (g, slot, dk)
-    }
+    // The cache storage is contiguous (g, slots, dk), batch 0 first: storage index s is
+    // element s, in slot (s / dk) mod slots.
+    const int64_t s = dest.storage[static_cast<size_t>(e)];
+    if (!paged && s >= 0 && s < G * run.slots * dk) slot = s / dk % run.slots;
     slots[static_cast<size_t>(idx[0] * n + idx[1])] = slot;
   }
   return slots;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,60 +52,91 @@ void draw_mark(ImDrawList* dl, const Xform& X, const fig::Rect& r, fig::Mark m, 
 // Below this many blocks rectangles are cheaper than a texture upload and keep exact edges.
 constexpr int64_t kRectBlocks = 256;
 
+// Screen block (r, c) of a heatmap shown as br x bc blocks: the mean of its cells (NaN if any
+// is NaN, else the first infinity), its colour and its mark.
+fig::Color block_colour(const fig::Heatmap& h, int64_t r, int64_t c, int64_t br, int64_t bc, const fig::Theme& th,
+                        fig::Mark* mark) {
+  const int64_t r0 = r * h.rows / br, r1 = (r + 1) * h.rows / br;
+  const int64_t c0 = c * h.cols / bc, c1 = (c + 1) * h.cols / bc;
+  double sum = 0;
+  int64_t n = 0;
+  float special = 0;
+  bool has_special = false;
+  for (int64_t i = r0; i < r1; ++i)
+    for (int64_t j = c0; j < c1; ++j) {
+      const float v = h.values[static_cast<size_t>(i * h.cols + j)];
+      if (std::isfinite(v)) sum += v, ++n;
+      else if (!has_special || std::isnan(v)) special = v, has_special = true;
+    }
+  *mark = has_special ? fig::mark_of(special) : fig::Mark::None;
+  if (has_special) return fig::mark_fill(th, *mark);
+  const float v = static_cast<float>(sum / static_cast<double>(std::max<int64_t>(1, n)));
+  return fig::colormap(h.map, h.hi > h.lo ? (v - h.lo) / (h.hi - h.lo) : 0.5f);
+}
+
+// What a heatmap's texture shows: its values, its colour scale, its block grid, the theme.
+uint64_t image_key(const fig::Heatmap& h, int64_t br, int64_t bc, const fig::Theme& th) {
+  const std::string_view bytes(reinterpret_cast<const char*>(h.values.data()), h.values.size() * sizeof(float));
+  uint64_t k = std::hash<std::string_view>{}(bytes);
+  for (const uint64_t x : {static_cast<uint64_t>(h.rows), static_cast<uint64_t>(h.cols), static_cast<uint64_t>(br),
+                           static_cast<uint64_t>(bc), static_cast<uint64_t>(h.map), static_cast<uint64_t>(std::hash<float>{}(h.lo)),
+                           static_cast<uint64_t>(std::hash<float>{}(h.hi)), static_cast<uint64_t>(std::hash<std::string>{}(th.name))})
+    k = (k ^ x) * 0x100000001b3ull;  // FNV-1a's prime: mixes each part in
+  return k;
+}
+
 void draw_heatmap(ImDrawList* dl, const Xform& X, const fig::Heatmap& h, const fig::Theme& th) {
   if (h.rows <= 0 || h.cols <= 0) return;
-  // Screen blocks: at most one per pixel (and 1024 per axis), each the mean of its cells
-  // (NaN if any is NaN, else the first infinity).
+  // Screen blocks: at most one per pixel (and 1024 per axis).
   const int64_t br = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(h.rect.h * X.s)), 1, std::min<int64_t>(h.rows, 1024));
   const int64_t bc = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(h.rect.w * X.s)), 1, std::min<int64_t>(h.cols, 1024));
   const float cw = h.rect.w / static_cast<float>(bc), ch = h.rect.h / static_cast<float>(br);
   const float gap = (br == h.rows && bc == h.cols && std::min(cw, ch) * X.s >= 8) ? std::min(2.0f, std::min(cw, ch) * 0.06f) : 0.0f;
   const bool texture = br * bc > kRectBlocks;
-  if (gap > 0 && !texture) dl->AddRectFilled(X.p(h.rect.x, h.rect.y), X.p(h.rect.right(), h.rect.bottom()), col(h.gap));
-  std::vector<ImU32> rgba(texture ? static_cast<size_t>(br * bc) : 0);
-  std::vector<std::pair<fig::Rect, fig::Mark>> marks;
-  for (int64_t r = 0; r < br; ++r)
-    for (int64_t c = 0; c < bc; ++c) {
-      const int64_t r0 = r * h.rows / br, r1 = (r + 1) * h.rows / br;
-      const int64_t c0 = c * h.cols / bc, c1 = (c + 1) * h.cols / bc;
-      double sum = 0;
-      int64_t n = 0;
-      float special = 0;
-      bool has_special = false;
-      for (int64_t i = r0; i < r1; ++i)
-        for (int64_t j = c0; j < c1; ++j) {
-          const float v = h.values[static_cast<size_t>(i * h.cols + j)];
-          if (std::isfinite(v)) sum += v, ++n;
-          else if (!has_special || std::isnan(v)) special = v, has_special = true;
-        }
-      const fig::Rect cell{h.rect.x + static_cast<float>(c) * cw + gap / 2, h.rect.y + static_cast<float>(r) * ch + gap / 2,
-                           cw - gap, ch - gap};
-      const float v = static_cast<float>(sum / static_cast<double>(std::max<int64_t>(1, n)));
-      const fig::Color fill = has_special ? fig::mark_fill(th, fig::mark_of(special))
-                                          : fig::colormap(h.map, h.hi > h.lo ? (v - h.lo) / (h.hi - h.lo) : 0.5f);
-      if (has_special) marks.emplace_back(cell, fig::mark_of(special));
-      if (texture) rgba[static_cast<size_t>(r * bc + c)] = col(fill);  // ImU32 is RGBA in memory order
-      else if (!has_special) dl->AddRectFilled(X.p(cell.x, cell.y), X.p(cell.right(), cell.bottom()), col(fill));
+  auto cell_rect = [&](int64_t r, int64_t c) {
+    return fig::Rect{h.rect.x + static_cast<float>(c) * cw + gap / 2, h.rect.y + static_cast<float>(r) * ch + gap / 2,
+                     cw - gap, ch - gap};
+  };
+  fig::Mark mark = fig::Mark::None;
+  if (!texture) {
+    if (gap > 0) dl->AddRectFilled(X.p(h.rect.x, h.rect.y), X.p(h.rect.right(), h.rect.bottom()), col(h.gap));
+    for (int64_t r = 0; r < br; ++r)
+      for (int64_t c = 0; c < bc; ++c) {
+        const fig::Color fill = block_colour(h, r, c, br, bc, th, &mark);
+        const fig::Rect cell = cell_rect(r, c);
+        if (mark != fig::Mark::None) draw_mark(dl, X, cell, mark, th);
+        else dl->AddRectFilled(X.p(cell.x, cell.y), X.p(cell.right(), cell.bottom()), col(fill));
+      }
+    return;
+  }
+  const ImTextureID tex = kept_texture(image_key(h, br, bc, th), static_cast<int>(bc), static_cast<int>(br),
+                                       [&](std::vector<ImU32>& rgba) {
+                                         for (int64_t r = 0; r < br; ++r)
+                                           for (int64_t c = 0; c < bc; ++c)  // ImU32 is RGBA in memory order
+                                             rgba[static_cast<size_t>(r * bc + c)] = col(block_colour(h, r, c, br, bc, th, &mark));
+                                       });
+  dl->AddImage(tex, X.p(h.rect.x, h.rect.y), X.p(h.rect.right(), h.rect.bottom()));
+  // The gaps between whole cells: one band per row and column boundary, edges half width.
+  if (gap > 0) {
+    const ImU32 g = col(h.gap);
+    for (int64_t c = 0; c <= bc; ++c) {
+      const float x = h.rect.x + static_cast<float>(c) * cw;
+      dl->AddRectFilled(X.p(std::max(h.rect.x, x - gap / 2), h.rect.y), X.p(std::min(h.rect.right(), x + gap / 2), h.rect.bottom()), g);
     }
-  if (texture) {
-    dl->AddImage(frame_texture(rgba, static_cast<int>(bc), static_cast<int>(br)), X.p(h.rect.x, h.rect.y),
-                 X.p(h.rect.right(), h.rect.bottom()));
-    // The gaps between whole cells: one band per row and column boundary, edges half width.
-    if (gap > 0) {
-      const ImU32 g = col(h.gap);
-      for (int64_t c = 0; c <= bc; ++c) {
-        const float x = h.rect.x + static_cast<float>(c) * cw;
-        dl->AddRectFilled(X.p(std::max(h.rect.x, x - gap / 2), h.rect.y), X.p(std::min(h.rect.right(), x + gap / 2), h.rect.bottom()), g);
-      }
-      for (int64_t r = 0; r <= br; ++r) {
-        const float y = h.rect.y + static_cast<float>(r) * ch;
-        dl->AddRectFilled(X.p(h.rect.x, std::max(h.rect.y, y - gap / 2)), X.p(h.rect.right(), std::min(h.rect.bottom(), y + gap / 2)), g);
-      }
+    for (int64_t r = 0; r <= br; ++r) {
+      const float y = h.rect.y + static_cast<float>(r) * ch;
+      dl->AddRectFilled(X.p(h.rect.x, std::max(h.rect.y, y - gap / 2)), X.p(h.rect.right(), std::min(h.rect.bottom(), y + gap / 2)), g);
     }
   }
-  // Patterns over the marked cells; in a texture of tiny cells their colour alone.
-  if (!texture || std::min(cw, ch) * X.s >= 6)
-    for (const auto& [cell, m] : marks) draw_mark(dl, X, cell, m, th);
+  // Patterns over the marked blocks, where they are large enough to show one (in a texture
+  // of tiny blocks their colour alone); found only when some value is not finite.
+  if (std::min(cw, ch) * X.s < 6 || std::all_of(h.values.begin(), h.values.end(), [](float v) { return std::isfinite(v); }))
+    return;
+  for (int64_t r = 0; r < br; ++r)
+    for (int64_t c = 0; c < bc; ++c) {
+      block_colour(h, r, c, br, bc, th, &mark);
+      if (mark != fig::Mark::None) draw_mark(dl, X, cell_rect(r, c), mark, th);
+    }
 }
 
 }  // namespace

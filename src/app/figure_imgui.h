@@ -2,7 +2,8 @@
 // app's slide view shows the very description that --export writes as PNG, SVG or PDF.
 // Text uses the app's NanumGothic atlas (glyphs requested through fonts().want). A heatmap
 // with more cells than screen pixels is drawn averaged into one block per pixel (the files keep
-// every cell); above 256 blocks it is one texture, not a rectangle per cell.
+// every cell); above 256 blocks it is one texture, not a rectangle per cell, kept from frame
+// to frame while it shows the same values (frame_texture.h).
 #pragma once
 
 #include <imgui.h>

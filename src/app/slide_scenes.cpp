@@ -210,11 +210,11 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
     throw Error("batch " + std::to_string(batch) + " is outside 0.." + std::to_string(step->out.shape()[0] - 1));
 
   std::vector<fig::Block> blocks;
-  std::string what = step_name;
   if (view.panel == "buglab") blocks = buglab_blocks(run, step_name, batch, view.head, lang);
   if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch);
-  spec.legend = fig::legend_for(blocks, what + " · " + fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis
-                                                                                         : blocks.front().map));
+  // "scores · PuOr"; the mask's map is named after it: "mask", not "mask · mask"
+  const std::string map = fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis : blocks.front().map);
+  spec.legend = fig::legend_for(blocks, map == step_name ? step_name : step_name + " · " + map);
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_blocks(s.figure, th, s.visual, blocks, step_axis_labels(run, step_name, step->out, batch, lang));
   return s.figure;
