@@ -459,14 +459,17 @@ HeatViewResult draw_heat_view(ViewState& view, const HeatViewSpec& s) {
 void draw_legend(const Display& d) {
   // A tiny display of its own: a 24-step ramp of the scale, then NaN, -inf, +inf. The
   // swatches go through the same shader as the heatmaps, so they match exactly.
+  // The ramp runs between the ends the cells are coloured by (colormap_ends: -m .. m for
+  // signed values), as the figures' legends do.
   static std::unique_ptr<Display> legend;
   constexpr int kRamp = 24;
-  if (!legend || legend->lo != d.lo || legend->hi != d.hi || legend->map != d.map) {
+  const auto [lo_end, hi_end] = figure::colormap_ends(d.map, d.lo, d.hi);
+  if (!legend || legend->lo != lo_end || legend->hi != hi_end || legend->map != d.map) {
     legend = std::make_unique<Display>();
     std::vector<float>& values = legend->atlas;
     values.assign(kRamp + 3, 0);
     for (int i = 0; i < kRamp; ++i)
-      values[static_cast<size_t>(i)] = d.lo + (d.hi - d.lo) * static_cast<float>(i) / (kRamp - 1);
+      values[static_cast<size_t>(i)] = lo_end + (hi_end - lo_end) * static_cast<float>(i) / (kRamp - 1);
     if (d.map == figure::ColorMapId::Mask) {
       values[0] = 0;
       values[kRamp - 1] = 1;
@@ -475,11 +478,11 @@ void draw_legend(const Display& d) {
     values[kRamp + 1] = -INFINITY;
     values[kRamp + 2] = INFINITY;
     legend->map = d.map;
-    legend->lo = d.lo;
-    legend->hi = d.hi;
+    legend->lo = lo_end;
+    legend->hi = hi_end;
     legend->texture = AtlasTexture(values, kRamp + 3, 1);
     legend->colours = heatmap_renderer().colourize(legend->texture, kRamp + 3, 1, d.map,
-                                                   {{0, 1, d.lo, d.hi}});
+                                                   {{0, 1, lo_end, hi_end}});
   }
   const float h = ImGui::GetTextLineHeight();
   ImDrawList* list = ImGui::GetWindowDrawList();
@@ -497,8 +500,8 @@ void draw_legend(const Display& d) {
     hd.instances.push_back(in);
   };
   char lo[32], hi[32];
-  std::snprintf(lo, sizeof lo, "%.3g", static_cast<double>(d.lo));
-  std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(d.hi));
+  std::snprintf(lo, sizeof lo, "%.3g", static_cast<double>(lo_end));
+  std::snprintf(hi, sizeof hi, "%.3g", static_cast<double>(hi_end));
   if (d.map == figure::ColorMapId::Mask) {
     ImGui::TextUnformatted(tr("visible"));
     ImGui::SameLine();
