@@ -156,23 +156,68 @@ void add_meters(fig::Figure& F, const fig::Theme& th, const fig::Rect& r, const 
   }
 }
 
-float paged_height(const DecodeRun& run) { return kLine + 80 + static_cast<float>(run.sequences) * kLine + kLine + 2 * kLine; }
+// The words of the pool's part for one call: a line per sequence, the free list, the two
+// meters' texts and fractions (what a contiguous T_max per sequence would waste beside paging).
+struct PagedWords {
+  std::vector<std::string> lines;  // per sequence, then the free list
+  std::string contiguous, paged;
+  double contiguous_frac = 0, paged_frac = 0;
+};
+
+PagedWords paged_words(const DecodeRun& run, const DecodeFrame& f, lessons::Lang lang) {
+  PagedWords w;
+  std::vector<int64_t> lengths;
+  for (size_t s = 0; s < f.tables.size(); ++s) {
+    lengths.push_back(f.tables[s].length);
+    w.lines.push_back(in_lang(lang, "시퀀스 ", "sequence ") + std::to_string(s) + ": " + std::to_string(f.tables[s].length) +
+                      in_lang(lang, "토큰, 블록 테이블 ", " tokens, block table ") + bracket_list(f.tables[s].blocks));
+  }
+  w.lines.push_back(in_lang(lang, "빈 블록 ", "free list ") + bracket_list(f.free_list));
+  CostConfig cc;
+  const MhaConfig& a = run.config.attn;
+  cc.d_model = a.d_model, cc.heads = a.heads, cc.kv_heads = a.kv_group_count(), cc.layers = run.config.layers;
+  const PagedWaste pw = paged_waste(cc, lengths, run.config.block_size, run.config.t_max);
+  const double most = static_cast<double>(std::max(pw.contiguous_bytes, pw.paged_bytes));
+  w.contiguous = in_lang(lang, "연속, 시퀀스마다 T_max: ", "contiguous, T_max each: ") + human_bytes(pw.contiguous_bytes) +
+                 in_lang(lang, ", 낭비 ", ", waste ") + human_bytes(pw.contiguous_bytes - pw.used_bytes);
+  w.paged = in_lang(lang, "페이지: ", "paged: ") + human_bytes(pw.paged_bytes) + in_lang(lang, ", 낭비 ", ", waste ") +
+            human_bytes(pw.paged_bytes - pw.used_bytes);
+  w.contiguous_frac = static_cast<double>(pw.contiguous_bytes) / most;
+  w.paged_frac = static_cast<double>(pw.paged_bytes) / most;
+  return w;
+}
+
+float paged_bar(float width) { return std::min(300.0f, width * 0.15f); }
+
+// Whether the meters fit beside the sequences' lines in `width`: measured on the run's last
+// call (its tables are the longest), so every call of a run has the same layout.
+bool paged_side_by_side(const DecodeRun& run, float width, lessons::Lang lang) {
+  const PagedWords w = paged_words(run, run.frames.back(), lang);
+  float lines = 0;
+  for (const std::string& l : w.lines) lines = std::max(lines, fig::text_width(l, kLabel));
+  const float meters = std::max(fig::text_width(w.contiguous, kLabel), fig::text_width(w.paged, kLabel));
+  return kLabelW + 36 + lines + 60 + paged_bar(width) + 16 + meters <= width;
+}
+
+// The pool's part: its title, the blocks with their numbers, then a line per sequence and the
+// free list, with the two meters beside them where they fit (else under them).
+float paged_height(const DecodeRun& run, float width, lessons::Lang lang) {
+  const float lines = static_cast<float>(run.sequences + 1) * kLine;
+  return kLine + 80 + (paged_side_by_side(run, width, lang) ? std::max(lines, 2 * kLine) : lines + 2 * kLine);
+}
 
 // The block pool (each block's filled slots in its sequence's colour), each sequence's block
-// table, the free list, and what a contiguous T_max per sequence would waste beside paging.
+// table, the free list, and the two meters.
 void add_paged(fig::Figure& F, const fig::Theme& th, const fig::Rect& r, const DecodeRun& run, const DecodeFrame& f,
                lessons::Lang lang) {
   const int64_t bs = run.config.block_size, blocks = run.slots / bs;
   std::vector<int64_t> owner(static_cast<size_t>(blocks), -1), fill(static_cast<size_t>(blocks), 0);
-  std::vector<int64_t> lengths;
-  for (size_t s = 0; s < f.tables.size(); ++s) {
-    lengths.push_back(f.tables[s].length);
+  for (size_t s = 0; s < f.tables.size(); ++s)
     for (size_t i = 0; i < f.tables[s].blocks.size(); ++i) {
       const int64_t b = f.tables[s].blocks[i];
       owner[static_cast<size_t>(b)] = static_cast<int64_t>(s);
       fill[static_cast<size_t>(b)] = std::min<int64_t>(bs, f.tables[s].length - static_cast<int64_t>(i) * bs);
     }
-  }
   auto seq_colour = [](int64_t s) { return fig::category_colour(s + 3); };
   F.text(r.x, r.y + kLine / 2,
          in_lang(lang, "블록 풀 (층마다 K 저장소 하나, V 저장소 하나)", "Block pool (one storage per layer for K, one for V)"),
@@ -191,29 +236,23 @@ void add_paged(fig::Figure& F, const fig::Theme& th, const fig::Rect& r, const D
     F.text(x0, y + 36 + 22, std::to_string(b), kLabel, th.muted, fig::Anchor::Start, false, "label");
   }
   y += 80;
-  for (size_t s = 0; s < f.tables.size(); ++s) {
-    F.box({r.x + kLabelW, y + 8, 24, 24}, seq_colour(static_cast<int64_t>(s)));
-    F.text(r.x + kLabelW + 36, y + kLine / 2,
-           in_lang(lang, "시퀀스 ", "sequence ") + std::to_string(s) + ": " + std::to_string(f.tables[s].length) +
-               in_lang(lang, "토큰, 블록 테이블 ", " tokens, block table ") + bracket_list(f.tables[s].blocks),
-           kLabel, th.text, fig::Anchor::Start, false, "label");
+  const float lines_top = y;
+  const PagedWords w = paged_words(run, f, lang);
+  for (size_t i = 0; i < w.lines.size(); ++i) {
+    const bool sequence = i + 1 < w.lines.size();
+    if (sequence) F.box({r.x + kLabelW, y + 8, 24, 24}, seq_colour(static_cast<int64_t>(i)));
+    F.text(r.x + kLabelW + (sequence ? 36 : 0), y + kLine / 2, w.lines[i], kLabel, th.text, fig::Anchor::Start, false,
+           "label");
     y += kLine;
   }
-  F.text(r.x + kLabelW, y + kLine / 2, in_lang(lang, "빈 블록 ", "free list ") + bracket_list(f.free_list), kLabel, th.text,
-         fig::Anchor::Start, false, "label");
-  y += kLine;
-  CostConfig cc;
-  const MhaConfig& a = run.config.attn;
-  cc.d_model = a.d_model, cc.heads = a.heads, cc.kv_heads = a.kv_group_count(), cc.layers = run.config.layers;
-  const PagedWaste w = paged_waste(cc, lengths, bs, run.config.t_max);
-  const float bar = std::min(400.0f, r.w * 0.3f);
-  const double most = static_cast<double>(std::max(w.contiguous_bytes, w.paged_bytes));
-  meter(F, th, r.x + kLabelW, y, bar, static_cast<double>(w.contiguous_bytes) / most, fig::category_colour(5),
-        in_lang(lang, "연속, 시퀀스마다 T_max: ", "contiguous, T_max each: ") + human_bytes(w.contiguous_bytes) +
-            in_lang(lang, ", 낭비 ", ", waste ") + human_bytes(w.contiguous_bytes - w.used_bytes));
-  meter(F, th, r.x + kLabelW, y + kLine, bar, static_cast<double>(w.paged_bytes) / most, fig::category_colour(2),
-        in_lang(lang, "페이지: ", "paged: ") + human_bytes(w.paged_bytes) + in_lang(lang, ", 낭비 ", ", waste ") +
-            human_bytes(w.paged_bytes - w.used_bytes));
+  const float bar = paged_bar(r.w);
+  float mx = r.x + kLabelW;  // the meters: under the lines, or right-aligned beside them
+  if (paged_side_by_side(run, r.w, lang)) {
+    mx = r.right() - bar - 16 - std::max(fig::text_width(w.contiguous, kLabel), fig::text_width(w.paged, kLabel));
+    y = lines_top;
+  }
+  meter(F, th, mx, y, bar, w.contiguous_frac, fig::category_colour(5), w.contiguous);
+  meter(F, th, mx, y + kLine, bar, w.paged_frac, fig::category_colour(2), w.paged);
 }
 
 fig::Rect lerp_rect(const fig::Rect& a, const fig::Rect& b, float t) {
@@ -291,15 +330,15 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
   DecodeLayout out;
 
   // Columns: every position and the next token. An evicting policy's by-position plot takes
-  // the right of the area beside the cache and the alpha blocks (both span the slots only),
-  // the query heads next to the strips, where that leaves it kPlotMinW.
+  // the right of the area beside the cache and the alpha blocks (both span the slots only)
+  // where that leaves it kPlotMinW. The query heads sit next to the strips.
   const int64_t columns = std::max<int64_t>(run.config.t_max + 1, strip_slots);
   const float cell = std::min(64.0f, (V.w - kLabelW - kQW - 120) / static_cast<float>(columns));
   const float x0 = V.x + kLabelW;
   auto col_x = [&](int64_t c) { return x0 + static_cast<float>(c) * cell; };
   const float near_qx = col_x(strip_slots) + 100;
   out.plot_beside = has_plot && V.right() - (near_qx + kQW + kPlotGap) >= kPlotMinW;
-  const float qx = out.plot_beside ? near_qx : V.right() - kQW;
+  const float qx = near_qx;
 
   // Heights: the tokens, the strips, the k_grouped line, the alpha heading and blocks, the
   // slot positions, the part below. The strips and alpha share what is left; the meters are
@@ -315,7 +354,7 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
     *alpha_rows = std::min(room * (layers.size() == 1 ? 0.33f : 0.4f), nl * static_cast<float>(h) * kAlphaRowMax);
     *strips = room - *alpha_rows;
   };
-  float below = paged ? paged_height(run) + kGap : has_plot ? (out.plot_beside ? 0.0f : kPlotBelowH + kGap) : kMetersH + kGap;
+  float below = paged ? paged_height(run, V.w, lang) + kGap : has_plot ? (out.plot_beside ? 0.0f : kPlotBelowH + kGap) : kMetersH + kGap;
   float strips_h = 0, alpha_h = 0;
   split(below, &strips_h, &alpha_h);
   const bool meters = !paged && !has_plot && (strips_h / static_cast<float>(G) - 14) / 2 >= kStripMin;
@@ -428,8 +467,9 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
   if (copy_slot >= 0) {  // the trained model: where an induction head should look
     const std::string note = (lang == lessons::Lang::Ko ? "테두리: 위치 " : "outlined: position ") +
                              std::to_string(f.copy_source) +
-                             (lang == lessons::Lang::Ko ? ", 앞선 '" : ", after the earlier '") +
-                             run.label(f.tokens[static_cast<size_t>(f.copy_source - 1)]) + "'";
+                             (lang == lessons::Lang::Ko ? ": 앞선 '" : ", after the earlier '") +
+                             run.label(f.tokens[static_cast<size_t>(f.copy_source - 1)]) +
+                             (lang == lessons::Lang::Ko ? "' 바로 뒤" : "'");
     const float nx = V.x + fig::text_width(heading, kLabel) + 40;
     if (nx + fig::text_width(note, kLabel) <= left_end)
       F.text(nx, y + kLine / 2, note, kLabel, th.highlight, fig::Anchor::Start, false, "label");
@@ -475,8 +515,8 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
 
   // Below: the pool, the plot or the meters.
   if (paged) {
-    add_paged(F, th, {V.x, y + kGap, V.w, paged_height(run)}, run, f, lang);
-    y += kGap + paged_height(run);
+    add_paged(F, th, {V.x, y + kGap, V.w, paged_height(run, V.w, lang)}, run, f, lang);
+    y += kGap + paged_height(run, V.w, lang);
   } else if (has_plot) {
     const float px = qx + kQW + kPlotGap;
     out.plot_area = out.plot_beside ? fig::Rect{px, top, V.right() - px, std::max(y, top + strips_h) - top}
