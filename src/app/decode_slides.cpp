@@ -2,7 +2,9 @@
 #include "app/decode_slides.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <exception>
 
 #include "app/decode_figure.h"
 #include "engine/cost.h"
@@ -92,7 +94,7 @@ std::string caption_of(const DecodeRun& run, const DecodeFrame& f, lessons::Lang
 }  // namespace
 
 DecodeSlide decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
-                         const std::string& theme, const std::string& title, const std::string& caption) {
+                         const std::string& theme, const std::string& title, const std::string& caption, float flight) {
   if (frame >= run.frames.size())
     throw Error("decode call " + std::to_string(frame) + " is outside 0.." +
                 std::to_string(static_cast<int64_t>(run.frames.size()) - 1));
@@ -102,6 +104,7 @@ DecodeSlide decode_slide(const Scenario& scenario, const DecodeRun& run, size_t 
   view.frame = frame;
   view.cache_layer = default_cache_layer(run);
   for (int64_t l = 0; l < run.config.layers; ++l) view.alpha_layers.push_back(l);
+  view.flight = flight;
   view.lang = lang;
 
   fig::SlideSpec spec;
@@ -143,6 +146,53 @@ Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string
     d.pages.push_back({name, title, std::move(f)});
   }
   return d;
+}
+
+namespace {
+
+// A call number given on the command line: a whole number of the run's calls.
+size_t call_number(const std::string& text, const char* option, size_t calls) {
+  size_t used = 0;
+  long long n = -1;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || n < 0 || static_cast<unsigned long long>(n) >= calls)
+    throw Error(std::string(option) + " '" + text + "' is not a decode call of this scenario (0.." +
+                std::to_string(calls - 1) + ")");
+  return static_cast<size_t>(n);
+}
+
+}  // namespace
+
+Animation decode_animation(const Scenario& scenario, const AnimationSpec& spec, const std::string& model_dir) {
+  if (!scenario.decode.enabled) throw Error("--panel decode needs a decode scenario; '" + scenario.name + "' is not one");
+  const DecodeRun run = run_decode(scenario, "", model_dir);
+  const size_t calls = run.frames.size();
+  const size_t from = spec.from.empty() ? 0 : call_number(spec.from, "--from", calls);
+  const size_t to = spec.to.empty() ? calls - 1 : call_number(spec.to, "--to", calls);
+  if (from >= to)
+    throw Error("--from " + std::to_string(from) + " is not before --to " + std::to_string(to) +
+                ": an animation runs from an earlier call to a later one");
+  Animation out;
+  auto add = [&](size_t call, float flight, int delay_cs) {
+    out.frames.push_back(decode_slide(scenario, run, call, spec.lang, spec.theme, "", "", flight).figure);
+    out.delay_cs.push_back(delay_cs);
+  };
+  if (spec.reduced_motion) {
+    for (size_t call : {from, (from + to) / 2, to}) add(call, 1.0f, 150);
+    return out;
+  }
+  const int moves = static_cast<int>(to - from);
+  const int per = frames_per_move(moves, spec.fps, spec.seconds);
+  const int delay = std::max(2, static_cast<int>(std::lround(100.0 / std::max(1, spec.fps))));
+  add(from, 1.0f, 60);
+  for (size_t call = from + 1; call <= to; ++call)
+    for (int i = 1; i <= per; ++i) add(call, static_cast<float>(i) / static_cast<float>(per), i == per ? 60 : delay);
+  out.delay_cs.back() = 200;
+  return out;
 }
 
 }  // namespace attnsim::app

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "app/decode_run.h"
+#include "app/gif_scenes.h"
 #include "app/slide_scenes.h"
 #include "figure/plot.h"
 
@@ -29,12 +30,20 @@ struct DecodeSlide {
 };
 
 // The slide of decode call `frame` (0 = the prefill). Throws Error for a frame out of range.
-// A lesson step's slide gives its own title and caption (empty: the call's).
+// A lesson step's slide gives its own title and caption (empty: the call's). `flight` < 1:
+// the call's new K/V rows on their way into their slots (decode_figure.h).
 DecodeSlide decode_slide(const Scenario& scenario, const DecodeRun& run, size_t frame, lessons::Lang lang,
-                            const std::string& theme, const std::string& title = "", const std::string& caption = "");
+                         const std::string& theme, const std::string& title = "", const std::string& caption = "",
+                         float flight = 1.0f);
 // The title page plus one slide per decode call.
 // A trained scenario opens `model_dir` (the shipped checkpoint when empty).
 Deck decode_deck(const Scenario& scenario, lessons::Lang lang, const std::string& theme,
                  const std::string& model_dir = "");
+
+// Decode calls `from` .. `to` as an animation (--export-gif / --export-frames --panel decode):
+// per call after `from`, its new K/V rows fly into their slots (frames_per_move frames, the
+// last landed), then the slide holds; reduced motion: three landed calls (first, middle,
+// last). Throws Error for a call that is not a number of the run, or `from` not before `to`.
+Animation decode_animation(const Scenario& scenario, const AnimationSpec& spec, const std::string& model_dir = "");
 
 }  // namespace attnsim::app

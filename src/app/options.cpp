@@ -27,6 +27,8 @@ const char* const kUsage =
     "               --to STEP [--fps N] [--seconds S] [--reduced-motion] [--theme ...] [--size WxH]\n"
     "       attnsim --export-gif FILE.gif | --export-frames DIR --panel flash [--scenario NAME]\n"
     "               (the flash tiles advancing: one frame per tile event of head 0)\n"
+    "       attnsim --export-gif FILE.gif | --export-frames DIR --panel decode --scenario DECODE\n"
+    "               [--from CALL] [--to CALL] (each call's K/V rows flying into the cache)\n"
     "       attnsim --bench-frames N [--scenario NAME] [--train-live] [--panel slide]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n";
 
@@ -171,10 +173,11 @@ Options parse_options(const std::vector<std::string>& args) {
   if (o.mode == Mode::Export && !ends_with(o.output, ".png") && !ends_with(o.output, ".svg") &&
       !ends_with(o.output, ".pdf"))
     throw Error("--export writes .png, .svg or .pdf (by the file's extension), got '" + o.output + "'");
-  // --panel flash animates the tile walk (one frame per tile event): no steps to name.
-  if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && o.panel != "flash" &&
+  // --panel flash animates the tile walk (one frame per tile event): no steps to name;
+  // --panel decode animates decode calls (--from / --to are call numbers, all by default).
+  if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && o.panel != "flash" && o.panel != "decode" &&
       (o.from.empty() || o.to.empty()))
-    throw Error("--export-gif and --export-frames need --from STEP and --to STEP (or --panel flash)");
+    throw Error("--export-gif and --export-frames need --from STEP and --to STEP (or --panel flash or decode)");
   if (static_cast<int64_t>(o.fps) * static_cast<int64_t>(o.seconds) > 1200)
     throw Error("--fps x --seconds gives more than 1200 frames");
   return o;

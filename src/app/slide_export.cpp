@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "app/flash_slides.h"
+#include "app/decode_slides.h"
 #include "app/gif_scenes.h"
 #include "app/model_view.h"
 #include "app/slide_scenes.h"
@@ -165,7 +166,6 @@ int run_slides_export(const Options& o) {
 int run_animation_export(const Options& o) {
   try {
     const Scenario& scenario = find_scenario(o.scenario);
-    const auto run = compute_run(scenario);
     AnimationSpec spec;
     spec.from = o.from;
     spec.to = o.to;
@@ -175,8 +175,9 @@ int run_animation_export(const Options& o) {
     spec.reduced_motion = o.reduced_motion;
     spec.lang = lang_of(o);
     spec.theme = o.theme;
-    const Animation anim =
-        o.panel == "flash" ? flash_animation(scenario, *run, spec) : make_animation(scenario, *run, spec);
+    const Animation anim = o.panel == "decode" ? decode_animation(scenario, spec, o.model)
+                           : o.panel == "flash" ? flash_animation(scenario, *compute_run(scenario), spec)
+                                                : make_animation(scenario, *compute_run(scenario), spec);
     const int width = pixel_width(o);
     std::string error;
     if (o.mode == Mode::ExportFrames) {

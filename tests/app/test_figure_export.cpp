@@ -219,6 +219,27 @@ TEST_CASE("the flash tiles advancing: one GIF frame per tile event, three with r
   DGifCloseFile(g, &err);
 }
 
+TEST_CASE("decode calls as a GIF: each call's K/V rows fly into the cache, three calls with reduced motion") {
+  const std::string gif = kOut + "/decode.gif";
+  fs::remove(gif);
+  // calls 2 -> 5: the slide of call 2, then 3 moves of fps x seconds / 3 = 8 frames each
+  REQUIRE(run("--export-gif " + gif + " --panel decode --scenario decode-gqa --from 2 --to 5 --fps 8 --seconds 3 --size 640x360") == 0);
+  int err = 0;
+  GifFileType* g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 1 + 3 * 8);
+  CHECK(g->SWidth == 640);
+  CHECK(g->SHeight == 360);
+  DGifCloseFile(g, &err);
+  REQUIRE(run("--export-gif " + gif + " --panel decode --scenario decode-gqa --reduced-motion --size 640x360") == 0);
+  g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 3);
+  DGifCloseFile(g, &err);
+}
+
 TEST_CASE("flash, memory and cost lesson steps get their own figures in the deck, searchable in ko and en") {
   struct Want {
     const char* lesson;
@@ -302,6 +323,10 @@ TEST_CASE("bad input: one line, exit 2, no file left behind") {
       {"--export-gif " + kOut + "/bad3.gif --from q_proj --to nowhere", kOut + "/bad3.gif"},
       {"--export-slides /proc/attnsim-cannot --format pdf", "/proc/attnsim-cannot"},
       {"--export " + kOut + "/bad-head.png --slide --panel flash --head 9", kOut + "/bad-head.png"},
+      {"--export-gif " + kOut + "/bad4.gif --panel decode --scenario decode-gqa --from 7 --to 3", kOut + "/bad4.gif"},
+      {"--export-gif " + kOut + "/bad5.gif --panel decode --scenario decode-gqa --to 99", kOut + "/bad5.gif"},
+      {"--export-gif " + kOut + "/bad6.gif --panel decode --scenario decode-gqa --from x", kOut + "/bad6.gif"},
+      {"--export-frames " + kOut + "/bad7 --panel decode --scenario default", kOut + "/bad7"},
   };
   for (const auto& c : cases) {
     INFO(c.args);
