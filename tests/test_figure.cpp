@@ -132,6 +132,67 @@ TEST_CASE("figure: labels that cannot fit are summarised in one line instead of 
   CHECK(texts_outside(f).empty());
 }
 
+TEST_CASE("figure: cells are never taller than wide; without column labels they are square") {
+  // 8 heads of 128 x 128: no label fits, so each block is as square as its matrix.
+  BlocksLayout big;
+  heads_slide(8, 128, "print", &big);
+  REQUIRE(big.cells.size() == 8);
+  for (const Rect& r : big.cells) CHECK(r.w / 128 == Approx(r.h / 128));
+  CHECK(big.grid_rows == 2);  // 2 x 4 squares, not 8 bars side by side
+  // 4 heads of 6 x 6 with token labels: cells may widen (up to 3x) to hold the key tokens.
+  BlocksLayout small;
+  heads_slide(4, 6, "print", &small);
+  for (const Rect& r : small.cells) {
+    CHECK(r.w / 6 >= r.h / 6);
+    CHECK(r.w / 6 <= 3 * r.h / 6 + 1e-3f);
+  }
+  // One wide matrix (T x d): square cells, the block letterboxed, centred when asked.
+  Tensor wide = Tensor::zeros({1, 128, 512});
+  Figure f;
+  const Rect area{0, 0, 1800, 800};
+  const BlocksLayout l = add_blocks(f, theme_by_name("print"), area, tensor_blocks("out", wide, 0), {}, VAlign::Middle);
+  REQUIRE(l.cells.size() == 1);
+  CHECK(l.cells[0].w / 512 == Approx(l.cells[0].h / 128));
+  CHECK(l.cells[0].y - area.y == Approx(area.bottom() - l.cells[0].bottom()).margin(1));
+}
+
+TEST_CASE("figure: touching cells show no seams, the legend's colour bar is one continuous ramp") {
+  // 20 x 20 cells of one value, each 5.37 units at fractional positions: too small for gaps,
+  // so every pixel inside the heatmap is the map's colour, none lighter where two cells meet.
+  Figure f;
+  Heatmap h;
+  h.rect = {100.3f, 100.3f, 107.4f, 107.4f};
+  h.rows = h.cols = 20;
+  h.values.assign(400, 0.5f);
+  f.heatmap(h);
+  const auto px = render_rgba(f, 1920);
+  const Color c = colormap(ColorMapId::Viridis, 0.5f);
+  int off = 0;
+  for (int y = 102; y < 206; ++y)
+    for (int x = 102; x < 206; ++x) {
+      const uint8_t* p = &px[(static_cast<size_t>(y) * 1920 + static_cast<size_t>(x)) * 4];
+      off += std::abs(p[0] - std::lround(c.r * 255)) > 1 || std::abs(p[1] - std::lround(c.g * 255)) > 1 ||
+             std::abs(p[2] - std::lround(c.b * 255)) > 1;
+    }
+  CHECK(off == 0);
+  // The legend's bar at 2x (its 64 stops are 13 px each there): no background shows inside it.
+  SlideSpec spec;
+  spec.title = "t";
+  const Slide s = make_slide(spec, theme_by_name("print"));
+  const Heatmap* bar = nullptr;
+  for (const Item& i : s.figure.items)
+    if (const auto* hm = std::get_if<Heatmap>(&i)) bar = hm;
+  REQUIRE(bar != nullptr);
+  const auto big = render_rgba(s.figure, 3840);
+  const int y = static_cast<int>(2 * (bar->rect.y + bar->rect.h / 2));
+  int white = 0;
+  for (int x = static_cast<int>(2 * bar->rect.x) + 4; x < static_cast<int>(2 * bar->rect.right()) - 4; ++x) {
+    const uint8_t* p = &big[(static_cast<size_t>(y) * 3840 + static_cast<size_t>(x)) * 4];
+    white += p[0] > 240 && p[1] > 240 && p[2] > 240;
+  }
+  CHECK(white == 0);
+}
+
 TEST_CASE("figure: the overlap check finds two labels drawn on top of each other") {
   Figure f;
   f.text(100, 100, "고양이가", 32, {});

@@ -91,7 +91,9 @@ void draw_heatmap(ImDrawList* dl, const Xform& X, const fig::Heatmap& h, const f
   const int64_t br = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(h.rect.h * X.s)), 1, std::min<int64_t>(h.rows, 1024));
   const int64_t bc = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(h.rect.w * X.s)), 1, std::min<int64_t>(h.cols, 1024));
   const float cw = h.rect.w / static_cast<float>(bc), ch = h.rect.h / static_cast<float>(br);
-  const float gap = (br == h.rows && bc == h.cols && std::min(cw, ch) * X.s >= 8) ? std::min(2.0f, std::min(cw, ch) * 0.06f) : 0.0f;
+  const float gap = (h.gaps && br == h.rows && bc == h.cols && std::min(cw, ch) * X.s >= 8)
+                        ? std::min(2.0f, std::min(cw, ch) * 0.06f)
+                        : 0.0f;
   const bool texture = br * bc > kRectBlocks;
   auto cell_rect = [&](int64_t r, int64_t c) {
     return fig::Rect{h.rect.x + static_cast<float>(c) * cw + gap / 2, h.rect.y + static_cast<float>(r) * ch + gap / 2,

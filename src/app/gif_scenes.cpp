@@ -162,7 +162,7 @@ Animation make_animation(const Scenario& scenario, const RunData& run, const Ani
     s.footer = "attnsim · " + scenario.name + " · " + spec.from + " → " + spec.to;
     const State& shown = t < 0.5f ? a : b;
     std::vector<fig::Block> blocks = fig::tensor_blocks(shown.step->name, shown.step->out, batch);
-    s.legend = fig::legend_for(blocks, shown.step->name + " · " + fig::colormap_name(shown.map));
+    s.legend = in_lang(fig::legend_for(blocks, shown.step->name + " · " + fig::colormap_name(shown.map)), spec.lang);
     fig::Slide slide = fig::make_slide(s, th);
     draw_move(slide.figure, slide.visual, a, b, t, th);
     return slide.figure;

@@ -214,10 +214,19 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
   if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch);
   // "scores · PuOr"; the mask's map is named after it: "mask", not "mask · mask"
   const std::string map = fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis : blocks.front().map);
-  spec.legend = fig::legend_for(blocks, map == step_name ? step_name : step_name + " · " + map);
+  spec.legend = in_lang(fig::legend_for(blocks, map == step_name ? step_name : step_name + " · " + map), lang);
   fig::Slide s = fig::make_slide(spec, th);
-  fig::add_blocks(s.figure, th, s.visual, blocks, step_axis_labels(run, step_name, step->out, batch, lang));
+  fig::add_blocks(s.figure, th, s.visual, blocks, step_axis_labels(run, step_name, step->out, batch, lang),
+                 fig::VAlign::Middle);
   return s.figure;
+}
+
+figure::Legend in_lang(figure::Legend lg, lessons::Lang lang) {
+  if (lg.map == fig::ColorMapId::Mask) {
+    lg.lo_text = in_lang(lang, "보임", "shown");
+    lg.hi_text = in_lang(lang, "가림", "hidden");
+  }
+  return lg;
 }
 
 figure::Figure title_slide(const std::string& title, const std::string& summary, const std::string& footer,

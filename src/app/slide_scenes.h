@@ -59,6 +59,8 @@ std::vector<figure::Block> buglab_blocks(const RunData& run, const std::string& 
 // (scores-like steps) or feature indices across.
 figure::AxisLabels step_axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
                                     lessons::Lang lang);
+// A legend's words in the slide's language: a mask's bar ends read "보임" / "가림" in Korean.
+figure::Legend in_lang(figure::Legend legend, lessons::Lang lang);
 // A title page: big title, summary, a line of what follows.
 figure::Figure title_slide(const std::string& title, const std::string& summary, const std::string& footer,
                            const std::string& theme);

@@ -68,8 +68,13 @@ Color cell_color(const Heatmap& h, const Theme& theme, float v) {
 
 void draw_heatmap(cairo_t* cr, const Heatmap& h, const Theme& theme, double scale) {
   if (h.rows <= 0 || h.cols <= 0) return;
-  if (h.as_image()) {
-    // One image, one pixel per cell, scaled without smoothing.
+  const double cw = h.rect.w / static_cast<double>(h.cols), ch = h.rect.h / static_cast<double>(h.rows);
+  // A thin gap between cells once a cell is large enough on the output (>= 8 device px).
+  const double gap =
+      h.gaps && std::min(cw, ch) * scale >= 8 ? std::min(2.0, std::min(cw, ch) * 0.06) : 0.0;
+  if (h.as_image() || gap == 0) {
+    // One image, one pixel per cell, scaled without smoothing: cells that touch drawn as
+    // separate rectangles would show hairline seams where their anti-aliased edges meet.
     cairo_surface_t* img =
         cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(h.cols), static_cast<int>(h.rows));
     unsigned char* data = cairo_image_surface_get_data(img);
@@ -91,16 +96,19 @@ void draw_heatmap(cairo_t* cr, const Heatmap& h, const Theme& theme, double scal
     cairo_paint(cr);
     cairo_restore(cr);
     cairo_surface_destroy(img);
+    if (!h.as_image())  // NaN / ±inf keep their patterns, not only their colours
+      for (int64_t r = 0; r < h.rows; ++r)
+        for (int64_t c = 0; c < h.cols; ++c)
+          if (const Mark m = mark_of(h.values[static_cast<size_t>(r * h.cols + c)]); m != Mark::None)
+            draw_mark(cr,
+                      {static_cast<float>(h.rect.x + c * cw), static_cast<float>(h.rect.y + r * ch),
+                       static_cast<float>(cw), static_cast<float>(ch)},
+                      m, theme);
     return;
   }
-  const double cw = h.rect.w / static_cast<double>(h.cols), ch = h.rect.h / static_cast<double>(h.rows);
-  // A thin gap between cells once a cell is large enough on the output (>= 8 device px).
-  const double gap = std::min(cw, ch) * scale >= 8 ? std::min(2.0, std::min(cw, ch) * 0.06) : 0.0;
-  if (gap > 0) {
-    set_color(cr, h.gap);
-    cairo_rectangle(cr, h.rect.x, h.rect.y, h.rect.w, h.rect.h);
-    cairo_fill(cr);
-  }
+  set_color(cr, h.gap);
+  cairo_rectangle(cr, h.rect.x, h.rect.y, h.rect.w, h.rect.h);
+  cairo_fill(cr);
   for (int64_t r = 0; r < h.rows; ++r)
     for (int64_t c = 0; c < h.cols; ++c) {
       const float v = h.values[static_cast<size_t>(r * h.cols + c)];

@@ -102,6 +102,8 @@ struct Heatmap {
   ColorMapId map = ColorMapId::Viridis;
   float lo = 0, hi = 1;   // the colour map's ends (Diverging: -m .. m)
   Color gap;              // the colour between cells (the background)
+  bool gaps = true;       // a thin gap between cells large enough to show one (false: a
+                          // continuous bar, as the legend's colour ramp)
   bool as_image() const;
 };
 inline constexpr int64_t kImageCells = 64 * 64;

@@ -51,19 +51,18 @@ void add_legend(Figure& f, const Legend& lg, const Theme& th, const Rect& area) 
   bar.lo = 0;
   bar.hi = 1;
   bar.gap = th.background;
+  bar.gaps = false;
   const float bar_w = std::min(area.w * 0.62f, 420.0f);
   bar.rect = {area.x, area.y + 34, bar_w, 30};
   f.text(area.x, area.y + 12, fit_text(lg.what, kLabelMin, area.w), kLabelMin, th.muted, Anchor::Start, false, "legend");
   f.heatmap(bar);
   f.box(bar.rect, {0, 0, 0, 0}, th.frame, 1.5f);
   const float ty = bar.rect.bottom() + 22;
-  if (lg.map == ColorMapId::Mask) {
-    f.text(bar.rect.x, ty, "shown", kLabelMin, th.text, Anchor::Start, false, "legend");
-    f.text(bar.rect.right(), ty, "hidden", kLabelMin, th.text, Anchor::End, false, "legend");
-  } else {
-    f.text(bar.rect.x, ty, short_number(lg.lo), kLabelMin, th.text, Anchor::Start, false, "legend");
-    f.text(bar.rect.right(), ty, short_number(lg.hi), kLabelMin, th.text, Anchor::End, false, "legend");
-  }
+  const bool mask = lg.map == ColorMapId::Mask;
+  const std::string lo = !lg.lo_text.empty() ? lg.lo_text : mask ? "shown" : short_number(lg.lo);
+  const std::string hi = !lg.hi_text.empty() ? lg.hi_text : mask ? "hidden" : short_number(lg.hi);
+  f.text(bar.rect.x, ty, lo, kLabelMin, th.text, Anchor::Start, false, "legend");
+  f.text(bar.rect.right(), ty, hi, kLabelMin, th.text, Anchor::End, false, "legend");
   // Marks to the right of the bar, one per line.
   float x = bar.rect.right() + 36, y = area.y + 12;
   auto swatch = [&](bool on, Mark m, const char* name) {

@@ -29,6 +29,8 @@ struct Legend {
   ColorMapId map = ColorMapId::Viridis;
   float lo = 0, hi = 1;
   std::string what;            // "alpha", "scores (signed)", ...
+  std::string lo_text, hi_text;  // the bar's end labels; empty: the numbers lo and hi (the
+                                 // mask: "shown" and "hidden")
   bool nan = false, neginf = false, posinf = false;
 };
 

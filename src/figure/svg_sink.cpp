@@ -123,8 +123,9 @@ void heatmap_svg(std::string& s, const Heatmap& h, const Theme& th) {
     return;
   }
   const double cw = h.rect.w / static_cast<double>(h.cols), ch = h.rect.h / static_cast<double>(h.rows);
-  const double gap = std::min(cw, ch) >= 8 ? std::min(2.0, std::min(cw, ch) * 0.06) : 0.0;
-  s += "<g>";
+  const double gap = h.gaps && std::min(cw, ch) >= 8 ? std::min(2.0, std::min(cw, ch) * 0.06) : 0.0;
+  // Touching cells without anti-aliasing: smoothed edges that meet show hairline seams.
+  s += gap > 0 ? "<g>" : "<g shape-rendering=\"crispEdges\">";
   if (gap > 0)
     s += "<rect x=\"" + num(h.rect.x) + "\" y=\"" + num(h.rect.y) + "\" width=\"" + num(h.rect.w) +
          "\" height=\"" + num(h.rect.h) + "\"" + paint("fill", h.gap) + "/>";

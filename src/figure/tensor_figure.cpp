@@ -72,7 +72,7 @@ float widest(const std::vector<std::string>& labels, float size) {
 }  // namespace
 
 BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std::vector<Block>& blocks,
-                        const AxisLabels& labels) {
+                        const AxisLabels& labels, VAlign valign) {
   BlocksLayout out;
   if (blocks.empty()) return out;
   const int64_t rows = blocks.front().rows, cols = blocks.front().cols;
@@ -80,58 +80,78 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
   const bool named = !blocks.front().name.empty();
   const float name_h = named ? 40.0f : 0.0f;  // the block's name above its column labels
   const float gap_x = 40, gap_y = 20;
-  // Room the labels would take, if they fit.
+  // Room the labels take where they are drawn, and the summary line where they are not.
   const float row_label_w =
       labels.rows.empty() ? 0.0f : std::min(360.0f, widest(labels.rows, kBodySize) + 20.0f);
-  const float col_label_h = labels.cols.empty() ? 0.0f : 38.0f;
-  const float note_h = 44.0f;  // reserved for the summary line
-  Rect grid_area{area.x + row_label_w, area.y + note_h, area.w - row_label_w, area.h - note_h};
+  const float col_label_h = 38.0f, note_h = 44.0f;
+  const float col_label_w = labels.cols.empty() ? 0.0f : widest(labels.cols, kLabelMin);
 
-  // Cells fill the height they are given; the width stretches up to 3x the height so the
-  // grid uses the whole width without turning cells into long bars.
+  // One candidate: g blocks per grid row, each axis labelled or summarised. Cells fill the
+  // height they are given but are never taller than wide (a square score matrix must not
+  // look like a column of bars); they widen up to 3x their height only to hold column labels.
   struct Grid {
     int g = 1, gr = 1;
-    float bw = 0, bh = 0, cw = 0, ch = 0;
+    bool row_labels = false, col_labels = false;
+    Rect area;  // the blocks' area: right of the row labels, under the summary line
+    float cw = 0, ch = 0;
   };
-  auto grid = [&](int g) {
+  auto grid = [&](int g, bool row_lab, bool col_lab) {
     Grid q;
     q.g = g;
     q.gr = (n + g - 1) / g;
-    q.bw = (grid_area.w - static_cast<float>(g - 1) * gap_x) / static_cast<float>(g);
-    q.bh = (grid_area.h - static_cast<float>(q.gr) * (name_h + col_label_h) - static_cast<float>(q.gr - 1) * gap_y) /
-           static_cast<float>(q.gr);
-    q.ch = std::max(1.0f, q.bh / static_cast<float>(rows));
-    q.cw = std::max(1.0f, std::min(q.bw / static_cast<float>(cols), q.ch * 3.0f));
+    q.row_labels = row_lab;
+    q.col_labels = col_lab;
+    const bool summary = (!labels.rows.empty() && !row_lab) || (!labels.cols.empty() && !col_lab);
+    const float lw = row_lab ? row_label_w : 0.0f, top = summary ? note_h : 0.0f;
+    q.area = {area.x + lw, area.y + top, area.w - lw, area.h - top};
+    const float bw = (q.area.w - static_cast<float>(g - 1) * gap_x) / static_cast<float>(g);
+    const float bh = (q.area.h - static_cast<float>(q.gr) * (name_h + (col_lab ? col_label_h : 0.0f)) -
+                      static_cast<float>(q.gr - 1) * gap_y) /
+                     static_cast<float>(q.gr);
+    const float widest_cell = bw / static_cast<float>(cols);
+    q.ch = std::max(1.0f, std::min(bh / static_cast<float>(rows), widest_cell));
+    q.cw = std::max(1.0f, std::min(widest_cell, q.ch * (col_lab ? 3.0f : 1.0f)));
     return q;
   };
-  const float col_label_w = labels.cols.empty() ? 0.0f : widest(labels.cols, kLabelMin);
-  auto rows_fit = [&](const Grid& q) { return !labels.rows.empty() && q.ch * 0.8f >= kLabelMin; };
-  auto cols_fit = [&](const Grid& q) { return !labels.cols.empty() && col_label_w <= q.cw - 12; };
-  // The grid with the largest cells, counting a grid whose labels fit as half as large again
-  // per axis: a readable axis is worth some cell size.
-  Grid best = grid(1);
+  // A labelled axis counts only where its labels fit at >= kLabelMin.
+  auto fits = [&](const Grid& q) {
+    return (!q.row_labels || q.ch * 0.8f >= kLabelMin) && (!q.col_labels || col_label_w <= q.cw - 12);
+  };
+  // The grid with the largest cells, counting each labelled axis as half as large again (a
+  // readable axis is worth some cell size) and a cell wider than 1.5x its height as no larger
+  // than that (three blocks of flat cells in two rows lose to three square ones in a row).
+  Grid best = grid(1, false, false);
   float best_score = -1;
-  for (int g = 1; g <= n; ++g) {
-    const Grid q = grid(g);
-    const float score = std::sqrt(q.cw * q.ch) * (1.0f + 0.5f * static_cast<float>(rows_fit(q)) +
-                                                   0.5f * static_cast<float>(cols_fit(q)));
-    if (score > best_score) best_score = score, best = q;
-  }
+  for (int g = 1; g <= n; ++g)
+    for (int lab = 0; lab < 4; ++lab) {
+      const bool row_lab = lab & 1, col_lab = lab & 2;
+      if ((row_lab && static_cast<int64_t>(labels.rows.size()) != rows) ||
+          (col_lab && static_cast<int64_t>(labels.cols.size()) != cols))
+        continue;
+      const Grid q = grid(g, row_lab, col_lab);
+      if (!fits(q)) continue;
+      const float score = std::sqrt(std::min(q.cw, 1.5f * q.ch) * q.ch) *
+                          (1.0f + 0.5f * static_cast<float>(row_lab) + 0.5f * static_cast<float>(col_lab));
+      if (score > best_score) best_score = score, best = q;
+    }
   const int g = best.g;
   const float ch = best.ch, cw = best.cw;
+  const Rect& grid_area = best.area;
   out.grid_rows = best.gr;
   const float block_w = cw * static_cast<float>(cols), block_h = ch * static_cast<float>(rows);
   const float used_w = static_cast<float>(g) * block_w + static_cast<float>(g - 1) * gap_x;
   const float x0 = grid_area.x + (grid_area.w - used_w) / 2;
+  const float labels_h = best.col_labels ? col_label_h : 0.0f;
+  const float row_h = name_h + labels_h + block_h;
+  const float used_h = static_cast<float>(best.gr) * row_h + static_cast<float>(best.gr - 1) * gap_y;
+  const float y0 = grid_area.y + (valign == VAlign::Middle ? std::max(0.0f, (grid_area.h - used_h) / 2) : 0.0f);
 
-  // Labels fit when a cell holds a line at >= kLabelMin.
+  // Labels are drawn as large as the cells allow (kLabelMin at least, as fits() checked).
   const float row_size = std::min(kBodySize, ch * 0.8f);
-  out.row_labels = !labels.rows.empty() && row_size >= kLabelMin &&
-                   static_cast<int64_t>(labels.rows.size()) == rows;
+  out.row_labels = best.row_labels;
   float col_size = kBodySize;
   while (col_size > kLabelMin && widest(labels.cols, col_size) > cw - 12) col_size -= 1;
-  out.col_labels = !labels.cols.empty() && static_cast<int64_t>(labels.cols.size()) == cols &&
-                   widest(labels.cols, col_size) <= cw - 12;
+  out.col_labels = best.col_labels;
 
   std::string note;
   if (!labels.rows.empty() && !out.row_labels) note = summarize_labels(labels.rows, labels.row_noun);
@@ -144,12 +164,12 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
   for (int i = 0; i < n; ++i) {
     const int gx = i % g, gy = i / g;
     const float bx = x0 + static_cast<float>(gx) * (block_w + gap_x);
-    const float by = grid_area.y + static_cast<float>(gy) * (name_h + col_label_h + block_h + gap_y);
+    const float by = y0 + static_cast<float>(gy) * (row_h + gap_y);
     const Block& b = blocks[static_cast<size_t>(i)];
     if (named)
       f.text(bx + block_w / 2, by + name_h / 2 - 4, fit_text(b.name, kLabelMin, block_w), kLabelMin, th.text,
              Anchor::Middle, true, "label");
-    const Rect cell_rect{bx, by + name_h + col_label_h, block_w, block_h};
+    const Rect cell_rect{bx, by + name_h + labels_h, block_w, block_h};
     Heatmap h;
     h.rect = cell_rect;
     h.rows = b.rows;
@@ -163,7 +183,7 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
     out.cells.push_back(cell_rect);
     if (out.col_labels)
       for (int64_t c = 0; c < cols; ++c)
-        f.text(bx + (static_cast<float>(c) + 0.5f) * cw, by + name_h + col_label_h / 2, labels.cols[static_cast<size_t>(c)],
+        f.text(bx + (static_cast<float>(c) + 0.5f) * cw, by + name_h + labels_h / 2, labels.cols[static_cast<size_t>(c)],
                col_size, th.text, Anchor::Middle, false, "label");
     if (out.row_labels && gx == 0)
       for (int64_t r = 0; r < rows; ++r)

@@ -49,10 +49,15 @@ struct BlocksLayout {
   int grid_rows = 1;            // row labels repeat left of each grid row
 };
 
+// Where a grid that does not need the whole height sits: at the top (a panel, with widgets
+// under it) or in the middle (a slide).
+enum class VAlign : uint8_t { Top, Middle };
+
 // Draws the blocks inside `area` in the grid (g columns) that gives the largest cells, with
-// row labels left of each grid row and column labels above each block where they fit.
+// row labels left of each grid row and column labels above each block where they fit. Cells
+// are never taller than wide, so a block keeps its matrix's proportions or is wider.
 BlocksLayout add_blocks(Figure& f, const Theme& theme, const Rect& area, const std::vector<Block>& blocks,
-                        const AxisLabels& labels);
+                        const AxisLabels& labels, VAlign valign = VAlign::Top);
 
 Legend legend_for(const std::vector<Block>& blocks, const std::string& what);
 

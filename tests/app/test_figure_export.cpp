@@ -143,6 +143,15 @@ TEST_CASE("slides as SVG parse as XML, carry the step title and one <text> per l
   CHECK(html.find("00-title.svg") < html.find("-alpha.svg"));  // in order
 }
 
+TEST_CASE("a Korean mask slide's legend names its ends in Korean") {
+  const std::string svg = kOut + "/mask-ko.svg";
+  REQUIRE(run("--export " + svg + " --scenario mask-two-fills --step mask --lang ko") == 0);
+  const std::string text = read_file(svg);
+  CHECK(text.find(">보임</text>") != std::string::npos);
+  CHECK(text.find(">가림</text>") != std::string::npos);
+  CHECK(text.find(">shown</text>") == std::string::npos);
+}
+
 TEST_CASE("the article-size tensor view as SVG stays under 2 MB (large heatmaps are one image each)") {
   const std::string svg = kOut + "/article-alpha.svg";
   REQUIRE(run("--export " + svg + " --scenario article --step alpha") == 0);
