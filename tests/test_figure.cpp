@@ -17,6 +17,7 @@
 #include "figure/flash_figure.h"
 #include "figure/gif_writer.h"
 #include "figure/memory_figure.h"
+#include "figure/number_cards.h"
 #include "figure/palette.h"
 #include "figure/plot.h"
 #include "figure/slide.h"
@@ -756,4 +757,49 @@ TEST_CASE("figure: a table picks the largest readable type, wraps long names, an
   CHECK(texts_outside(m.figure).empty());
   many.rows.push_back({"too", "few"});
   CHECK_THROWS_AS(add_table(m.figure, print_theme(), m.visual, many), Error);
+}
+
+TEST_CASE("figure: up to three figures become number cards, the value the largest text on each") {
+  TableSpec t;
+  t.header = {"what", "sizes", "the engine's value"};
+  t.rows = {{"KV cache (g KV heads)", "d=4096 h=32 g=8 L=32 T=4096", "536,870,912 B (512 MiB, 537 MB)"},
+            {"KV 캐시 (헤드 h개)", "d=4096 h=32 L=32 B=1 T=4096 fp16", "2,147,483,648 B (2.00 GiB, 2.15 GB)"}};
+  Slide s = make_slide({"KV cache", "", "", {}, false}, print_theme());
+  const size_t before = s.figure.items.size();
+  REQUIRE(add_number_cards(s.figure, print_theme(), s.visual, t));
+  float name_size = 0, value_size = 0;
+  size_t values = 0;
+  for (size_t i = before; i < s.figure.items.size(); ++i)
+    if (const auto* x = std::get_if<Text>(&s.figure.items[i])) {
+      CHECK(s.visual.contains(text_box(*x)));
+      if (x->role == "value") {
+        ++values;
+        CHECK((x->text == t.rows[0][2] || x->text == t.rows[1][2]));  // whole, never cut
+        value_size = x->size;
+      } else if (x->text == "KV cache (g KV heads)") {
+        name_size = x->size;
+      }
+    }
+  CHECK(values == 2);
+  CHECK(value_size >= kCardValueMin);
+  CHECK(value_size > name_size);
+  CHECK(name_size >= kLabelMin);
+  CHECK(overlapping_texts(s.figure).empty());
+
+  // Four rows, or a value too long for a card at the smallest size: nothing drawn, the caller
+  // draws the table instead.
+  TableSpec four = t;
+  four.rows.push_back(t.rows[0]);
+  four.rows.push_back(t.rows[1]);
+  TableSpec long_value = t;
+  long_value.rows[0][2] = std::string(60, '9');
+  for (const TableSpec* spec : {&four, &long_value}) {
+    Figure f;
+    CHECK_FALSE(add_number_cards(f, print_theme(), {0, 0, 1800, 700}, *spec));
+    CHECK(f.items.empty());
+  }
+  TableSpec bad = t;
+  bad.rows.push_back({"too", "few"});
+  Figure f;
+  CHECK_THROWS_AS(add_number_cards(f, print_theme(), {0, 0, 1800, 700}, bad), Error);
 }

@@ -1,6 +1,7 @@
 // A lesson step's engine figures as a table figure. See cost_slides.h.
 #include "app/cost_slides.h"
 
+#include "figure/number_cards.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
 
@@ -28,7 +29,8 @@ figure::Figure cost_slide(const std::vector<StepFigure>& figures, const SlideVie
   spec.footer = footer;
   spec.has_legend = false;
   fig::Slide s = fig::make_slide(spec, th);
-  fig::add_table(s.figure, th, s.visual, cost_table(figures, view.lang));
+  const fig::TableSpec table = cost_table(figures, view.lang);
+  if (!fig::add_number_cards(s.figure, th, s.visual, table)) fig::add_table(s.figure, th, s.visual, table);
   return s.figure;
 }
 

@@ -1,7 +1,8 @@
 // A lesson step's engine figures as a table figure (figure/table_figure.h): what, the sizes it
 // is computed at, the value. Two views of one table:
 //   cost_slide(...)   the slide lesson steps on the cost panel get instead of a tensor, in
-//                     projector-size type
+//                     projector-size type: up to three figures as number cards
+//                     (figure/number_cards.h), more as the table
 //   cost_view(...)    the lesson's Figures panel (panel_lesson.cpp draws it through the ImGui
 //                     sink), rows packed at the UI's text size
 #pragma once
