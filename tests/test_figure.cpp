@@ -803,3 +803,26 @@ TEST_CASE("figure: up to three figures become number cards, the value the larges
   Figure f;
   CHECK_THROWS_AS(add_number_cards(f, print_theme(), {0, 0, 1800, 700}, bad), Error);
 }
+
+TEST_CASE("figure: plot ticks fall on round numbers inside the range") {
+  using V = std::vector<double>;
+  CHECK(nice_ticks(0, 13.8) == V{0, 5, 10});
+  CHECK(nice_ticks(0, 1) == V{0, 0.5, 1});
+  CHECK(nice_ticks(0, 3000) == V{0, 1000, 2000, 3000});
+  CHECK(nice_ticks(-0.3, 0.9) == V{0, 0.5});
+  CHECK(nice_ticks(2.2, 2.9).size() >= 2);
+  // drawn: the y labels of a 0 .. 13.8 loss plot are 0, 5, 10, none overlapping
+  LinePlot p;
+  p.title = "loss";
+  p.x_hi = 46;
+  p.y_hi = 13.8;
+  p.series.push_back({"full", rgb(0x0072B2), {{0, 4}, {46, 2}}});
+  Figure f;
+  add_line_plot(f, print_theme(), {0, 0, 900, 500}, p);
+  std::vector<std::string> texts;
+  for (const Item& i : f.items)
+    if (const auto* t = std::get_if<Text>(&i)) texts.push_back(t->text);
+  for (const char* want : {"0", "5", "10", "46"}) CHECK(std::count(texts.begin(), texts.end(), want) >= 1);
+  CHECK(std::count(texts.begin(), texts.end(), "6.9") == 0);
+  CHECK(overlapping_texts(f).empty());
+}

@@ -414,6 +414,7 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
   // A live run logs every step: a loss line keeps at most ~400 of its points (every k-th and
   // the last); the y range still covers them all.
   const size_t stride = std::max<size_t>(1, (tl.points.size() + 399) / 400);
+  std::vector<fig::LinePlot> specs;
   {
     fig::LinePlot p;
     p.title = tr_in(ui, "loss per part (nats)");
@@ -432,7 +433,7 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
     p.y_hi = std::max(1.0, std::ceil(hi));
     p.series = {first, repeat};
     p.markers = markers;
-    plots.push_back(fig::add_line_plot(f, th, area(0), p));
+    specs.push_back(std::move(p));
   }
   struct Role {
     const char* title;  // English; the Korean is the Training tab's (i18n.cpp)
@@ -465,7 +466,14 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
         p.series.push_back(std::move(sr));
       }
     p.markers = markers;
-    plots.push_back(fig::add_line_plot(f, th, area(i + 1), p));
+    specs.push_back(std::move(p));
+  }
+  // One room for the y labels, so the axes of a column (and of a grid's columns) line up.
+  float label_w = 0;
+  for (const fig::LinePlot& p : specs) label_w = std::max(label_w, fig::y_label_width(p));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    specs[i].y_label_w = label_w;
+    plots.push_back(fig::add_line_plot(f, th, area(static_cast<int>(i)), specs[i]));
   }
   return plots;
 }

@@ -61,6 +61,23 @@ std::string tick_text(double v) {
   return b;
 }
 
+// See plot.h (matplotlib's MaxNLocator, simplified): a range of 0..13.8 gets 0, 5, 10, not
+// 0, 6.9, 13.8.
+std::vector<double> nice_ticks(double lo, double hi) {
+  const double span = hi - lo;
+  const double base = std::pow(10.0, std::floor(std::log10(span / 4)));
+  double step = 10 * base;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (span / (m * base) <= 4 + 1e-9) {
+      step = m * base;
+      break;
+    }
+  std::vector<double> out;
+  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k += 1)
+    out.push_back(std::fabs(k * step) < step * 1e-9 ? 0.0 : k * step);
+  return out;
+}
+
 // [SECTION] line plot ------------------------------------------------------------------------
 
 float PlotLayout::x_at(double x) const {
@@ -73,6 +90,13 @@ float PlotLayout::y_at(double y) const {
   return axes.bottom() - static_cast<float>(t) * axes.h;
 }
 
+float y_label_width(const LinePlot& p) {
+  float w = 0;
+  if (p.y_hi > p.y_lo)
+    for (double v : nice_ticks(p.y_lo, p.y_hi)) w = std::max(w, text_width(tick_text(v), kLabelMin));
+  return w;
+}
+
 PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const LinePlot& p) {
   if (!(p.x_hi > p.x_lo) || !(p.y_hi > p.y_lo) || !std::isfinite(p.x_hi - p.x_lo) || !std::isfinite(p.y_hi - p.y_lo))
     throw Error("plot '" + p.title + "': the axis range is empty");
@@ -82,9 +106,8 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
   L.y_lo = p.y_lo;
   L.y_hi = p.y_hi;
 
-  const double y_ticks[3] = {p.y_lo, (p.y_lo + p.y_hi) / 2, p.y_hi};
-  float tick_w = 0;
-  for (double v : y_ticks) tick_w = std::max(tick_w, text_width(tick_text(v), kLabelMin));
+  std::vector<double> y_ticks = nice_ticks(p.y_lo, p.y_hi);
+  const float tick_w = std::max(p.y_label_w, y_label_width(p));
   std::vector<std::string> labels;
   std::vector<Color> colors;
   for (const Series& s : p.series) {
@@ -101,22 +124,33 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
   f.text(L.axes.x, area.y + 18, fit_text(p.title, kLabelMin, area.right() - L.axes.x, true), kLabelMin, th.text,
          Anchor::Start, true, "label");
   f.box(L.axes, {0, 0, 0, 0}, th.frame, 1.5f);
-  for (int i = 0; i < 3; ++i) {
-    const float y = L.y_at(y_ticks[i]);
-    if (i > 0) f.line(L.axes.x, y, L.axes.right(), y, mix(th.background, th.text, 0.15f), 1);  // shows in both themes
-    f.text(L.axes.x - 8, y, tick_text(y_ticks[i]), kLabelMin, th.muted, Anchor::End, false, "label");
+  // A short plot keeps every other tick until its labels have a line each.
+  while (y_ticks.size() > 2 &&
+         L.axes.h * static_cast<float>((y_ticks[1] - y_ticks[0]) / (p.y_hi - p.y_lo)) < kLabelMin * 1.3f) {
+    std::vector<double> every_other;
+    for (size_t i = 0; i < y_ticks.size(); i += 2) every_other.push_back(y_ticks[i]);
+    y_ticks = every_other;
   }
-  // x ticks: the ends, and the middle when it fits between them.
+  for (double v : y_ticks) {
+    const float y = L.y_at(v);
+    if (v != p.y_lo) f.line(L.axes.x, y, L.axes.right(), y, mix(th.background, th.text, 0.15f), 1);  // shows in both themes
+    f.text(L.axes.x - 8, y, tick_text(v), kLabelMin, th.muted, Anchor::End, false, "label");
+  }
+  // x ticks: the ends (the last with the unit), and the round numbers between them whose
+  // labels fit without touching a neighbour.
   const float ty = L.axes.bottom() + 24;
   const Text& lo = f.text(L.axes.x, ty, tick_text(p.x_lo), kLabelMin, th.muted, Anchor::Start, false, "label");
-  const Rect lo_box = text_box(lo);
+  float left_edge = text_box(lo).right();
   const std::string hi_text = (p.x_unit.empty() ? "" : p.x_unit + " ") + tick_text(p.x_hi);
   const Text& hi = f.text(L.axes.right(), ty, hi_text, kLabelMin, th.muted, Anchor::End, false, "label");
-  const Rect hi_box = text_box(hi);
-  Text mid{L.x_at((p.x_lo + p.x_hi) / 2), ty, tick_text((p.x_lo + p.x_hi) / 2), kLabelMin, th.muted, Anchor::Middle,
-           false, "label"};
-  const Rect mid_box = text_box(mid);
-  if (mid_box.x > lo_box.right() + 12 && mid_box.right() < hi_box.x - 12) f.items.emplace_back(mid);
+  const float right_edge = text_box(hi).x;
+  for (double v : nice_ticks(p.x_lo, p.x_hi)) {
+    Text t{L.x_at(v), ty, tick_text(v), kLabelMin, th.muted, Anchor::Middle, false, "label"};
+    const Rect b = text_box(t);
+    if (b.x <= left_edge + 24 || b.right() >= right_edge - 24) continue;
+    f.items.emplace_back(t);
+    left_edge = b.right();
+  }
 
   for (const Series& s : p.series) {
     const size_t first = f.items.size();

@@ -45,7 +45,11 @@ struct LinePlot {
   std::string x_unit;                // after the last x tick: "step 3000"
   std::vector<Series> series;
   std::vector<Marker> markers;
+  float y_label_w = 0;               // room for the y tick labels (0: what they need); plots
+                                     // stacked in a column pass the widest so their axes line up
 };
+// The room a plot's y tick labels need.
+float y_label_width(const LinePlot& plot);
 
 // Where a line plot went: the axes' box and the items of each series and marker, so a test
 // can map a drawn segment back to the value it shows.
@@ -94,5 +98,8 @@ BarLayout add_bar_chart(Figure& f, const Theme& theme, const Rect& area, const B
 
 // Short tick text: 0, 0.5, 1, 2.3, 3000, 1.5e+04.
 std::string tick_text(double v);
+// Round numbers inside [lo, hi] (lo < hi): the multiples of the smallest step of 1, 2 or 5
+// x 10^k that leaves at most 4 intervals, e.g. 0, 5, 10 for 0 .. 13.8 and 0, 0.5, 1 for 0 .. 1.
+std::vector<double> nice_ticks(double lo, double hi);
 
 }  // namespace attnsim::figure
