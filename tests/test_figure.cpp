@@ -826,3 +826,22 @@ TEST_CASE("figure: plot ticks fall on round numbers inside the range") {
   CHECK(std::count(texts.begin(), texts.end(), "6.9") == 0);
   CHECK(overlapping_texts(f).empty());
 }
+
+TEST_CASE("figure: a legend's long name and its mark swatches never cover each other") {
+  SlideSpec spec;
+  spec.title = "scores_masked → alpha";
+  spec.legend.map = ColorMapId::Diverging;
+  spec.legend.what = "scores_masked · PuOr (diverging), shared by every head";
+  spec.legend.nan = spec.legend.neginf = spec.legend.posinf = true;
+  const Slide s = make_slide(spec, print_theme());
+  std::vector<Rect> swatches, texts;
+  for (const Item& i : s.figure.items) {
+    if (const auto* b = std::get_if<Box>(&i); b && b->mark != Mark::None) swatches.push_back(b->rect);
+    if (const auto* t = std::get_if<Text>(&i)) texts.push_back(text_box(*t));
+  }
+  REQUIRE(swatches.size() == 3);
+  for (const Rect& w : swatches)
+    for (const Rect& t : texts) CHECK_FALSE(w.overlaps(t));
+  CHECK(overlapping_texts(s.figure).empty());
+  CHECK(texts_outside(s.figure).empty());
+}

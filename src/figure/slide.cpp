@@ -63,8 +63,9 @@ void add_legend(Figure& f, const Legend& lg, const Theme& th, const Rect& area) 
   const std::string hi = !lg.hi_text.empty() ? lg.hi_text : mask ? "hidden" : short_number(lg.hi);
   f.text(bar.rect.x, ty, lo, kLabelMin, th.text, Anchor::Start, false, "legend");
   f.text(bar.rect.right(), ty, hi, kLabelMin, th.text, Anchor::End, false, "legend");
-  // Marks to the right of the bar, one per line.
-  float x = bar.rect.right() + 36, y = area.y + 12;
+  // Marks to the right of the bar, one per line from the bar's middle down (the name above
+  // the bar may run over the bar's width).
+  float x = bar.rect.right() + 36, y = bar.rect.y + bar.rect.h / 2;
   auto swatch = [&](bool on, Mark m, const char* name) {
     if (!on) return;
     Box& b = f.box({x, y - 15, 44, 30}, {0, 0, 0, 0}, th.frame, 1.5f);
