@@ -845,3 +845,45 @@ TEST_CASE("figure: a legend's long name and its mark swatches never cover each o
   CHECK(overlapping_texts(s.figure).empty());
   CHECK(texts_outside(s.figure).empty());
 }
+
+TEST_CASE("figure: slide PNG labels are drawn where the layout's text boxes say, and nowhere else") {
+  // The texts alone, on the background: every inked pixel must fall inside some text's box
+  // (text_box: the measured width, 1.2 x the size high) and every label's box must hold ink.
+  const Figure full = heads_slide(4, 6);
+  Figure texts = full;
+  texts.items.clear();
+  std::vector<Rect> boxes;
+  for (const Item& i : full.items)
+    if (const auto* t = std::get_if<Text>(&i)) {
+      texts.items.push_back(*t);
+      boxes.push_back(text_box(*t));
+    }
+  REQUIRE(boxes.size() > 40);
+  const auto px = render_rgba(texts, 1920);
+  const Color bg = full.background;
+  auto inked = [&](int x, int y) {
+    const uint8_t* p = &px[(static_cast<size_t>(y) * 1920 + static_cast<size_t>(x)) * 4];
+    return std::abs(p[0] - std::lround(bg.r * 255)) + std::abs(p[1] - std::lround(bg.g * 255)) +
+               std::abs(p[2] - std::lround(bg.b * 255)) > 90;
+  };
+  std::vector<int> ink(boxes.size(), 0);
+  int stray = 0;
+  for (int y = 0; y < 1080; ++y)
+    for (int x = 0; x < 1920; ++x) {
+      if (!inked(x, y)) continue;
+      bool inside = false;
+      for (size_t b = 0; b < boxes.size(); ++b) {
+        const Rect& r = boxes[b];
+        if (x >= r.x - 2 && x <= r.right() + 2 && y >= r.y - 2 && y <= r.bottom() + 2) {
+          inside = true;
+          ++ink[b];
+        }
+      }
+      stray += !inside;
+    }
+  CHECK(stray == 0);
+  for (size_t b = 0; b < boxes.size(); ++b) {
+    INFO(std::get<Text>(texts.items[b]).text);
+    CHECK(ink[b] > 15);
+  }
+}
