@@ -11,6 +11,7 @@
 #include "figure/palette.h"
 #include "figure/slide.h"
 #include "figure/tensor_figure.h"
+#include "figure/text_metrics.h"
 
 namespace attnsim::app {
 
@@ -53,20 +54,23 @@ int animation_frame_count(int moves, int fps, float seconds, bool reduced_motion
 
 namespace {
 
-// One step's cells: its layout, its values in atlas order and its colour map.
+// One step's cells: its layout, its values in atlas order, its colour map and the tokens
+// down its blocks' rows (the slide's row labels).
 struct State {
   const Step* step = nullptr;
   Layout layout;
   std::vector<float> atlas;
   fig::ColorMapId map = fig::ColorMapId::Diverging;
   float lo = -1, hi = 1;
+  std::vector<std::string> rows;
 };
 
-State state_of(const Step& s, int64_t batch) {
+State state_of(const RunData& run, const Step& s, int64_t batch, lessons::Lang lang) {
   State st;
   st.step = &s;
   st.layout = make_layout(layout_for_step(s.name), s.out, batch);
   st.atlas = atlas_values(st.layout, s.out);
+  st.rows = step_axis_labels(run, s.name, s.out, batch, lang).rows;
   // The colour range the slide of this step uses (tensor_figure.h).
   std::vector<fig::Block> blocks = fig::tensor_blocks(s.name, s.out, batch);
   if (!blocks.empty()) st.map = blocks.front().map, st.lo = blocks.front().lo, st.hi = blocks.front().hi;
@@ -102,9 +106,50 @@ float atlas_at(const State& st, int64_t row, int64_t col) {
   return st.atlas[static_cast<size_t>(row * st.layout.atlas_cols + col)];
 }
 
-// The move from `a` to `b` at eased progress t into the visual area.
-void draw_move(fig::Figure& f, const fig::Rect& area, const State& a, const State& b, float t, const fig::Theme& th) {
-  const Frame fr = frame_for(area, std::max(a.layout.width, b.layout.width), std::max(a.layout.height, b.layout.height));
+// Room the labels take around the cells: the widest token left of the blocks, a line of
+// head names above them.
+constexpr float kNameRow = 44;
+float row_label_width(const std::vector<State>& states) {
+  float w = 0;
+  for (const State& st : states)
+    for (const auto& r : st.rows) w = std::max(w, fig::text_width(r, fig::kBodySize));
+  return w > 0 ? w + 16 : 0;
+}
+
+// The frame of a move: both layouts' extent, cells square, inside the visual area less the
+// labels' room.
+Frame move_frame(const fig::Rect& visual, float label_w, const State& a, const State& b) {
+  const fig::Rect cells{visual.x + label_w, visual.y + kNameRow, visual.w - label_w, visual.h - kNameRow};
+  return frame_for(cells, std::max(a.layout.width, b.layout.width), std::max(a.layout.height, b.layout.height));
+}
+
+// A state's labels at `fade` (0: the background, 1: the text colour): the head name over each
+// head's block where it fits, the tokens left of the leftmost blocks where a row holds a line
+// at >= kLabelMin. During a move the old labels fade out and the new ones in, as the cells go.
+void draw_labels(fig::Figure& f, const Frame& fr, const State& st, float fade, const fig::Theme& th,
+                 lessons::Lang lang) {
+  if (fade <= 0 || st.layout.blocks.empty()) return;
+  const fig::Color ink = fade >= 1 ? th.text : fig::mix(th.background, th.text, fade);
+  float left = st.layout.blocks.front().x, top = st.layout.blocks.front().y;
+  for (const Block& b : st.layout.blocks) left = std::min(left, b.x), top = std::min(top, b.y);
+  const float row_size = std::min(fig::kBodySize, fr.s * 0.8f);
+  const bool names_between = kBlockGap * fr.s >= fig::kLabelMin * 1.3f;
+  for (const Block& b : st.layout.blocks) {
+    const fig::Rect r = fr.map({b.x, b.y, static_cast<float>(b.cols), static_cast<float>(b.rows)});
+    if (b.head >= 0 && (b.y == top || names_between)) {
+      const std::string name = in_lang(lang, "헤드 ", "head ") + std::to_string(b.head);
+      if (fig::text_width(name, fig::kLabelMin, true) + 8 <= r.w)
+        f.text(r.x + r.w / 2, r.y - 22, name, fig::kLabelMin, ink, fig::Anchor::Middle, true, "label");
+    }
+    if (b.x == left && row_size >= fig::kLabelMin && static_cast<int64_t>(st.rows.size()) == b.rows)
+      for (int64_t i = 0; i < b.rows; ++i)
+        f.text(r.x - 10, r.y + (static_cast<float>(i) + 0.5f) * fr.s, st.rows[static_cast<size_t>(i)], row_size, ink,
+               fig::Anchor::End, false, "label");
+  }
+}
+
+// The move from `a` to `b` at eased progress t, cells placed by `fr`.
+void draw_move(fig::Figure& f, const Frame& fr, const State& a, const State& b, float t, const fig::Theme& th) {
   const float pad = fr.s >= 8 ? std::min(1.5f, fr.s * 0.06f) : 0.0f;
   const TransitionKind kind = transition_kind(a.step, *b.step);
   std::vector<Segment> segs;
@@ -149,9 +194,10 @@ Animation make_animation(const Scenario& scenario, const RunData& run, const Ani
   if (batch < 0 || batch >= trace.at(path.front()).out.shape()[0])
     throw Error("batch " + std::to_string(batch) + " is outside the tensor");
   std::vector<State> states;
-  for (const auto& name : path) states.push_back(state_of(trace.at(name), batch));
+  for (const auto& name : path) states.push_back(state_of(run, trace.at(name), batch, spec.lang));
   const fig::Theme& th = fig::theme_by_name(spec.theme);
   const int moves = static_cast<int>(states.size()) - 1;
+  const float label_w = row_label_width(states);
 
   auto frame = [&](int move, float t) {
     const State& a = states[static_cast<size_t>(move)];
@@ -164,7 +210,10 @@ Animation make_animation(const Scenario& scenario, const RunData& run, const Ani
     std::vector<fig::Block> blocks = fig::tensor_blocks(shown.step->name, shown.step->out, batch);
     s.legend = in_lang(fig::legend_for(blocks, shown.step->name + " · " + fig::colormap_name(shown.map)), spec.lang);
     fig::Slide slide = fig::make_slide(s, th);
-    draw_move(slide.figure, slide.visual, a, b, t, th);
+    const Frame fr = move_frame(slide.visual, label_w, a, b);
+    draw_move(slide.figure, fr, a, b, t, th);
+    draw_labels(slide.figure, fr, a, 1 - 2 * t, th, spec.lang);
+    draw_labels(slide.figure, fr, b, 2 * t - 1, th, spec.lang);
     return slide.figure;
   };
 
