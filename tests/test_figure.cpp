@@ -887,3 +887,34 @@ TEST_CASE("figure: slide PNG labels are drawn where the layout's text boxes say,
     CHECK(ink[b] > 15);
   }
 }
+
+TEST_CASE("figure: column groups get a bracket and a name over their columns and a gap between them") {
+  Tensor m = Tensor::zeros({1, 6, 16});
+  AxisLabels labels;
+  for (int i = 0; i < 6; ++i) labels.rows.push_back("tok" + std::to_string(i));
+  for (int j = 0; j < 16; ++j) labels.cols.push_back(std::to_string(j));
+  labels.col_groups = {"head 0", "head 1", "head 2", "head 3"};
+  Figure f;
+  const BlocksLayout l = add_blocks(f, print_theme(), {0, 0, 1800, 700}, tensor_blocks("q_proj", m, 0), labels);
+  REQUIRE(l.cells.size() == 1);
+  const Rect& cells = l.cells[0];
+  std::vector<float> name_x, gap_x;
+  for (const Item& i : f.items) {
+    if (const auto* t = std::get_if<Text>(&i); t && t->text.rfind("head ", 0) == 0) {
+      name_x.push_back(t->x);
+      CHECK(t->y < cells.y);  // over the columns
+    }
+    if (const auto* ln = std::get_if<Line>(&i); ln && ln->x1 == ln->x2 && ln->y1 == cells.y) gap_x.push_back(ln->x1);
+  }
+  REQUIRE(name_x.size() == 4);
+  for (int k = 0; k < 4; ++k) CHECK(name_x[static_cast<size_t>(k)] == Approx(cells.x + cells.w * (k + 0.5f) / 4));
+  REQUIRE(gap_x.size() == 3);
+  for (int k = 1; k < 4; ++k) CHECK(gap_x[static_cast<size_t>(k - 1)] == Approx(cells.x + cells.w * k / 4));
+  CHECK(overlapping_texts(f).empty());
+  // Groups that do not divide the columns are not drawn.
+  labels.col_groups = {"a", "b", "c"};
+  Figure g;
+  add_blocks(g, print_theme(), {0, 0, 1800, 700}, tensor_blocks("q_proj", m, 0), labels);
+  for (const Item& i : g.items)
+    if (const auto* t = std::get_if<Text>(&i)) CHECK(t->text != "a");
+}

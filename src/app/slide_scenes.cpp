@@ -141,7 +141,17 @@ fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, co
     for (int64_t j = 0; j < cols; ++j) l.cols.push_back(std::to_string(j));
     l.col_noun = in_lang(lang, "특징", "features");
   }
+  const Step* s = run.run.trace.find(step);
+  if (s && columns_are_heads(run, *s))
+    for (int64_t i = 0; i < run.config.heads; ++i)
+      l.col_groups.push_back(in_lang(lang, "헤드 ", "head ") + std::to_string(i));
   return l;
+}
+
+bool columns_are_heads(const RunData& run, const Step& step) {
+  if (step.kind == StepKind::Input || !step.out.defined() || step.out.dim() != 3) return false;
+  if (step.out.shape().back() != run.config.d_model || run.config.heads < 2) return false;
+  return step.name != "out" || run.config.wo_identity;
 }
 
 float buglab_difference(float bug, float correct) {

@@ -59,6 +59,10 @@ std::vector<figure::Block> buglab_blocks(const RunData& run, const std::string& 
 // (scores-like steps) or feature indices across.
 figure::AxisLabels step_axis_labels(const RunData& run, const std::string& step, const Tensor& t, int64_t batch,
                                     lessons::Lang lang);
+// Whether a computed (B, T, d) step's d columns are the h heads' slices: the projections
+// (the view that follows cuts them so) and ctx_concat, out only when W_O is the identity
+// (W_O mixes every head into every column). The tensor panel and the slides mark them.
+bool columns_are_heads(const RunData& run, const Step& step);
 // A legend's words in the slide's language: a mask's bar ends read "보임" / "가림" in Korean.
 figure::Legend in_lang(figure::Legend legend, lessons::Lang lang);
 // A title page: big title, summary, a line of what follows.

@@ -1,6 +1,8 @@
 // Heat view specs for trace steps. See step_view.h.
 #include "app/step_view.h"
 
+#include "app/slide_scenes.h"
+
 namespace attnsim::app {
 
 const std::vector<std::string>* row_tokens(const App& app, const std::string& step) {
@@ -25,10 +27,7 @@ HeatViewSpec step_view_spec(App& app, int run, const Step& step, bool animate) {
     s.col_labels = &d->k_tokens[static_cast<size_t>(app.batch)];
   s.row_sums = step.name == "alpha" || step.name == "alpha_dropped";
   s.per_head_scale = app.per_head_scale;
-  if (step.kind != StepKind::Input && s.to->layout.kind == LayoutKind::Matrix &&
-      !s.to->layout.blocks.empty() &&
-      s.to->layout.blocks[0].cols == d->config.d_model)
-    s.heads = d->config.heads;
+  if (s.to->layout.kind == LayoutKind::Matrix && columns_are_heads(*d, step)) s.heads = d->config.heads;
 
   // Transition: only when stepping forward by one active step, from the step's first input.
   const Playback& p = app.playback;

@@ -79,6 +79,10 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
   const int n = static_cast<int>(blocks.size());
   const bool named = !blocks.front().name.empty();
   const float name_h = named ? 40.0f : 0.0f;  // the block's name above its column labels
+  const int64_t groups = static_cast<int64_t>(labels.col_groups.size());
+  const bool grouped = groups > 1 && cols % groups == 0;
+  const float group_h = grouped ? 44.0f : 0.0f;  // the groups' brackets, under the name
+  const float top_h = name_h + group_h;
   const float gap_x = 40, gap_y = 20;
   // Room the labels take where they are drawn, and the summary line where they are not.
   const float row_label_w =
@@ -105,7 +109,7 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
     const float lw = row_lab ? row_label_w : 0.0f, top = summary ? note_h : 0.0f;
     q.area = {area.x + lw, area.y + top, area.w - lw, area.h - top};
     const float bw = (q.area.w - static_cast<float>(g - 1) * gap_x) / static_cast<float>(g);
-    const float bh = (q.area.h - static_cast<float>(q.gr) * (name_h + (col_lab ? col_label_h : 0.0f)) -
+    const float bh = (q.area.h - static_cast<float>(q.gr) * (top_h + (col_lab ? col_label_h : 0.0f)) -
                       static_cast<float>(q.gr - 1) * gap_y) /
                      static_cast<float>(q.gr);
     const float widest_cell = bw / static_cast<float>(cols);
@@ -142,7 +146,7 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
   const float used_w = static_cast<float>(g) * block_w + static_cast<float>(g - 1) * gap_x;
   const float x0 = grid_area.x + (grid_area.w - used_w) / 2;
   const float labels_h = best.col_labels ? col_label_h : 0.0f;
-  const float row_h = name_h + labels_h + block_h;
+  const float row_h = top_h + labels_h + block_h;
   const float used_h = static_cast<float>(best.gr) * row_h + static_cast<float>(best.gr - 1) * gap_y;
   const float y0 = grid_area.y + (valign == VAlign::Middle ? std::max(0.0f, (grid_area.h - used_h) / 2) : 0.0f);
 
@@ -169,7 +173,7 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
     if (named)
       f.text(bx + block_w / 2, by + name_h / 2 - 4, fit_text(b.name, kLabelMin, block_w), kLabelMin, th.text,
              Anchor::Middle, true, "label");
-    const Rect cell_rect{bx, by + name_h + labels_h, block_w, block_h};
+    const Rect cell_rect{bx, by + top_h + labels_h, block_w, block_h};
     Heatmap h;
     h.rect = cell_rect;
     h.rows = b.rows;
@@ -181,9 +185,25 @@ BlocksLayout add_blocks(Figure& f, const Theme& th, const Rect& area, const std:
     h.gap = th.background;
     f.heatmap(std::move(h));
     out.cells.push_back(cell_rect);
+    if (grouped) {
+      // Each group: a bracket over its columns, its name over the bracket where it fits, and
+      // a gap in the background colour where it meets the next group.
+      const float gw = block_w / static_cast<float>(groups), y = by + name_h + group_h - 8;
+      for (int64_t k = 0; k < groups; ++k) {
+        const float x = bx + static_cast<float>(k) * gw;
+        f.line(x + 4, y, x + gw - 4, y, th.muted, 2);
+        f.line(x + 4, y, x + 4, y + 8, th.muted, 2);
+        f.line(x + gw - 4, y, x + gw - 4, y + 8, th.muted, 2);
+        const std::string& name = labels.col_groups[static_cast<size_t>(k)];
+        if (text_width(name, kLabelMin) + 8 <= gw)
+          f.text(x + gw / 2, y - 20, name, kLabelMin, th.text, Anchor::Middle, false, "label");
+        if (k > 0)
+          f.line(x, cell_rect.y, x, cell_rect.bottom(), th.background, std::clamp(cw * 0.25f, 2.0f, 6.0f));
+      }
+    }
     if (out.col_labels)
       for (int64_t c = 0; c < cols; ++c)
-        f.text(bx + (static_cast<float>(c) + 0.5f) * cw, by + name_h + labels_h / 2, labels.cols[static_cast<size_t>(c)],
+        f.text(bx + (static_cast<float>(c) + 0.5f) * cw, by + top_h + labels_h / 2, labels.cols[static_cast<size_t>(c)],
                col_size, th.text, Anchor::Middle, false, "label");
     if (out.row_labels && gx == 0)
       for (int64_t r = 0; r < rows; ++r)

@@ -29,6 +29,9 @@ struct Block {
 struct AxisLabels {
   std::vector<std::string> rows, cols;
   std::string row_noun = "rows", col_noun = "columns";
+  // Names of equal groups of columns, bracketed over the columns and split apart by a thin
+  // gap in the heatmap: the h heads of a (T, d) matrix ("head 0" .. "head 3").
+  std::vector<std::string> col_groups;
 };
 
 // The colour map a step's values use: alpha and alpha_dropped are weights (viridis, 0..max),

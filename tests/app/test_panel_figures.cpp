@@ -480,3 +480,27 @@ TEST_CASE("the bug lab panel draws the buglab slide's triptych, and its differen
   CHECK(buglab_view(spec).differing == 0);
   CHECK(buglab_view(spec).blocks.size() == 3);
 }
+
+TEST_CASE("a (T, d) step whose columns are the heads' slices brackets them on the slide; out only when W_O = I") {
+  Session s;
+  const auto d = run_of(s, "default");
+  const Trace& trace = d->run.trace;
+  for (const char* name : {"q_proj", "k_proj", "v_proj", "ctx_concat"}) {
+    INFO(name);
+    CHECK(columns_are_heads(*d, trace.at(name)));
+    const auto labels = step_axis_labels(*d, name, trace.at(name).out, 0, lessons::Lang::Ko);
+    CHECK(labels.col_groups == std::vector<std::string>{"헤드 0", "헤드 1", "헤드 2", "헤드 3"});
+  }
+  CHECK_FALSE(columns_are_heads(*d, trace.at("query")));  // the input: not split yet
+  CHECK_FALSE(columns_are_heads(*d, trace.at("out")));    // W_O mixes every head into every column
+  RunData identity = *d;
+  identity.config.wo_identity = true;
+  CHECK(columns_are_heads(identity, trace.at("out")));
+  // The slide of q_proj: the four names over their brackets, every label apart.
+  SlideView sv;
+  sv.step = "q_proj";
+  const fig::Figure f = step_slide(s.scenario(), *d, sv);
+  const auto labels = texts_with_role(f, "label");
+  for (int h = 0; h < 4; ++h) CHECK(std::count(labels.begin(), labels.end(), "head " + std::to_string(h)) == 1);
+  CHECK(fig::overlapping_texts(f).empty());
+}
