@@ -173,6 +173,9 @@ Options parse_options(const std::vector<std::string>& args) {
   if (o.mode == Mode::Export && !ends_with(o.output, ".png") && !ends_with(o.output, ".svg") &&
       !ends_with(o.output, ".pdf"))
     throw Error("--export writes .png, .svg or .pdf (by the file's extension), got '" + o.output + "'");
+  // A vector file or --slide draws a figure; the pipeline list and the controls are widgets.
+  if (o.figure_export() && (o.panel == "pipeline" || o.panel == "controls"))
+    throw Error("--panel " + o.panel + " is widgets, not a figure: export it as .png without --slide");
   // --panel flash animates the tile walk (one frame per tile event): no steps to name;
   // --panel decode animates decode calls (--from / --to are call numbers, all by default).
   if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && o.panel != "flash" && o.panel != "decode" &&

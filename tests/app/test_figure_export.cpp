@@ -336,6 +336,8 @@ TEST_CASE("bad input: one line, exit 2, no file left behind") {
       {"--export-gif " + kOut + "/bad5.gif --panel decode --scenario decode-gqa --to 99", kOut + "/bad5.gif"},
       {"--export-gif " + kOut + "/bad6.gif --panel decode --scenario decode-gqa --from x", kOut + "/bad6.gif"},
       {"--export-frames " + kOut + "/bad7 --panel decode --scenario default", kOut + "/bad7"},
+      {"--export " + kOut + "/pipeline.svg --panel pipeline", kOut + "/pipeline.svg"},
+      {"--export " + kOut + "/controls.png --slide --panel controls", kOut + "/controls.png"},
   };
   for (const auto& c : cases) {
     INFO(c.args);
