@@ -211,17 +211,25 @@ TEST_CASE("figure: the legend lists the NaN mark only when NaN is present") {
   CHECK_FALSE(legend_for(tensor_blocks("alpha", clean, 0), "alpha").nan);
 }
 
-TEST_CASE("figure: tensor blocks follow the step's layout, one per head, values in place") {
+TEST_CASE("figure: tensor blocks follow the step's layout: a view stays one matrix, a transpose gives one block per head") {
   Tensor t = Tensor::zeros({2, 3, 2, 4});  // (B, T, h, dk) like q_view
   for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = static_cast<float>(i);
-  const auto blocks = tensor_blocks("q_view", t, 1);
+  const auto view = tensor_blocks("q_view", t, 1);
+  REQUIRE(view.size() == 1);
+  CHECK(view[0].rows == 3);
+  CHECK(view[0].cols == 8);
+  // element (b=1, t=2, h=1, j=3) = 24 + 2*8 + 1*4 + 3, at row 2, column 1*4 + 3
+  CHECK(view[0].values[2 * 8 + 1 * 4 + 3] == 47.0f);
+  CHECK(view[0].map == ColorMapId::Diverging);
+  CHECK(view[0].lo == -view[0].hi);
+  // The same numbers as (B, h, T, dk), like q_heads: head 1's block, its row 2
+  const Tensor heads = t.transpose(1, 2);
+  const auto blocks = tensor_blocks("q_heads", heads, 1);
   REQUIRE(blocks.size() == 2);
+  CHECK(blocks[1].name == "head 1");
   CHECK(blocks[1].rows == 3);
   CHECK(blocks[1].cols == 4);
-  // element (b=1, t=2, h=1, j=3) = 24 + 2*8 + 1*4 + 3
   CHECK(blocks[1].values[2 * 4 + 3] == 47.0f);
-  CHECK(blocks[0].map == ColorMapId::Diverging);
-  CHECK(blocks[0].lo == -blocks[0].hi);
 }
 
 TEST_CASE("figure: SVG has real text, its title, one element per label, and parses as XML") {

@@ -131,6 +131,7 @@ fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, co
   const auto& down = keys_down ? run.k_tokens : run.q_tokens;
   if (batch < static_cast<int64_t>(down.size())) l.rows = down[static_cast<size_t>(batch)];
   l.row_noun = keys_down ? in_lang(lang, "키 토큰", "key tokens") : in_lang(lang, "질의 토큰", "query tokens");
+  const bool bands = t.dim() == 4 && fig::is_bands_step(step);  // (B, T, h, dk): one T x d matrix
   const int64_t cols = t.shape().back();
   const bool scores_like = step == "scores" || step == "scores_scaled" || step == "mask" ||
                            step == "scores_masked" || step == "alpha" || step == "alpha_dropped";
@@ -138,13 +139,15 @@ fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, co
     l.cols = run.k_tokens[static_cast<size_t>(batch)];
     l.col_noun = in_lang(lang, "키 토큰", "key tokens");
   } else {
-    for (int64_t j = 0; j < cols; ++j) l.cols.push_back(std::to_string(j));
+    // a band's columns count within its head (j of dk), as the view's last index does
+    for (int64_t i = 0; i < (bands ? t.shape()[2] : 1); ++i)
+      for (int64_t j = 0; j < cols; ++j) l.cols.push_back(std::to_string(j));
     l.col_noun = in_lang(lang, "특징", "features");
   }
   const Step* s = run.run.trace.find(step);
-  if (s && columns_are_heads(run, *s))
-    for (int64_t i = 0; i < run.config.heads; ++i)
-      l.col_groups.push_back(in_lang(lang, "헤드 ", "head ") + std::to_string(i));
+  const int64_t heads = bands ? t.shape()[2] : run.config.heads;
+  if (bands || (s && columns_are_heads(run, *s)))
+    for (int64_t i = 0; i < heads; ++i) l.col_groups.push_back(in_lang(lang, "헤드 ", "head ") + std::to_string(i));
   return l;
 }
 
@@ -166,12 +169,14 @@ std::vector<fig::Block> buglab_blocks(const RunData& run, const std::string& ste
   const Step* step = run.run.trace.find(step_name);
   const Step* ok = run.has_reference ? run.reference.trace.find(step_name) : nullptr;
   if (!step || !ok || step->skipped() || ok->skipped() || !step->out.defined() || !ok->out.defined()) return {};
-  const auto correct = fig::tensor_blocks(step_name, ok->out, batch);
-  const auto buggy = fig::tensor_blocks(step_name, step->out, batch);
-  const size_t h = static_cast<size_t>(std::max<int64_t>(0, head));
+  const std::string head_word = in_lang(lang, "헤드 ", "head ");
+  const auto correct = fig::tensor_blocks(step_name, ok->out, batch, head_word);
+  const auto buggy = fig::tensor_blocks(step_name, step->out, batch, head_word);
+  // one block per head, or one matrix for every head (a (B, T, d) or (B, T, h, dk) step)
+  const size_t h = correct.size() == 1 ? 0 : static_cast<size_t>(std::max<int64_t>(0, head));
   if (h >= correct.size() || h >= buggy.size() || correct[h].values.size() != buggy[h].values.size()) return {};
   fig::Block a = correct[h], b = buggy[h], d = correct[h];
-  const std::string head_name = correct.size() > 1 ? " · head " + std::to_string(h) : "";
+  const std::string head_name = correct.size() > 1 ? " · " + head_word + std::to_string(h) : "";
   a.name = in_lang(lang, "올바른 계산", "correct") + head_name;
   b.name = in_lang(lang, "버그", "with the bug") + head_name;
   d.name = in_lang(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
@@ -221,7 +226,7 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
 
   std::vector<fig::Block> blocks;
   if (view.panel == "buglab") blocks = buglab_blocks(run, step_name, batch, view.head, lang);
-  if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch);
+  if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch, in_lang(lang, "헤드 ", "head "));
   // "scores · PuOr"; the mask's map is named after it: "mask", not "mask · mask"
   const std::string map = fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis : blocks.front().map);
   spec.legend = in_lang(fig::legend_for(blocks, map == step_name ? step_name : step_name + " · " + map), lang);

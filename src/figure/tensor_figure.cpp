@@ -14,7 +14,13 @@ ColorMapId map_for_step(const std::string& step) {
   return ColorMapId::Diverging;
 }
 
-std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64_t batch) {
+bool is_bands_step(const std::string& step) {
+  return step == "q_view" || step == "k_view" || step == "v_view" || step == "ctx_transposed" ||
+         step == "ctx_contiguous";
+}
+
+std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64_t batch,
+                                 const std::string& head_word) {
   std::vector<Block> out;
   const Dims& s = t.shape();
   if (t.dim() < 2 || batch < 0 || batch >= s[0]) return out;
@@ -28,16 +34,20 @@ std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64
     for (int64_t i = 0; i < s[1]; ++i)
       for (int64_t j = 0; j < s[2]; ++j) b.values.push_back(value({batch, i, j}));
     out.push_back(std::move(b));
+  } else if (t.dim() == 4 && is_bands_step(step)) {
+    // (B, T, h, dk): one T x (h·dk) matrix, token t's head i at columns i·dk .. i·dk + dk - 1
+    // (the caller brackets the heads: AxisLabels::col_groups)
+    Block b{"", s[1], s[2] * s[3], {}, map};
+    for (int64_t i = 0; i < s[1]; ++i)
+      for (int64_t h = 0; h < s[2]; ++h)
+        for (int64_t j = 0; j < s[3]; ++j) b.values.push_back(value({batch, i, h, j}));
+    out.push_back(std::move(b));
   } else if (t.dim() == 4) {
-    // (B, T, h, dk) for the view steps, else (B, h, T, X).
-    const bool bands = step == "q_view" || step == "k_view" || step == "v_view" ||
-                       step == "ctx_transposed" || step == "ctx_contiguous";
-    const int64_t heads = bands ? s[2] : s[1];
-    const int64_t rows = bands ? s[1] : s[2];
-    for (int64_t h = 0; h < heads; ++h) {
-      Block b{heads > 1 ? "head " + std::to_string(h) : "", rows, s[3], {}, map};
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < s[3]; ++j) b.values.push_back(bands ? value({batch, i, h, j}) : value({batch, h, i, j}));
+    // (B, h, T, X): one block per head
+    for (int64_t h = 0; h < s[1]; ++h) {
+      Block b{s[1] > 1 ? head_word + std::to_string(h) : "", s[2], s[3], {}, map};
+      for (int64_t i = 0; i < s[2]; ++i)
+        for (int64_t j = 0; j < s[3]; ++j) b.values.push_back(value({batch, h, i, j}));
       out.push_back(std::move(b));
     }
   }

@@ -38,11 +38,18 @@ struct AxisLabels {
 // mask is shown / hidden, everything else is signed (diverging, symmetric about 0).
 ColorMapId map_for_step(const std::string& step);
 
+// The (B, T, h, dk) steps: d split into heads by a view, the token axis still first.
+bool is_bands_step(const std::string& step);
+
 // Blocks of batch element `batch` of a step's tensor (B, ...):
 //   (B, T, d)      one block T x d
-//   (B, T, h, dk)  h blocks T x dk ("head i")     (B, h, T, X)  h blocks T x X
-// The range is shared by all blocks (finite values only).
-std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64_t batch);
+//   (B, T, h, dk)  one block T x (h·dk), heads side by side in their columns: the view cuts
+//                  d without moving anything, so it stays one matrix (is_bands_step)
+//   (B, h, T, X)   h blocks T x X ("head i"): after the transpose each head is its own block
+// The range is shared by all blocks (finite values only). `head_word` names the blocks
+// ("head " + i; a Korean slide passes "헤드 ").
+std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64_t batch,
+                                 const std::string& head_word = "head ");
 // Shared range: [0, max] for weights, [-m, m] for signed maps, [0, 1] for the mask.
 void set_common_range(std::vector<Block>& blocks);
 

@@ -27,6 +27,7 @@
 #include "app/cost_slides.h"
 #include "app/flash_slides.h"
 #include "app/flash_view.h"
+#include "app/lesson_figures.h"
 #include "app/memory_slides.h"
 #include "app/session.h"
 #include "app/slide_scenes.h"
@@ -503,4 +504,21 @@ TEST_CASE("a (T, d) step whose columns are the heads' slices brackets them on th
   const auto labels = texts_with_role(f, "label");
   for (int h = 0; h < 4; ++h) CHECK(std::count(labels.begin(), labels.end(), "head " + std::to_string(h)) == 1);
   CHECK(fig::overlapping_texts(f).empty());
+}
+
+TEST_CASE("every engine figure a lesson shows has a reader's name in ko and en, not its code name") {
+  std::vector<lessons::Diagnostic> problems;
+  const auto all = lessons::load_lesson_dir(std::string(ATTNSIM_SOURCE_DIR) + "/lessons", &problems);
+  REQUIRE(all.size() >= 15);
+  size_t figures = 0;
+  for (const auto& lesson : all)
+    for (const auto& step : lesson.steps)
+      for (const auto& claim : step.claims) {
+        if (!is_figure_quantity(claim.quantity)) continue;
+        INFO(lesson.id << ": " << claim.quantity);
+        ++figures;
+        CHECK(std::string(figure_label(claim.quantity, lessons::Lang::En)) != claim.quantity);
+        CHECK(std::string(figure_label(claim.quantity, lessons::Lang::Ko)) != claim.quantity);
+      }
+  CHECK(figures >= 40);  // the lessons show about fifty
 }
