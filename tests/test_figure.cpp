@@ -926,3 +926,23 @@ TEST_CASE("figure: column groups get a bracket and a name over their columns and
   for (const Item& i : g.items)
     if (const auto* t = std::get_if<Text>(&i)) CHECK(t->text != "a");
 }
+
+TEST_CASE("figure: a table spread to fill its area keeps its last row (no '1 more rows' from rounding)") {
+  TableSpec t;
+  t.header = {"what", "sizes", "the engine's value"};
+  t.align = {Anchor::Start, Anchor::Start, Anchor::End};
+  const std::string a = "B=1 h=8 T=4096 d_k=64 Br=64 Bc=512", b = "B=1 h=8 T=4096 d_k=64 Br=256 Bc=512";
+  t.rows = {{"slow-memory traffic, standard path (elements)", a, "545,259,520"},
+            {"slow-memory traffic, tiled path (elements)", a, "272,629,760"},
+            {"traffic ratio (standard / tiled)", a, "2"},
+            {"slow-memory traffic, tiled path (elements)", b, "71,303,168"},
+            {"traffic ratio (standard / tiled)", b, "7.647"},
+            {"slow-memory writes, tiled path (elements)", a, "2,097,152"},
+            {"q·k^T FLOPs, one layer", "d=512 h=8 B=1 T=4096", "17,179,869,184"}};
+  Slide s = make_slide({"Why it is faster", "caption", "", {}, false}, print_theme());
+  const TableLayout l = add_table(s.figure, print_theme(), s.visual, t);
+  CHECK(l.rows_shown == 7);
+  CHECK(l.bottom <= s.visual.bottom() + 0.5f);
+  for (const Item& i : s.figure.items)
+    if (const auto* x = std::get_if<Text>(&i)) CHECK(x->text.find("more rows") == std::string::npos);
+}

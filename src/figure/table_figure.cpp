@@ -89,7 +89,8 @@ TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableS
     const auto& names = fit.names[r];
     const float h = static_cast<float>(names.size()) * line + size * 0.6f + extra;
     const bool last = r + 1 == spec.rows.size();
-    if (y + h > area.bottom() || (!last && !ok && y + h + more_h > area.bottom())) {
+    // (a spread table ends exactly at the bottom: allow for the sums' rounding)
+    if (y + h > area.bottom() + 0.5f || (!last && !ok && y + h + more_h > area.bottom())) {
       f.text(area.x, y + more_h / 2, "… " + std::to_string(spec.rows.size() - r) + " " + spec.more_rows, size,
              th.muted, Anchor::Start, false, "note");
       y += more_h;

@@ -42,6 +42,16 @@ std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64
       for (int64_t h = 0; h < s[2]; ++h)
         for (int64_t j = 0; j < s[3]; ++j) b.values.push_back(value({batch, i, h, j}));
     out.push_back(std::move(b));
+  } else if (t.dim() == 5) {
+    // (B, g, h/g, T, dk), the grouped view: one block per query head, named with the K/V
+    // head it reads (the blocks of one group hold the same numbers: stride 0)
+    for (int64_t j = 0; j < s[1]; ++j)
+      for (int64_t q = 0; q < s[2]; ++q) {
+        Block b{head_word + std::to_string(j * s[2] + q) + " · K/V " + std::to_string(j), s[3], s[4], {}, map};
+        for (int64_t i = 0; i < s[3]; ++i)
+          for (int64_t k = 0; k < s[4]; ++k) b.values.push_back(value({batch, j, q, i, k}));
+        out.push_back(std::move(b));
+      }
   } else if (t.dim() == 4) {
     // (B, h, T, X): one block per head
     for (int64_t h = 0; h < s[1]; ++h) {

@@ -46,6 +46,7 @@ bool is_bands_step(const std::string& step);
 //   (B, T, h, dk)  one block T x (h·dk), heads side by side in their columns: the view cuts
 //                  d without moving anything, so it stays one matrix (is_bands_step)
 //   (B, h, T, X)   h blocks T x X ("head i"): after the transpose each head is its own block
+//   (B, g, h/g, T, dk)  the grouped K/V view: h blocks T x dk ("head i · K/V j")
 // The range is shared by all blocks (finite values only). `head_word` names the blocks
 // ("head " + i; a Korean slide passes "헤드 ").
 std::vector<Block> tensor_blocks(const std::string& step, const Tensor& t, int64_t batch,

@@ -33,6 +33,7 @@
 #include "app/slide_scenes.h"
 #include "engine/flash.h"
 #include "engine/mha.h"
+#include "engine/scenario.h"
 #include "figure/memory_figure.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
@@ -521,4 +522,26 @@ TEST_CASE("every engine figure a lesson shows has a reader's name in ko and en, 
         CHECK(std::string(figure_label(claim.quantity, lessons::Lang::Ko)) != claim.quantity);
       }
   CHECK(figures >= 40);  // the lessons show about fifty
+}
+
+TEST_CASE("every computed step of every scenario draws its tensor on its slide, never a blank page") {
+  const float band_top = fig::kSlideHeight - fig::kMargin - 150;  // the caption and legend band
+  size_t slides = 0;
+  for (const Scenario& sc : all_scenarios()) {
+    INFO(sc.name);
+    const auto run = compute_run(sc);
+    for (const Step& step : run->run.trace.steps) {
+      if (step.skipped() || !step.out.defined()) continue;
+      INFO(step.name);
+      SlideView sv;
+      sv.step = step.name;
+      const fig::Figure f = step_slide(sc, *run, sv);
+      size_t data = 0;
+      for (const fig::Item& i : f.items)
+        if (const auto* h = std::get_if<fig::Heatmap>(&i); h && h->rect.y < band_top) ++data;
+      CHECK(data >= 1);
+      ++slides;
+    }
+  }
+  CHECK(slides > 200);
 }
