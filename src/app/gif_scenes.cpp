@@ -7,6 +7,7 @@
 #include "app/layout.h"
 #include "app/slide_scenes.h"
 #include "app/transition.h"
+#include "engine/checked.h"
 #include "engine/error.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
@@ -50,6 +51,18 @@ int frames_per_move(int moves, int fps, float seconds) {
 
 int animation_frame_count(int moves, int fps, float seconds, bool reduced_motion) {
   return reduced_motion ? 3 : frames_per_move(moves, fps, seconds) * moves;
+}
+
+int64_t animation_figure_bytes(const RunData& run, const AnimationSpec& spec) {
+  const auto path = animation_path(run, spec.from, spec.to);
+  int64_t cells = 0;
+  for (const auto& name : path) {
+    const Tensor& t = run.run.trace.at(name).out;
+    cells = std::max(cells, t.numel() / std::max<int64_t>(1, t.shape()[0]));
+  }
+  const int frames = animation_frame_count(static_cast<int>(path.size()) - 1, spec.fps, spec.seconds, spec.reduced_motion);
+  // + the slide's own items (title, caption, legend, labels): a few hundred
+  return (Size(frames) * Size(cells + 512) * Size(sizeof(fig::Item))).value();
 }
 
 namespace {

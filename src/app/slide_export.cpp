@@ -11,7 +11,10 @@
 #include "app/model_view.h"
 #include "app/slide_scenes.h"
 #include "engine/atomic_file.h"
+#include "engine/checked.h"
+#include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/mha.h"
 #include "engine/scenario.h"
 #include "figure/cairo_sink.h"
 #include "figure/gif_writer.h"
@@ -175,10 +178,32 @@ int run_animation_export(const Options& o) {
     spec.reduced_motion = o.reduced_motion;
     spec.lang = lang_of(o);
     spec.theme = o.theme;
-    const Animation anim = o.panel == "decode" ? decode_animation(scenario, spec, o.model)
-                           : o.panel == "flash" ? flash_animation(scenario, *compute_run(scenario), spec)
-                                                : make_animation(scenario, *compute_run(scenario), spec);
-    const int width = pixel_width(o);
+    // Every frame is held until the GIF's one palette is made: predict the bytes first.
+    const int64_t limit = effective_mem_limit(MhaConfig{});
+    auto refuse_over = [&](int64_t need, const std::string& what) {
+      if (need > limit)
+        throw Error("this animation needs " + human_bytes(need) + " (" + what + "), over the limit of " +
+                    human_bytes(limit) + " (75% of physical memory); lower --fps, --seconds or --scale");
+    };
+    // A GIF holds every frame's pixels until its one palette is made: the bytes of the frames
+    // as figures and as RGBA + palette indices are predicted before either is made.
+    const int width = pixel_width(o), height = figure::pixel_height(figure::Figure{}, width);  // slides are 16:9
+    std::shared_ptr<const RunData> run;
+    if (o.panel != "decode") run = compute_run(scenario);
+    if (o.panel != "decode" && o.panel != "flash") {
+      const int frames = animation_frame_count(static_cast<int>(animation_path(*run, spec.from, spec.to).size()) - 1,
+                                               spec.fps, spec.seconds, spec.reduced_motion);
+      const int64_t pixels = o.mode == Mode::ExportGif ? (Size(frames) * Size(width) * Size(height) * Size(5)).value() : 0;
+      refuse_over((Size(animation_figure_bytes(*run, spec)) + Size(pixels)).value(),
+                  std::to_string(frames) + " frames of " + std::to_string(width) + " x " + std::to_string(height));
+    }
+    Animation anim = o.panel == "decode" ? decode_animation(scenario, spec, o.model)
+                     : o.panel == "flash" ? flash_animation(scenario, *run, spec)
+                                          : make_animation(scenario, *run, spec);
+    if (o.mode == Mode::ExportGif)
+      refuse_over((Size(anim.frames.size()) * Size(width) * Size(height) * Size(5)).value(),
+                  std::to_string(anim.frames.size()) + " frames of " + std::to_string(width) + " x " +
+                      std::to_string(height));
     std::string error;
     if (o.mode == Mode::ExportFrames) {
       write_folder_atomically(o.output, [&](const std::string& tmp_dir) {
@@ -193,9 +218,11 @@ int run_animation_export(const Options& o) {
       return 0;
     }
     std::vector<figure::GifFrame> frames;
-    for (size_t i = 0; i < anim.frames.size(); ++i)
+    for (size_t i = 0; i < anim.frames.size(); ++i) {
       frames.push_back({figure::render_rgba(anim.frames[i], width), anim.delay_cs[i]});
-    if (!figure::write_gif(o.output, width, figure::pixel_height(anim.frames.front(), width), frames, &error))
+      anim.frames[i] = {};  // drawn: its figure is not needed again
+    }
+    if (!figure::write_gif(o.output, width, height, frames, &error))
       throw Error(error);
     std::printf("%s: %zu frames\n", o.output.c_str(), frames.size());
     return 0;

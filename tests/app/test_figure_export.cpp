@@ -337,6 +337,9 @@ TEST_CASE("bad input: one line, exit 2, no file left behind") {
       {"--export-gif " + kOut + "/bad6.gif --panel decode --scenario decode-gqa --from x", kOut + "/bad6.gif"},
       {"--export-frames " + kOut + "/bad7 --panel decode --scenario default", kOut + "/bad7"},
       {"--export " + kOut + "/pipeline.svg --panel pipeline", kOut + "/pipeline.svg"},
+      // 1200 frames of 7680 x 4320 held for one palette: 199 GB, refused before any is drawn
+      {"--export-gif " + kOut + "/huge.gif --from q_proj --to q_heads --fps 50 --seconds 24 --size 7680x4320",
+       kOut + "/huge.gif"},
       {"--export " + kOut + "/controls.png --slide --panel controls", kOut + "/controls.png"},
   };
   for (const auto& c : cases) {
