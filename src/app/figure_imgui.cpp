@@ -162,8 +162,10 @@ void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scal
       if (t->anchor == fig::Anchor::End) x -= ext.x;
       const ImVec2 pos{x, origin.y + t->y * scale - ext.y / 2};
       dl->AddText(font, size, pos, col(t->color), t->text.c_str());
-      // ImGui has no bold face: a second pass one pixel right stands in for it.
-      if (t->bold) dl->AddText(font, size, {pos.x + std::max(1.0f, size / 28), pos.y}, col(t->color), t->text.c_str());
+      // ImGui has no bold face: a second pass one pixel right stands in for it, where the
+      // glyphs are large enough not to smear (below 15 px Hangul strokes run together).
+      if (t->bold && size >= 15)
+        dl->AddText(font, size, {pos.x + std::max(1.0f, size / 28), pos.y}, col(t->color), t->text.c_str());
     } else if (const auto* b = std::get_if<fig::Box>(&item)) {
       if (b->mark != fig::Mark::None) draw_mark(dl, X, b->rect, b->mark, th);
       else if (b->fill.a > 0) dl->AddRectFilled(X.p(b->rect.x, b->rect.y), X.p(b->rect.right(), b->rect.bottom()), col(b->fill));
