@@ -104,7 +104,7 @@ figure::Figure flash_slide(const Scenario& scenario, const RunData& run, const F
   fig::SlideSpec spec;
   const std::string head = std::to_string(ev.front().h);
   spec.title = !view.title.empty() ? view.title
-                                   : std::string("FlashAttention · ") + in_lang(lang, "헤드 ", "head ") + head + " · Br " +
+                                   : std::string("FlashAttention · ") + head_word(lang) + head + " · Br " +
                                          std::to_string(block_q) + " × Bc " + std::to_string(block_k);
   const std::string bug_caption = flash_bug_caption(run.config, lang);
   spec.caption = !view.caption.empty()  ? view.caption
@@ -114,7 +114,7 @@ figure::Figure flash_slide(const Scenario& scenario, const RunData& run, const F
                          "stored.");
   const std::string scen_title = lang == lessons::Lang::Ko ? scenario.title_ko : scenario.title_en;
   spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · flash · " +
-                in_lang(lang, "배치 ", "batch ") + std::to_string(batch) + " · " + in_lang(lang, "헤드 ", "head ") + head;
+                in_lang(lang, "배치 ", "batch ") + std::to_string(batch) + " · " + head_word(lang) + head;
   spec.legend = fig::flash_legend(in, in_lang(lang, "점수 S · PuOr (부호 있음)", "scores S · PuOr (signed)"));
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_flash_tiles(s.figure, th, s.visual, in, flash_words(lang));

@@ -53,22 +53,24 @@ int animation_frame_count(int moves, int fps, float seconds, bool reduced_motion
   return reduced_motion ? 3 : frames_per_move(moves, fps, seconds) * moves;
 }
 
-int64_t animation_figure_bytes(const RunData& run, const AnimationSpec& spec) {
+AnimationCost animation_cost(const RunData& run, const AnimationSpec& spec) {
   const auto path = animation_path(run, spec.from, spec.to);
   int64_t cells = 0;
   for (const auto& name : path) {
     const Tensor& t = run.run.trace.at(name).out;
     cells = std::max(cells, t.numel() / std::max<int64_t>(1, t.shape()[0]));
   }
-  const int frames = animation_frame_count(static_cast<int>(path.size()) - 1, spec.fps, spec.seconds, spec.reduced_motion);
+  AnimationCost c;
+  c.frames = animation_frame_count(static_cast<int>(path.size()) - 1, spec.fps, spec.seconds, spec.reduced_motion);
   // + the slide's own items (title, caption, legend, labels): a few hundred
-  return (Size(frames) * Size(cells + 512) * Size(sizeof(fig::Item))).value();
+  c.figure_bytes = (Size(c.frames) * Size(cells + 512) * Size(sizeof(fig::Item))).value();
+  return c;
 }
 
 namespace {
 
-// One step's cells: its layout, its values in atlas order, its colour map and the tokens
-// down its blocks' rows (the slide's row labels).
+// One step's cells: its layout, its values in atlas order, its colour map, the tokens down
+// its blocks' rows and its legend (the slide's row labels and legend).
 struct State {
   const Step* step = nullptr;
   Layout layout;
@@ -76,6 +78,7 @@ struct State {
   fig::ColorMapId map = fig::ColorMapId::Diverging;
   float lo = -1, hi = 1;
   std::vector<std::string> rows;
+  fig::Legend legend;
 };
 
 State state_of(const RunData& run, const Step& s, int64_t batch, lessons::Lang lang) {
@@ -84,9 +87,10 @@ State state_of(const RunData& run, const Step& s, int64_t batch, lessons::Lang l
   st.layout = make_layout(layout_for_step(s.name), s.out, batch);
   st.atlas = atlas_values(st.layout, s.out);
   st.rows = step_axis_labels(run, s.name, s.out, batch, lang).rows;
-  // The colour range the slide of this step uses (tensor_figure.h).
+  // The colour range and legend the slide of this step uses (tensor_figure.h).
   std::vector<fig::Block> blocks = fig::tensor_blocks(s.name, s.out, batch);
   if (!blocks.empty()) st.map = blocks.front().map, st.lo = blocks.front().lo, st.hi = blocks.front().hi;
+  st.legend = legend_in_lang(fig::legend_for(blocks, s.name + " · " + fig::colormap_name(st.map)), lang);
   return st;
 }
 
@@ -150,7 +154,7 @@ void draw_labels(fig::Figure& f, const Frame& fr, const State& st, float fade, c
   for (const Block& b : st.layout.blocks) {
     const fig::Rect r = fr.map({b.x, b.y, static_cast<float>(b.cols), static_cast<float>(b.rows)});
     if (b.head >= 0 && (b.y == top || names_between)) {
-      const std::string name = in_lang(lang, "헤드 ", "head ") + std::to_string(b.head);
+      const std::string name = head_word(lang) + std::to_string(b.head);
       if (fig::text_width(name, fig::kLabelMin, true) + 8 <= r.w)
         f.text(r.x + r.w / 2, r.y - 22, name, fig::kLabelMin, ink, fig::Anchor::Middle, true, "label");
     }
@@ -219,9 +223,7 @@ Animation make_animation(const Scenario& scenario, const RunData& run, const Ani
     s.title = a.step->name + "  →  " + b.step->name;
     s.caption = step_caption(t < 0.5f ? a.step->name : b.step->name, spec.lang);
     s.footer = "attnsim · " + scenario.name + " · " + spec.from + " → " + spec.to;
-    const State& shown = t < 0.5f ? a : b;
-    std::vector<fig::Block> blocks = fig::tensor_blocks(shown.step->name, shown.step->out, batch);
-    s.legend = in_lang(fig::legend_for(blocks, shown.step->name + " · " + fig::colormap_name(shown.map)), spec.lang);
+    s.legend = (t < 0.5f ? a : b).legend;
     fig::Slide slide = fig::make_slide(s, th);
     const Frame fr = move_frame(slide.visual, label_w, a, b);
     draw_move(slide.figure, fr, a, b, t, th);

@@ -39,9 +39,13 @@ int animation_frame_count(int moves, int fps, float seconds, bool reduced_motion
 
 Animation make_animation(const Scenario& scenario, const RunData& run, const AnimationSpec& spec);
 
-// The most memory make_animation's frames can take as figures (every cell of the largest
-// step an item, in every frame), predicted from the trace before any frame is made; throws
-// Error as animation_path does.
-int64_t animation_figure_bytes(const RunData& run, const AnimationSpec& spec);
+// What make_animation will make, predicted from the trace before any frame is made: its
+// frame count and the most memory the frames can take as figures (every cell of the largest
+// step an item, in every frame). Throws Error as animation_path does.
+struct AnimationCost {
+  int frames = 0;
+  int64_t figure_bytes = 0;
+};
+AnimationCost animation_cost(const RunData& run, const AnimationSpec& spec);
 
 }  // namespace attnsim::app

@@ -82,9 +82,9 @@ figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const 
   spec.footer = "attnsim · " + scenario.name + (scen_title.empty() ? "" : " (" + scen_title + ")") + " · " + step_name +
                 " · " + in_lang(lang, "배치 ", "batch ") + std::to_string(batch) + " · " +
                 in_lang(lang, "선: 논리 순서로 읽는 길", "line: the walk in logical order");
-  spec.legend = in_lang(fig::memory_legend(m, step_name + in_lang(lang, " · 저장된 값 · ", " · stored values · ") +
-                                                    fig::colormap_name(m.map)),
-                        lang);
+  spec.legend = legend_in_lang(fig::memory_legend(m, step_name + in_lang(lang, " · 저장된 값 · ", " · stored values · ") +
+                                                           fig::colormap_name(m.map)),
+                               lang);
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_memory_strips(s.figure, th, s.visual, m);
   return s.figure;

@@ -178,32 +178,31 @@ int run_animation_export(const Options& o) {
     spec.reduced_motion = o.reduced_motion;
     spec.lang = lang_of(o);
     spec.theme = o.theme;
-    // Every frame is held until the GIF's one palette is made: predict the bytes first.
+    // A GIF holds every frame's pixels (RGBA + palette indices, 5 bytes) until its one palette
+    // is made, and the frames as figures until each is drawn: both are predicted and refused
+    // over the limit before they are made.
+    const int width = pixel_width(o), height = figure::pixel_height(figure::Figure{}, width);  // slides are 16:9
     const int64_t limit = effective_mem_limit(MhaConfig{});
-    auto refuse_over = [&](int64_t need, const std::string& what) {
+    auto refuse_over = [&](int frames, int64_t figure_bytes) {
+      const int64_t pixels = o.mode == Mode::ExportGif ? (Size(frames) * Size(width) * Size(height) * Size(5)).value() : 0;
+      const int64_t need = (Size(figure_bytes) + Size(pixels)).value();
       if (need > limit)
-        throw Error("this animation needs " + human_bytes(need) + " (" + what + "), over the limit of " +
+        throw Error("this animation needs " + human_bytes(need) + " (" + std::to_string(frames) + " frames of " +
+                    std::to_string(width) + " x " + std::to_string(height) + "), over the limit of " +
                     human_bytes(limit) + " (75% of physical memory); lower --fps, --seconds or --scale");
     };
-    // A GIF holds every frame's pixels until its one palette is made: the bytes of the frames
-    // as figures and as RGBA + palette indices are predicted before either is made.
-    const int width = pixel_width(o), height = figure::pixel_height(figure::Figure{}, width);  // slides are 16:9
     std::shared_ptr<const RunData> run;
     if (o.panel != "decode") run = compute_run(scenario);
-    if (o.panel != "decode" && o.panel != "flash") {
-      const int frames = animation_frame_count(static_cast<int>(animation_path(*run, spec.from, spec.to).size()) - 1,
-                                               spec.fps, spec.seconds, spec.reduced_motion);
-      const int64_t pixels = o.mode == Mode::ExportGif ? (Size(frames) * Size(width) * Size(height) * Size(5)).value() : 0;
-      refuse_over((Size(animation_figure_bytes(*run, spec)) + Size(pixels)).value(),
-                  std::to_string(frames) + " frames of " + std::to_string(width) + " x " + std::to_string(height));
+    const bool steps = o.panel != "decode" && o.panel != "flash";  // a step-to-step move
+    if (steps) {
+      const AnimationCost cost = animation_cost(*run, spec);
+      refuse_over(cost.frames, cost.figure_bytes);
     }
     Animation anim = o.panel == "decode" ? decode_animation(scenario, spec, o.model)
                      : o.panel == "flash" ? flash_animation(scenario, *run, spec)
                                           : make_animation(scenario, *run, spec);
-    if (o.mode == Mode::ExportGif)
-      refuse_over((Size(anim.frames.size()) * Size(width) * Size(height) * Size(5)).value(),
-                  std::to_string(anim.frames.size()) + " frames of " + std::to_string(width) + " x " +
-                      std::to_string(height));
+    // Tile events and decode calls are counted only by making them (their figures are small).
+    if (!steps) refuse_over(static_cast<int>(anim.frames.size()), 0);
     std::string error;
     if (o.mode == Mode::ExportFrames) {
       write_folder_atomically(o.output, [&](const std::string& tmp_dir) {

@@ -147,7 +147,7 @@ fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, co
   const Step* s = run.run.trace.find(step);
   const int64_t heads = bands ? t.shape()[2] : run.config.heads;
   if (bands || (s && columns_are_heads(run, *s)))
-    for (int64_t i = 0; i < heads; ++i) l.col_groups.push_back(in_lang(lang, "헤드 ", "head ") + std::to_string(i));
+    for (int64_t i = 0; i < heads; ++i) l.col_groups.push_back(head_word(lang) + std::to_string(i));
   return l;
 }
 
@@ -169,14 +169,13 @@ std::vector<fig::Block> buglab_blocks(const RunData& run, const std::string& ste
   const Step* step = run.run.trace.find(step_name);
   const Step* ok = run.has_reference ? run.reference.trace.find(step_name) : nullptr;
   if (!step || !ok || step->skipped() || ok->skipped() || !step->out.defined() || !ok->out.defined()) return {};
-  const std::string head_word = in_lang(lang, "헤드 ", "head ");
-  const auto correct = fig::tensor_blocks(step_name, ok->out, batch, head_word);
-  const auto buggy = fig::tensor_blocks(step_name, step->out, batch, head_word);
+  const auto correct = fig::tensor_blocks(step_name, ok->out, batch, head_word(lang));
+  const auto buggy = fig::tensor_blocks(step_name, step->out, batch, head_word(lang));
   // one block per head, or one matrix for every head (a (B, T, d) or (B, T, h, dk) step)
   const size_t h = correct.size() == 1 ? 0 : static_cast<size_t>(std::max<int64_t>(0, head));
   if (h >= correct.size() || h >= buggy.size() || correct[h].values.size() != buggy[h].values.size()) return {};
   fig::Block a = correct[h], b = buggy[h], d = correct[h];
-  const std::string head_name = correct.size() > 1 ? " · " + head_word + std::to_string(h) : "";
+  const std::string head_name = correct.size() > 1 ? std::string(" · ") + head_word(lang) + std::to_string(h) : "";
   a.name = in_lang(lang, "올바른 계산", "correct") + head_name;
   b.name = in_lang(lang, "버그", "with the bug") + head_name;
   d.name = in_lang(lang, "차이 (버그 - 올바름)", "difference (bug - correct)");
@@ -226,17 +225,17 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
 
   std::vector<fig::Block> blocks;
   if (view.panel == "buglab") blocks = buglab_blocks(run, step_name, batch, view.head, lang);
-  if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch, in_lang(lang, "헤드 ", "head "));
+  if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch, head_word(lang));
   // "scores · PuOr"; the mask's map is named after it: "mask", not "mask · mask"
   const std::string map = fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis : blocks.front().map);
-  spec.legend = in_lang(fig::legend_for(blocks, map == step_name ? step_name : step_name + " · " + map), lang);
+  spec.legend = legend_in_lang(fig::legend_for(blocks, map == step_name ? step_name : step_name + " · " + map), lang);
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_blocks(s.figure, th, s.visual, blocks, step_axis_labels(run, step_name, step->out, batch, lang),
                  fig::VAlign::Middle);
   return s.figure;
 }
 
-figure::Legend in_lang(figure::Legend lg, lessons::Lang lang) {
+figure::Legend legend_in_lang(figure::Legend lg, lessons::Lang lang) {
   if (lg.map == fig::ColorMapId::Mask) {
     lg.lo_text = in_lang(lang, "보임", "shown");
     lg.hi_text = in_lang(lang, "가림", "hidden");

@@ -25,6 +25,9 @@ inline const char* in_lang(lessons::Lang lang, const char* ko, const char* en) {
   return lang == lessons::Lang::Ko ? ko : en;
 }
 
+// "head " or "헤드 ": the word before a head's number on a figure.
+inline const char* head_word(lessons::Lang lang) { return in_lang(lang, "헤드 ", "head "); }
+
 // The forward pass a Session would compute (synchronously; throws Error).
 std::shared_ptr<const RunData> compute_run(const Scenario& scenario);
 
@@ -64,7 +67,7 @@ figure::AxisLabels step_axis_labels(const RunData& run, const std::string& step,
 // (W_O mixes every head into every column). The tensor panel and the slides mark them.
 bool columns_are_heads(const RunData& run, const Step& step);
 // A legend's words in the slide's language: a mask's bar ends read "보임" / "가림" in Korean.
-figure::Legend in_lang(figure::Legend legend, lessons::Lang lang);
+figure::Legend legend_in_lang(figure::Legend legend, lessons::Lang lang);
 // A title page: big title, summary, a line of what follows.
 figure::Figure title_slide(const std::string& title, const std::string& summary, const std::string& footer,
                            const std::string& theme);

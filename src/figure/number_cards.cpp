@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "engine/error.h"
 #include "figure/slide.h"
 #include "figure/text_metrics.h"
 
@@ -27,10 +26,8 @@ std::string details_of(const std::vector<std::string>& row) {
 }  // namespace
 
 bool add_number_cards(Figure& f, const Theme& th, const Rect& area, const TableSpec& spec) {
+  check_rows(spec);
   const size_t cols = spec.header.size();
-  for (const auto& r : spec.rows)
-    if (r.size() != cols) throw Error("table: a row has " + std::to_string(r.size()) + " cells, the header " +
-                                      std::to_string(cols));
   const size_t n = spec.rows.size();
   if (n == 0 || n > kMaxCards || cols < 2) return false;
   const float inner = area.w - kBar - 2 * kPad;
@@ -38,7 +35,7 @@ bool add_number_cards(Figure& f, const Theme& th, const Rect& area, const TableS
   // fit the height.
   struct Card {
     std::vector<std::string> name, details;
-    float height = 0;
+    float text_h = 0, height = 0;  // the name and detail lines; the card
   };
   std::vector<Card> cards(n);
   float value_size = 0;
@@ -52,9 +49,9 @@ bool add_number_cards(Figure& f, const Theme& th, const Rect& area, const TableS
       cards[i].name = wrap_text(spec.rows[i][0], kNameSize, text_w, 2);
       const std::string d = details_of(spec.rows[i]);
       cards[i].details = d.empty() ? std::vector<std::string>{} : wrap_text(d, kLabelMin, text_w, 2);
-      const float left = static_cast<float>(cards[i].name.size()) * kNameSize * 1.3f +
-                         static_cast<float>(cards[i].details.size()) * kLabelMin * 1.3f;
-      cards[i].height = std::max(left, size * 1.2f) + 2 * kPad;
+      cards[i].text_h = static_cast<float>(cards[i].name.size()) * kNameSize * 1.3f +
+                        static_cast<float>(cards[i].details.size()) * kLabelMin * 1.3f;
+      cards[i].height = std::max(cards[i].text_h, size * 1.2f) + 2 * kPad;
       total += cards[i].height;
     }
     if (total > area.h) continue;
@@ -73,9 +70,7 @@ bool add_number_cards(Figure& f, const Theme& th, const Rect& area, const TableS
     f.box({area.x, y, area.w, c.height}, mix(th.background, th.muted, 0.08f));
     f.box({area.x, y, kBar, c.height}, th.accent);
     const float x = area.x + kBar + kPad;
-    const float left_h = static_cast<float>(c.name.size()) * kNameSize * 1.3f +
-                         static_cast<float>(c.details.size()) * kLabelMin * 1.3f;
-    float ty = y + (c.height - left_h) / 2;
+    float ty = y + (c.height - c.text_h) / 2;
     for (const auto& line : c.name) {
       f.text(x, ty + kNameSize * 0.65f, line, kNameSize, th.text, Anchor::Start, false, "label");
       ty += kNameSize * 1.3f;

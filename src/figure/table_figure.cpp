@@ -14,13 +14,18 @@ constexpr float kPad = 28;  // between columns
 
 }  // namespace
 
+void check_rows(const TableSpec& spec) {
+  for (const auto& r : spec.rows)
+    if (r.size() != spec.header.size())
+      throw Error("table: a row has " + std::to_string(r.size()) + " cells, the header " +
+                  std::to_string(spec.header.size()));
+}
+
 TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableSpec& spec) {
   const size_t cols = spec.header.size();
   TableLayout out;
   if (cols == 0) return out;
-  for (const auto& r : spec.rows)
-    if (r.size() != cols) throw Error("table: a row has " + std::to_string(r.size()) + " cells, the header " +
-                                      std::to_string(cols));
+  check_rows(spec);
   auto align = [&](size_t c) { return c < spec.align.size() ? spec.align[c] : Anchor::Start; };
   auto bold = [&](size_t c) { return c < spec.bold.size() && spec.bold[c]; };
   auto natural = [&](size_t c, float size) {

@@ -38,7 +38,8 @@ struct TableLayout {
                                              // text (a wrapped name: its first line)
 };
 
-// Throws Error when a row's cell count differs from the header's.
+// Throws Error when a row's cell count differs from the header's (check_rows).
+void check_rows(const TableSpec& spec);
 TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableSpec& spec);
 
 }  // namespace attnsim::figure
