@@ -2,8 +2,9 @@
 # Installs, builds and runs every test: the Release build's CTest suite (engine, CLI,
 # lessons, the visualizer under xvfb-run), `lesson check` on lessons/, the hostile-input
 # suite, then the engine and CLI suite and the hostile-input suite again built with
-# AddressSanitizer + UndefinedBehaviorSanitizer, and last the libFuzzer targets with a fixed
-# seed and input count each (tools/fuzz.sh: the same inputs on every machine).
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the libFuzzer targets with a fixed
+# seed and input count each (tools/fuzz.sh: the same inputs on every machine), and last the
+# web build with its browser test (tests/web/test_page.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,4 +29,8 @@ unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 # checkpoint loader and the CLI's options, a fixed seed and input count each (the same inputs
 # on every machine); a crash, sanitizer report, hang or OOM fails.
 tools/fuzz.sh
+# The web build (tools/web.sh: emscripten, WebGL 2, one attnsim.html) and its browser test in
+# headless Chromium, against the desktop build's traces and SVGs.
+tools/web.sh
+/usr/bin/python3 tests/web/test_page.py build-web build
 echo "all tests passed"

@@ -1,12 +1,13 @@
 // App state and the frame. See app.h.
 #include "app/app.h"
+#include "app/platform.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "app/lesson_ui.h"
-#include "app/model_view.h"
+#include "views/model_view.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
@@ -36,6 +37,7 @@ const Step* App::step_at(int index) const {
 const Step* App::current_step() const { return step_at(playback.step); }
 
 void App::show_banner(const std::string& text, bool error, double seconds) {
+  note_banner(text, error);
   banner.text = text;
   banner.error = error;
   banner.until = ImGui::GetTime() + seconds;

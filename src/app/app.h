@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "app/display.h"
-#include "app/options.h"
-#include "app/playback.h"
-#include "app/session.h"
+#include "views/options.h"
+#include "views/playback.h"
+#include "views/session.h"
 
 namespace attnsim::app {
 

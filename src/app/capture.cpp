@@ -4,7 +4,6 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
-#include <stb/stb_image_write.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -19,6 +18,7 @@
 #include "app/window.h"
 #include "engine/atomic_file.h"
 #include "engine/error.h"
+#include "figure/png_encode.h"
 
 namespace attnsim::app {
 
@@ -33,11 +33,8 @@ bool write_png_atomic(const std::string& path, int width, int height, const unsi
                       std::string* error) {
   // Encoded in memory, then written through AtomicFile: stb's own file writer checks
   // neither its writes nor fclose, so a full disk left a truncated PNG behind.
-  std::string png;
-  auto append = [](void* context, void* data, int size) {
-    static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<size_t>(size));
-  };
-  if (!stbi_write_png_to_func(append, &png, width, height, 4, rgba, width * 4)) {
+  const std::string png = figure::encode_png(width, height, rgba);
+  if (png.empty()) {
     *error = path + ": could not encode the PNG";
     return false;
   }

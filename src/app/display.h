@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "app/heatmap_gl.h"
-#include "app/layout.h"
-#include "app/transition.h"
+#include "views/layout.h"
+#include "views/transition.h"
 #include "engine/trace.h"
 
 namespace attnsim::app {

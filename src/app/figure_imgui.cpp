@@ -11,7 +11,7 @@
 
 #include "app/fonts.h"
 #include "app/frame_texture.h"
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "figure/palette.h"
 #include "figure/text_metrics.h"
 

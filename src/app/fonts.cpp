@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "engine/scenario.h"
 
 namespace attnsim::app {

@@ -1,9 +1,15 @@
-// OpenGL 3.3 core entry points. Mesa's libGL exports every core function, so the prototypes
-// from glcorearb.h link directly; ImGui's backend uses its own loader for its own calls.
+// OpenGL entry points: 3.3 core on the desktop (Mesa's libGL exports every core function, so
+// the prototypes from glcorearb.h link directly; ImGui's backend uses its own loader for its
+// own calls), OpenGL ES 3.0 in the browser (WebGL 2, emscripten's GLES3 headers). The app
+// calls only what both have.
 #pragma once
 
+#ifdef __EMSCRIPTEN__
+#include <GLES3/gl3.h>
+#else
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/glcorearb.h>
+#endif
 
 // A new 2D texture, bound, that samples exact cells: nearest texel, no mipmaps, clamped at
 // the edges (a heatmap cell is never blended with its neighbour). The caller fills it.

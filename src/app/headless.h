@@ -2,7 +2,7 @@
 // and exit. Also the fallback when there is no display at all.
 #pragma once
 
-#include "app/options.h"
+#include "views/options.h"
 
 namespace attnsim::app {
 

@@ -14,8 +14,8 @@
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/i18n.h"
-#include "app/zoom.h"
+#include "views/i18n.h"
+#include "views/zoom.h"
 #include "figure/palette.h"
 
 namespace attnsim::app {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/display.h"
-#include "app/transition.h"
+#include "views/transition.h"
 
 namespace attnsim::app {
 

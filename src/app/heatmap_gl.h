@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "app/gl.h"
-#include "app/layout.h"
+#include "views/layout.h"
 #include "figure/figure.h"
 
 struct ImDrawList;

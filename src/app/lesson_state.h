@@ -1,16 +1,16 @@
 // The lesson player's state inside the app (one per process). See lesson_ui.h.
 #pragma once
 
-#include <future>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "app/lesson_figures.h"
+#include "views/lesson_figures.h"
 #include "lessons/lesson.h"
 #include "lessons/player.h"
 #include "lessons/progress.h"
 #include "lessons/quantity.h"
+#include "views/tasks.h"
 
 namespace attnsim::app {
 
@@ -36,6 +36,7 @@ struct LessonUi {
   std::string applied_lesson;
   int applied_step = -1;
   char answer[64] = {};
+  bool focus_answer = false;  // a number quiz's field takes the keys when its step opens
   int picked = 0;
   std::optional<lessons::QuizResult> result;
   bool show_explanation = false;
@@ -44,7 +45,7 @@ struct LessonUi {
   std::string task_message;
   // A model task's claims, checked on a worker (panel_lesson.cpp draw_task): the first
   // failure ("" = all hold) for the state `task_job_key` (step id | live state).
-  std::future<std::string> task_job;
+  Task<std::string> task_job;
   std::string task_job_key;
   std::string pending_action;  // the step's action, pressed once its run is on screen
   std::vector<StepFigure> figures;  // the step's engine figures (lesson_figures.h)

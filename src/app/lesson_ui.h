@@ -13,7 +13,7 @@
 // --lesson DIR opens the lesson browser over that folder.
 #pragma once
 
-#include "app/options.h"
+#include "views/options.h"
 
 namespace attnsim::app {
 
@@ -26,5 +26,10 @@ bool lesson_handle_keys(App& app);
 bool lesson_frame(App& app);
 // Opens a lesson file (the window's --lesson FILE); false with a banner when it fails to load.
 bool open_lesson_file(App& app, const std::string& path);
+// Opens the lesson with this id from the lessons folder at step `step` (0-based, clamped);
+// false with a banner when there is none (the page's #lesson=ID&at=K).
+bool open_lesson_by_id(App& app, const std::string& id, int step);
+// The open lesson's id and step (0-based); false when none is open.
+bool lesson_position(std::string* id, int* step);
 
 }  // namespace attnsim::app

@@ -10,10 +10,10 @@
 #include "app/app.h"
 #include "app/capture.h"
 #include "app/headless.h"
-#include "app/model_view.h"
-#include "app/i18n.h"
+#include "views/model_view.h"
+#include "views/i18n.h"
 #include "app/lesson_ui.h"
-#include "app/slide_export.h"
+#include "views/slide_export.h"
 #include "app/window.h"
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
@@ -76,6 +76,18 @@ int run_window(const Options& options) {
   return 0;
 }
 
+// --print-trace: the scenario's run as `attnsim-cli trace --json` prints it, with no window
+// (the browser build logs the same JSON with #scenario=NAME&log=trace; tests compare them).
+int run_print_trace(const Options& options) {
+  App app;
+  app.options = options;
+  app_load_scenario(app, options.scenario);
+  app.session.wait();
+  if (!app.data()) throw Error(app.session.error().empty() ? "no run" : app.session.error());
+  std::printf("%s\n", trace_json_text(*app.data()).c_str());
+  return 0;
+}
+
 // A headless run with --lesson: a lesson that does not load is an error (exit 2), not a
 // banner in a picture nobody sees.
 bool lesson_loads(const Options& options) {
@@ -103,6 +115,7 @@ int run(const Options& options) {
     case Mode::ExportFrames: return run_animation_export(options);
     case Mode::Bench: return run_bench(options);
     case Mode::BenchEdit: return run_bench_edit(options);
+    case Mode::PrintTrace: return run_print_trace(options);
     case Mode::Window: return run_window(options);
   }
   return 0;

@@ -7,9 +7,9 @@
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/buglab_view.h"
+#include "views/buglab_view.h"
 #include "app/figure_imgui.h"
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "engine/error.h"
 
 namespace attnsim::app {

@@ -6,7 +6,7 @@
 
 #include "app/app.h"
 #include "app/fonts.h"
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "engine/backend.h"
 #include "engine/error.h"
 

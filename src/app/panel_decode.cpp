@@ -12,10 +12,10 @@
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/decode_figure.h"
-#include "app/decode_run.h"
+#include "views/decode_figure.h"
+#include "views/decode_run.h"
 #include "app/figure_imgui.h"
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "figure/slide.h"

@@ -12,22 +12,22 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <mutex>
 
 #include "app/app.h"
-#include "app/experiment_figure.h"
+#include "views/experiment_figure.h"
 #include "app/figure_imgui.h"
-#include "app/i18n.h"
-#include "app/model_view.h"
+#include "views/i18n.h"
+#include "views/model_view.h"
 #include "engine/error.h"
 #include "figure/slide.h"
 #include "model/experiments.h"
+#include "views/tasks.h"
 
 namespace attnsim::app {
 
 struct ExperimentsPanelState {
-  std::future<model::ExperimentResult> job;
+  Task<model::ExperimentResult> job;
   std::string running;  // the experiment's name while it runs
   std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
   std::shared_ptr<std::string> progress = std::make_shared<std::string>();
@@ -135,7 +135,7 @@ void run_model_experiment(App& app, const std::string& name) {
     *p = text;
   };
   s.running = name;
-  s.job = std::async(std::launch::async, [name, o] { return model::run_experiment(name, o); });
+  s.job = start_task([name, o] { return model::run_experiment(name, o); });
 }
 
 // Blocks until the experiment on the worker lands (headless export).

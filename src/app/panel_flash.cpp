@@ -16,9 +16,9 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
-#include "app/flash_slides.h"
-#include "app/flash_view.h"
-#include "app/i18n.h"
+#include "views/flash_slides.h"
+#include "views/flash_view.h"
+#include "views/i18n.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/flash.h"

@@ -23,14 +23,14 @@
 #include <map>
 
 #include "app/app.h"
-#include "app/cost_slides.h"
+#include "views/cost_slides.h"
 #include "app/figure_imgui.h"
 #include "app/fonts.h"
-#include "app/i18n.h"
-#include "app/lesson_figures.h"
+#include "views/i18n.h"
+#include "views/lesson_figures.h"
 #include "app/lesson_state.h"
 #include "app/lesson_ui.h"
-#include "app/model_view.h"
+#include "views/model_view.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
@@ -126,6 +126,7 @@ void apply_step(App& app) {
   ui.applied_lesson = ui.player.lesson().id;
   ui.applied_step = ui.player.step_index();
   ui.answer[0] = '\0';
+  ui.focus_answer = step.quiz && step.quiz->kind == lessons::QuizKind::Number;
   ui.picked = 0;
   ui.result.reset();
   ui.show_explanation = false;
@@ -208,6 +209,25 @@ bool open_lesson_file(App& app, const std::string& path) {
   ensure_progress(ui);
   const auto it = ui.progress.lessons.find(r.lesson->id);
   open_lesson(app, *r.lesson, it == ui.progress.lessons.end() ? 0 : it->second.step);
+  return true;
+}
+
+bool open_lesson_by_id(App& app, const std::string& id, int step) {
+  std::vector<lessons::Diagnostic> problems;
+  for (const lessons::Lesson& l : lessons::load_lesson_dir(lessons::default_lesson_dir(), &problems))
+    if (l.id == id) {
+      open_lesson(app, l, std::clamp(step, 0, std::max(static_cast<int>(l.steps.size()) - 1, 0)));
+      return true;
+    }
+  app.show_banner("no lesson with id '" + id + "' in " + lessons::default_lesson_dir(), true, 10.0);
+  return false;
+}
+
+bool lesson_position(std::string* id, int* step) {
+  const LessonUi& ui = lesson_ui();
+  if (!ui.player.is_open()) return false;
+  *id = ui.player.lesson().id;
+  *step = ui.player.step_index();
   return true;
 }
 
@@ -430,7 +450,7 @@ void draw_task(App& app, LessonUi& ui, const lessons::Task& task, const std::str
       }
       if (key != ui.task_key && !ui.task_job.valid()) {
         ui.task_job_key = job_key;
-        ui.task_job = std::async(std::launch::async, [task, live] {
+        ui.task_job = start_task([task, live] {
           lessons::Evaluator eval;
           for (const auto& c : task.claims) {
             std::string w;
@@ -488,6 +508,10 @@ void draw_quiz(App& app, LessonUi& ui, const lessons::Quiz& quiz, const std::str
   bool check = false;
   if (quiz.kind == lessons::QuizKind::Number) {
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    if (ui.focus_answer) {  // type the answer, Enter checks it: no click first
+      ImGui::SetKeyboardFocusHere();
+      ui.focus_answer = false;
+    }
     check |= ImGui::InputText("##answer", ui.answer, sizeof ui.answer, ImGuiInputTextFlags_EnterReturnsTrue);
     if (!quiz.unit.empty()) {
       ImGui::SameLine();

@@ -13,8 +13,8 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
-#include "app/i18n.h"
-#include "app/memory_slides.h"
+#include "views/i18n.h"
+#include "views/memory_slides.h"
 #include "engine/error.h"
 #include "figure/palette.h"
 

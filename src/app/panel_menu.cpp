@@ -2,7 +2,8 @@
 #include <string>
 
 #include "app/app.h"
-#include "app/i18n.h"
+#include "app/platform.h"
+#include "views/i18n.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
@@ -38,6 +39,22 @@ void panel_menu(App& app) {
     ImGui::Separator();
     for (const char* ext : {"png", "svg", "pdf"}) {
       const std::string label = std::string(tr("Export slide")) + " (" + ext + ")";
+      const bool drawn_by_cairo = std::string(ext) != "svg";
+      if (drawn_by_cairo && !platform_has_cairo()) {
+        // The browser: a slide's PNG is the slide view captured from the canvas; PDF needs
+        // Cairo, which only the desktop app has, and the item says so where it would be.
+        if (std::string(ext) == "png") {
+          if (ImGui::MenuItem(label.c_str())) {
+            app.presenting_slide = true;
+            request_export(app, "slide");
+          }
+        } else {
+          ImGui::MenuItem(label.c_str(), nullptr, false, false);
+          if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", tr("PDF export needs Cairo: use the desktop app"));
+        }
+        continue;
+      }
       if (ImGui::MenuItem(label.c_str())) {
         std::string written, error;
         if (export_slide(app, ext, &written, &error))

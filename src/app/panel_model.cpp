@@ -16,9 +16,9 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
-#include "app/i18n.h"
-#include "app/model_slides.h"
-#include "app/model_view.h"
+#include "views/i18n.h"
+#include "views/model_slides.h"
+#include "views/model_view.h"
 #include "engine/error.h"
 #include "model/tasks.h"
 #include "model/tokenizer.h"

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "app/app.h"
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "engine/blas_kernels.h"
 #include "engine/cost.h"
 

@@ -4,19 +4,19 @@
 // it as PNG, SVG or PDF through the file sinks, never through a screenshot.
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <memory>
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
-#include "app/flash_slides.h"
-#include "app/i18n.h"
-#include "app/model_slides.h"
-#include "app/model_view.h"
-#include "app/slide_scenes.h"
+#include "app/platform.h"
+#include "views/flash_slides.h"
+#include "views/i18n.h"
+#include "views/model_slides.h"
+#include "views/model_view.h"
+#include "views/slide_scenes.h"
 #include "engine/error.h"
-#include "figure/cairo_sink.h"
 #include "figure/svg_sink.h"
+#include "views/tasks.h"
 
 namespace attnsim::app {
 
@@ -44,7 +44,7 @@ SlideCache& cache() {
 // time; a change made meanwhile starts the next one when it lands.
 struct ModelSlideJob {
   std::string key;  // what `building` was started for
-  std::future<std::shared_ptr<const figure::Figure>> building;
+  Task<std::shared_ptr<const figure::Figure>> building;
   uint64_t revision = 0;  // the model view's revision when `key` was taken
   std::string shown_key;  // what `figure` shows
   std::shared_ptr<const figure::Figure> figure;
@@ -90,7 +90,7 @@ void poll_model_slide(App& app) {
   auto view = std::make_shared<const ModelView>(*app.model);  // the worker's own copy
   j.key = key;
   j.revision = app.model->revision();
-  j.building = std::async(std::launch::async, [view, text = model_slide_text(app)] {
+  j.building = start_task([view, text = model_slide_text(app)] {
     return std::make_shared<const figure::Figure>(head_grid_slide(*view, text).figure);
   });
 }
@@ -182,11 +182,15 @@ bool export_slide(App& app, const std::string& extension, std::string* written, 
     if (error->empty()) *error = "nothing to export yet";
     return false;
   }
-  *written = app.session.scenario().name + "-" + app.current_step()->name + "-slide." + extension;
+  *written = export_path(app.session.scenario().name + "-" + app.current_step()->name + "-slide." + extension);
   const int width = 1920 * app.export_scale;
-  if (extension == "svg") return figure::write_svg(*f, *written, width, error);
-  if (extension == "pdf") return figure::write_pdf({*f}, *written, f->title, error);
-  return figure::write_png(*f, *written, width, error);
+  bool ok = false;
+  if (extension == "svg") {
+    ok = figure::write_svg(*f, *written, width, error);
+  } else {
+    ok = write_cairo_figure(*f, extension, *written, width, error);
+  }
+  return ok && deliver_export(*written, error);
 }
 
 }  // namespace attnsim::app

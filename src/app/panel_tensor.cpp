@@ -4,7 +4,7 @@
 
 #include "app/app.h"
 #include "app/heat_view.h"
-#include "app/i18n.h"
+#include "views/i18n.h"
 #include "app/step_view.h"
 
 namespace attnsim::app {

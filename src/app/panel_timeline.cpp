@@ -18,10 +18,10 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
-#include "app/i18n.h"
-#include "app/model_slides.h"
-#include "app/model_view.h"
-#include "app/training.h"
+#include "views/i18n.h"
+#include "views/model_slides.h"
+#include "views/model_view.h"
+#include "views/training.h"
 #include "engine/error.h"
 #include "figure/slide.h"
 

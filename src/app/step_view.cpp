@@ -1,7 +1,7 @@
 // Heat view specs for trace steps. See step_view.h.
 #include "app/step_view.h"
 
-#include "app/slide_scenes.h"
+#include "views/slide_scenes.h"
 
 namespace attnsim::app {
 

@@ -41,40 +41,59 @@ void style_for_projector(float scale) {
 
 bool open_window(Window& w, int width, int height, bool visible, std::string* why) {
   glfwSetErrorCallback(glfw_error);
+#ifndef __EMSCRIPTEN__
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland)) {
     *why = "no display (DISPLAY and WAYLAND_DISPLAY are unset)";
     return false;
   }
+#endif
   if (!glfwInit()) {
     *why = "GLFW could not initialise (no usable display)";
     return false;
   }
+#ifdef __EMSCRIPTEN__
+  // WebGL 2 is OpenGL ES 3.0 (the canvas; -sUSE_WEBGL2 -sFULL_ES3).
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+#else
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+#endif
+#ifndef __EMSCRIPTEN__  // emscripten's GLFW (3.2's API) sizes the canvas in CSS pixels
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: size in screen coordinates
+#endif
   glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
   w.handle = glfwCreateWindow(width, height, "attnsim — multi-head attention", nullptr, nullptr);
   if (!w.handle) {
-    *why = "could not create an OpenGL 3.3 core window";
+    *why = "could not create an OpenGL window (3.3 core; WebGL 2 in the browser)";
     glfwTerminate();
     return false;
   }
   glfwMakeContextCurrent(w.handle);
+#ifndef __EMSCRIPTEN__  // the page's main loop runs at the display's rate (requestAnimationFrame)
   glfwSwapInterval(visible ? 1 : 0);
+#endif
+#ifndef __EMSCRIPTEN__
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(w.handle, &sx, &sy);
   w.ui_scale = std::max(1.0f, sx);
+#endif
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // panels are laid out by the app, not saved
   style_for_projector(w.ui_scale);
   ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
+#ifdef __EMSCRIPTEN__
+  ImGui_ImplOpenGL3_Init("#version 300 es");
+#else
   ImGui_ImplOpenGL3_Init("#version 330 core");
+#endif
   fonts().init(16.0f, w.ui_scale);
   fonts().rebuild_if_needed();
   heatmap_renderer().init();

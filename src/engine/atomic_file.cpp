@@ -82,10 +82,13 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   fd_ = ::mkstemp(tmpl.data());
   if (fd_ < 0) throw Error(path_ + ": cannot write here (" + std::strerror(errno) + ")");
   tmp_ = tmpl;
-  // mkstemp makes 0600; a finished file gets the usual 0666 minus the umask.
+  // mkstemp makes 0600; a finished file gets the usual 0666 minus the umask. (Not in the
+  // browser: emscripten's umask reads 0777 there, which would leave a file nobody may read.)
+#ifndef __EMSCRIPTEN__
   const mode_t mask = ::umask(0);
   ::umask(mask);
   ::fchmod(fd_, 0666 & ~mask);
+#endif
 }
 
 AtomicFile::~AtomicFile() {

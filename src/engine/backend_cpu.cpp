@@ -1,6 +1,5 @@
-// The CPU backend: matrix products through OpenBLAS, the softmax side as one tight pass per
+// The CPU backend: matrix products through sgemm (gemm.h), the softmax side as one tight pass per
 // row. Every op here has a plain-loop twin in reference.cpp that the tests compare against.
-#include <cblas.h>
 
 #include <cmath>
 #include <cstring>
@@ -9,6 +8,7 @@
 #include "backend.h"
 #include "blas_kernels.h"
 #include "error.h"
+#include "gemm.h"
 #include "gemm_floor.h"
 #include "parallel.h"
 #include "random.h"
@@ -45,13 +45,13 @@ class CpuBackend final : public Backend {
       for (int64_t r = 0; r < rows; ++r) std::memcpy(py + r * out_dim, b.f32(), out_dim * sizeof(float));
     }
     GemmLog::note({rows, out_dim, in, in, in, out_dim, true});
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out_dim, in, 1.0f, x.f32(), in,
+    sgemm(Op::N, Op::T, rows, out_dim, in, 1.0f, x.f32(), in,
                 w.f32(), in, bias.defined() ? 1.0f : 0.0f, py, out_dim);
     return y;
   }
 
   // scores (B,h,Tq,Tk) = q (B,h,Tq,dk) · k (B,h,Tk,dk)ᵀ
-  Tensor qk(const Tensor& q, const Tensor& k) override { return batched_matmul(q, k, CblasTrans); }
+  Tensor qk(const Tensor& q, const Tensor& k) override { return batched_matmul(q, k, Op::T); }
 
   // One pass per row of Tk: scaled, masked, then max / exp / sum / divide while the row is
   // in L1. Bug modes that change the axis or the precision use the reference loops.
@@ -95,7 +95,7 @@ class CpuBackend final : public Backend {
   }
 
   // ctx (B,h,Tq,dk) = alpha (B,h,Tq,Tk) · v (B,h,Tk,dk)
-  Tensor av(const Tensor& alpha, const Tensor& v) override { return batched_matmul(alpha, v, CblasNoTrans); }
+  Tensor av(const Tensor& alpha, const Tensor& v) override { return batched_matmul(alpha, v, Op::N); }
 
   Tensor contiguous(const Tensor& x) override { return x.contiguous(); }  // copies
 
@@ -130,7 +130,7 @@ class CpuBackend final : public Backend {
       NonFinite scaled, masked, alpha;
       for (int64_t item = first; item < last; ++item) {
         const int64_t b = item / H, h = item % H;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Tq, Tk, dk, 1.0f, q.f32() + b * qs[0] + h * qs[1], qs[2],
+        sgemm(Op::N, Op::T, Tq, Tk, dk, 1.0f, q.f32() + b * qs[0] + h * qs[1], qs[2],
                     k.f32() + b * ks[0] + h * ks[1], ks[2], 0.0f, out.scores.f32() + item * block, Tk);
         for (int64_t r = item * Tq; r < (item + 1) * Tq; ++r) {
           softmax_side_row(out.scores.f32(), sm, spec, r, H, Tq, Tk);
@@ -146,7 +146,7 @@ class CpuBackend final : public Backend {
                                                                                             : 0.0f;
           weights = o;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Tq, dk, Tk, 1.0f, weights, Tk,
+        sgemm(Op::N, Op::N, Tq, dk, Tk, 1.0f, weights, Tk,
                     v.f32() + b * vs[0] + h * vs[1], vs[2], 0.0f, out.ctx.f32() + item * Tq * dk, dk);
       }
       std::lock_guard<std::mutex> lock(mutex);
@@ -157,30 +157,30 @@ class CpuBackend final : public Backend {
   }
 
   // scores (B,h,Tq,Tk) = q (B,h,Tq,dk) · k (B,g,r,Tk,dk)ᵀ, k read in place (stride 0 on r)
-  Tensor qk_grouped(const Tensor& q, const Tensor& k) override { return grouped_matmul(q, k, CblasTrans); }
+  Tensor qk_grouped(const Tensor& q, const Tensor& k) override { return grouped_matmul(q, k, Op::T); }
   // ctx (B,h,Tq,dk) = alpha (B,h,Tq,Tk) · v (B,g,r,Tk,dk)
-  Tensor av_grouped(const Tensor& alpha, const Tensor& v) override { return grouped_matmul(alpha, v, CblasNoTrans); }
+  Tensor av_grouped(const Tensor& alpha, const Tensor& v) override { return grouped_matmul(alpha, v, Op::N); }
 
  private:
   // c[b,h] = a[b,h] · op(b[b,h]) for 4-D operands, one sgemm per (b, h), each matrix read in
   // place through its row stride (the leading dimension). The (b, h) products are spread
   // over the engine's threads, each run by OpenBLAS on its own thread (BlasOnCallingThread).
   //                                                                  c: (B,h,M,N) new storage
-  static Tensor batched_matmul(const Tensor& a_in, const Tensor& b_in, CBLAS_TRANSPOSE op_b) {
+  static Tensor batched_matmul(const Tensor& a_in, const Tensor& b_in, Op op_b) {
     const Tensor a = unit_inner_stride(a_in), b = unit_inner_stride(b_in);
     const int64_t B = a.size(0), H = a.size(1), M = a.size(2), K = a.size(3);
-    const int64_t N = op_b == CblasTrans ? b.size(2) : b.size(3);
+    const int64_t N = op_b == Op::T ? b.size(2) : b.size(3);
     Tensor c = Tensor::empty({B, H, M, N});
     const Dims& as = a.strides();
     const Dims& bs = b.strides();
-    for (int64_t i = 0; i < B * H; ++i) GemmLog::note({M, N, K, as[2], bs[2], N, op_b == CblasTrans});
+    for (int64_t i = 0; i < B * H; ++i) GemmLog::note({M, N, K, as[2], bs[2], N, op_b == Op::T});
     const float *pa = a.f32(), *pb = b.f32();
     float* pc = c.f32();
     const BlasOnCallingThread one;
     parallel_for(B * H, 1, [&](int64_t first, int64_t last) {
       for (int64_t item = first; item < last; ++item) {
         const int64_t i = item / H, h = item % H;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, M, N, K, 1.0f, pa + i * as[0] + h * as[1], as[2],
+        sgemm(Op::N, op_b, M, N, K, 1.0f, pa + i * as[0] + h * as[1], as[2],
                     pb + i * bs[0] + h * bs[1], bs[2], 0.0f, pc + item * M * N, N);
       }
     });
@@ -200,11 +200,11 @@ class CpuBackend final : public Backend {
   // c[b,i] = a[b,i] · op(b5[b, i/r, i%r]) with b5 (B,g,r,K|N,..) a stride-0 group view.
   // With one query row (decode) the r heads of a group are r rows of one matrix, so each
   // K/V head is read once per group by one sgemm: the point of GQA.     c: (B,h,M,N) new storage
-  static Tensor grouped_matmul(const Tensor& a_in, const Tensor& b_in, CBLAS_TRANSPOSE op_b) {
+  static Tensor grouped_matmul(const Tensor& a_in, const Tensor& b_in, Op op_b) {
     const Tensor a = unit_inner_stride(a_in);
     const Tensor b = b_in.strides().back() == 1 ? b_in : b_in.contiguous();
     const int64_t B = a.size(0), H = a.size(1), M = a.size(2), K = a.size(3);
-    const int64_t G = b.size(1), r = b.size(2), N = op_b == CblasTrans ? b.size(3) : b.size(4);
+    const int64_t G = b.size(1), r = b.size(2), N = op_b == Op::T ? b.size(3) : b.size(4);
     if (G * r != H) throw Error("grouped matmul: " + format_dims(a.shape()) + " against " + format_dims(b.shape()));
     Tensor c = Tensor::empty({B, H, M, N});
     const Dims& as = a.strides();
@@ -212,12 +212,12 @@ class CpuBackend final : public Backend {
     for (int64_t i = 0; i < B; ++i) {
       if (M == 1) {
         for (int64_t j = 0; j < G; ++j)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, r, N, K, 1.0f, a.f32() + i * as[0] + j * r * as[1], as[1],
+          sgemm(Op::N, op_b, r, N, K, 1.0f, a.f32() + i * as[0] + j * r * as[1], as[1],
                       b.f32() + i * bs[0] + j * bs[1], bs[3], 0.0f, c.f32() + (i * H + j * r) * N, N);
         continue;
       }
       for (int64_t h = 0; h < H; ++h)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, op_b, M, N, K, 1.0f, a.f32() + i * as[0] + h * as[1], as[2],
+        sgemm(Op::N, op_b, M, N, K, 1.0f, a.f32() + i * as[0] + h * as[1], as[2],
                     b.f32() + i * bs[0] + (h / r) * bs[1] + (h % r) * bs[2], bs[3], 0.0f,
                     c.f32() + (i * H + h) * M * N, N);
     }

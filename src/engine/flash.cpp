@@ -151,7 +151,11 @@ bool FlashMask::hidden(int64_t b, int64_t h, int64_t i, int64_t j, int64_t tq, i
 
 FlashBlocks default_flash_blocks(int64_t dk, int64_t l2_bytes) {
   if (l2_bytes <= 0) {
+#ifdef _SC_LEVEL2_CACHE_SIZE
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#else
+    const long l2 = 0;  // no such query (WebAssembly): assume 1 MiB
+#endif
     l2_bytes = l2 > 0 ? l2 : (1 << 20);
   }
   for (int64_t b : {128, 96, 64, 48, 32, 16, 8, 4, 2})  // multiples of the kernels' padding first

@@ -1,11 +1,10 @@
 #include "kv_cache.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstring>
 
 #include "error.h"
+#include "gemm.h"
 
 namespace attnsim {
 
@@ -255,12 +254,12 @@ Tensor paged_qk(const Tensor& q_in, const Tensor& pool, const BlockTable& table,
     for (int64_t j = 0; j < g; ++j) {
       const float* kb = pool.f32() + block * ps[0] + j * ps[1];  // (rows,dk), ld = ps[2]
       if (n == 1) {  // the group's r query heads as r rows of one matrix
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r, rows, dk, 1.0f, q.f32() + j * r * qs[1], qs[1], kb,
+        sgemm(Op::N, Op::T, r, rows, dk, 1.0f, q.f32() + j * r * qs[1], qs[1], kb,
                     ps[2], 0.0f, s.f32() + j * r * t + p0, t);
         continue;
       }
       for (int64_t hh = j * r; hh < (j + 1) * r; ++hh)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, rows, dk, 1.0f, q.f32() + hh * qs[1], qs[2], kb,
+        sgemm(Op::N, Op::T, n, rows, dk, 1.0f, q.f32() + hh * qs[1], qs[2], kb,
                     ps[2], 0.0f, s.f32() + hh * n * t + p0, t);
     }
   });
@@ -277,12 +276,12 @@ Tensor paged_av(const Tensor& alpha_in, const Tensor& pool, const BlockTable& ta
     for (int64_t j = 0; j < g; ++j) {
       const float* vb = pool.f32() + block * ps[0] + j * ps[1];  // (rows,dk), ld = ps[2]
       if (n == 1) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, dk, rows, 1.0f, alpha.f32() + j * r * t + p0, t,
+        sgemm(Op::N, Op::N, r, dk, rows, 1.0f, alpha.f32() + j * r * t + p0, t,
                     vb, ps[2], 1.0f, c.f32() + j * r * dk, dk);
         continue;
       }
       for (int64_t hh = j * r; hh < (j + 1) * r; ++hh)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, rows, 1.0f, alpha.f32() + hh * n * t + p0, t,
+        sgemm(Op::N, Op::N, n, dk, rows, 1.0f, alpha.f32() + hh * n * t + p0, t,
                     vb, ps[2], 1.0f, c.f32() + hh * n * dk, dk);
     }
   });

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "error.h"
+#include "half.h"
 #include "random.h"
 
 namespace attnsim::reference {
@@ -24,7 +25,7 @@ void require_dims(const Tensor& t, int64_t n, const char* what) {
   if (t.dim() != n) throw Error(std::string(what) + " expects " + std::to_string(n) + "-D input, got " + format_dims(t.shape()));
 }
 
-float to_half(float x) { return static_cast<float>(static_cast<_Float16>(x)); }
+float to_half(float x) { return round_to_half(x); }
 
 }  // namespace
 

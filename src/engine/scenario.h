@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,11 @@ struct Scenario {
   std::string focus_step;               // the step to open on ("alpha", ...)
   int64_t focus_batch = 0;              // the batch element to open on
   DecodePreset decode;                  // decode scenarios: the panel's run
+  // The user's own tensors (the app's file import), used instead of the sentences'
+  // embeddings and the seeded weights when set: a (B, T, d) self-attention input, and
+  // weights read from W_Q.weight.npy ... (torch.nn.Linear layout).
+  Tensor user_input;
+  std::shared_ptr<const MhaWeights> user_weights;
 };
 
 const std::vector<Scenario>& all_scenarios();

@@ -1,8 +1,44 @@
 #include "trace_json.h"
 
+#include <cmath>
+#include <vector>
+
 #include "npy.h"
 
 namespace attnsim {
+
+namespace {
+
+// Sums over the logical elements that a second run (another platform, another BLAS) can be
+// compared by within float tolerance: the finite values' sum and absolute sum (a bool step
+// counts its true elements).
+nlohmann::json checksum(const Tensor& t) {
+  double sum = 0, abs_sum = 0;
+  const bool is_bool = t.dtype() == DType::Bool;
+  // Walks the logical elements through the strides (no copy): index -> storage offset.
+  const Dims& shape = t.shape();
+  const Dims& strides = t.strides();
+  std::vector<int64_t> idx(shape.size(), 0);
+  const int64_t n = t.numel();
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t at = 0;
+    for (size_t d = 0; d < shape.size(); ++d) at += idx[d] * strides[d];
+    if (is_bool) {
+      sum += t.b8()[at] ? 1 : 0;
+    } else if (const float v = t.f32()[at]; std::isfinite(v)) {
+      sum += v;
+      abs_sum += std::fabs(v);
+    }
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  if (is_bool) abs_sum = sum;
+  return {{"sum", sum}, {"abs_sum", abs_sum}};
+}
+
+}  // namespace
 
 nlohmann::json config_to_json(const MhaConfig& c) {
   return {{"batch", c.batch},
@@ -47,6 +83,7 @@ nlohmann::json trace_to_json(const MhaConfig& config, const Trace& trace) {
       j["storage_id"] = s.storage_id;
       j["dtype"] = dtype_name(s.out.dtype());
       j["contiguous"] = s.out.is_contiguous();
+      j["checksum"] = checksum(s.out);
     } else {
       j["shape"] = j["strides"] = j["offset"] = j["storage_id"] = nullptr;
     }

@@ -1,6 +1,7 @@
 // The trace as JSON, the format of `attnsim-cli trace --json` and of DIR/trace.json:
 //   {"config": {...}, "steps": [{"name", "op", "inputs", "shape", "strides", "offset",
-//     "storage_id", "is_view", "copied_bytes", "nan_count", "neginf_count", "skipped", ...}]}
+//     "storage_id", "is_view", "copied_bytes", "nan_count", "neginf_count", "skipped",
+//     "checksum": {"sum", "abs_sum"} (over the finite values, read through the strides), ...}]}
 #pragma once
 
 #include <nlohmann/json.hpp>

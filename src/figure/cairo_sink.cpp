@@ -212,10 +212,6 @@ void draw_cairo(const Figure& f, cairo_t* cr, double scale) {
 
 // [SECTION] files -------------------------------------------------------------------------------
 
-int pixel_height(const Figure& f, int width) {
-  return std::max(1, static_cast<int>(std::lround(static_cast<double>(width) * f.height / f.width)));
-}
-
 namespace {
 
 cairo_surface_t* render_surface(const Figure& f, int width) {
@@ -259,24 +255,6 @@ cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned i
 }
 
 }  // namespace
-
-std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba) {
-  cairo_surface_t* s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
-  unsigned char* data = cairo_image_surface_get_data(s);
-  const int stride = cairo_image_surface_get_stride(s);
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      const uint8_t* p = &rgba[(static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 4];
-      const uint32_t a = p[3];
-      const uint32_t px = (a << 24) | ((p[0] * a / 255) << 16) | ((p[1] * a / 255) << 8) | (p[2] * a / 255);
-      std::memcpy(data + y * stride + x * 4, &px, 4);
-    }
-  cairo_surface_mark_dirty(s);
-  std::string out;
-  cairo_surface_write_to_png_stream(s, append_bytes, &out);
-  cairo_surface_destroy(s);
-  return out;
-}
 
 namespace {
 

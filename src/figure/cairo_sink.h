@@ -17,15 +17,12 @@ namespace attnsim::figure {
 // per figure unit.
 void draw_cairo(const Figure& f, cairo_t* cr, double scale);
 
-// width x height RGBA pixels, top row first (height = width * f.height / f.width, rounded).
-int pixel_height(const Figure& f, int width);
+// width x height RGBA pixels, top row first (height = pixel_height(f, width)).
 std::vector<uint8_t> render_rgba(const Figure& f, int width);
 
 // PNG of `width` pixels, written whole through engine/atomic_file.h (temp file + rename).
 // False with a one-line `error` (starting with the path) on failure; PDF likewise.
 bool write_png(const Figure& f, const std::string& path, int width, std::string* error);
-// Encodes to memory (the SVG sink embeds large heatmaps this way).
-std::string encode_png(int width, int height, const std::vector<uint8_t>& rgba);
 
 // One page per figure; pages are 960 x 540 pt for a 16:9 slide (13.33 x 7.5 in).
 bool write_pdf(const std::vector<Figure>& pages, const std::string& path,

@@ -1,6 +1,7 @@
 // The figure description's helpers. See figure.h.
 #include "figure/figure.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -35,6 +36,10 @@ Line& Figure::line(float x1, float y1, float x2, float y2, Color c, float width,
 Heatmap& Figure::heatmap(Heatmap h) {
   items.emplace_back(std::move(h));
   return std::get<Heatmap>(items.back());
+}
+
+int pixel_height(const Figure& f, int width) {
+  return std::max(1, static_cast<int>(std::lround(static_cast<double>(width) * f.height / f.width)));
 }
 
 }  // namespace attnsim::figure

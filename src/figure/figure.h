@@ -126,4 +126,7 @@ struct Figure {
   Heatmap& heatmap(Heatmap h);
 };
 
+// Pixel rows of a `width`-pixel image of `f` (its aspect ratio, rounded; at least 1).
+int pixel_height(const Figure& f, int width);
+
 }  // namespace attnsim::figure

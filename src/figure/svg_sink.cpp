@@ -6,7 +6,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/error.h"
-#include "figure/cairo_sink.h"
+#include "figure/png_encode.h"
 #include "figure/palette.h"
 #include "figure/text_metrics.h"
 

@@ -1,6 +1,8 @@
 // Text measurement shared by every layout and the Cairo sink, so that a label placed
-// "where it fits" fits in the PNG and the PDF too. The font is NanumGothic (fonts-nanum,
-// found through fontconfig): it covers Korean and Latin.
+// "where it fits" fits in the PNG, the PDF and the SVG, on the desktop and in the browser.
+// The font is NanumGothic (fonts-nanum): it covers Korean and Latin. Cairo draws it by
+// family name (fontconfig); widths are measured on the file (the web build embeds it at
+// the same path).
 #pragma once
 
 #include <string>
@@ -9,6 +11,7 @@
 namespace attnsim::figure {
 
 inline constexpr const char* kFontFamily = "NanumGothic";
+inline constexpr const char* kFontFile = "/usr/share/fonts/truetype/nanum/NanumGothic.ttf";
 
 // The text with the characters NanumGothic lacks spelled with ones it has (Cairo's toy font
 // API has no fallback font: they would be drawn as empty boxes): "Kᵀ" -> "K^T", the minus

@@ -63,7 +63,8 @@ std::string disk_key(const std::string& dir, const ModelSettings& s, const std::
   std::error_code ec;
   const fs::path mj = fs::path(dir) / "model.json";
   const auto size = fs::file_size(mj, ec);
-  const auto time = fs::last_write_time(mj, ec).time_since_epoch().count();
+  // (long long: libc++'s file clock counts in __int128, which has no to_string)
+  const auto time = static_cast<long long>(fs::last_write_time(mj, ec).time_since_epoch().count());
   return "v1|" + fs::absolute(dir, ec).string() + "|" + std::to_string(size) + "|" + std::to_string(time) + "|" + f +
          "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
          (s.head ? std::to_string(*s.head) : "") + "|" + (s.repeat ? std::to_string(*s.repeat) : "") + "|" +

@@ -1,9 +1,9 @@
 #include "layers.h"
 
-#include <cblas.h>
-
 #include <cmath>
 #include <vector>
+
+#include "engine/gemm.h"
 
 namespace attnsim::model {
 
@@ -13,9 +13,9 @@ void linear_backward(const float* dy, const float* x, const float* W, int64_t N,
                      float* dx, float* dW, float* db) {
   const int n = static_cast<int>(N), i = static_cast<int>(in), o = static_cast<int>(out);
   if (dx)  // dx (N,in) = dy (N,out) · W (out,in)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, i, o, 1.0f, dy, o, W, i, 0.0f, dx, i);
+    sgemm(Op::N, Op::N, n, i, o, 1.0f, dy, o, W, i, 0.0f, dx, i);
   // dW (out,in) += dyᵀ (out,N) · x (N,in)
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, o, i, n, 1.0f, dy, o, x, i, 1.0f, dW, i);
+  sgemm(Op::T, Op::N, o, i, n, 1.0f, dy, o, x, i, 1.0f, dW, i);
   if (db)
     for (int64_t r = 0; r < N; ++r)
       for (int64_t c = 0; c < out; ++c) db[c] += dy[r * out + c];
@@ -139,8 +139,8 @@ void attention_backward(const Trace& trace, const MhaWeights& w, int64_t heads, 
       const float* k = k_proj.f32() + kv_off;                // (T,dk), ld g·dk
       const float* v = v_proj.f32() + kv_off;
       // dalpha (T,T) = dctx · vᵀ;  dv (T,dk) += alphaᵀ · dctx
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, t, t, K, 1.0f, dC, D, v, KV, 0.0f, dA.f32(), t);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, A, t, dC, D, 1.0f, dv.f32() + kv_off, KV);
+      sgemm(Op::N, Op::T, t, t, K, 1.0f, dC, D, v, KV, 0.0f, dA.f32(), t);
+      sgemm(Op::T, Op::N, t, K, t, 1.0f, A, t, dC, D, 1.0f, dv.f32() + kv_off, KV);
       // softmax: dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale; hidden keys have A = 0
       for (int64_t i = 0; i < T; ++i) {
         const float* a = A + i * T;
@@ -150,8 +150,8 @@ void attention_backward(const Trace& trace, const MhaWeights& w, int64_t heads, 
         for (int64_t j = 0; j < T; ++j) row[j] = a[j] * (row[j] - dot) * scale;
       }
       // dq (T,dk) = dS · k;  dk (T,dk) += dSᵀ · q
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, k, KV, 0.0f, dq.f32() + off, D);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, t, K, t, 1.0f, dA.f32(), t, q, D, 1.0f, dk_.f32() + kv_off, KV);
+      sgemm(Op::N, Op::N, t, K, t, 1.0f, dA.f32(), t, k, KV, 0.0f, dq.f32() + off, D);
+      sgemm(Op::T, Op::N, t, K, t, 1.0f, dA.f32(), t, q, D, 1.0f, dk_.f32() + kv_off, KV);
     }
 
   // the three projections read the same x: dx = dq·W_Q + dk·W_K + dv·W_V

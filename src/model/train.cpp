@@ -79,7 +79,8 @@ nlohmann::json scores_json(const HeadTable& t) {
   return j;
 }
 
-std::vector<nlohmann::json> train(Model& model, const TrainOptions& o, const TrainHooks& hooks) {
+TrainRun::TrainRun(Model& model, const TrainOptions& o, const TrainHooks& hooks)
+    : model_(model), o_(o), hooks_(hooks) {
   validate(o.task);
   if (o.task.vocab != model.config.vocab)
     throw Error("the task's vocabulary (" + std::to_string(o.task.vocab) + ") differs from the model's (" +
@@ -96,65 +97,81 @@ std::vector<nlohmann::json> train(Model& model, const TrainOptions& o, const Tra
     throw Error("training this model needs about " + human_bytes(need) + " (" + format_count(need) +
                 " bytes), over the limit of " + human_bytes(limit) + "; lower --batch, --seq or the model size");
 
-  AdamWConfig ac = o.adamw;
-  if (ac.total == 0) ac.total = o.steps;
-  AdamW opt(model.params, ac);
-  const Batch score_batch = scoring_batch(model.config);
-  std::vector<nlohmann::json> log;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto save = [&](const std::string& dir, int64_t step) {
-    nlohmann::json tasks = nlohmann::json::array();
-    for (Task t : o.task.tasks) tasks.push_back(task_name(t));
-    // the recipe travels with the weights: the bar test evaluates on lengths outside it
-    save_checkpoint(model, dir,
-                    {{"step", step},
-                     {"train", {{"tasks", tasks}, {"min_repeat", o.task.min_repeat}, {"max_repeat", o.task.max_repeat},
-                                {"holdout_repeats", o.task.holdout_repeats},
-                                {"batch", o.batch}, {"steps", o.steps}, {"lr", ac.lr}, {"warmup", ac.warmup},
-                                {"weight_decay", ac.weight_decay}, {"clip", ac.clip}, {"data_seed", o.data_seed}}}});
-  };
+  adamw_ = o.adamw;
+  if (adamw_.total == 0) adamw_.total = o.steps;
+  opt_.emplace(model.params, adamw_);
+  score_batch_ = scoring_batch(model.config);
+  t0_ = std::chrono::steady_clock::now();
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
+}
 
-  for (int64_t step = 0; step < o.steps; ++step) {
-    if (hooks.stop && hooks.stop()) break;
-    const Batch batch = make_batch(o.task, o.batch, o.data_seed, static_cast<uint64_t>(step));
-    const Activations acts = forward(model, batch);
-    Tensor dlogits;
-    const LossStats ls = cross_entropy(acts.logits, batch, &dlogits);
-    Params grads = zeros_like(model.params);
-    backward(model, batch, acts, dlogits, grads);
-    const double loss = ls.all.loss();
-    if (!std::isfinite(loss) || !std::isfinite(global_norm(grads)))
-      throw Error("training stopped at step " + std::to_string(step) + ": loss is " + std::to_string(loss) +
-                  "; first non-finite tensor: " + first_nonfinite(acts, grads) + " (no checkpoint written for it)");
-    StepReport r;
-    r.step = step + 1;
-    r.lr = learning_rate(ac, step);
-    r.grad_norm = opt.step(model.params, grads);
-    r.loss = loss;
-    for (const PartStats& p : ls.parts) r.part_loss.push_back(p.count ? p.loss() : -1.0);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const bool last = r.step == o.steps;
-    if (o.score_every > 0 && (r.step % o.score_every == 0 || last || r.step == 1)) {
-      r.scored = true;
-      r.scores = score_heads(model, score_batch);
-    }
-    if (r.scored || r.step % std::max<int64_t>(o.log_every, 1) == 0 || last || r.step == 1) log.push_back(report_json(r));
-    if (hooks.on_step) hooks.on_step(r);
-    if (!o.out_dir.empty() && o.checkpoint_every > 0 && (r.step % o.checkpoint_every == 0 || last)) {
-      save(step_dir(o.out_dir, r.step), r.step);
-      write_text_file((std::filesystem::path(o.out_dir) / "train_log.jsonl").string(), log_text(log));
-    }
+void TrainRun::save(const std::string& dir, int64_t step) const {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (Task t : o_.task.tasks) tasks.push_back(task_name(t));
+  // the recipe travels with the weights: the bar test evaluates on lengths outside it
+  save_checkpoint(model_, dir,
+                  {{"step", step},
+                   {"train", {{"tasks", tasks}, {"min_repeat", o_.task.min_repeat}, {"max_repeat", o_.task.max_repeat},
+                              {"holdout_repeats", o_.task.holdout_repeats},
+                              {"batch", o_.batch}, {"steps", o_.steps}, {"lr", adamw_.lr}, {"warmup", adamw_.warmup},
+                              {"weight_decay", adamw_.weight_decay}, {"clip", adamw_.clip}, {"data_seed", o_.data_seed}}}});
+}
+
+bool TrainRun::step() {
+  if (finished_) return false;
+  if (step_ >= o_.steps || (hooks_.stop && hooks_.stop())) {
+    finish();
+    return false;
   }
-  if (!o.out_dir.empty()) {
-    save(o.out_dir + "/.final", opt.steps_taken());
-    // the final model sits at the top of DIR (model.json + .npy), beside checkpoints/ and the log
-    for (const auto& e : std::filesystem::directory_iterator(o.out_dir + "/.final"))
-      std::filesystem::rename(e.path(), std::filesystem::path(o.out_dir) / e.path().filename());
-    std::filesystem::remove(o.out_dir + "/.final");
-    write_text_file((std::filesystem::path(o.out_dir) / "train_log.jsonl").string(), log_text(log));
+  const int64_t step = step_++;
+  const Batch batch = make_batch(o_.task, o_.batch, o_.data_seed, static_cast<uint64_t>(step));
+  const Activations acts = forward(model_, batch);
+  Tensor dlogits;
+  const LossStats ls = cross_entropy(acts.logits, batch, &dlogits);
+  Params grads = zeros_like(model_.params);
+  backward(model_, batch, acts, dlogits, grads);
+  const double loss = ls.all.loss();
+  if (!std::isfinite(loss) || !std::isfinite(global_norm(grads)))
+    throw Error("training stopped at step " + std::to_string(step) + ": loss is " + std::to_string(loss) +
+                "; first non-finite tensor: " + first_nonfinite(acts, grads) + " (no checkpoint written for it)");
+  StepReport r;
+  r.step = step + 1;
+  r.lr = learning_rate(adamw_, step);
+  r.grad_norm = opt_->step(model_.params, grads);
+  r.loss = loss;
+  for (const PartStats& p : ls.parts) r.part_loss.push_back(p.count ? p.loss() : -1.0);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  const bool last = r.step == o_.steps;
+  if (o_.score_every > 0 && (r.step % o_.score_every == 0 || last || r.step == 1)) {
+    r.scored = true;
+    r.scores = score_heads(model_, score_batch_);
   }
-  return log;
+  if (r.scored || r.step % std::max<int64_t>(o_.log_every, 1) == 0 || last || r.step == 1) log_.push_back(report_json(r));
+  if (hooks_.on_step) hooks_.on_step(r);
+  if (!o_.out_dir.empty() && o_.checkpoint_every > 0 && (r.step % o_.checkpoint_every == 0 || last)) {
+    save(step_dir(o_.out_dir, r.step), r.step);
+    write_text_file((std::filesystem::path(o_.out_dir) / "train_log.jsonl").string(), log_text(log_));
+  }
+  return true;
+}
+
+void TrainRun::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (o_.out_dir.empty()) return;
+  save(o_.out_dir + "/.final", opt_->steps_taken());
+  // the final model sits at the top of DIR (model.json + .npy), beside checkpoints/ and the log
+  for (const auto& e : std::filesystem::directory_iterator(o_.out_dir + "/.final"))
+    std::filesystem::rename(e.path(), std::filesystem::path(o_.out_dir) / e.path().filename());
+  std::filesystem::remove(o_.out_dir + "/.final");
+  write_text_file((std::filesystem::path(o_.out_dir) / "train_log.jsonl").string(), log_text(log_));
+}
+
+std::vector<nlohmann::json> train(Model& model, const TrainOptions& o, const TrainHooks& hooks) {
+  TrainRun run(model, o, hooks);
+  while (run.step()) {
+  }
+  return run.log();
 }
 
 std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<int64_t>& repeats, int64_t sequences,

@@ -5,6 +5,7 @@
 // the same OpenBLAS thread count two runs give the same bits.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -45,6 +46,34 @@ struct StepReport {
 struct TrainHooks {
   std::function<void(const StepReport&)> on_step;  // every step
   std::function<bool()> stop;                      // polled each step: true ends the run early
+};
+
+// A run one step at a time, for callers that cannot block until it ends (the browser build
+// trains between frames). train() below is `while (run.step()) {}`.
+class TrainRun {
+ public:
+  // Checks the options and the memory, as train() does (throws Error before allocating).
+  TrainRun(Model& model, const TrainOptions& options, const TrainHooks& hooks = {});
+  // One optimiser step with its log line, hooks and checkpoint; false once the run is over
+  // (all steps taken, or hooks.stop said so), after writing the final model. Throws Error
+  // on a non-finite loss, as train() does.
+  bool step();
+  const std::vector<nlohmann::json>& log() const { return log_; }
+  int64_t steps_taken() const { return step_; }
+
+ private:
+  void save(const std::string& dir, int64_t step) const;
+  void finish();
+  Model& model_;
+  TrainOptions o_;
+  TrainHooks hooks_;
+  AdamWConfig adamw_;
+  std::optional<AdamW> opt_;
+  Batch score_batch_;
+  std::vector<nlohmann::json> log_;
+  std::chrono::steady_clock::time_point t0_;
+  int64_t step_ = 0;
+  bool finished_ = false;
 };
 
 // Trains `model` in place. Throws Error before allocating when the run would not fit, and on

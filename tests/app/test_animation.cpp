@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <variant>
 
-#include "app/gif_scenes.h"
-#include "app/slide_scenes.h"
+#include "views/gif_scenes.h"
+#include "views/slide_scenes.h"
 #include "engine/scenario.h"
 #include "figure/slide.h"
 

@@ -11,9 +11,9 @@
 #include <set>
 #include <variant>
 
-#include "app/decode_figure.h"
-#include "app/decode_run.h"
-#include "app/decode_slides.h"
+#include "views/decode_figure.h"
+#include "views/decode_run.h"
+#include "views/decode_slides.h"
 #include "figure/slide.h"
 #include "engine/error.h"
 #include "engine/scenario.h"

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <variant>
 
-#include "app/experiment_figure.h"
-#include "app/model_view.h"
-#include "app/slide_scenes.h"
+#include "views/experiment_figure.h"
+#include "views/model_view.h"
+#include "views/slide_scenes.h"
 #include "engine/error.h"
 #include "figure/plot.h"
 #include "figure/slide.h"

@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "app/i18n.h"
-#include "app/model_view.h"
+#include "views/i18n.h"
+#include "views/model_view.h"
 #include "engine/error.h"
 #include "model/experiments.h"
 #include "model/heads.h"
@@ -20,8 +20,8 @@ using namespace attnsim::app;
 namespace {
 
 const char* const kModelFiles[] = {"src/app/panel_model.cpp", "src/app/panel_timeline.cpp",
-                                   "src/app/panel_experiments.cpp", "src/app/model_view.cpp",
-                                   "src/app/panel_decode.cpp", "src/app/experiment_figure.cpp",
+                                   "src/app/panel_experiments.cpp", "src/views/model_view.cpp",
+                                   "src/app/panel_decode.cpp", "src/views/experiment_figure.cpp",
                                    "src/app/panel_flash.cpp"};
 
 std::string read_source(const std::string& rel) {
@@ -165,7 +165,7 @@ TEST_CASE("one Korean term per head role: the app's word is the lessons' and the
     INFO(e.path().string());
     CHECK(read_source("lessons/" + e.path().filename().string()).find("유도") == std::string::npos);
   }
-  for (const char* rel : {"src/app/i18n.cpp", "src/app/model_slides.cpp", "src/app/slide_scenes.cpp",
+  for (const char* rel : {"src/views/i18n.cpp", "src/views/model_slides.cpp", "src/views/slide_scenes.cpp",
                           "src/engine/scenario.cpp"}) {
     INFO(rel);
     CHECK(read_source(rel).find("유도") == std::string::npos);

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "app/layout.h"
-#include "app/transition.h"
+#include "views/layout.h"
+#include "views/transition.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

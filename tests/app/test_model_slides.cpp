@@ -12,8 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/model_slides.h"
-#include "app/slide_scenes.h"
+#include "views/model_slides.h"
+#include "views/slide_scenes.h"
 #include "engine/error.h"
 #include "lessons/model_quantity.h"
 #include "model/tasks.h"

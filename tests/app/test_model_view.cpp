@@ -11,7 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "app/model_view.h"
+#include "views/model_view.h"
 #include "engine/error.h"
 #include "model/tasks.h"
 

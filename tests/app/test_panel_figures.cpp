@@ -23,14 +23,14 @@
 #include <set>
 #include <variant>
 
-#include "app/buglab_view.h"
-#include "app/cost_slides.h"
-#include "app/flash_slides.h"
-#include "app/flash_view.h"
-#include "app/lesson_figures.h"
-#include "app/memory_slides.h"
-#include "app/session.h"
-#include "app/slide_scenes.h"
+#include "views/buglab_view.h"
+#include "views/cost_slides.h"
+#include "views/flash_slides.h"
+#include "views/flash_view.h"
+#include "views/lesson_figures.h"
+#include "views/memory_slides.h"
+#include "views/session.h"
+#include "views/slide_scenes.h"
 #include "engine/flash.h"
 #include "engine/mha.h"
 #include "engine/scenario.h"

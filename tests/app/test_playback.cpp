@@ -2,9 +2,9 @@
 // instant; play stops at the end.
 #include <catch2/catch.hpp>
 
-#include "app/options.h"
-#include "app/playback.h"
-#include "app/zoom.h"
+#include "views/options.h"
+#include "views/playback.h"
+#include "views/zoom.h"
 #include "engine/error.h"
 
 using namespace attnsim::app;

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "app/session.h"
+#include "views/session.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

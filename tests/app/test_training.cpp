@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "app/training.h"
+#include "views/training.h"
 
 using namespace attnsim::app;
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "app/transition.h"
+#include "views/transition.h"
 #include "engine/mha.h"
 
 using namespace attnsim;

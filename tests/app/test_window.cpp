@@ -20,7 +20,7 @@
 #include <set>
 #include <string>
 
-#include "app/slide_scenes.h"
+#include "views/slide_scenes.h"
 #include "engine/scenario.h"
 #include "figure/palette.h"
 

@@ -1,0 +1,99 @@
+// Files the user hands the app. See open_files.h.
+#include "app/open_files.h"
+
+#include <filesystem>
+#include <vector>
+
+#include "app/app.h"
+#include "app/lesson_ui.h"
+#include "engine/error.h"
+#include "engine/npy.h"
+#include "views/i18n.h"
+
+namespace attnsim::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The run on screen with the user's weights: the shape of W_Q fixes d_model; the heads stay
+// when they divide it.
+void open_weights(App& app, const std::string& dir) {
+  Scenario& s = app.session.scenario();
+  const NpyInfo q = read_npy_info((fs::path(dir) / "W_Q.weight.npy").string());
+  if (q.shape.size() != 2 || q.shape[0] != q.shape[1])
+    throw Error(dir + "/W_Q.weight.npy: expected a square (d, d) weight, got " + format_dims(q.shape));
+  MhaConfig c = s.config;
+  c.d_model = q.shape[0];
+  c.bias = fs::exists(fs::path(dir) / "W_Q.bias.npy");
+  validate(c);  // throws: d_model not divisible by the heads, ...
+  auto weights = std::make_shared<const MhaWeights>(load_weights(dir, c.d_model, c.bias, c.kv_dim()));
+  if (s.user_input.defined() && s.user_input.size(2) != c.d_model)
+    throw Error("the weights are " + std::to_string(c.d_model) + " wide but the input you opened is " +
+                std::to_string(s.user_input.size(2)));
+  s.config = c;
+  s.user_weights = std::move(weights);
+  app.session.request();
+  app.show_banner(std::string(tr("Opened")) + ": " + dir, false);
+}
+
+// A (B, T, d) input for self-attention; d must match the weights on screen.
+void open_input(App& app, const std::string& path) {
+  Tensor x = read_npy(path);  // throws naming the file and the reason
+  if (x.dtype() != DType::F32 || x.dim() != 3)
+    throw Error(path + ": an input must be float32 of shape (B, T, d), got " + format_dims(x.shape()));
+  Scenario& s = app.session.scenario();
+  MhaConfig c = s.config;
+  c.batch = x.size(0);
+  c.tq = c.tk = x.size(1);
+  c.self_attention = true;
+  if (s.user_weights && x.size(2) != c.d_model)
+    throw Error(path + ": d = " + std::to_string(x.size(2)) + " does not match the weights you opened (d_model " +
+                std::to_string(c.d_model) + ")");
+  c.d_model = x.size(2);
+  validate(c);
+  check_inputs(c, MhaInputs{x, x, x, {}, {}});
+  if (predict_trace_bytes(c) > effective_mem_limit(c))
+    throw Error(path + ": this input's trace would not fit in memory");
+  s.config = c;
+  s.user_input = std::move(x);
+  s.sentences.clear();
+  s.key_sentences.clear();
+  app.session.edits().clear();
+  app.session.request();
+  app.show_banner(std::string(tr("Opened")) + ": " + path, false);
+}
+
+}  // namespace
+
+void open_user_path(App& app, const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    if (fs::exists(fs::path(path) / "model.json", ec)) {
+      app_load_scenario(app, "model", path);  // throws naming the file when it does not load
+      app.show_banner(std::string(tr("Opened")) + ": " + path, false);
+      return;
+    }
+    if (fs::exists(fs::path(path) / "W_Q.weight.npy", ec)) return open_weights(app, path);
+    std::vector<fs::path> files;  // a folder holding one file: that file
+    for (const auto& e : fs::directory_iterator(path, ec)) files.push_back(e.path());
+    if (files.size() == 1 && fs::is_regular_file(files[0], ec)) return open_user_path(app, files[0].string());
+    throw Error(path + ": a folder to open holds model.json (a checkpoint) or W_Q.weight.npy (weights)");
+  }
+  const std::string name = fs::path(path).filename().string();
+  if (ends_with(name, ".toml")) {
+    open_lesson_file(app, path);  // its own banner when it does not load
+    return;
+  }
+  if (ends_with(name, ".npy")) {
+    if (name.rfind("W_", 0) == 0) return open_weights(app, fs::path(path).parent_path().string());
+    return open_input(app, path);
+  }
+  throw Error(name + ": attnsim opens .npy inputs and weights, .toml lessons and checkpoint folders");
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,20 @@
+// Files the user hands the app: dropped on the window (desktop and browser) or picked with
+// the page's file input. Each path is taken for what it is:
+//   a folder with model.json              a checkpoint: the model scenario opens it
+//   a folder with W_Q.weight.npy ...      weights (torch.nn.Linear layout) for the run on screen
+//   a .toml file                          a lesson: opened in the lesson panel
+//   W_Q.weight.npy (or any W_*.npy)       its folder's weights, as above
+//   any other .npy                        a (B, T, d) float32 input for self-attention
+// Anything the engine refuses (a malformed .npy, a shape that does not fit, a broken
+// checkpoint) is one banner; the run on screen stays as it was.
+#pragma once
+
+#include <string>
+
+namespace attnsim::app {
+
+struct App;
+
+void open_user_path(App& app, const std::string& path);
+
+}  // namespace attnsim::app

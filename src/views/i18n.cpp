@@ -1,0 +1,368 @@
+// UI text table. See i18n.h.
+#include "views/i18n.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+
+#include "model/experiments.h"
+
+namespace attnsim::app {
+
+namespace {
+
+// English -> Korean. Keep sorted by panel so a translator can read it top to bottom.
+const std::pair<const char*, const char*> kTable[] = {
+    // window and menus
+    {"File", "파일"},
+    {"View", "보기"},
+    {"Language", "언어"},
+    {"Export window PNG", "창 전체 PNG 내보내기"},
+    {"Export panel PNG", "현재 패널 PNG 내보내기"},
+    {"Export scale", "내보내기 배율"},
+    {"Transparent background", "투명 배경"},
+    {"Quit", "종료"},
+    {"Saved", "저장함"},
+    {"Export failed", "내보내기 실패"},
+    {"Computing", "계산 중"},
+    {"Reduced motion", "움직임 줄이기"},
+    {"Export slide", "슬라이드 내보내기"},
+    {"PDF export needs Cairo: use the desktop app", "PDF 내보내기는 Cairo가 필요합니다: 데스크톱 앱을 쓰세요"},
+    {"Opened", "열었음"},
+    {"The trained model: its head grid", "학습된 모델: 헤드 격자"},
+    {"Slide", "슬라이드"},
+    {"Slide view", "슬라이드 보기"},
+    {"Slide theme", "슬라이드 테마"},
+    {"Print (light)", "인쇄용 (밝게)"},
+    {"Projector (dark)", "프로젝터용 (어둡게)"},
+    {"Scenario", "시나리오"},
+    // pipeline
+    {"Pipeline", "파이프라인"},
+    {"view", "뷰"},
+    {"copy", "복사"},
+    {"compute", "계산"},
+    {"input", "입력"},
+    {"skipped", "건너뜀"},
+    {"Play", "재생"},
+    {"Pause", "일시정지"},
+    {"Speed", "속도"},
+    {"Duration (s)", "전환 시간 (초)"},
+    {"Transition", "전환"},
+    {"shape", "모양"},
+    {"strides", "스트라이드"},
+    {"storage", "저장소"},
+    {"held by the trace", "트레이스가 들고 있는 메모리"},
+    // flash panel (the figure's own words are flash_words in flash_slides.cpp)
+    {"memory", "메모리"},
+    {"tiled", "타일"},
+    {"standard", "표준"},
+    {"query block >>", "질의 블록 >>"},
+    {"skipped: every score is hidden", "건너뜀: 모든 점수가 가려짐"},
+    {"not reached yet", "아직 닿지 않음"},
+    {"query", "질의"},
+    {"key", "키"},
+    {"tile", "타일"},
+    {"exact", "정확한 값"},
+    {"event %d", "이벤트 %d"},
+    {"Br (query block)", "Br (질의 블록)"},
+    {"Bc (key block)", "Bc (키 블록)"},
+    {"Same multiplications as the standard path; the (Tq, Tk) matrices S and P are never stored: each tile's scores live in fast memory only. The tiled sum adds exp(s - m) in tile order and divides once at the end, so it matches the standard output to rounding, not bit for bit; a fully hidden row ends with l = 0 and gives NaN, as softmax does.",
+     "표준 경로와 같은 곱셈을 한다. (Tq, Tk) 행렬 S와 P는 저장되지 않는다: 각 타일의 점수는 빠른 메모리에만 있다. 타일 합은 exp(s - m)을 타일 순서로 더하고 끝에서 한 번 나누므로, 표준 출력과 비트 단위로 같지는 않고 반올림 오차 안에서 같다. 모두 가려진 행은 l = 0으로 끝나 softmax처럼 NaN이 된다."},
+    // decode panel
+    {"Decode", "디코딩"},
+    {"Not a decode scenario", "디코딩 시나리오가 아님"},
+    {"step %d", "걸음 %d"},
+    {"layer %d", "층 %d"},
+    {"step", "걸음"},
+    {"position", "위치"},
+    {" rows: prefill", "행: 프리필"},
+    {"cache", "캐시"},
+    {"used ", "사용 "},
+    {"Decode: the trained model's weights (settings come from the checkpoint)", "디코딩: 학습된 모델의 가중치 (설정은 체크포인트에서 온다)"},
+    // tensor view
+    {"Tensor", "텐서"},
+    {"head", "헤드"},
+    {"Batch", "배치"},
+    {"Colour scale", "색 범위"},
+    {"shared", "공통"},
+    {"per head", "헤드별"},
+    {"Fit", "맞추기"},
+    {"index", "인덱스"},
+    {"value", "값"},
+    {"storage offset", "저장소 오프셋"},
+    {"row sum", "행 합"},
+    {"hidden", "가려짐"},
+    {"visible", "보임"},
+    {"mask (broadcast over heads)", "마스크 (헤드 방향으로 브로드캐스트)"},
+    {"Legend", "범례"},
+    {"skipped in this configuration", "이 설정에서는 건너뛰는 단계"},
+    {"wheel: zoom, drag: pan", "휠: 확대, 끌기: 이동"},
+    // memory view
+    {"Memory", "메모리"},
+    {"storage strip", "저장소 띠"},
+    {"new storage", "새 저장소"},
+    {"copied", "복사함"},
+    {"contiguous", "연속"},
+    {"not contiguous", "비연속"},
+    {"Try view(B, T, d) without contiguous()", "contiguous() 없이 view(B, T, d) 해 보기"},
+    {"engine says", "엔진의 답"},
+    {"logical element", "논리 원소"},
+    // bug lab
+    {"Bug lab", "버그 실험실"},
+    {"correct", "올바른 실행"},
+    {"with the bug", "버그 있는 실행"},
+    {"difference", "차이"},
+    {"cells differ", "칸이 다름"},
+    {"identical", "완전히 같음"},
+    {"nothing to compare at this step", "이 단계에는 비교할 것이 없음"},
+    {"Check hidden weights are exactly 0", "가려진 위치의 가중치가 정확히 0인지 검사"},
+    {"Run to first NaN", "첫 NaN까지 실행"},
+    {"no NaN anywhere", "어디에도 NaN 없음"},
+    {"pass", "통과"},
+    {"fail", "실패"},
+    {"NaN per step", "단계별 NaN 개수"},
+    {"positions checked", "검사한 위치"},
+    {"no reference run for this scenario", "이 시나리오에는 비교할 올바른 실행이 없음"},
+    // controls
+    {"Controls", "설정"},
+    {"Sentence", "문장"},
+    {"Second sentence (keys, cross-attention)", "둘째 문장 (키, 크로스 어텐션)"},
+    {"Cross-attention", "크로스 어텐션"},
+    {"Heads", "헤드 수"},
+    {"Seed", "시드"},
+    {"Dropout (train mode)", "드롭아웃 (학습 모드)"},
+    {"W_O = identity", "W_O = 항등 행렬"},
+    {"Bias", "편향"},
+    {"Causal mask", "인과 마스크"},
+    {"Key lengths", "키 길이"},
+    {"Query lengths", "질의 길이"},
+    {"Apply", "적용"},
+    {"Edit input cell", "입력 칸 편집"},
+    {"Set", "설정"},
+    {"Clear edits", "편집 지우기"},
+    {"English sentence", "영어 문장"},
+    {"Korean sentence", "한국어 문장"},
+    {"Reset scenario", "시나리오 초기화"},
+    {"Backend", "백엔드"},
+    // model panel: header, numbers, head grid, guesses (panel_model.cpp)
+    {"Model", "모델"},
+    {"%s  (step %lld)", "%s  (스텝 %lld)"},
+    {"%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
+     "레이어 %lld개 x 헤드 %lld개, d_model %lld, 어휘 %lld개, 최대 토큰 %lld개"},
+    {"final (step %lld)", "최종 (스텝 %lld)"},
+    {"checkpoint", "체크포인트"},
+    {"sequence", "시퀀스"},
+    {"repeated random", "무작위 반복"},
+    {"task example", "학습 과제 예시"},
+    {"sentence", "문장"},
+    {"knock out:", "헤드 끄기:"},
+    {"zero", "0으로"},
+    {"mean", "평균으로"},
+    {"induction heads", "인덕션 헤드"},
+    {"none", "모두 복원"},
+    {"positions", "위치"},
+    {"loss", "손실"},
+    {"accuracy", "정확도"},
+    {"loss, ablated", "손실 (헤드 끈 뒤)"},
+    {"accuracy, ablated", "정확도 (헤드 끈 뒤)"},
+    {"first occurrence", "첫 등장"},
+    {"repeated", "반복"},
+    {"all", "전체"},
+    {"induction %.3f   previous-token %.3f   duplicate %.3f", "인덕션 %.3f   앞 토큰 %.3f   중복 %.3f"},
+    {"first-token share %.3f   diagonal %.3f   entropy %.2f nats",
+     "첫 토큰 비중 %.3f   대각선 %.3f   엔트로피 %.2f nats"},
+    {"head %lld.%lld: %s   (click: layer %lld's 23 steps)", "헤드 %lld.%lld: %s   (클릭: 레이어 %lld의 23단계)"},
+    {"scores on the scoring batch (BOS + r + r, 64 sequences)", "채점용 배치의 점수 (BOS + r + r, 시퀀스 64개)"},
+    {"on the sequence on screen", "화면의 시퀀스에서"},
+    {"knock out", "끄기"},
+    {"head %lld.%lld knocked out: recomputed in %d ms", "헤드 %lld.%lld 끔: %d ms 만에 다시 계산"},
+    {"head %lld.%lld restored: recomputed in %d ms", "헤드 %lld.%lld 복원: %d ms 만에 다시 계산"},
+    {"under each token: the model's guess for it (green right, red wrong)",
+     "각 토큰 아래: 그 토큰에 대한 모델의 예측 (초록 맞음, 빨강 틀림)"},
+    {"token", "토큰"},
+    {"guess", "예측"},
+    {"ablated", "헤드 끈 뒤"},
+    {"position %d predicts '%s' (%s)", "위치 %d에서 '%s' 예측 (%s)"},
+    {"not scored", "채점 안 함"},
+    {"as trained", "학습된 그대로"},
+    {"Heads###model-heads", "헤드###model-heads"},
+    {"Training###model-training", "학습###model-training"},
+    {"Experiments###model-experiments", "실험###model-experiments"},
+    // role badges (model::role_label, translated where shown)
+    {"induction", "인덕션"},
+    {"previous-token", "앞 토큰"},
+    {"duplicate-token", "중복 토큰"},
+    {"first-token", "첫 토큰"},
+    {"diagonal", "대각선"},
+    {"mixed", "혼합"},
+    // model: the sequence (model_view.cpp, shown in the banner)
+    {"no model is loaded", "불러온 모델이 없습니다"},
+    {"the sequence needs at least one token after BOS", "시퀀스에는 BOS 뒤에 토큰이 하나 이상 있어야 합니다"},
+    {"the sequence has %lld tokens (BOS included); this model reads at most %lld",
+     "시퀀스의 토큰이 %lld개입니다 (BOS 포함). 이 모델은 최대 %lld개까지 읽습니다"},
+    {"token %d is outside the vocabulary of %lld", "토큰 %d은(는) 어휘 %lld개 밖에 있습니다"},
+    // model: Training tab (panel_timeline.cpp)
+    {"step %.0f", "스텝 %.0f"},
+    {"layers heads d_model steps", "레이어 헤드 d_model 스텝"},
+    {"lr", "학습률"},
+    {"seed", "시드"},
+    {"about %.0f s here; checkpoints every %lld steps", "이 컴퓨터에서 약 %.0f초, 체크포인트는 %lld 스텝마다"},
+    {"Start", "시작"},
+    {"Stop", "중지"},
+    {"Reset", "초기화"},
+    {"open this run's checkpoints", "이 실행의 체크포인트 열기"},
+    {"no training log: press Start, or open a run with train_log.jsonl",
+     "학습 로그 없음: 시작을 누르거나 train_log.jsonl이 있는 실행을 여세요"},
+    {"step %lld, loss %.3f, %.0f s", "스텝 %lld, 손실 %.3f, %.0f초"},
+    {"phase change", "상전이"},
+    {"waiting for an idle core: the run trains only on CPU that nothing else wants",
+     "빈 코어를 기다리는 중: 학습은 다른 일이 쓰지 않는 CPU에서만 돈다"},
+    {"shown", "표시 중"},
+    {"loss, first copy", "손실, 첫 사본"},
+    {"loss, repeated part", "손실, 반복 구간"},
+    {"loss per part (nats)", "부분별 손실 (nats)"},
+    {"induction score per head", "헤드별 인덕션 점수"},
+    {"previous-token score per head", "헤드별 앞 토큰 점수"},
+    {"first-token share per head", "헤드별 첫 토큰 비중"},
+    // model: Experiments tab (panel_experiments.cpp)
+    {"repeat accuracy change when the head is knocked out (points)",
+     "헤드를 하나씩 껐을 때 반복 구간 정확도 변화 (퍼센트포인트)"},
+    {"Δ accuracy", "정확도 변화"},
+    {"mean attention row entropy (nats)", "어텐션 행 엔트로피 평균 (nats)"},
+    {"entropy", "엔트로피"},
+    {"final loss", "최종 손실"},
+    {"%d head", "헤드 %d개"},
+    {"%d heads", "헤드 %d개"},
+    {"repeat accuracy", "반복 구간 정확도"},
+    {"prune after training 8", "헤드 8개로 학습 후 가지치기"},
+    {"train with few", "처음부터 적은 헤드로 학습"},
+    {"repeat loss", "반복 구간 손실"},
+    {"before training", "학습 전"},
+    {"after", "학습 후"},
+    {"first-token share", "첫 토큰 비중"},
+    {"training steps per model", "모델당 학습 스텝"},
+    {"roles", "역할"},
+    {"ablation", "헤드 끄기"},
+    {"prune", "가지치기"},
+    {"dk-sweep", "d_k 스윕"},
+    {"one-vs-many", "헤드 1개 대 여러 개"},
+    {"sink", "어텐션 싱크"},
+    {"streaming", "스트리밍"},
+    {"starting", "시작 중"},
+    {"roles, ablation and sink use the loaded checkpoint; the others train their own models",
+     "역할, 헤드 끄기, 어텐션 싱크는 불러온 체크포인트를 쓰고, 나머지는 각자 모델을 새로 학습합니다"},
+    {"table", "표"},
+    {"experiment", "실험"},
+    {"next-token loss by position (nats)", "위치별 다음 토큰 손실 (nats)"},
+    // model: the experiments' conclusions (model::conclusion_formats(), filled by tr_filled)
+    {"%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
+     "for the next token",
+     "헤드 %s개가 초기화 때 없던 역할을 학습 중에 얻었다 (전체 %s개). 손실은 다음 토큰만 요구했을 뿐이다"},
+    {"%s of %s heads are nearly free to remove, critical: %s (zero ablation, one at a time; base repeat "
+     "accuracy %s%%)",
+     "헤드 %s개는 지워도 거의 손해가 없고 (전체 %s개), %s개는 결정적이다 (0으로 절제, 하나씩; 기본 반복 구간 "
+     "정확도 %s%%)"},
+    {"pruning a trained 8-head model beat training the few heads from scratch in %s of %s sizes (repeat loss, same "
+     "d_model and steps)",
+     "학습된 8헤드 모델을 가지치기한 쪽이 적은 헤드로 처음부터 학습한 쪽을 %s번 이겼다 (크기 %s가지 중; 반복 "
+     "구간 손실, 같은 d_model과 스텝)"},
+    {"mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads spread their weights more",
+     "행 엔트로피 평균이 %s nats (d_k=%s)에서 %s (d_k=%s)로 바뀐다: 작은 헤드일수록 가중치를 더 넓게 편다"},
+    {"mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads are not flatter here",
+     "행 엔트로피 평균이 %s nats (d_k=%s)에서 %s (d_k=%s)로 바뀐다: 여기서는 작은 헤드가 더 고르게 퍼지지 않는다"},
+    {"8 heads beat 1 head at the same parameter count (repeat loss %s vs %s)",
+     "같은 매개변수 수에서 헤드 8개가 1개를 이겼다 (반복 구간 손실 %s 대 %s)"},
+    {"1 head matched or beat 8 heads at the same parameter count (repeat loss %s vs %s)",
+     "같은 매개변수 수에서 헤드 1개가 8개만큼 또는 더 잘했다 (반복 구간 손실 %s 대 %s)"},
+    {"%s of %s heads put at least half their weight on BOS",
+     "헤드 %s개가 가중치의 절반 이상을 BOS에 둔다 (전체 %s개)"},
+    {"at positions %s-%s the loss is %s nats with the full cache, %s once BOS is evicted (%s) and %s when it is "
+     "kept (%s); repeat accuracy %s%% / %s%% / %s%%",
+     "위치 %s-%s의 손실은 캐시 전체일 때 %s nats, BOS를 내보내면 %s (%s), BOS를 붙잡아 두면 %s (%s). 반복 구간 "
+     "정확도 %s%% / %s%% / %s%%"},
+};
+
+}  // namespace
+
+Lang lang_from_env() {
+  for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return std::strncmp(v, "ko", 2) == 0 ? Lang::Ko : Lang::En;
+  }
+  return Lang::En;
+}
+
+Lang& ui_lang() {
+  static Lang lang = lang_from_env();
+  return lang;
+}
+
+const char* tr(const char* english) { return tr_in(ui_lang(), english); }
+
+const char* tr_in(Lang lang, const char* english) {
+  if (lang == Lang::En) return english;
+  static const std::unordered_map<std::string_view, const char*> table = [] {
+    std::unordered_map<std::string_view, const char*> m;
+    for (const auto& [en, ko] : kTable)
+      if (placeholders(en) == placeholders(ko)) m.emplace(en, ko);  // else English: see trf()
+    return m;
+  }();
+  const auto it = table.find(english);
+  return it == table.end() ? english : it->second;
+}
+
+std::string tr_filled(const std::string& english_pattern, const std::vector<std::string>& values) {
+  return model::fill_format(tr(english_pattern.c_str()), values);
+}
+
+std::string trf(const char* english_format, ...) {
+  const char* format = tr(english_format);
+  std::va_list args;
+  va_start(args, english_format);
+  std::va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string out;
+  if (n > 0) {
+    out.resize(static_cast<size_t>(n) + 1);
+    std::vsnprintf(out.data(), out.size(), format, again);
+    out.resize(static_cast<size_t>(n));
+  }
+  va_end(again);
+  return out;
+}
+
+std::vector<std::string> placeholders(std::string_view format) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    // %[flags][width][.precision][length]conversion
+    size_t j = i + 1;
+    while (j < format.size() && std::strchr("-+ #0123456789.*hlLqjzt", format[j])) ++j;
+    out.emplace_back(format.substr(i, j + 1 - i));
+    i = j;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> translations() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [en, ko] : kTable) out.emplace_back(en, ko);
+  return out;
+}
+
+std::vector<std::string> all_korean_strings() {
+  std::vector<std::string> out;
+  for (const auto& entry : kTable) out.emplace_back(entry.second);
+  return out;
+}
+
+}  // namespace attnsim::app

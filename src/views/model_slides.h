@@ -1,0 +1,101 @@
+// Slides of the trained model, for lesson steps on the model and timeline panels (and any
+// caller with a checkpoint): figures (src/figure) built from the model's own numbers.
+//
+//   head_grid_slide   layers x heads: each head's alpha on the sequence on screen, its role
+//                     badge and score, the knocked-out heads framed and crossed; beside it
+//                     loss and accuracy on the first copy and the repeated part, as trained
+//                     and with the heads knocked out (model::ablation_batch, zero ablation:
+//                     the batch and rule the lessons' model.* figures use)
+//   compare_slide     several checkpoints: each one's grid, and the same bars with one bar
+//                     per model
+//   timeline_slide    a run's train_log.jsonl as curves: loss per part, and the induction,
+//                     previous-token and first-token score of every head against the step,
+//                     with the phase-change marker (Timeline::phase_change_step) and the
+//                     step of the checkpoint shown
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "views/model_view.h"
+#include "views/training.h"
+#include "figure/plot.h"
+#include "figure/slide.h"
+#include "lessons/lesson.h"
+
+namespace attnsim::app {
+
+struct ModelSlideText {
+  std::string title, caption, footer;
+  lessons::Lang lang = lessons::Lang::En;
+  std::string theme = "print";
+};
+
+// Loss and accuracy per part of model::ablation_batch, as trained and with the view's heads
+// knocked out (zero ablation).
+struct AblationNumbers {
+  model::LossStats trained, ablated;
+  bool has_ablation = false;
+};
+AblationNumbers ablation_numbers(const ModelView& view);
+
+struct HeadGridSlide {
+  figure::Figure figure;
+  std::vector<figure::Rect> cells;     // per head (layer * heads + head): its heatmap
+  std::vector<size_t> cross_items;     // the first Line of each knocked-out head's cross
+  AblationNumbers numbers;
+  figure::BarLayout loss, accuracy;    // bars: [group first, repeat][trained, ablated]
+};
+HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text);
+
+// The grid alone, as the model panel's Heads tab draws it: `width` units wide (the "L0"
+// column, then the heads), cells as large as fit up to `max_cell`, a one-line badge over each
+// cell, the knocked-out heads dimmed, framed and crossed, and `below` units under each row
+// left free (the panel puts its "knock out" checkboxes there). The slide's grid, sized for a
+// panel: a head looks the same on screen and in the deck.
+struct HeadGridView {
+  figure::Figure figure;
+  std::vector<figure::Rect> cells;  // per head (layer * heads + head): its heatmap
+  std::vector<float> row_label_y;   // per layer: the middle of its row (the "L0" label)
+};
+HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std::string& theme, float width,
+                            float max_cell, float below);
+
+// Several checkpoints on one slide (a lesson step whose claims compare models): each model's
+// grid under its name, and the loss / accuracy bars with one bar per model, as trained, on
+// each model's own evaluation batch.
+struct CompareSlide {
+  figure::Figure figure;
+  std::vector<std::vector<figure::Rect>> cells;  // per model, per head
+  std::vector<model::LossStats> stats;           // per model
+  figure::BarLayout loss, accuracy;              // bars: [group first, repeat][model]
+};
+CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelView*>>& models,
+                           const ModelSlideText& text);
+
+struct TimelineSlide {
+  figure::Figure figure;
+  Timeline timeline;
+  int64_t phase_step = -1, shown_step = -1;
+  // loss per part, induction, previous-token, first-token; series: loss [first, repeat],
+  // scores [layer * heads + head]; markers: [phase change (when found), shown]
+  std::vector<figure::PlotLayout> plots;
+};
+// The four training plots of `tl` (loss per part; induction, previous-token and first-token
+// score per head) inside `area`: 2 x 2 when `grid` (a slide), else one column (the Training
+// tab). x runs from 0 to `x_hi` (a live run: its planned steps); markers at the phase change
+// and at `shown_step` (-1: none). Returns the plots' layouts in that order.
+std::vector<figure::PlotLayout> add_timeline_plots(figure::Figure& f, const figure::Theme& th, const figure::Rect& area,
+                                                   const Timeline& tl, double x_hi, int64_t shown_step,
+                                                   lessons::Lang lang, bool grid);
+
+// The log of the run `checkpoint_dir` belongs to (RUN/train_log.jsonl, RUN = the folder or
+// the run it is a saved step of); `shown_step` marks the checkpoint's step (-1: none).
+// Throws Error when the log is missing or broken.
+TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_step, const ModelSlideText& text);
+
+// The run folder of a checkpoint: RUN for RUN/checkpoints/step-NNNNNN, else the folder.
+std::string run_of_checkpoint(const std::string& checkpoint_dir);
+
+}  // namespace attnsim::app

@@ -1,0 +1,126 @@
+// ModelView: the trained model the app shows. A checkpoint, the sequence on screen, the heads
+// knocked out, and what follows from them: two forward passes (as trained, and with the
+// ablation), their loss and accuracy per part, the top-3 predictions at every position, each
+// layer's 23-step trace. No OpenGL: tested without a window.
+//
+// Parts of a typed sequence (the task's own parts need its generator; a typed one has none):
+//   position t predicts tokens[t+1]; its part is
+//     repeat  when tokens[t] already occurred at some 1 <= j < t: an induction head can look up
+//             what followed it (on BOS + r + r: every position of the second copy)
+//     first   otherwise (t >= 1): nothing earlier says what comes next
+//   t = 0 (BOS) and the last position are not scored.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "views/session.h"
+#include "model/heads.h"
+#include "model/model.h"
+
+namespace attnsim::app {
+
+struct Prediction {
+  int32_t target = -1;               // tokens[t+1], -1 = not scored
+  uint8_t part = 0;                  // model::kFirst / kRepeat / kOther
+  std::array<int32_t, 3> top{};      // most likely next tokens
+  std::array<float, 3> prob{};       // their softmax probabilities
+  bool correct() const { return target >= 0 && top[0] == target; }
+};
+
+// One forward pass over the sequence on screen.
+struct ModelRun {
+  model::LossStats stats;                // parts indexed by model::Part (kFirst, kRepeat)
+  std::vector<Prediction> predictions;   // one per position
+  std::vector<Trace> traces;             // per layer: the engine's 23 steps
+  model::HeadTable patterns;             // role scores of each head on this sequence alone
+};
+
+class ModelView {
+ public:
+  // Loads a checkpoint folder; throws Error (one line naming the file). On failure the view
+  // keeps what it had.
+  void load(const std::string& dir);
+  bool loaded() const { return loaded_; }
+  const std::string& dir() const { return dir_; }
+  int64_t step() const { return step_; }  // training step of the checkpoint (model.json)
+  const model::Model& model() const { return model_; }
+  // Role scores on the standard scoring batch: what `attnsim-cli heads` prints. Badges.
+  const model::HeadTable& roles() const { return roles_; }
+  std::string role(int64_t layer, int64_t head) const;
+  std::vector<model::HeadRef> heads_with_role(const std::string& role) const;
+
+  // The saved checkpoints of this model's run: RUN/checkpoints/step-NNNNNN, oldest first,
+  // then RUN itself (the final model); RUN is the loaded folder, or the run it is a step of.
+  // Empty when the run kept no checkpoints.
+  std::vector<std::string> timeline() const;
+
+  // The sequence (BOS first). Each setter recomputes; throws Error on bad input.
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  std::string text() const;  // the sequence without BOS, as characters
+  void set_text(const std::string& text);
+  void set_tokens(std::vector<int32_t> tokens);
+  void repeated_random(int64_t repeat, uint64_t seed);  // BOS + r + r
+  void task_example(uint64_t seed);                      // one training sequence
+  static const std::vector<std::string>& sentences();    // default English sentences
+
+  // Ablation. Each change recomputes the ablated pass.
+  const std::vector<model::HeadRef>& ablated_heads() const { return ablation_.heads; }
+  bool is_ablated(model::HeadRef h) const;
+  void toggle(model::HeadRef h);
+  void set_ablated(std::vector<model::HeadRef> heads);
+  bool mean_ablation() const { return ablation_.mean; }
+  void set_mean_ablation(bool mean);
+
+  const ModelRun& base() const { return base_; }      // as trained
+  const ModelRun& shown() const { return ablation_.heads.empty() ? base_ : ablated_; }
+  const ModelRun& ablated() const { return shown(); }
+  uint64_t revision() const { return revision_; }     // bumped by every recompute
+  // Names the weights: a new one for every load(), kept by copies (caches key on it; a
+  // folder's name is not enough, a new run may write the same folder).
+  uint64_t load_id() const { return load_id_; }
+  // The last recompute: both passes after a new sequence or checkpoint; after a change of
+  // the ablation only the ablated pass (the one as trained has not changed).
+  double compute_ms() const { return compute_ms_; }
+
+  // Layer l's trace of the run on screen, as the pipeline, tensor and memory views read it.
+  std::shared_ptr<RunData> run_data(int64_t layer) const;
+
+ private:
+  void recompute(bool sequence_changed = true);
+  ModelRun run(const model::Ablation* ablation) const;
+  std::vector<std::string> list_timeline() const;
+
+  bool loaded_ = false;
+  std::string dir_;
+  int64_t step_ = 0;
+  model::Model model_;
+  model::HeadTable roles_;
+  std::vector<std::vector<std::vector<float>>> means_;
+  std::vector<int32_t> tokens_;
+  model::Ablation ablation_;
+  ModelRun base_, ablated_;
+  uint64_t revision_ = 0;
+  uint64_t load_id_ = 0;
+  double compute_ms_ = 0;
+  mutable std::string timeline_dir_;  // timeline(): the last listing and when it was made
+  mutable std::chrono::steady_clock::time_point timeline_at_;
+  mutable std::vector<std::string> timeline_;
+};
+
+// True for the scenarios that open the trained model instead of an engine scenario: "model",
+// and "model-ablate-induction" (every head labelled induction knocked out).
+bool is_model_scenario(const std::string& name);
+
+// The folder of the shipped checkpoint (assets/models/induction in the source tree), or the
+// ATTNSIM_MODEL environment variable when set.
+std::string default_model_dir();
+
+// Parts of a sequence's targets by the rule above.
+std::vector<uint8_t> sequence_parts(const std::vector<int32_t>& tokens);
+
+}  // namespace attnsim::app

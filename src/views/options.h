@@ -1,0 +1,68 @@
+// Command-line options of attnsim. Pure parsing, tested without a window.
+//
+//   attnsim [--scenario NAME] [--lang ko|en]                       the window
+//   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
+//           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
+//           [--experiment NAME]
+//           [--model DIR] [--batch B]
+//           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
+//   attnsim --export FILE.{svg,pdf} | --export FILE.png --slide     the step as a slide (no window)
+//   attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]
+//                                                                   title page + one slide per step
+//   attnsim --export-gif FILE.gif | --export-frames DIR --from STEP --to STEP [--fps N]
+//           [--seconds S] [--reduced-motion]                        the transition, animated
+//   attnsim --bench-frames N [--scenario NAME] [--train-live]      median / p95 frame ms
+//   attnsim --bench-edit N [--scenario NAME]                       median / p95 edit -> new frame ms
+//   attnsim --print-trace [--scenario NAME]                         the run's trace as JSON (no window),
+//                                                                   as the page logs it with #...&log=trace
+// Slides and animations go through src/figure (Cairo, no OpenGL): --theme print|projector,
+// --size 1280x720|1920x1080 (any 16:9), times --scale.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnsim::app {
+
+enum class Mode { Window, Export, ExportSlides, ExportGif, ExportFrames, Bench, BenchEdit, PrintTrace, Help };
+
+struct Options {
+  Mode mode = Mode::Window;
+  std::string scenario = "default";
+  std::string step;          // empty = the scenario's focus step
+  std::string output;        // --export FILE or --export-slides DIR
+  std::string panel = "window";
+  std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
+  std::string lang;          // empty = from LANG
+  std::string model;         // --model DIR: the checkpoint the model scenarios open
+  std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
+  int scale = 1;
+  int batch = -1;            // -1 = the scenario's focus batch element
+  int head = 0;              // --head: the head a flash / bug-lab slide shows
+  int bench_frames = 0;
+  int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
+  std::string action;        // --action check-hidden|first-nan|try-view: press that button first
+  float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
+  bool transparent = false;
+  std::string experiment;    // --experiment NAME: with --panel experiments, run it first
+  bool train_live = false;   // --train-live: with --bench-frames, train the model meanwhile
+  bool force = false;        // --force: --export-slides may replace a folder that is not empty
+  // Figures (slides, decks, animations).
+  bool slide = false;        // --slide: --export FILE.png as a slide (svg and pdf always are)
+  std::string format = "png";  // --export-slides: png | svg | pdf (one deck, lesson.pdf)
+  std::string theme = "print";  // print | projector
+  int width = 1280, height = 720;  // --size WxH (16:9), before --scale
+  std::string from, to;      // --export-gif / --export-frames: the steps it moves between
+  int fps = 12;
+  float seconds = 3.0f;
+  bool reduced_motion = false;  // three still frames instead of motion
+
+  // True when --export writes through the figure sinks (no window needed).
+  bool figure_export() const;
+};
+
+// Throws attnsim::Error naming the bad argument.
+Options parse_options(const std::vector<std::string>& args);
+extern const char* const kUsage;
+
+}  // namespace attnsim::app

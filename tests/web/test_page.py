@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""The browser build, driven in Debian's headless Chromium (chromium-driver + python3-selenium).
+
+attnsim.html is copied alone into an empty folder and opened from file://, as a teacher who
+got it by e-mail would. Checks (tools/test.sh runs this after tools/web.sh):
+  - deep links to scenarios (a model one, a decode one, bug-lab ones, both languages) reach
+    their "attnsim ready:" console line at the linked step;
+  - the trace the page logs (&log=trace) equals the desktop's `attnsim --print-trace`:
+    names, shapes, strides, offsets, storage sharing, NaN / inf counts, and values through
+    per-step checksums within float tolerance (Eigen in the page, OpenBLAS on the desktop);
+  - the right arrow key moves to the next step (the hash follows);
+  - a lesson's number quiz is answered by typing, and the progress lands in localStorage;
+  - a malformed .npy through the file input gives one error banner and the page runs on;
+  - one slide's SVG exported from the page equals the desktop's SVG of the same slide.
+Usage: tests/web/test_page.py BUILD_WEB_DIR DESKTOP_BUILD_DIR
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+WEB, DESKTOP = sys.argv[1], sys.argv[2]
+APP = os.path.join(DESKTOP, "attnsim")
+failures = []
+
+
+def check(ok, what):
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def browser(download_dir):
+    o = webdriver.ChromeOptions()
+    for a in ["--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+              "--allow-file-access-from-files", "--disable-background-networking", "--disable-component-update",
+              "--disable-sync", "--no-first-run", "--window-size=1440,900", "--user-data-dir=" + tempfile.mkdtemp()]:
+        o.add_argument(a)
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+    d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": download_dir})
+    return d
+
+
+def console(d):
+    """The page's console.log lines since the last call (the text inside the quotes)."""
+    out = []
+    for e in d.get_log("browser"):
+        m = e["message"]
+        q = m.find('"')
+        text = json.loads(m[q:]) if q >= 0 and m.endswith('"') else m
+        out.append(text)
+    return out
+
+
+def wait_for(d, predicate, seconds, lines):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        lines += console(d)
+        hit = [l for l in lines if predicate(l)]
+        if hit:
+            return hit[0]
+        time.sleep(0.1)
+    return None
+
+
+def open_page(d, url, hash_):
+    d.get("about:blank")
+    d.get(url + hash_)
+    lines = []
+    ready = wait_for(d, lambda l: l.startswith("attnsim ready:"), 60, lines)
+    return ready, lines
+
+
+def desktop_trace(scenario):
+    out = subprocess.run([APP, "--scenario", scenario, "--print-trace"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def same_trace(page, desk):
+    """Where they differ, or None. Storage ids are compared as a sharing pattern."""
+    if [s["name"] for s in page["steps"]] != [s["name"] for s in desk["steps"]]:
+        return "step names differ"
+    if page["config"] != desk["config"]:
+        return "configs differ"
+    ids_p, ids_d = {}, {}
+    for a, b in zip(page["steps"], desk["steps"]):
+        for key in ["op", "shape", "strides", "offset", "is_view", "skipped", "copied_bytes", "nan_count",
+                    "neginf_count", "posinf_count", "dtype", "contiguous"]:
+            if a.get(key) != b.get(key):
+                return "%s: %s %r != %r" % (a["name"], key, a.get(key), b.get(key))
+        if (a["storage_id"] is None) != (b["storage_id"] is None):
+            return a["name"] + ": storage"
+        if a["storage_id"] is not None:
+            if ids_p.setdefault(a["storage_id"], len(ids_p)) != ids_d.setdefault(b["storage_id"], len(ids_d)):
+                return a["name"] + ": shares storage differently"
+        if "checksum" in a:
+            for key in ["sum", "abs_sum"]:
+                x, y = a["checksum"][key], b["checksum"][key]
+                scale = max(1.0, a["checksum"]["abs_sum"])
+                if not math.isclose(x, y, rel_tol=1e-4, abs_tol=1e-4 * scale):
+                    return "%s: checksum %s %r != %r" % (a["name"], key, x, y)
+    return None
+
+
+def page_hash(d):
+    return d.execute_script("return location.hash")
+
+
+def press(d, keys):
+    """Keys to the canvas, focused without a click (a click would land on some widget)."""
+    d.execute_script("document.getElementById('canvas').focus()")
+    ActionChains(d).send_keys(keys).perform()
+
+
+def hash_becomes(d, part, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline and part not in page_hash(d):
+        time.sleep(0.1)
+    return part in page_hash(d)
+
+
+def main():
+    folder = tempfile.mkdtemp(prefix="attnsim-page-")
+    downloads = os.path.join(folder, "downloads")
+    os.mkdir(downloads)
+    page_dir = os.path.join(folder, "alone")
+    os.mkdir(page_dir)
+    shutil.copy(os.path.join(WEB, "attnsim.html"), page_dir)  # the file alone, nothing beside it
+    url = "file://" + os.path.join(page_dir, "attnsim.html")
+    d = browser(downloads)
+    try:
+        # Deep links, both languages: scenario, step and language come back in the ready line.
+        links = [("default", "alpha", "ko"), ("default-en", "scores", "en"), ("article", "ctx_contiguous", "en"),
+                 ("model", "alpha", "ko"), ("decode-gqa", "k_grouped", "en"), ("mask-two-fills", "scores_masked", "ko"),
+                 ("query-padding-nan", "alpha", "en"), ("decode-model", "alpha", "en")]
+        for scenario, step, lang in links:
+            t0 = time.time()
+            ready, _ = open_page(d, url, "#scenario=%s&step=%s&lang=%s" % (scenario, step, lang))
+            want = "attnsim ready: scenario=%s step=%s lang=%s" % (scenario, step, lang)
+            check(ready == want, "deep link %s/%s/%s -> %r (%.1f s)" % (scenario, step, lang, ready, time.time() - t0))
+
+        # The page's trace against the desktop's, step by step.
+        for scenario in ["default", "query-padding-nan", "mask-two-fills", "model", "decode-gqa"]:
+            _, lines = open_page(d, url, "#scenario=%s&lang=en&log=trace" % scenario)
+            line = wait_for(d, lambda l: l.startswith("attnsim trace: "), 30, lines)
+            if line is None:
+                check(False, "trace of %s logged" % scenario)
+                continue
+            diff = same_trace(json.loads(line[len("attnsim trace: "):]), desktop_trace(scenario))
+            check(diff is None, "trace of %s equals the desktop's%s" % (scenario, "" if diff is None else ": " + diff))
+
+        # The right arrow moves to the next step.
+        open_page(d, url, "#scenario=default&step=q_proj&lang=en")
+        press(d, Keys.ARROW_RIGHT)
+        check(hash_becomes(d, "step=k_proj"), "right arrow: q_proj -> k_proj (hash %s)" % page_hash(d))
+
+        # A lesson's number quiz, answered by typing; progress saved in localStorage.
+        ready, _ = open_page(d, url, "#lesson=one-budget&at=4&lang=en")
+        check(ready is not None and "lesson=one-budget at=4" in ready, "lesson deep link -> %r" % ready)
+        press(d, "144" + Keys.ENTER)
+        saved = ""
+        deadline = time.time() + 15
+        while time.time() < deadline and "many-heads" not in saved:
+            saved = d.execute_script("return localStorage.getItem('attnsim-progress') || ''")
+            time.sleep(0.2)
+        check('"many-heads"' in saved and "quizzes_right" in saved, "quiz answered and progress saved")
+
+        # A malformed .npy through the file input: one error banner, and the page runs on.
+        _, lines = open_page(d, url, "#scenario=default&step=q_proj&lang=en")
+        bad = os.path.join(folder, "broken.npy")
+        with open(bad, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00\x20\x00{'descr': '<f4', 'shape': (1, 2")
+        d.find_element(By.ID, "pick-files").send_keys(bad)
+        wait_for(d, lambda l: l.startswith("attnsim banner:"), 10, lines)
+        time.sleep(1)
+        lines += console(d)
+        banners = [l for l in lines if l.startswith("attnsim banner:")]
+        check(len(banners) == 1 and banners[0].startswith("attnsim banner: error: ") and "broken.npy" in banners[0],
+              "malformed .npy: one banner %r" % banners)
+        press(d, Keys.ARROW_RIGHT)
+        check(hash_becomes(d, "step=k_proj"), "the page still runs after the bad file (hash %s)" % page_hash(d))
+
+        # One slide as SVG: the page's download equals the desktop's file.
+        open_page(d, url, "#scenario=default&step=alpha&lang=en")
+        d.execute_script("Module.ccall('attnsim_export_slide', null, ['string'], ['svg'])")
+        svg = os.path.join(downloads, "default-alpha-slide.svg")
+        deadline = time.time() + 20
+        while time.time() < deadline and not os.path.exists(svg):
+            time.sleep(0.2)
+        desk_svg = os.path.join(folder, "desktop.svg")
+        subprocess.run([APP, "--export", desk_svg, "--scenario", "default", "--step", "alpha", "--size", "1920x1080",
+                        "--lang", "en"], check=True, capture_output=True)
+        same = os.path.exists(svg) and open(svg, "rb").read() == open(desk_svg, "rb").read()
+        check(same, "slide SVG from the page equals the desktop's (%s)" % ("same bytes" if same else "differs or missing"))
+    finally:
+        d.quit()
+    if failures:
+        print("%d browser check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all browser checks passed")
+
+
+main()

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds build-web/attnsim.html: the app compiled to WebAssembly + WebGL 2 from the same
+# sources as the desktop (engine, model, figure, lessons, views, the ImGui panels), with the
+# wasm, the fonts, the lessons and the shipped checkpoints inside one file that opens from
+# file:// with no server and no network.
+#   tools/web.sh            install what is missing (Debian packages), fetch Dear ImGui's
+#                           sources, build
+# Dear ImGui 1.86's sources come from Debian's imgui source package (its binary package is a
+# native libimgui.a only), fetched into build-web/ through a private apt configuration whose
+# deb-src entry has the URIs and suites of the machine's own Debian entry; never committed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=build-web
+
+packages=(emscripten binaryen libeigen3-dev libstb-dev nlohmann-json3-dev libtomlplusplus-dev
+          fonts-nanum fonts-dejavu-core dpkg-dev cmake make)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "the web build needs these Debian packages; run as root:" >&2
+    echo "  apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "installing: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# [SECTION] Dear ImGui's sources
+imgui=$out/imgui
+if [[ ! -f $imgui/imgui.cpp ]]; then
+  apt_dir=$PWD/$out/apt
+  rm -rf "$apt_dir" && mkdir -p "$apt_dir"/{sources.list.d,lists/partial,archives/partial,src}
+  sources=/etc/apt/sources.list.d/debian.sources
+  [[ -f $sources ]] || { echo "web.sh: no $sources to take the Debian mirror from" >&2; exit 1; }
+  sed 's/^Types: .*/Types: deb-src/' "$sources" >"$apt_dir/sources.list.d/debian-src.sources"
+  : >"$apt_dir/sources.list"
+  cat >"$apt_dir/apt.conf" <<CONF
+Dir::Etc::SourceList "$apt_dir/sources.list";
+Dir::Etc::SourceParts "$apt_dir/sources.list.d";
+Dir::State::Lists "$apt_dir/lists";
+Dir::Cache::Archives "$apt_dir/archives";
+CONF
+  APT_CONFIG=$apt_dir/apt.conf apt-get update -qq
+  (cd "$apt_dir/src" && APT_CONFIG=$apt_dir/apt.conf apt-get source -qq imgui 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
+  src_dir=$(find "$apt_dir/src" -maxdepth 1 -type d -name 'imgui-1.86*' | head -1)
+  [[ -f $src_dir/imgui.cpp ]] || { echo "web.sh: apt-get source imgui gave no imgui.cpp" >&2; exit 1; }
+  rm -rf "$imgui" && mv "$src_dir" "$imgui"
+fi
+
+# [SECTION] build
+# emcc's JS optimizer loads acorn from Debian's node-acorn; the machine's node may not be
+# Debian's, so point it there.
+export NODE_PATH=/usr/share/nodejs
+# The page's files, at the paths the desktop finds them (the source tree's under /attnsim).
+nanum=/usr/share/fonts/truetype/nanum/NanumGothic.ttf dejavu=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+embed="$PWD/lessons@/attnsim/lessons;$PWD/assets@/attnsim/assets;$nanum@$nanum;$dejavu@$dejavu"
+emcmake cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=Release -DATTNSIM_IMGUI_SRC="$PWD/$imgui" \
+  -DATTNSIM_WEB_EMBED="$embed" >/dev/null
+cmake --build "$out" -j"$(nproc)" --target attnsim
+
+# [SECTION] the page: Debian's HTML minifier crashes, so the shell is ours and the script
+# (with the wasm inside, base64) goes in whole.
+js=$out/attnsim.js
+grep -q '</script' "$js" && { echo "web.sh: attnsim.js contains '</script'" >&2; exit 1; }
+tmp=$out/attnsim.html.tmp
+{
+  sed -n '1,/<!-- ATTNSIM_SCRIPT -->/p' src/app/shell.html | sed '$d'
+  printf '<script>\n'
+  cat "$js"
+  printf '\n</script>\n'
+  sed -n '/<!-- ATTNSIM_SCRIPT -->/,$p' src/app/shell.html | sed '1d'
+} >"$tmp"
+mv "$tmp" "$out/attnsim.html"
+echo "built $out/attnsim.html ($(du -h "$out/attnsim.html" | cut -f1))"
