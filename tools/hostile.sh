@@ -123,7 +123,7 @@ head -c 2048 /dev/urandom >"$L/binary.toml"
 printf 'format = 2\n%s\n' "$(printf 'a = [%.0s' {1..2000})" >"$L/deep.toml"
 mkfifo "$L/fifo.toml"
 lesson_files=(id-slash id-newline id-long id-empty id-upper id-escape tq-huge d-wrap batch-big tq-negative
-              heads-zero step-tq cost-seq cost-dmodel cost-headdim flash-huge syntax binary empty deep)
+              heads-zero step-tq cost-seq cost-dmodel cost-headdim flash-huge syntax binary empty deep deep-inline)
 
 # checkpoints (model.json + .npy per parameter) that lie about their sizes
 C="$W/ckpt"
@@ -137,6 +137,36 @@ for g in 3 0 -4 99999999999999999999; do  # K/V head counts that do not divide t
   mkdir -p "$C/kv$g"
   printf '{"format": "attnsim-model", "version": 1, "config": {"vocab": 65, "seq_len": 48, "d_model": 64, "heads": 4, "kv_heads": %s, "layers": 2}, "parameters": []}\n' "$g" >"$C/kv$g/model.json"
 done
+
+# checkpoints made from the shipped one, each with one hostile change (issue 24)
+ship=assets/models/induction
+shipped() {  # shipped NAME: a copy of the shipped model (no checkpoints/) in $C/NAME
+  mkdir -p "$C/$1" && cp "$ship"/*.npy "$ship/model.json" "$C/$1/"
+}
+# 200,000-deep nesting: 400 KB, under the 1 MiB cap; the recursive parser ran out of stack
+mkdir -p "$C/deep" "$C/models/deep"
+{ printf '{"format": "attnsim-model", "version": 1, "config": '; head -c 200000 /dev/zero | tr '\0' '['; } >"$C/deep/model.json"
+cp "$C/deep/model.json" "$C/models/deep/model.json"
+shipped bad-recipe && sed -i 's/"lr": [0-9.e+-]*/"lr": -1/' "$C/bad-recipe/model.json"
+shipped huge-weights  # finite weights that overflow float32 in the first projection
+{ npy "$(f4 '(128, 128)')"; printf '\xe6\xb1\x61\x7f%.0s' $(seq $((128 * 128))); } >"$C/huge-weights/layers.0.attn.W_Q.weight.npy"
+# a header alone: 1,024 heads of width 1 (17 MB of .npy would follow); every size predicted from it
+mkdir -p "$C/many-heads"
+{
+  pj() { printf '{"name": "%s", "file": "%s.npy", "shape": %s, "dtype": "float32"}' "$1" "$1" "$2"; }
+  printf '{"format": "attnsim-model", "version": 1, "config": {"vocab": 65, "seq_len": 48, "d_model": 1024, '
+  printf '"heads": 1024, "layers": 2}, "parameters": ['
+  pj embed.weight '[65, 1024]'; printf ', '; pj pos_embed.weight '[48, 1024]'
+  for l in 0 1; do for w in W_Q W_K W_V W_O; do
+    printf ', '; pj "layers.$l.attn.$w.weight" '[1024, 1024]'; printf ', '; pj "layers.$l.attn.$w.bias" '[1024]'
+  done; done
+  printf ', '; pj unembed.weight '[65, 1024]'; printf ', '; pj unembed.bias '[65]'; printf ']}\n'
+} >"$C/many-heads/model.json"
+lesson model-deep '' '"s"' '[[step.claim]]
+quantity = "model.params"
+equals = 0
+model = { checkpoint = "deep" }'
+printf 'format = 2\nx = %s\n' "$(printf '{ a = %.0s' {1..200})" >"$L/deep-inline.toml"
 
 # folders a dump cannot go to
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
@@ -256,8 +286,7 @@ add "trace $T --weights ''"
 add "trace $T --dump ''"
 add "ulimit -f 16; trace --batch 2 --tq 32 --d-model 32 --heads 2 --dump $W/out-full"
 add "ulimit -f 16; flash --batch 2 --tq 64 --d-model 32 --heads 2 --dump $W/out-full2"
-# train: only inputs its own checks refuse before training starts (its integer options are not
-# yet checked by whole_number: a clamped --steps would train, not fail)
+# train: only inputs its own checks refuse before training starts
 add "train --layers 0"
 add "train --layers 99999999999999999999"
 add "train --heads 0"
@@ -277,6 +306,81 @@ for d in huge wrap bad-json not-model; do
 done
 add "heads --model /nonexistent"
 add "ablate --model $C/huge"
+# issue 24 [1] nesting: every reader of a checkpoint, through the one bounded parser
+for cmd in "heads" "ablate" "trace" "decode" "experiment roles"; do add "$cmd --model $C/deep"; done
+add "gqa-convert --model $C/deep --kv-heads 1"
+add "train --init $C/deep"
+add "ATTNSIM_MODELS=$C/models lesson check $L/model-deep.toml"
+# [2] numbers: one strict parser and one set of ranges for every command
+for v in "''" -1 0 nan inf -inf 1e400 2 "' 0.001'" +0.001 0x1p-10 1e; do
+  add "train --lr $v"
+  add "experiment roles --lr $v"
+done
+for v in -1 nan inf 1e30 "''" 1.5; do add "train --weight-decay $v"; done
+for v in -1 nan inf -0.5 "''" 1e7; do add "train --clip $v"; done
+add "train --warmup -1"
+for v in -1 18446744073709551616 "''" 1.5 "' 1'"; do
+  add "decode --seed $v"; add "train --seed $v"; add "train --data-seed $v"; add "experiment roles --seed $v"
+done
+for opt in --max-len --kv-heads --layers --d-model --heads; do add "decode $opt 0"; done
+add "decode --steps -1"
+add "decode --dump ''"
+add "decode --model ''"
+add "train --out ''"
+add "train --init ''"
+add "gqa-convert --model $C/bad-recipe --kv-heads 2 --uptrain 10"
+for h in "0.0," "+0.+1" "' 0.0'" "0.0,,0.1" "0.-1" "0..1" "." "''" "99999999999999999999.0" "0.4" "2.0"; do
+  add "ablate --model assets/models/induction --heads $h"
+done
+# [3] options that would be ignored are refused
+for o in "--d-model 8" "--tq 5" "--heads 2" "--seed 3" "--input $F/v2-ok-shape.npy" "--backend cpu"; do
+  add "trace --model assets/models/induction $o"
+done
+add "trace --layer 1"
+add "trace --text abc"
+for e in prune dk-sweep one-vs-many all; do add "experiment $e --model assets/models/induction"; done
+add "experiment roles --model assets/models/induction --steps 10"
+add "train --init assets/models/induction --d-model 32"
+add "train --bench 3 --out $W/out-train"
+# [4] memory predicted from the options or the checkpoint header, before anything is allocated
+add "train --d-model 16384 --layers 256 --mem-limit 1K"
+add "train --d-model 16384 --layers 256 --heads 16"
+add "train --vocab 1048576 --mem-limit 1G"
+add "train --init $C/many-heads --mem-limit 100M"
+add "decode --layers 100000"
+add "decode --d-model 16384 --layers 256"
+add "decode --d-model 16384 --heads 16 --layers 256 --mem-limit 1G"
+add "decode --prompt $(head -c 20000 /dev/zero | tr '\0' 'a') --mem-limit 1G"
+add "decode --steps 99999999999999 --cache paged:16"
+add "decode --mem-limit 0"
+add "heads --model $C/many-heads"
+add "ablate --model $C/many-heads"
+add "trace --model $C/many-heads --mem-limit 10M"
+add "experiment dk-sweep --d-model 16384 --layers 256"
+add "experiment roles --d-model 4096 --layers 64 --mem-limit 100M"
+add "experiment roles --model $C/many-heads"
+# [5] finite weights whose activations overflow: an error naming the first tensor, never -nan with exit 0
+# (ablate's 128-sequence forward finds it at layer 0 with 52 MB held: a computed result, not a
+# refusal before work, so its case is in tests/test_hostile_model.cpp without the 50 MB budget)
+add "heads --model $C/huge-weights"
+add "decode --model $C/huge-weights --steps 2"
+add "trace --model $C/huge-weights"
+# [6] files: --out rules checked before any work, nothing left behind
+add "train --steps 1 --out $W/full-dir"
+add "train --steps 1 --out ."
+add "train --steps 1 --out .."
+add "train --steps 1 --out $W/a-file"
+add "train --steps 1 --out $W/a-file/sub"
+add "train --steps 1 --out /proc/attnsim-train"
+add "train --steps 1 --out /nonexistent/run"
+add "train --lr nan --out $W/out-train"
+add "train --steps 1 --force --out /proc/attnsim-train"
+add "train --force"
+add "experiment roles --out $W/full-dir"
+add "experiment roles --out /nonexistent/x.json"
+add "experiment roles --out /proc/x.json"
+add "decode --dump $W/full-dir"
+add "decode --dump /proc/attnsim-decode"
 for f in "${lesson_files[@]}"; do add "lesson check $L/$f.toml"; done
 add "lesson check $L/fifo.toml"
 add "lesson check /nonexistent"
@@ -303,6 +407,11 @@ have_time=0
 # cuBLAS at load, about 0.4 s and 220 MB before main, whatever the input.
 # cost FILE: "CPU-ms RSS-KiB" from /usr/bin/time's "%U %S %M" line.
 cost() { tail -1 "$1" | awk '{ printf "%d %d", ($1 + $2) * 1000, $3 }'; }
+# --strict (a Release build) runs every case under an address-space cap: a command that skips its
+# memory prediction then fails here as a crash or an allocator error instead of taking the
+# machine's memory (sanitizer builds reserve terabytes of shadow memory, so only there).
+memcap=""
+((strict)) && memcap="ulimit -v $((4 * 1024 * 1024));"
 base_ms=0 base_kb=0
 if ((have_time)); then
   /usr/bin/time -f '%U %S %M' -o "$W/.rss" "$cli" --help >/dev/null 2>&1 </dev/null
@@ -312,6 +421,8 @@ fi
 for c in "${cases[@]}"; do
   prefix=""
   if [[ $c == "ulimit -f"* ]]; then prefix="trap '' XFSZ; ${c%%;*};"; c=${c#*; }; fi
+  if [[ $c == ATTNSIM_MODELS=* ]]; then prefix="export ${c%% *};"; c=${c#* }; fi
+  prefix="$memcap $prefix"
   if ((have_time)); then
     bash -c "$prefix exec /usr/bin/time -f '%U %S %M' -o '$W/.rss' timeout 10 '$cli' $c" >"$W/.out" 2>"$W/.err" </dev/null
   else

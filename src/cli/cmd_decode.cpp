@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include "commands.h"
@@ -17,8 +18,10 @@
 #include "engine/trace_json.h"
 #include "model/checkpoint.h"
 #include "model/decode.h"
+#include "model/memory.h"
 #include "model/tokenizer.h"
 #include "options.h"
+#include "staged_out.h"
 #include "table.h"
 
 namespace attnsim::cli {
@@ -30,7 +33,7 @@ struct DecodeOptions {
   int64_t steps = 8, d_model = 64, heads = 4, kv_heads = 0, layers = 2, max_len = 0;
   uint64_t seed = 0;
   bool no_bias = false, kv_repeat_copy = false, json = false;
-  std::string cache = "contiguous", policy = "full", dump, model;
+  std::string cache = "contiguous", policy = "full", dump, model, mem_limit;
 };
 
 // How tokens read as text: the random stack's printable ASCII, or a trained model's alphabet
@@ -94,41 +97,48 @@ Runner add_decode_command(CLI::App& app) {
   auto o = std::make_shared<DecodeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "decode", "prefill a prompt, then decode token by token over a per-layer KV cache (random weights or --model)");
-  cmd->add_option("--model", o->model, "a trained attention-only checkpoint (e.g. assets/models/induction): its sizes, weights and alphabet");
+  // Refused, not clamped or wrapped, with the validators every command shares (options.h): a
+  // size or count given as 0 is an error, never "not given"
+  const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
+  cmd->add_option("--model", o->model, "a trained attention-only checkpoint (e.g. assets/models/induction): its sizes, weights and alphabet")
+      ->check(not_empty());
   cmd->add_option("--prompt", o->prompts, "prompt text, printable ASCII; repeat for a batch (paged: any lengths)");
-  cmd->add_option("--steps", o->steps, "tokens to generate after the prompt")->capture_default_str();
-  cmd->add_option("--d-model", o->d_model, "model width")->capture_default_str();
-  cmd->add_option("--heads", o->heads, "query heads h")->capture_default_str();
-  cmd->add_option("--kv-heads", o->kv_heads, "key/value heads g dividing h (GQA; 1 = MQA; default h)");
+  cmd->add_option("--steps", o->steps, "tokens to generate after the prompt")->capture_default_str()
+      ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--d-model", o->d_model, "model width")->capture_default_str()->check(size);
+  cmd->add_option("--heads", o->heads, "query heads h")->capture_default_str()->check(size);
+  cmd->add_option("--kv-heads", o->kv_heads, "key/value heads g dividing h (GQA; 1 = MQA; default h)")->check(size);
   cmd->add_flag("--kv-repeat-copy", o->kv_repeat_copy, "copy K/V per query head (repeat_interleave) instead of the stride-0 view");
-  cmd->add_option("--layers", o->layers, "attention layers, each with its own cache")->capture_default_str();
-  cmd->add_option("--max-len", o->max_len, "T_max: the longest sequence the caches hold (default prompt + steps)");
+  cmd->add_option("--layers", o->layers, "attention layers, each with its own cache")->capture_default_str()->check(size);
+  cmd->add_option("--max-len", o->max_len, "T_max: the longest sequence the caches hold (default prompt + steps)")->check(size);
   cmd->add_option("--cache", o->cache, "contiguous or paged:BLOCK")->capture_default_str();
   cmd->add_option("--policy", o->policy, "full, window=W or sink=S,window=W (contiguous cache)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the random weights and embeddings")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the random weights and embeddings")->capture_default_str()->check(seed_number());
   cmd->add_flag("--no-bias", o->no_bias, "projections without bias");
-  cmd->add_option("--dump", o->dump, "write DIR/step_NNNN/[seq_S/]layer_L/<step>.npy + trace.json for every step");
+  cmd->add_option("--dump", o->dump, "write DIR/step_NNNN/[seq_S/]layer_L/<step>.npy + trace.json for every step")
+      ->check(not_empty());
+  cmd->add_option("--mem-limit", o->mem_limit, "refuse runs whose weights, caches and kept traces need more (e.g. 2G)")
+      ->check(mem_limit_size());
   cmd->add_flag("--json", o->json, "print the run as JSON");
   for (const char* size : {"--d-model", "--heads", "--kv-heads", "--layers", "--seed", "--no-bias"})
     cmd->get_option(size)->excludes("--model");
   return [o] {
-    if (o->steps < 0) throw Error("--steps must not be negative, got " + std::to_string(o->steps));
-    std::optional<model::Model> trained;
-    if (!o->model.empty()) trained = model::load_checkpoint(o->model);
-    const Vocabulary vocab = trained ? model_vocabulary(trained->config.vocab) : ascii_vocabulary();
+    // the checkpoint's header first: its sizes and alphabet, and its memory, before any .npy
+    std::optional<model::CheckpointHeader> header;
+    if (!o->model.empty()) header = model::read_checkpoint_header(o->model);
+    const Vocabulary vocab = header ? model_vocabulary(header->config.vocab) : ascii_vocabulary();
     // a trained induction model continues a repeat: "...qwerty" -> "uiopasdfgh"
-    if (o->prompts.empty()) o->prompts = {trained ? "qwertyuiopasdfghqwerty" : "Attention is"};
+    if (o->prompts.empty()) o->prompts = {header ? "qwertyuiopasdfghqwerty" : "Attention is"};
     std::vector<std::vector<int64_t>> prompts;
     int64_t longest = 0;
     for (const auto& p : o->prompts) {
       prompts.push_back(vocab.encode(p));
       longest = std::max<int64_t>(longest, static_cast<int64_t>(prompts.back().size()));
     }
-    if (o->max_len < 0) throw Error("--max-len must be positive, got " + std::to_string(o->max_len));
-    const int64_t t_max = o->max_len > 0 ? o->max_len : longest + o->steps;
+    const int64_t t_max = o->max_len > 0 ? o->max_len : checked_add(longest, o->steps, "prompt + steps");
     StackConfig sc;
-    if (trained) {
-      sc = model::decode_stack_config(*trained, t_max, parse_cache_policy(o->policy));
+    if (header) {
+      sc = model::decode_stack_config(model::Model{header->config, {}}, t_max, parse_cache_policy(o->policy));
       sc.attn.kv_repeat_copy = o->kv_repeat_copy;
     } else {
       sc.attn.d_model = o->d_model;
@@ -142,15 +152,24 @@ Runner add_decode_command(CLI::App& app) {
       sc.policy = parse_cache_policy(o->policy);
     }
     sc.block_size = parse_cache(o->cache);
-    Decoder dec = trained ? Decoder(sc, prompts, model::decode_stack_weights(*trained)) : Decoder(sc, prompts);
-    const MhaConfig& a = sc.attn;
-    const int64_t g = a.kv_group_count(), per_token = 2 * sc.layers * a.kv_dim() * 4;
+    if (!o->mem_limit.empty()) sc.attn.mem_limit = parse_size(o->mem_limit);
     // prompt tokens past the first chunk, then the generated ones
     int64_t calls = 0;
-    for (const auto& p : prompts) calls = std::max<int64_t>(calls, static_cast<int64_t>(p.size()) + o->steps);
+    for (const auto& p : prompts) calls = std::max<int64_t>(calls, checked_add(static_cast<int64_t>(p.size()), o->steps, "prompt + steps"));
     if (calls > sc.t_max)
       throw Error("prompt + steps = " + std::to_string(calls) + " tokens is longer than T_max " +
                   std::to_string(sc.t_max) + " (--max-len)");
+    validate(sc, prompts);  // sizes, prompts, and the caches alone against the limit
+    int64_t need = predict_decode_bytes(sc, prompts, calls, !header);
+    if (header) need = checked_add(need, model::checkpoint_bytes(header->config), "decode memory");
+    model::check_fits(need, sc.attn.mem_limit, "this decode (weights, caches and every step's traces)",
+                      "fewer --steps, a shorter prompt, or a smaller model");
+    if (!o->dump.empty()) check_writable_folder(o->dump, false);  // before the decode, not after it
+    std::optional<model::Model> trained;
+    if (header) trained = model::load_checkpoint(o->model);
+    Decoder dec = trained ? Decoder(sc, prompts, model::decode_stack_weights(*trained)) : Decoder(sc, prompts);
+    const MhaConfig& a = sc.attn;
+    const int64_t g = a.kv_group_count(), per_token = 2 * sc.layers * a.kv_dim() * 4;
 
     std::vector<DecodeStep> steps;
     std::vector<double> ms;

@@ -9,12 +9,13 @@
 #include "model/checkpoint.h"
 #include "model/experiments.h"
 #include "options.h"
+#include "staged_out.h"
 
 namespace attnsim::cli {
 
 Runner add_experiment_command(CLI::App& app) {
   struct Args {
-    std::string name, model_dir, out;
+    std::string name, model_dir, out, mem_limit;
     model::ExperimentOptions o;
     bool json = false;
   };
@@ -25,19 +26,29 @@ Runner add_experiment_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("experiment", "the article's head experiments on the toy model (trains models as needed)");
   const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());  // refused, not clamped
   cmd->add_option("name", a->name, names + " | all")->required();
-  cmd->add_option("--model", a->model_dir, "roles / ablation / sink / streaming: use this checkpoint instead of training one");
+  cmd->add_option("--model", a->model_dir, "roles / ablation / sink / streaming: use this checkpoint instead of training one")
+      ->check(not_empty());
   cmd->add_option("--steps", a->o.train.steps, "training steps for every model the experiment trains")->capture_default_str()->check(whole_number(1, 10'000'000));  // as train --steps
   cmd->add_option("--batch", a->o.train.batch, "sequences per step")->capture_default_str()->check(size);
-  cmd->add_option("--lr", a->o.train.adamw.lr, "peak learning rate")->capture_default_str();
+  cmd->add_option("--lr", a->o.train.adamw.lr, "peak learning rate (above 0, at most 1)")->capture_default_str()
+      ->check(real_number(model::kLrRange));  // as train --lr
   cmd->add_option("--d-model", a->o.base.d_model, "width of every model")->capture_default_str()->check(size);
   cmd->add_option("--layers", a->o.base.layers, "layers of every model")->capture_default_str()->check(size);
   cmd->add_option("--heads", a->o.base.heads, "heads of the base model")->capture_default_str()->check(size);
   cmd->add_option("--seed", a->o.base.seed, "initial weights")->capture_default_str()->check(seed_number());
-  cmd->add_option("--out", a->out, "also write the JSON to this file");
+  cmd->add_option("--out", a->out, "also write the JSON to this file")->check(not_empty());
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse experiments whose models need more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "print JSON instead of tables");
+  // with --model nothing is trained: the training options would be ignored
+  for (const char* opt : {"--steps", "--batch", "--lr", "--d-model", "--layers", "--heads", "--seed"})
+    cmd->get_option(opt)->excludes("--model");
   return [a] {
     std::vector<std::string> todo = a->name == "all" ? model::kExperimentNames : std::vector<std::string>{a->name};
     a->o.model_dir = a->model_dir;
+    // every refusal before the first progress line: the names, the options, the memory, --out
+    const int64_t mem_limit = a->mem_limit.empty() ? 0 : parse_size(a->mem_limit);
+    for (const std::string& name : todo) model::check_experiment(name, a->o, mem_limit);
+    if (!a->out.empty()) check_writable_file(a->out);
     a->o.progress = [](const std::string& what) { std::fprintf(stderr, "  %s...\n", what.c_str()); };
     nlohmann::json all = nlohmann::json::object();
     for (const std::string& name : todo) {

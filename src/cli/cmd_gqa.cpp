@@ -43,7 +43,7 @@ struct Quality {
 Quality measure(const model::Model& m, const model::TaskSpec& task) {
   Quality q;
   const model::Batch b = model::make_batch(task, kEvalSequences, kEvalSeed, 0);
-  q.task = model::cross_entropy(model::forward(m, b).logits, b);
+  q.task = model::cross_entropy(model::forward_finite(m, b).logits, b);
   std::vector<int64_t> repeats;  // the report's lengths: every one a sequence holds twice
   for (int64_t L = 2; 2 * L + 1 <= m.config.seq_len && L < m.config.vocab; ++L) repeats.push_back(L);
   std::vector<model::RepeatEval> seen, unseen;

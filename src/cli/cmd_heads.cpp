@@ -7,22 +7,33 @@
 #include "model/ablate.h"
 #include "model/checkpoint.h"
 #include "model/heads.h"
+#include "model/memory.h"
 #include "model/tasks.h"
 #include "model/train.h"
 #include "model_report.h"
+#include "options.h"
 
 namespace attnsim::cli {
 
 Runner add_heads_command(CLI::App& app) {
-  auto dir = std::make_shared<std::string>();
-  auto json = std::make_shared<bool>(false);
+  struct Args {
+    std::string dir, mem_limit;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("heads", "role scores of every head of a trained model (previous-token, induction, ...)");
-  cmd->add_option("--model", *dir, "checkpoint folder (e.g. assets/models/induction)")->required();
-  cmd->add_flag("--json", *json, "JSON instead of a table");
-  return [dir, json] {
+  cmd->add_option("--model", a->dir, "checkpoint folder (e.g. assets/models/induction)")->required()->check(not_empty());
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse models whose scoring needs more (e.g. 2G)")->check(mem_limit_size());
+  cmd->add_flag("--json", a->json, "JSON instead of a table");
+  return [a] {
+    // predicted from model.json before any .npy is read: a 1,024-head checkpoint is 17 MB on
+    // disk and gigabytes of attention patterns
+    const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
+    model::check_fits(model::predict_report_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
+                      "scoring this model's heads", "");
     nlohmann::json meta;
-    const model::Model m = model::load_checkpoint(*dir, &meta);
-    print_model_report(m, *json, model::recipe_task(meta));
+    const model::Model m = model::load_checkpoint(a->dir, &meta);
+    print_model_report(m, a->json, model::recipe_task(meta));
     return 0;
   };
 }
@@ -47,21 +58,30 @@ nlohmann::json stats_json(const model::LossStats& s) {
 
 Runner add_ablate_command(CLI::App& app) {
   struct Args {
-    std::string dir, heads, mode = "zero";
+    std::string dir, heads, mode = "zero", mem_limit;
     bool json = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("ablate", "knock heads out (zero or mean) and report the loss and repeat accuracy");
-  cmd->add_option("--model", a->dir, "checkpoint folder")->required();
-  cmd->add_option("--heads", a->heads, "LAYER.HEAD,... ablated together; without it, each head alone (the full table)");
+  cmd->add_option("--model", a->dir, "checkpoint folder")->required()->check(not_empty());
+  cmd->add_option("--heads", a->heads, "LAYER.HEAD,... ablated together; without it, each head alone (the full table)")
+      ->check(not_empty());  // "" is not "each head alone"
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse models whose ablation needs more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_option("--mode", a->mode, "zero | mean (the head's mean ctx over the evaluation batch)")->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON instead of a table");
   return [a] {
     if (a->mode != "zero" && a->mode != "mean") throw Error("--mode must be zero or mean, got '" + a->mode + "'");
+    const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
+    if (!a->heads.empty()) (void)model::parse_heads(a->heads, config);  // refused before anything is loaded
+    model::check_fits(model::predict_ablation_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
+                      "ablating this model's heads", "");
     const model::Model m = model::load_checkpoint(a->dir);
     const model::Batch batch = model::ablation_batch(m.config);
     const bool mean = a->mode == "mean";
-    const model::LossStats base = model::cross_entropy(model::forward(m, batch).logits, batch);
+    const model::LossStats base = model::cross_entropy(model::forward_finite(m, batch).logits, batch);
+    if (base.parts[model::kRepeat].count == 0)  // an accuracy over no positions is not 0 %
+      throw Error(a->dir + ": nothing to score: the model's " + std::to_string(m.config.seq_len) +
+                  " positions hold no predictable repeat (ablation needs seq_len of at least 5)");
     std::vector<std::pair<std::string, model::LossStats>> rows;
     if (!a->heads.empty()) {
       model::Ablation ab;

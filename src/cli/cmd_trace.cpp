@@ -8,6 +8,7 @@
 #include "engine/error.h"
 #include "engine/trace_json.h"
 #include "model/checkpoint.h"
+#include "model/memory.h"
 #include "model/tasks.h"
 #include "model/tokenizer.h"
 #include "options.h"
@@ -30,12 +31,18 @@ struct TraceOptions {
 // One layer's attention of a trained model on BOS + the text's characters: the same 23 steps,
 // with the layer's real input (the residual stream) and weights.
 std::pair<MhaConfig, ForwardResult> trace_model_layer(const TraceOptions& o) {
-  const model::Model m = model::load_checkpoint(o.checkpoint);
-  if (o.layer < 0 || o.layer >= m.config.layers)
+  const model::ModelConfig config = model::read_checkpoint_header(o.checkpoint).config;
+  if (o.layer < 0 || o.layer >= config.layers)
     throw Error("--layer " + std::to_string(o.layer) + " is outside the model (layers 0.." +
-                std::to_string(m.config.layers - 1) + ")");
-  const model::Batch batch = model::batch_from_tokens({model::encode(o.text, m.config.vocab)});
-  model::Activations acts = model::forward(m, batch);
+                std::to_string(config.layers - 1) + ")");
+  const std::vector<int32_t> tokens = model::encode(o.text, config.vocab);
+  // the model and one forward of the text, predicted from the header before any .npy is read
+  const int64_t need = checked_add(model::checkpoint_bytes(config),
+                                   model::predict_forward_bytes(config, 1, static_cast<int64_t>(tokens.size())));
+  model::check_fits(need, o.model.mem_limit.empty() ? 0 : parse_size(o.model.mem_limit), "tracing this model", "");
+  const model::Model m = model::load_checkpoint(o.checkpoint);
+  const model::Batch batch = model::batch_from_tokens({tokens});
+  model::Activations acts = model::forward_finite(m, batch);
   ForwardResult r;
   r.trace = std::move(acts.layers[static_cast<size_t>(o.layer)].attn);
   return {model::attention_config(m.config, batch.batch, batch.len), std::move(r)};
@@ -79,12 +86,18 @@ Runner add_trace_command(CLI::App& app) {
   auto opts = std::make_shared<TraceOptions>();
   CLI::App* cmd = app.add_subcommand("trace", "run one forward pass and show every named step");
   add_model_options(*cmd, opts->model);
+  std::vector<CLI::Option*> sizes;  // with --model the checkpoint gives every size: they would be ignored
+  for (CLI::Option* opt : cmd->get_options())
+    if (opt->get_name() != "--mem-limit" && opt->get_name().rfind("--", 0) == 0 && opt->get_name() != "--help") sizes.push_back(opt);
   cmd->add_option("--dump", opts->dump, "write DIR/<step>.npy for every step that ran and DIR/trace.json (DIR new or empty)")->check(not_empty());
   cmd->add_flag("--force", opts->force, "with --dump: replace a folder that is not empty");
   cmd->add_flag("--json", opts->json, "print the trace as JSON");
-  cmd->add_option("--model", opts->checkpoint, "a trained checkpoint: trace one of its layers (sizes come from it)");
-  cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str();
-  cmd->add_option("--text", opts->text, "with --model: the input, one token per character after BOS")->capture_default_str();
+  CLI::Option* model = cmd->add_option("--model", opts->checkpoint, "a trained checkpoint: trace one of its layers (sizes come from it)")
+      ->check(not_empty());
+  for (CLI::Option* opt : sizes) opt->excludes(model);
+  cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str()->needs(model);
+  cmd->add_option("--text", opts->text, "with --model: the input, one token per character after BOS")->capture_default_str()
+      ->needs(model);
   return [opts] {
     MhaConfig config;
     ForwardResult r;

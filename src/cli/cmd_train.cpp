@@ -10,9 +10,11 @@
 #include "commands.h"
 #include "engine/error.h"
 #include "model/checkpoint.h"
+#include "model/memory.h"
 #include "model/train.h"
 #include "model_report.h"
 #include "options.h"
+#include "staged_out.h"
 
 namespace attnsim::cli {
 
@@ -24,6 +26,7 @@ struct TrainArgs {
   std::string tasks = "induction";
   std::string mem_limit;
   std::string init;  // start from a checkpoint instead of fresh weights
+  bool force = false;  // replace a non-empty --out
   bool json = false;
   int64_t bench = 0;  // time this many steps (after 5 of warm-up) instead of a real run
 };
@@ -92,37 +95,76 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_flag("--mlp", c.mlp, "a 4·d GELU MLP after each attention");
   cmd->add_flag("!--no-bias", c.bias, "linear maps without biases");
   cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str()->check(seed_number());
-  cmd->add_option("--init", a->init, "start from this checkpoint (its config wins over the size options)");
+  cmd->add_option("--init", a->init, "start from this checkpoint (its config wins over the size options)")->check(not_empty());
   cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str()->check(size);
   cmd->add_option("--steps", t.steps, "optimiser steps")->capture_default_str()->check(steps);
-  cmd->add_option("--lr", t.adamw.lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str()->check(count);
-  cmd->add_option("--weight-decay", t.adamw.weight_decay, "AdamW decoupled weight decay (matrices only)")->capture_default_str();
-  cmd->add_option("--clip", t.adamw.clip, "max global gradient norm (0 = off)")->capture_default_str();
+  // the ranges of model/adamw.h, the same a checkpoint's recipe is held to
+  cmd->add_option("--lr", t.adamw.lr, "peak learning rate (above 0, at most 1)")->capture_default_str()
+      ->check(real_number(model::kLrRange));
+  cmd->add_option("--warmup", t.adamw.warmup, "linear warm-up steps")->capture_default_str()
+      ->check(whole_number(0, model::kMaxWarmup));
+  cmd->add_option("--weight-decay", t.adamw.weight_decay, "AdamW decoupled weight decay (matrices only; 0 to 1)")
+      ->capture_default_str()->check(real_number(model::kWeightDecayRange));
+  cmd->add_option("--clip", t.adamw.clip, "max global gradient norm (0 = off)")->capture_default_str()
+      ->check(real_number(model::kClipRange));
   cmd->add_option("--data-seed", t.data_seed, "task data")->capture_default_str()->check(seed_number());
   cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--holdout-repeats", t.task.holdout_repeats, "induction: lengths in the range never trained on (e.g. 5,11,17)")->delimiter(',')->check(size);
   cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str()->check(count);
   cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str()->check(count);
-  cmd->add_option("--out", t.out_dir, "checkpoint folder to write");
-  cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)");
+  cmd->add_option("--out", t.out_dir, "checkpoint folder to write: new or empty (the run is renamed into place when it ends)")
+      ->check(not_empty());
+  cmd->add_flag("--force", a->force, "replace a non-empty --out folder (only once the new run finished)");
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse runs that need more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "print the final report as JSON");
   cmd->add_option("--bench", a->bench, "time N training steps (after 5 warm-up steps): median ms per step; writes nothing")->check(whole_number(1, 1'000'000));
+  for (const char* size : {"--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm", "--mlp",
+                           "--no-bias", "--seed"})
+    cmd->get_option(size)->excludes("--init");  // the checkpoint's config wins: a size given too would be ignored
+  cmd->get_option("--bench")->excludes("--out");  // a benchmark writes nothing
+  cmd->get_option("--force")->needs("--out");
   return [a] {
     model::TrainOptions& t = a->train;
     t.task.tasks.clear();
     std::stringstream ss(a->tasks);
     for (std::string name; std::getline(ss, name, ',');) t.task.tasks.push_back(model::parse_task(name));
     if (!a->mem_limit.empty()) t.mem_limit = parse_size(a->mem_limit);
-    model::Model m = a->init.empty() ? model::init_model(a->config) : model::load_checkpoint(a->init);
-    t.task.vocab = m.config.vocab;
-    t.task.len = m.config.seq_len;
+    // Everything is checked and the memory predicted from the options (or --init's header)
+    // before the model exists: init_model of a 16384-wide, 256-layer model is itself 1 TB.
+    const model::ModelConfig config = a->init.empty() ? a->config : model::read_checkpoint_header(a->init).config;
+    model::validate(config);
+    t.task.vocab = config.vocab;
+    t.task.len = config.seq_len;
+    model::validate(t.task);
+    const int64_t report = a->bench > 0 ? 0 : model::predict_report_bytes(config);
+    model::check_fits(std::max(model::predict_train_bytes(config, t), report), t.mem_limit,
+                      "training this model", "lower --batch, --seq, --vocab or the model size");
     const bool tty = isatty(STDERR_FILENO);
-    model::TrainHooks hooks;
-    if (a->bench > 0) return bench_steps(m, t, a->bench, a->json);
-    hooks.on_step = [&](const model::StepReport& r) { show_progress(r, t.steps, tty); };
-    model::train(m, t, hooks);
+    auto run = [&](model::Model& m) {
+      model::TrainHooks hooks;
+      hooks.on_step = [&](const model::StepReport& r) { show_progress(r, t.steps, tty); };
+      hooks.stop = stop_requested;
+      model::train(m, t, hooks);
+    };
+    model::Model m;
+    auto make_model = [&] { m = a->init.empty() ? model::init_model(config) : model::load_checkpoint(a->init); };
+    if (a->bench > 0) {
+      make_model();
+      return bench_steps(m, t, a->bench, a->json);
+    }
+    if (t.out_dir.empty()) {
+      make_model();
+      run(m);
+    } else {
+      const std::string out = t.out_dir;
+      run_staged(out, a->force, [&](const std::string& tmp) {  // --out is checked before the model exists
+        make_model();
+        t.out_dir = tmp;
+        run(m);
+      });
+      t.out_dir = out;
+    }
     const auto& tasks = t.task.tasks;
     const bool induction = std::find(tasks.begin(), tasks.end(), model::Task::Induction) != tasks.end();
     print_model_report(m, a->json, induction ? std::optional(t.task) : std::nullopt);

@@ -55,8 +55,12 @@ void print_model_report(const model::Model& m, bool json, const std::optional<mo
     std::printf("%s\n", out.dump(1).c_str());
     return;
   }
-  std::printf("repeat accuracy, predictable part of the second copy%s:",
-              recipe ? " (* = length never trained on)" : " (training lengths unknown)");
+  if (evals.empty())  // no length fits twice: an accuracy here would be 0 % of nothing
+    std::printf("repeat accuracy: nothing to score (%lld positions hold no repeated segment of 2 or more tokens)",
+                static_cast<long long>(m.config.seq_len));
+  else
+    std::printf("repeat accuracy, predictable part of the second copy%s:",
+                recipe ? " (* = length never trained on)" : " (training lengths unknown)");
   for (size_t i = 0; i < evals.size(); ++i) {
     const auto& e = evals[i];
     std::printf("%s L=%2lld%s%5.1f%%", i % 8 == 0 ? "\n " : "", static_cast<long long>(e.repeat),

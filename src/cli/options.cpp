@@ -1,8 +1,6 @@
 #include "options.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 
 #include "engine/checked.h"
@@ -41,14 +39,27 @@ CLI::Validator mem_limit_size() {
 CLI::Validator seed_number() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        errno = 0;
-        if (digits) (void)std::strtoull(text.c_str(), nullptr, 10);
-        if (!digits || errno == ERANGE)
-          return "value '" + text + "' is not a seed (a whole number from 0 to 18446744073709551615)";
+        try {
+          parse_seed(text, "value");
+        } catch (const Error& e) {
+          return e.what();
+        }
         return {};
       },
       "", "seed");
+}
+
+CLI::Validator real_number(RealRange range) {
+  return CLI::Validator(
+      [range](std::string& text) -> std::string {
+        try {
+          parse_real(text, "value", range);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "", "number");
 }
 
 CLI::Validator not_empty() {

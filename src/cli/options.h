@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/atomic_file.h"  // write_folder_atomically, for the commands that dump
+#include "engine/checked.h"
 #include "engine/mha.h"
 
 namespace attnsim::cli {
@@ -53,6 +54,10 @@ Model build_model(const ModelOptions& o, const CorePrediction& core_bytes, const
 CLI::Validator whole_number(int64_t lo, int64_t hi);
 // CLI11 checks for a seed (0 to 2^64-1, no sign) and a --mem-limit size (parse_size).
 CLI::Validator seed_number();
+// A CLI11 check for real options (--lr, --weight-decay, --clip): parse_real's grammar and the
+// range every reader of that setting uses (model/adamw.h), so "", "nan", "-1" are refused
+// at parse time, as a checkpoint's recipe with the same value is refused on load.
+CLI::Validator real_number(RealRange range);
 CLI::Validator mem_limit_size();
 // A CLI11 check for paths and names: an empty value is refused, not taken as "not given".
 CLI::Validator not_empty();

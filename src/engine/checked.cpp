@@ -1,6 +1,8 @@
 #include "checked.h"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -67,6 +69,60 @@ int64_t parse_int(std::string_view text, std::string_view what, int64_t lo, int6
   const long long v = std::strtoll(s.c_str(), nullptr, 10);
   if (errno == ERANGE) throw Error(std::string(what) + " " + s + " is out of range" + range());
   check_range(v, what, lo, hi);
+  return v;
+}
+
+uint64_t parse_seed(std::string_view text, std::string_view what) {
+  const std::string s(text);
+  const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE)
+    throw Error(std::string(what) + " '" + s + "' is not a seed (a whole number from 0 to 18446744073709551615)");
+  return v;
+}
+
+namespace {
+std::string real_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+std::string range_text(RealRange r) {
+  return " (" + std::string(r.lo_open ? "above " : "from ") + real_text(r.lo) + ", at most " + real_text(r.hi) + ")";
+}
+}  // namespace
+
+void check_real(double v, std::string_view what, RealRange r) {
+  if (!std::isfinite(v) || (r.lo_open ? !(v > r.lo) : !(v >= r.lo)) || !(v <= r.hi))
+    throw Error(std::string(what) + " " + real_text(v) + " is out of range" + range_text(r));
+}
+
+double parse_real(std::string_view text, std::string_view what, RealRange r) {
+  const std::string s(text);
+  // the grammar by hand: strtod would also take " 1", "+1", "0x1p3", "nan", "inf" and "1e"
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  bool ok = digits();
+  if (ok && i < s.size() && s[i] == '.') {
+    ++i;
+    ok = digits();
+  }
+  if (ok && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    ok = digits();
+  }
+  if (!ok || i != s.size())
+    throw Error(std::string(what) + " '" + s + "' is not a number" + range_text(r));
+  const double v = std::strtod(s.c_str(), nullptr);  // 1e400 gives inf: refused by the range
+  if (!std::isfinite(v)) throw Error(std::string(what) + " " + s + " is out of range" + range_text(r));
+  check_real(v, what, r);
   return v;
 }
 

@@ -32,6 +32,22 @@ int64_t parse_int(std::string_view text, std::string_view what, int64_t lo, int6
 // Error unless lo <= v <= hi, same wording as parse_int.
 void check_range(int64_t v, std::string_view what, int64_t lo, int64_t hi);
 
+// A seed: the whole text digits, 0 to 2^64-1 (no sign: "-1" would wrap to 2^64-1).
+uint64_t parse_seed(std::string_view text, std::string_view what);
+
+// The range of a real-valued setting (a learning rate, a weight decay): finite, lo < v (or
+// lo <= v) and v <= hi. Every reader of such a setting (the CLI's options, a checkpoint's
+// recorded recipe, the trainer) checks it against the same RealRange.
+struct RealRange {
+  double lo, hi;
+  bool lo_open = false;  // true: lo itself is refused (a learning rate of 0)
+};
+// A decimal real, the whole of `text`: [-]digits[.digits][e[+|-]digits] (no spaces, '+', hex,
+// "nan" or "inf"), then check_real.
+double parse_real(std::string_view text, std::string_view what, RealRange range);
+// Error "<what> -1 is out of range (above 0, at most 10)"; NaN and infinities are refused.
+void check_real(double v, std::string_view what, RealRange range);
+
 // A non-negative count whose arithmetic is checked; converts back with value().
 class Size {
  public:

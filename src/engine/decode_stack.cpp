@@ -1,6 +1,7 @@
 #include "decode_stack.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "cost.h"
@@ -85,6 +86,40 @@ void validate(const StackConfig& c, const std::vector<std::vector<int64_t>>& pro
     throw Error("the KV cache would need " +
                 (bytes < 0x1p62 ? human_bytes(static_cast<int64_t>(bytes)) : std::string("more than 4 EiB")) +
                 ", over the limit of " + human_bytes(limit));
+}
+
+int64_t predict_decode_bytes(const StackConfig& c, const std::vector<std::vector<int64_t>>& prompts, int64_t last_length,
+                             bool random_weights) {
+  using R = long double;
+  const MhaConfig& a = c.attn;
+  const R f = 4, d = static_cast<R>(a.d_model), h = static_cast<R>(a.heads), kv = static_cast<R>(a.kv_dim());
+  const R L = static_cast<R>(c.layers), S = static_cast<R>(prompts.size());
+  int64_t longest = 0;
+  for (const auto& p : prompts) longest = std::max<int64_t>(longest, static_cast<int64_t>(p.size()));
+  const bool paged = c.block_size > 0;
+  const int64_t slots = paged ? c.t_max : c.policy.slots(c.t_max);
+  R bytes = 0;
+  if (random_weights)
+    bytes += (2 * kVocabSize * d + static_cast<R>(c.t_max) * d) * f + L * static_cast<R>(predict_weight_bytes(a.d_model, a.bias));
+  const R cache_slots = paged ? S * static_cast<R>(blocks_for(c.t_max, c.block_size)) * static_cast<R>(c.block_size)
+                              : S * static_cast<R>(slots);
+  bytes += 2 * L * cache_slots * kv * f;  // K and V, (g·dk) floats per slot and layer
+  // one call of `rows` rows over `keys` keys, every layer: four score-sized tensors (scores,
+  // scaled, masked, alpha), ten (rows, d)-sized ones, the gathered K/V and the hidden rows
+  // plus about 4 KiB per trace for its 23 step records and tensor headers (measured: 800
+  // layers of 13 calls each held 43 MB more than their tensors)
+  const R per_trace = 4096;
+  auto call = [&](R rows, R keys) { return L * S * ((4 * h * rows * keys + 10 * rows * d + 2 * keys * kv) * f + per_trace); };
+  int64_t first = std::min<int64_t>(longest, slots);
+  if (c.prefill_rows > 0) first = std::min<int64_t>(first, c.prefill_rows);
+  bytes += call(static_cast<R>(first), static_cast<R>(first));
+  // calls feeding one token each, at lengths first+1 .. last_length, the keys capped at the slots
+  const R n = static_cast<R>(std::max<int64_t>(0, last_length - first));
+  const R lo = static_cast<R>(first) + 1, cap = static_cast<R>(slots);
+  const R growing = std::max<R>(0, std::min<R>(n, cap - lo + 1));  // calls whose keys still grow
+  const R keys_sum = growing * (lo + lo + growing - 1) / 2 + (n - growing) * cap;
+  bytes += L * S * ((4 * h * keys_sum + 10 * n * d + 2 * keys_sum * kv) * f + n * per_trace);
+  return bytes > 0x1p62L ? static_cast<int64_t>(0x1p62) : static_cast<int64_t>(bytes);
 }
 
 StackWeights random_stack_weights(const StackConfig& config) {
@@ -181,6 +216,15 @@ static Tensor add(const Tensor& x, const Tensor& y) {
   return out;
 }
 
+// A layer whose trace holds NaN or inf (weights that overflow float32) ends the decode: its
+// tokens would be argmaxes of NaN.
+static void require_finite(const Trace& t, int64_t layer) {
+  if (const std::string bad = t.first_nonfinite_step(); !bad.empty())
+    throw Error("decode: layer " + std::to_string(layer) + "'s " + bad +
+                " holds non-finite values (the weights overflow float32); first non-finite tensor: layers." +
+                std::to_string(layer) + ".attn." + bad);
+}
+
 // argmax over the vocabulary of row · Uᵀ + b
 static int64_t greedy(const float* row, const Tensor& unembedding, const Tensor& bias) {
   const int64_t V = unembedding.size(0), d = unembedding.size(1);
@@ -189,6 +233,9 @@ static int64_t greedy(const float* row, const Tensor& unembedding, const Tensor&
   for (int64_t v = 0; v < V; ++v) {
     double logit = bias.defined() ? bias.f32()[v] : 0.0;
     for (int64_t e = 0; e < d; ++e) logit += static_cast<double>(row[e]) * unembedding.f32()[v * d + e];
+    if (!std::isfinite(logit))  // argmax over NaN would name token 0 as if it had won
+      throw Error("decode: the logit of token " + std::to_string(v) +
+                  " is not finite (the unembedding or the hidden state overflows float32)");
     if (logit > best_logit) best_logit = logit, best = v;
   }
   return best;
@@ -218,6 +265,7 @@ DecodeStep Decoder::feed(int64_t rows) {
     out.traces.emplace_back();
     for (int64_t l = 0; l < config_.layers; ++l) {
       Trace t = attend_cached(config_.attn, weights_.layers[l], caches_[l], x);
+      require_finite(t, l);
       x = add(x, t.at("out").out);  // residual
       out.traces[0].push_back(std::move(t));
     }
@@ -232,6 +280,7 @@ DecodeStep Decoder::feed(int64_t rows) {
     out.traces.emplace_back();
     for (int64_t l = 0; l < config_.layers; ++l) {
       Trace t = attend_paged(config_.attn, weights_.layers[l], pools_[l], table, x);
+      require_finite(t, l);
       x = add(x, t.at("out").out);
       out.traces.back().push_back(std::move(t));
     }

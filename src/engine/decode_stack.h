@@ -45,6 +45,15 @@ std::vector<std::vector<int64_t>> prompts_for(const Scenario& scenario);
 // Throws Error for anything the stack cannot run (and says why in one line).
 void validate(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts);
 
+// Bytes a decode run holds at its end when every call's traces are kept (as the CLI keeps
+// them for its table and --dump): the random weights (when `random_weights`; a caller with
+// its own adds theirs), every layer's cache, and per call and layer the trace (scores,
+// softmax, projections; a paged gather's K/V copy) and the hidden rows, for a prefill and
+// then one call per token until `last_length` tokens. Predicted from sizes alone, in long
+// double (saturating at 2^62), before anything is allocated.
+int64_t predict_decode_bytes(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts,
+                             int64_t last_length, bool random_weights);
+
 // Weights a caller brings instead of random ones (a trained model, see src/model/decode.h):
 //   embedding (V,d)  position (P,d) with P >= T_max  layers[l]  unembedding (V,d)
 //   unembedding_bias (V) or an empty tensor.

@@ -1,7 +1,9 @@
 #include "mha.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -197,7 +199,13 @@ int64_t predict_weight_bytes(int64_t d_model, bool bias) {
 int64_t effective_mem_limit(const MhaConfig& c) {
   if (c.mem_limit > 0) return c.mem_limit;
   const int64_t physical = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  return physical / 4 * 3;
+  int64_t limit = physical / 4 * 3;
+  // Under `ulimit -v` an allocation past the cap fails however much memory the machine has:
+  // predict against the cap too, so the refusal is the prediction's one line, not bad_alloc.
+  struct rlimit as {};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    limit = std::min<int64_t>(limit, static_cast<int64_t>(as.rlim_cur / 4 * 3));
+  return limit;
 }
 
 // [SECTION] forward

@@ -106,6 +106,8 @@ int64_t predict_trace_bytes(const MhaConfig& config);
 int64_t predict_input_bytes(const MhaConfig& config);
 // Bytes of init_weights / load_weights: W_Q W_K W_V W_O with or without biases.
 int64_t predict_weight_bytes(int64_t d_model, bool bias);
+// config.mem_limit when set, else 75 % of physical memory or of the address-space limit
+// (ulimit -v), whichever is lower.
 int64_t effective_mem_limit(const MhaConfig& config);
 
 // Runs the forward pass. Throws Error on a bad config or one whose predicted memory

@@ -150,4 +150,13 @@ std::string Trace::first_nan_step() const {
   return "";
 }
 
+std::string Trace::first_nonfinite_step() const {
+  for (const Step& s : steps) {
+    if (s.skipped() || s.name == "mask") continue;
+    const int64_t neginf = s.name == "scores_masked" ? 0 : s.neginf_count;
+    if (s.nan_count + s.posinf_count + neginf > 0) return s.name;
+  }
+  return "";
+}
+
 }  // namespace attnsim

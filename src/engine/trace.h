@@ -104,6 +104,9 @@ class Trace {
   int64_t held_bytes() const;
   // Name of the first step whose output contains NaN, or "" when none does.
   std::string first_nan_step() const;
+  // Name of the first computed step holding NaN or ±inf, or "" when none does. -inf where
+  // the mask puts it (scores_masked, and the bool mask itself) is by design and not counted.
+  std::string first_nonfinite_step() const;
 
   // The weight tensors the projections read (shared, not copied: W_Q, b_Q, W_K, b_K, W_V,
   // b_V), so a later pass can tell whether it reads the same ones (forward's `earlier`).

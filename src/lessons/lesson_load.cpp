@@ -20,6 +20,7 @@
 #include "engine/error.h"
 #include "engine/kv_cache.h"
 #include "engine/mask.h"
+#include "engine/nesting.h"
 #include "engine/read_file.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
@@ -699,6 +700,14 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
   for (size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n') ctx.line_starts.push_back(i + 1);
   toml::table root;
+  // toml++ recurses per nesting level: the one bound every reader of outside text uses
+  if (const auto at = too_deep(text, Syntax::Toml)) {
+    const size_t line = static_cast<size_t>(std::upper_bound(ctx.line_starts.begin(), ctx.line_starts.end(), *at) -
+                                            ctx.line_starts.begin());
+    ctx.error(Where{static_cast<int>(line), static_cast<int>(*at - ctx.line_starts[line - 1] + 1)},
+              "nested more than " + std::to_string(kMaxNesting) + " levels deep; no lesson needs that");
+    return result;
+  }
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {

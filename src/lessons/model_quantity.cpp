@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "engine/error.h"
+#include "engine/nesting.h"
 #include "model/ablate.h"
 #include "model/checkpoint.h"
 #include "model/experiments.h"
@@ -143,7 +145,7 @@ const model::LossStats& losses(Loaded& l, const std::string& ablate) {
   model::Ablation ab;
   if (!ablate.empty()) ab.heads = model::parse_heads(ablate, l.model.config);
   const model::LossStats stats =
-      model::cross_entropy(model::forward(l.model, batch, ablate.empty() ? nullptr : &ab).logits, batch);
+      model::cross_entropy(model::forward_finite(l.model, batch, ablate.empty() ? nullptr : &ab).logits, batch);
   return l.losses.emplace(ablate, stats).first->second;
 }
 
@@ -156,12 +158,7 @@ double phase_change_step(const std::string& root) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(path + ": not JSON lines: " + e.what());
-    }
+    const nlohmann::json j = parse_json(line, path);  // nesting bounded (engine/nesting.h)
     if (!j.contains("scores") || !j["scores"].contains("induction")) continue;
     double best = 0;
     for (const auto& row : j["scores"]["induction"])
@@ -219,9 +216,9 @@ void use_model_value_cache(const std::string& file) {
   std::ifstream in(file);
   if (!in) return;
   try {
-    g_disk = nlohmann::json::parse(in);
+    g_disk = parse_json(std::string(std::istreambuf_iterator<char>(in), {}), file);
     if (!g_disk.is_object()) g_disk = nlohmann::json::object();
-  } catch (const nlohmann::json::exception&) {
+  } catch (const std::exception&) {
     g_disk = nlohmann::json::object();  // a broken cache is only a slower start
   }
 }

@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "engine/atomic_file.h"
 #include "engine/error.h"
+#include "engine/nesting.h"
 
 namespace fs = std::filesystem;
 
@@ -36,7 +38,7 @@ Progress load_progress(const std::string& path, std::string* warning) {
   std::ifstream in(path);
   if (!in) return p;
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
+    const nlohmann::json j = parse_json(std::string(std::istreambuf_iterator<char>(in), {}), path);
     p.last_lesson = j.value("last_lesson", "");
     if (j.contains("lessons") && j["lessons"].is_object())
       for (const auto& [id, l] : j["lessons"].items()) {

@@ -1,15 +1,16 @@
 #include "ablate.h"
 
 #include <algorithm>
-#include <sstream>
+#include <limits>
 
+#include "engine/checked.h"
 #include "engine/error.h"
 #include "tasks.h"
 
 namespace attnsim::model {
 
 std::vector<std::vector<std::vector<float>>> head_means(const Model& model, const Batch& batch) {
-  const Activations acts = forward(model, batch);
+  const Activations acts = forward_finite(model, batch);
   const int64_t h = model.config.heads, dk = model.config.head_dim(), B = batch.batch, T = batch.len;
   std::vector<std::vector<std::vector<float>>> means(static_cast<size_t>(model.config.layers));
   for (int64_t l = 0; l < model.config.layers; ++l) {
@@ -28,8 +29,8 @@ std::vector<std::vector<std::vector<float>>> head_means(const Model& model, cons
 }
 
 AblationEval evaluate_ablation(const Model& model, const Batch& batch, const Ablation& ablation) {
-  return {cross_entropy(forward(model, batch).logits, batch),
-          cross_entropy(forward(model, batch, &ablation).logits, batch)};
+  return {cross_entropy(forward_finite(model, batch).logits, batch),
+          cross_entropy(forward_finite(model, batch, &ablation).logits, batch)};
 }
 
 std::vector<AblationRow> ablate_each_head(const Model& model, const Batch& batch, bool mean) {
@@ -40,7 +41,7 @@ std::vector<AblationRow> ablate_each_head(const Model& model, const Batch& batch
   for (int64_t l = 0; l < model.config.layers; ++l)
     for (int64_t h = 0; h < model.config.heads; ++h) {
       a.heads = {{l, h}};
-      rows.push_back({{l, h}, cross_entropy(forward(model, batch, &a).logits, batch)});
+      rows.push_back({{l, h}, cross_entropy(forward_finite(model, batch, &a).logits, batch)});
     }
   return rows;
 }
@@ -55,27 +56,27 @@ Batch ablation_batch(const ModelConfig& c) {
 }
 
 std::vector<HeadRef> parse_heads(const std::string& text, const ModelConfig& c) {
+  // One grammar: LAYER.HEAD(,LAYER.HEAD)*, each number plain digits. No empty item ("0.0,"),
+  // no sign ("+0.+1"), no space (" 0.0"): stoll would take all three.
   std::vector<HeadRef> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const size_t dot = item.find('.');
-    HeadRef r{-1, -1};
-    try {
-      size_t used = 0;
-      if (dot == std::string::npos) throw Error("");
-      r.layer = std::stoll(item.substr(0, dot), &used);
-      if (used != dot) throw Error("");
-      r.head = std::stoll(item.substr(dot + 1), &used);
-      if (used != item.size() - dot - 1) throw Error("");
-    } catch (const std::exception&) {
-      throw Error("head '" + item + "' is not LAYER.HEAD (e.g. 1.3)");
-    }
-    if (r.layer < 0 || r.layer >= c.layers || r.head < 0 || r.head >= c.heads)
+    const bool digits_only = !item.empty() && item.find_first_not_of("0123456789.") == std::string::npos;
+    if (!digits_only || dot == 0 || dot == std::string::npos || dot + 1 == item.size() ||
+        item.find('.', dot + 1) != std::string::npos)
+      throw Error("head '" + item + "' in --heads '" + text + "' is not LAYER.HEAD (e.g. 1.3; a comma between heads)");
+    const int64_t big = std::numeric_limits<int64_t>::max();
+    const HeadRef r{parse_int(item.substr(0, dot), "layer", 0, big), parse_int(item.substr(dot + 1), "head", 0, big)};
+    if (r.layer >= c.layers || r.head >= c.heads)
       throw Error("head " + item + " is outside the model (layers 0.." + std::to_string(c.layers - 1) + ", heads 0.." +
                   std::to_string(c.heads - 1) + ")");
     if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  if (out.empty()) throw Error("no heads given (e.g. --heads 0.1,1.3)");
   return out;
 }
 

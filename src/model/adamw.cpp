@@ -4,6 +4,13 @@
 
 namespace attnsim::model {
 
+void validate(const AdamWConfig& c) {
+  check_real(c.lr, "lr", kLrRange);
+  check_real(c.weight_decay, "weight_decay", kWeightDecayRange);
+  check_real(c.clip, "clip", kClipRange);
+  check_range(c.warmup, "warmup", 0, kMaxWarmup);
+}
+
 float learning_rate(const AdamWConfig& c, int64_t step) {
   if (c.warmup > 0 && step < c.warmup) return c.lr * static_cast<float>(step + 1) / static_cast<float>(c.warmup);
   if (c.total <= c.warmup) return c.lr;

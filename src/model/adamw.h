@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "engine/checked.h"
 #include "model.h"
 
 namespace attnsim::model {
@@ -20,6 +21,17 @@ struct AdamWConfig {
   float min_ratio = 0.1f;
   float clip = 1.0f;          // max global gradient norm; 0 = no clipping
 };
+
+// The one set of rules for the settings a user or a checkpoint's recipe gives: the CLI's
+// options check them at parse time, recipe_options() and train() with validate() below.
+// A learning rate above 1 or a decay above 1 (p·(1 − lr·wd) flips sign past lr·wd = 1) only
+// ever diverges on this model; a negative one ascends the loss.
+inline constexpr RealRange kLrRange{0.0, 1.0, true};
+inline constexpr RealRange kWeightDecayRange{0.0, 1.0};
+inline constexpr RealRange kClipRange{0.0, 1e6};  // 0 = no clipping
+inline constexpr int64_t kMaxWarmup = 10'000'000;  // as the longest run (train --steps)
+// Error naming the first setting out of its range ("lr -1 is out of range (above 0, ...)").
+void validate(const AdamWConfig& config);
 
 float learning_rate(const AdamWConfig& c, int64_t step);  // step counts from 0
 

@@ -13,7 +13,9 @@
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/nesting.h"
 #include "engine/npy.h"
+#include "engine/read_file.h"
 
 namespace fs = std::filesystem;
 
@@ -83,19 +85,6 @@ void write_text_file(const std::string& path, const std::string& text) {
   }
 }
 
-static std::string read_small_file(const std::string& path, int64_t cap) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw Error(path + ": " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
-  if (st.st_size > cap) throw Error(path + ": " + std::to_string(st.st_size) + " bytes, over the " +
-                                    std::to_string(cap) + "-byte limit for this file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot read (" + std::strerror(errno) + ")");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // [SECTION] save
 
 void save_checkpoint(const Model& model, const std::string& dir_in, const nlohmann::json& meta) {
@@ -153,17 +142,13 @@ void save_checkpoint(const Model& model, const std::string& dir_in, const nlohma
 
 // [SECTION] load
 
-Model load_checkpoint(const std::string& dir_in, nlohmann::json* meta) {
+CheckpointHeader read_checkpoint_header(const std::string& dir_in) {
   const fs::path dir(dir_in);
   const std::string json_path = (dir / "model.json").string();
   if (!fs::is_directory(dir)) throw Error(dir_in + ": not a checkpoint folder (no such directory)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_small_file(json_path, 1 << 20));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(json_path + ": not valid JSON (" + std::string(e.what()) + ")");
-  }
-  Model m;
+  CheckpointHeader h;
+  nlohmann::json& j = h.meta;
+  j = parse_json(read_text_file(json_path, 1 << 20), json_path);  // nesting bounded (engine/nesting.h)
   // Every field is type-checked where it is read; a value of the wrong JSON type anywhere
   // else (a name that is a number, a shape of strings) still ends as one line naming the file.
   try {
@@ -172,8 +157,8 @@ Model load_checkpoint(const std::string& dir_in, nlohmann::json* meta) {
     if (!j.contains("version") || j["version"] != 1)
       throw Error(json_path + ": unsupported version (this build reads version 1)");
     if (!j.contains("config")) throw Error(json_path + ": no \"config\"");
-    m.config = config_from_json(j["config"], json_path);
-    const std::vector<ParamSpec> specs = param_specs(m.config);
+    h.config = config_from_json(j["config"], json_path);
+    const std::vector<ParamSpec> specs = param_specs(h.config);
     if (!j.contains("parameters") || !j["parameters"].is_array())
       throw Error(json_path + ": no \"parameters\" list");
     const auto& listed = j["parameters"];
@@ -189,24 +174,36 @@ Model load_checkpoint(const std::string& dir_in, nlohmann::json* meta) {
         throw Error(json_path + ": '" + s.name + "' should have shape " + format_dims(s.shape));
       if (e.value("dtype", "float32") != "float32")
         throw Error(json_path + ": '" + s.name + "' has dtype " + e.value("dtype", "") + ", expected float32");
-      const std::string file = (dir / (s.name + ".npy")).string();
-      if (!fs::exists(file)) throw Error(file + ": missing (the checkpoint's parameter '" + s.name + "')");
-      Tensor t = read_npy(file);
-      if (t.dtype() != DType::F32) throw Error(file + ": dtype must be float32");
-      if (t.shape() != s.shape)
-        throw Error(file + ": shape " + format_dims(t.shape()) + " but the config needs " + format_dims(s.shape));
-      for (int64_t k = 0; k < t.numel(); ++k)
-        if (!std::isfinite(t.f32()[k]))
-          throw Error(file + ": element " + std::to_string(k) + " is not finite (" + std::to_string(t.f32()[k]) + ")");
-      m.params.names.push_back(s.name);
-      m.params.tensors.push_back(std::move(t));
     }
   } catch (const nlohmann::json::exception& e) {
     throw Error(json_path + ": a field has the wrong type (" + std::string(e.what()) + ")");
   }
-  if (meta) *meta = j;
+  return h;
+}
+
+Model load_checkpoint(const std::string& dir_in, nlohmann::json* meta) {
+  CheckpointHeader h = read_checkpoint_header(dir_in);
+  const fs::path dir(dir_in);
+  Model m;
+  m.config = h.config;
+  for (const ParamSpec& s : param_specs(m.config)) {
+    const std::string file = (dir / (s.name + ".npy")).string();
+    if (!fs::exists(file)) throw Error(file + ": missing (the checkpoint's parameter '" + s.name + "')");
+    Tensor t = read_npy(file);
+    if (t.dtype() != DType::F32) throw Error(file + ": dtype must be float32");
+    if (t.shape() != s.shape)
+      throw Error(file + ": shape " + format_dims(t.shape()) + " but the config needs " + format_dims(s.shape));
+    for (int64_t k = 0; k < t.numel(); ++k)
+      if (!std::isfinite(t.f32()[k]))
+        throw Error(file + ": element " + std::to_string(k) + " is not finite (" + std::to_string(t.f32()[k]) + ")");
+    m.params.names.push_back(s.name);
+    m.params.tensors.push_back(std::move(t));
+  }
+  if (meta) *meta = std::move(h.meta);
   return m;
 }
+
+int64_t checkpoint_bytes(const ModelConfig& config) { return 4 * param_count(config); }
 
 std::string shipped_models_dir() {
   if (const char* env = std::getenv("ATTNSIM_MODELS"); env && *env) return env;

@@ -24,6 +24,17 @@ void save_checkpoint(const Model& model, const std::string& dir, const nlohmann:
 // a wrong shape or dtype, a non-finite value.
 Model load_checkpoint(const std::string& dir, nlohmann::json* meta = nullptr);
 
+// model.json alone, checked as load_checkpoint checks it (format, version, config, the
+// parameter list's names, shapes and dtypes) with no .npy read: what a command needs to
+// predict its memory before it loads anything.
+struct CheckpointHeader {
+  ModelConfig config;
+  nlohmann::json meta;  // the whole model.json
+};
+CheckpointHeader read_checkpoint_header(const std::string& dir);
+// Bytes load_checkpoint holds for a checkpoint of this config (the parameters, once).
+int64_t checkpoint_bytes(const ModelConfig& config);
+
 nlohmann::json config_to_json(const ModelConfig& config);
 ModelConfig config_from_json(const nlohmann::json& j, const std::string& what);
 

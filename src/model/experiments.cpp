@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 #include "ablate.h"
@@ -10,6 +11,7 @@
 #include "decode.h"
 #include "engine/error.h"
 #include "heads.h"
+#include "memory.h"
 #include "tasks.h"
 
 namespace attnsim::model {
@@ -112,7 +114,7 @@ struct Quality {
 };
 Quality quality(const Model& m, const Ablation* ab = nullptr) {
   const Batch b = ablation_batch(m.config);
-  const LossStats s = cross_entropy(forward(m, b, ab).logits, b);
+  const LossStats s = cross_entropy(forward_finite(m, b, ab).logits, b);
   return {s.parts[kRepeat].loss(), s.parts[kRepeat].accuracy(), s.all.loss()};
 }
 
@@ -149,7 +151,7 @@ ExperimentResult roles(const ExperimentOptions& o) {
 ExperimentResult ablation(const ExperimentOptions& o) {
   const Model m = subject(o);
   const Batch b = ablation_batch(m.config);
-  const LossStats base = cross_entropy(forward(m, b).logits, b);
+  const LossStats base = cross_entropy(forward_finite(m, b).logits, b);
   ExperimentResult r{"ablation", "head   Δloss(repeat)  Δacc(points)  verdict\n", {}, nlohmann::json::array()};
   int free_heads = 0, critical = 0;
   for (const AblationRow& row : ablate_each_head(m, b, false)) {
@@ -181,7 +183,7 @@ ExperimentResult prune(const ExperimentOptions& o) {
   const Model m = trained(big, o, "8 heads (to prune)");
   const Batch b = ablation_batch(m.config);
   // importance of each head: repeat-loss increase when it alone is knocked out
-  const LossStats base = cross_entropy(forward(m, b).logits, b);
+  const LossStats base = cross_entropy(forward_finite(m, b).logits, b);
   std::vector<std::vector<std::pair<double, int64_t>>> order(static_cast<size_t>(big.layers));
   for (const AblationRow& row : ablate_each_head(m, b, false))
     order[static_cast<size_t>(row.head.layer)].push_back(
@@ -345,6 +347,60 @@ ExperimentResult streaming(const ExperimentOptions& o) {
 }
 
 }  // namespace
+
+bool uses_model_dir(const std::string& name) {
+  return name == "roles" || name == "ablation" || name == "sink" || name == "streaming";
+}
+
+void check_experiment(const std::string& name, const ExperimentOptions& o, int64_t mem_limit) {
+  if (std::find(kExperimentNames.begin(), kExperimentNames.end(), name) == kExperimentNames.end())
+    (void)run_experiment(name, o);  // the unknown-name error, with the valid names
+  if (!o.model_dir.empty() && !uses_model_dir(name))
+    throw Error("experiment " + name + " trains its own models and cannot use --model (roles, ablation, sink and "
+                "streaming can)");
+  std::vector<ModelConfig> configs;  // every model the experiment makes
+  if (!o.model_dir.empty()) {
+    configs.push_back(read_checkpoint_header(o.model_dir).config);
+  } else {
+    validate(o.base);
+    auto with_heads = [&](int64_t h) {
+      ModelConfig c = o.base;
+      c.heads = h;
+      validate(c);
+      configs.push_back(c);
+    };
+    if (name == "prune") {
+      if (o.base.d_model % 8) throw Error("the prune experiment needs d_model divisible by 8");
+      for (int64_t h : {8, 1, 2, 4}) with_heads(h);
+    } else if (name == "dk-sweep") {
+      for (int64_t h = 1; h <= o.base.d_model / 4; h *= 2)
+        if (o.base.d_model % h == 0) with_heads(h);
+      if (configs.empty()) throw Error("the dk-sweep experiment needs d_model of at least 4");
+    } else if (name == "one-vs-many") {
+      with_heads(1);
+      with_heads(8);
+    } else {
+      configs.push_back(o.base);
+    }
+  }
+  int64_t step = 0, params = 0, eval = 0;
+  for (const ModelConfig& c : configs) {
+    if (o.model_dir.empty()) {
+      TrainOptions t = o.train;
+      t.task.vocab = c.vocab;
+      t.task.len = c.seq_len;
+      t.score_every = 0;
+      validate(t.task);
+      validate(t.adamw);
+      step = std::max(step, predict_train_bytes(c, t));
+    }
+    params = std::max(params, checkpoint_bytes(c));
+    eval = std::max(eval, predict_ablation_bytes(c));
+  }
+  const int64_t cap = std::numeric_limits<int64_t>::max() / 4;  // each term saturates below this
+  check_fits(std::min(cap, step) + std::min(cap, params) + std::min(cap, eval), mem_limit,
+             "experiment " + name, "lower --d-model, --layers or --batch");
+}
 
 ExperimentResult run_experiment(const std::string& name, const ExperimentOptions& o) {
   if (name == "roles") return roles(o);

@@ -50,6 +50,15 @@ struct ExperimentResult {
 };
 
 extern const std::vector<std::string> kExperimentNames;  // roles ... sink streaming
+// The experiments that read options.model_dir; the others train their own models and refuse
+// it (check_experiment).
+bool uses_model_dir(const std::string& name);
+// Everything run_experiment would refuse, before it computes anything: the name, a model_dir
+// given to an experiment that trains its own, the base config and the training recipe (the
+// ranges of adamw.h), d_model % 8 for prune. Then the memory: the largest training step among
+// the models the experiment trains (or the checkpoint's header, with model_dir), plus a second
+// model held beside it and an evaluation forward, against `mem_limit` (0: the default).
+void check_experiment(const std::string& name, const ExperimentOptions& options, int64_t mem_limit);
 ExperimentResult run_experiment(const std::string& name, const ExperimentOptions& options);
 
 // Thresholds for (b): a head is nearly free when knocking it out costs < 0.05 nats on the

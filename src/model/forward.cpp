@@ -4,6 +4,7 @@
 
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "finite.h"
 #include "layers.h"
 #include "model.h"
 #include "tasks.h"
@@ -56,6 +57,23 @@ int64_t predict_training_bytes(const ModelConfig& c, int64_t B, int64_t T) {
   return static_cast<int64_t>(bytes);
 }
 
+int64_t predict_forward_bytes(const ModelConfig& c, int64_t B, int64_t T) {
+  validate(c);
+  if (B <= 0 || T <= 0) throw Error("batch and sequence length must be positive");
+  // Every layer's activations stay alive until the forward returns (the backward reads them):
+  // the engine's trace (its own prediction), the residual, LN and MLP tensors; then the
+  // logits (B,T,V), the term that grows with the vocabulary.
+  const long double f = 4, BT = static_cast<long double>(B) * T, d = c.d_model, V = c.vocab;
+  const long double score = BT * T * c.heads * f;
+  long double per_layer = 3 * score + BT * T + 5 * BT * d * f + 2 * BT * c.kv_dim() * f + BT * d * f;
+  if (c.layernorm) per_layer += 2 * BT * d * f;
+  if (c.mlp) per_layer += 2 * BT * c.mlp_dim() * f + 2 * BT * d * f;
+  const long double bytes = c.layers * per_layer + BT * d * f * (c.layernorm ? 2 : 1) + BT * V * f;
+  if (bytes > static_cast<long double>(std::numeric_limits<int64_t>::max() / 4))
+    return std::numeric_limits<int64_t>::max() / 4;
+  return static_cast<int64_t>(bytes);
+}
+
 // [SECTION] forward
 
 static void check_batch(const ModelConfig& c, const Batch& batch) {
@@ -71,7 +89,14 @@ static void check_batch(const ModelConfig& c, const Batch& batch) {
       throw Error("token " + std::to_string(tok) + " is out of range for a vocabulary of " + std::to_string(c.vocab));
 }
 
-Activations forward(const Model& model, const Batch& batch, const Ablation* ablation) {
+[[noreturn]] static void overflowed(const std::string& tensor) {
+  throw Error("the forward pass overflowed float32: first non-finite tensor: " + tensor +
+              " (weights or inputs too large; a model whose training diverged)");
+}
+
+// refuse: stop with an Error at the first non-finite tensor (forward_finite); else carry the
+// values on, for the trainer, which names the tensor with its step itself
+static Activations run_forward(const Model& model, const Batch& batch, const Ablation* ablation, bool refuse) {
   const ModelConfig& c = model.config;
   check_batch(c, batch);
   const int64_t B = batch.batch, T = batch.len, d = c.d_model, N = B * T;
@@ -109,6 +134,9 @@ Activations forward(const Model& model, const Batch& batch, const Ablation* abla
         }
     ForwardResult r = attnsim::forward(attn_config, attention_weights(model, l), in, be);
     la.attn = std::move(r.trace);
+    // the engine counted its steps' NaN / inf already: stop here rather than run the rest on them
+    if (refuse)
+      if (const std::string bad = la.attn.first_nonfinite_step(); !bad.empty()) overflowed(p + "attn." + bad);
     // x = x + a                                               (B,T,d)
     const Tensor& a = la.attn.at("out").out;
     la.x_mid = Tensor::empty({B, T, d});
@@ -136,7 +164,17 @@ Activations forward(const Model& model, const Batch& batch, const Ablation* abla
   if (c.layernorm) norm("ln_final", x, acts.lnf_out, acts.lnf_mean, acts.lnf_rstd);
   const Tensor* bu = P.find("unembed.bias");
   acts.logits = be.linear(c.layernorm ? acts.lnf_out : x, P.get("unembed.weight"), bu ? *bu : Tensor());
+  if (refuse)
+    if (const std::string bad = first_nonfinite(acts); !bad.empty()) overflowed(bad);
   return acts;
+}
+
+Activations forward(const Model& model, const Batch& batch, const Ablation* ablation) {
+  return run_forward(model, batch, ablation, false);
+}
+
+Activations forward_finite(const Model& model, const Batch& batch, const Ablation* ablation) {
+  return run_forward(model, batch, ablation, true);
 }
 
 // [SECTION] loss

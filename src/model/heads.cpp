@@ -100,7 +100,7 @@ HeadTable score_heads(const Model& model, const Activations& acts, const Batch& 
 }
 
 HeadTable score_heads(const Model& model, const Batch& batch, const Ablation* ablation) {
-  return score_heads(model, forward(model, batch, ablation), batch);
+  return score_heads(model, forward_finite(model, batch, ablation), batch);
 }
 
 Batch scoring_batch(const ModelConfig& c) {

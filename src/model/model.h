@@ -76,9 +76,18 @@ struct Activations {
 // Bytes one forward + backward of `batch` sequences of length `len` will hold (activations,
 // traces, gradients, optimiser state), computed before anything is allocated.
 int64_t predict_training_bytes(const ModelConfig& config, int64_t batch, int64_t len);
+// Bytes one forward (no backward) of `batch` sequences holds beyond the parameters: every
+// layer's activations and the (B,T,V) logits. Saturates at int64 max / 4 instead of wrapping.
+int64_t predict_forward_bytes(const ModelConfig& config, int64_t batch, int64_t len);
 
 // Throws Error on tokens out of range or a sequence longer than seq_len.
 Activations forward(const Model& model, const Batch& batch, const Ablation* ablation = nullptr);
+// forward, refusing a pass whose values overflow float32 (finite weights of 3e38 give inf
+// scores, then NaN): Error "the forward pass overflowed float32: first non-finite tensor:
+// layers.0.attn.q_proj (...)", thrown at the first layer that holds one. Every evaluation
+// (head scores, ablation, experiments, lessons, the CLI) uses this, so no NaN table or loss
+// reaches a user with exit 0; only the trainer runs plain forward and names the tensor itself.
+Activations forward_finite(const Model& model, const Batch& batch, const Ablation* ablation = nullptr);
 
 // Cross-entropy over the scored positions, split by part.
 struct PartStats {

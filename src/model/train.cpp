@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "checkpoint.h"
+#include "finite.h"
+#include "memory.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/mha.h"
@@ -13,28 +15,11 @@ namespace attnsim::model {
 
 namespace {
 
-// Names the first tensor, in forward order, holding a NaN or ±inf.
+// The first non-finite tensor of a step that went wrong (finite.h); the loss itself when
+// every tensor is finite.
 std::string first_nonfinite(const Activations& acts, const Params& grads) {
-  auto bad = [](const Tensor& t, bool neginf_expected = false) {  // the masked scores hold -inf by design
-    if (!t.defined()) return false;
-    const NonFinite c = count_nonfinite(t);
-    return c.nan + c.posinf + (neginf_expected ? 0 : c.neginf) > 0;
-  };
-  if (bad(acts.x0)) return "x0 (embed + pos_embed)";
-  for (size_t l = 0; l < acts.layers.size(); ++l) {
-    const LayerActs& la = acts.layers[l];
-    const std::string p = "layers." + std::to_string(l) + ".";
-    if (bad(la.ln_out)) return p + "ln";
-    for (const Step& s : la.attn.steps)
-      if (!s.skipped() && s.name != "mask" && bad(s.out, s.name == "scores_masked")) return p + "attn." + s.name;
-    if (bad(la.x_mid)) return p + "residual";
-    if (bad(la.fc1_out)) return p + "mlp.fc1";
-    if (bad(la.x_out)) return p + "mlp";
-  }
-  if (bad(acts.logits)) return "logits";
-  for (size_t i = 0; i < grads.names.size(); ++i)
-    if (bad(grads.tensors[i])) return "grad of " + grads.names[i];
-  return "none found (the loss itself overflowed)";
+  const std::string bad = model::first_nonfinite(acts, &grads);
+  return bad.empty() ? "none found (the loss itself overflowed)" : bad;
 }
 
 nlohmann::json report_json(const StepReport& r) {
@@ -90,12 +75,9 @@ TrainRun::TrainRun(Model& model, const TrainOptions& o, const TrainHooks& hooks)
                 std::to_string(model.config.seq_len) + " positions");
   if (o.batch <= 0 || o.batch > (1 << 20)) throw Error("batch must be in 1..1048576, got " + std::to_string(o.batch));
   if (o.steps < 0) throw Error("steps must not be negative");
-  MhaConfig limits;
-  limits.mem_limit = o.mem_limit;
-  const int64_t need = predict_training_bytes(model.config, o.batch, o.task.len), limit = effective_mem_limit(limits);
-  if (need > limit)
-    throw Error("training this model needs about " + human_bytes(need) + " (" + format_count(need) +
-                " bytes), over the limit of " + human_bytes(limit) + "; lower --batch, --seq or the model size");
+  validate(o.adamw);  // the same ranges the CLI checks at parse time (adamw.h)
+  check_fits(predict_train_bytes(model.config, o), o.mem_limit, "training this model",
+             "lower --batch, --seq, --vocab or the model size");
 
   adamw_ = o.adamw;
   if (adamw_.total == 0) adamw_.total = o.steps;
@@ -183,7 +165,7 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
     s.len = model.config.seq_len;  // BOS, r r, r' r', ... every segment of length L
     s.min_repeat = s.max_repeat = L;
     const Batch b = make_batch(s, sequences, seed, static_cast<uint64_t>(L));
-    const LossStats ls = cross_entropy(forward(model, b).logits, b);
+    const LossStats ls = cross_entropy(forward_finite(model, b).logits, b);
     out.push_back({L, ls.parts[kRepeat].accuracy(), ls.parts[kRepeat].loss(), ls.parts[kFirst].loss()});
   }
   return out;
@@ -237,6 +219,15 @@ std::optional<TrainOptions> recipe_options(const nlohmann::json& meta) {
       !r.contains("data_seed") || !r.at("data_seed").is_number_unsigned())
     return std::nullopt;
   o.data_seed = r.at("data_seed").get<uint64_t>();
+  // present but out of range is refused, not returned: uptraining a checkpoint whose recipe
+  // says lr -1 ascends the loss with exit 0
+  try {
+    validate(o.adamw);
+    check_range(o.batch, "batch", 1, 1 << 20);
+    check_range(o.steps, "steps", 0, 10'000'000);
+  } catch (const Error& e) {
+    throw Error("the checkpoint's training recipe (model.json \"train\"): " + std::string(e.what()));
+  }
   return o;
 }
 

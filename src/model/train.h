@@ -98,7 +98,8 @@ double pooled_accuracy(const std::vector<RepeatEval>& evals);
 std::optional<TaskSpec> recipe_task(const nlohmann::json& meta);
 // The whole recipe (task, batch, steps, data_seed, AdamW lr / warmup / weight_decay / clip)
 // for continuing a checkpoint's training; nullopt as recipe_task(), or when a number is
-// missing or has the wrong type. The task's vocab and len are left for the caller to set.
+// missing or has the wrong type. Throws Error when a number is out of the range train()
+// accepts (lr -1, adamw.h). The task's vocab and len are left for the caller to set.
 std::optional<TrainOptions> recipe_options(const nlohmann::json& meta);
 
 nlohmann::json scores_json(const HeadTable& table);
