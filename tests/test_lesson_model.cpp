@@ -103,7 +103,7 @@ TEST_CASE("model.* held-out lengths, the phase change and the training steps", "
   len.repeat = 10;
   CHECK(num(len, "length_accuracy") == Approx(0.998).margin(1e-3));
   CHECK(num(len, "repeat") == 10);
-  CHECK(num(ModelSettings{}, "unseen_accuracy") == Approx(0.996).margin(1e-3));
+  CHECK(num(ModelSettings{}, "unseen_accuracy") == Approx(0.992).margin(1e-3));
   CHECK(num(ModelSettings{}, "phase_change_step") == 750);
   // the log's scores at 500 and 750 (train_log.jsonl), recomputed on the saved checkpoints
   CHECK(num(at_step(500), "best_induction") == Approx(0.0236).margin(1e-3));

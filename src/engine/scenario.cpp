@@ -340,8 +340,12 @@ std::vector<Scenario> make_scenarios() {
                               "학습된 모델의 어텐션 싱크: BOS를 남길까",
                               "BOS and 47 characters through 16 slots: sink=1 keeps BOS, a plain window of 16 evicts it; loss by position for each.",
                               "BOS와 문자 47개를 슬롯 16개로: sink=1은 BOS를 남기고, 같은 크기의 창은 BOS를 밀어낸다. 위치별 손실을 비교한다.");
-    // short repeats, each inside the window: what the model copies well with its whole past
-    s.decode.prompts = {"kq7kq7 Lm2Lm2 xyzxyz 9b9b Tp.Tp. hjkhjk gG3gG3 "};
+    // A sequence of the task the model was trained on (BOS, r1 r1, r2 r2, ..., distinct
+    // tokens, no separators): row 0 of `experiment streaming`'s batch (repeats of 2..7
+    // tokens, make_batch seed 4242), so every earlier copy sits inside the window. The
+    // hand-written "kq7kq7 Lm2Lm2 ..." it replaces was out of distribution (a space recurring
+    // 7 times): its full-cache loss was worse than a uniform guess. A test checks the match.
+    s.decode.prompts = {"1qVFW61qVFW6ipnlo.ipnlo.raZE9xraZE9x2SsdCI2SsdC"};
     s.decode.steps = 0;
     s.decode.policy = "sink=1,window=15";
     all.push_back(s);

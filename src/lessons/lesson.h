@@ -112,6 +112,9 @@ struct ModelSettings {
   std::optional<std::string> ablate;      // "1.0,1.1": zero-ablated for the loss fields
   std::optional<int64_t> repeat;          // length_accuracy: BOS + r r r' r' ... of this length
   std::optional<std::string> role;        // role_count: heads labelled this role
+  std::optional<int64_t> kv_heads;        // the loss fields on model::convert_to_gqa(model, kv_heads):
+                                          // K/V heads mean-pooled, no uptraining
+  std::optional<std::string> runs;        // runs_*: "a,b,c", checkpoints of one recipe (seeds 1..N)
 };
 
 // [SECTION] Claims the engine must confirm -------------------------------------------------
@@ -282,6 +285,11 @@ std::vector<TextRef> lesson_texts(Lesson& lesson);
 // prose (prose.h): no bare number, the same figures in ko and en. Appends diagnostics (with
 // locations) for anything wrong.
 void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out);
+// Where a text calls a level "chance" or "random" (en: chance, random, randomly; ko: 우연,
+// 무작위, 찍기 ...; not random weights / 무작위 가중치, an initialisation): byte offsets, and
+// the words in `words`. check_lesson requires a baseline quantity (model.chance_accuracy,
+// model.uniform_loss, model.seen_accuracy, alpha.entropy_uniform) in the same step's texts.
+std::vector<size_t> chance_words_at(const std::string& text, std::vector<std::string>* words = nullptr);
 
 // The lesson files under a folder (*.toml, sorted by name) or the files given.
 // Throws Error for a path that does not exist.

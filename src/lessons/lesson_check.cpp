@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "engine/error.h"
@@ -124,7 +125,7 @@ std::string suggestion(const std::string& text, const BareNumber& n, const TextR
                               "standard_traffic", "tiled_traffic"})
           qs.push_back(std::string("flash.") + n);
       if (c->quantity.rfind("model.", 0) == 0)
-        for (const char* n : {"step", "layer", "head", "repeat", "params", "d_model", "heads", "layers", "head_dim"})
+        for (const char* n : {"step", "layer", "head", "repeat", "kv_heads", "params", "d_model", "heads", "layers", "head_dim"})
           qs.push_back(std::string("model.") + n);
       for (const auto& q : qs) {
         if (q == c->quantity) continue;
@@ -183,6 +184,127 @@ void check_prose(Lesson& lesson, Evaluator& eval, std::vector<Diagnostic>& out) 
                                ref.label + ": ko and en state different figures (only in ko: " +
                                    (only_ko.empty() ? "none" : only_ko) + "; only in en: " +
                                    (only_en.empty() ? "none" : only_en) + ")"});
+    }
+  }
+}
+
+// [SECTION] Baselines: a figure called "chance" or "random" is shown beside one
+//
+// A sentence that calls a result chance, a random guess, 우연 or 찍기 names a level; the learner
+// can only judge it against that level's number. So a step whose texts use one of those words
+// must show a baseline quantity (kBaselineQuantities) in one of its texts, directly
+// ({value:model.chance_accuracy}), through a claim of one ({value:ID}) or under a claim's tables
+// ({value:model.uniform_loss@ID}). Random weights (an initialisation, not a level) are exempt.
+
+const std::vector<std::string> kBaselineQuantities = {"model.chance_accuracy", "model.uniform_loss",
+                                                      "model.seen_accuracy", "alpha.entropy_uniform"};
+
+struct ChanceWord {
+  size_t offset = 0;
+  std::string word;
+};
+
+bool is_ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+std::string lower_ascii(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+}  // namespace
+
+std::vector<size_t> chance_words_at(const std::string& text, std::vector<std::string>* words) {
+  std::vector<size_t> at;
+  const std::string low = lower_ascii(text);
+  auto next_word = [&](size_t p) {  // the word after p, past spaces, hyphens and Korean 로/의
+    while (p < low.size() && (low[p] == ' ' || low[p] == '-')) ++p;
+    return low.substr(p, 24);
+  };
+  // English, whole words: chance(s), random(ly); not "random weights", "randomly initialised"
+  for (const char* w : {"chance", "random"}) {
+    for (size_t p = low.find(w); p != std::string::npos; p = low.find(w, p + 1)) {
+      if (p > 0 && is_ascii_letter(low[p - 1])) continue;
+      size_t e = p + std::strlen(w);
+      while (e < low.size() && is_ascii_letter(low[e])) ++e;
+      const std::string whole = low.substr(p, e - p);
+      if (whole != "chance" && whole != "chances" && whole != "random" && whole != "randomly") continue;
+      const std::string after = next_word(e);
+      if (whole.rfind("random", 0) == 0 &&
+          (after.rfind("weight", 0) == 0 || after.rfind("init", 0) == 0 || after.rfind("parameter", 0) == 0))
+        continue;
+      at.push_back(p);
+      if (words) words->push_back(text.substr(p, e - p));
+    }
+  }
+  // Korean: 우연, 무작위, 찍기 / 찍는 / 찍은; not 무작위 가중치, 무작위로 초기화한
+  for (const char* w : {"우연", "무작위", "찍기", "찍는", "찍은", "찍어"}) {
+    for (size_t p = text.find(w); p != std::string::npos; p = text.find(w, p + 1)) {
+      if (std::string(w) == "무작위") {
+        size_t e = p + std::strlen(w);
+        for (const char* tail : {"로", "의", "한", "인"})
+          if (text.compare(e, std::strlen(tail), tail) == 0) e += std::strlen(tail);
+        const std::string after = next_word(e);
+        if (after.rfind("가중치", 0) == 0 || after.rfind("초기", 0) == 0 || after.rfind("파라미터", 0) == 0 ||
+            after.rfind("매개변수", 0) == 0)
+          continue;
+      }
+      at.push_back(p);
+      if (words) words->push_back(w);
+    }
+  }
+  return at;
+}
+
+namespace {
+
+// The quantity a {value:...} body shows: Q of Q@ID, a claim's quantity for an id, else itself.
+std::string shown_quantity(const std::string& body, const Lesson& lesson) {
+  const ValueRef ref = parse_value_ref(body);
+  if (const size_t at = ref.name.find('@'); at != std::string::npos) return ref.name.substr(0, at);
+  if (ref.name.find('.') != std::string::npos) return ref.name;
+  for (const LessonStep& s : lesson.steps) {
+    auto match = [&](const Claim& c) { return c.id == ref.name; };
+    for (const Claim& c : s.claims)
+      if (match(c)) return c.quantity;
+    if (s.task)
+      for (const Claim& c : s.task->claims)
+        if (match(c)) return c.quantity;
+    if (s.quiz) {
+      if (match(s.quiz->source)) return s.quiz->source.quantity;
+      for (const auto& o : s.quiz->options)
+        for (const Claim& c : o.claims)
+          if (match(c)) return c.quantity;
+    }
+  }
+  return "";
+}
+
+void check_baselines(Lesson& lesson, std::vector<Diagnostic>& out) {
+  const std::vector<TextRef> refs = lesson_texts(lesson);
+  std::map<int, bool> has_baseline;  // by step (-1: the lesson's title and summary)
+  for (const TextRef& ref : refs)
+    for (const auto* src : {&ref.text->ko_src, &ref.text->en_src})
+      for (const Mark& m : find_marks(src->text))
+        if (m.kind == Mark::Kind::Value) {
+          const std::string q = shown_quantity(m.body, lesson);
+          if (std::find(kBaselineQuantities.begin(), kBaselineQuantities.end(), q) != kBaselineQuantities.end())
+            has_baseline[ref.step] = true;
+        }
+  std::string names;
+  for (const auto& q : kBaselineQuantities) names += (names.empty() ? "" : ", ") + ("{value:" + q + "}");
+  for (const TextRef& ref : refs) {
+    if (has_baseline[ref.step]) continue;
+    for (const auto* src : {&ref.text->ko_src, &ref.text->en_src}) {
+      std::vector<std::string> words;
+      const std::vector<size_t> at = chance_words_at(src->text, &words);
+      for (size_t k = 0; k < at.size(); ++k) {
+        const Where w = src->where(at[k]);
+        out.push_back(Diagnostic{lesson.path, w.line, w.column,
+                                 ref.label + "." + (src == &ref.text->ko_src ? "ko" : "en") + ": '" + words[k] +
+                                     "' names a level with no baseline beside it: show one of " + names +
+                                     " (or a claim of one) in this step's texts"});
+      }
     }
   }
 }
@@ -305,6 +427,7 @@ void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out) {
   out.insert(out.end(), lesson.fill_problems.begin(), lesson.fill_problems.end());
   Lesson copy = lesson;  // lesson_texts hands out pointers into it
   check_prose(copy, eval, out);
+  check_baselines(copy, out);
 }
 
 }  // namespace attnsim::lessons

@@ -102,6 +102,20 @@ void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
       }
       filled.push_back(figure);
       values.push_back(figure);
+      // Korean: the particle after a figure must fit its final sound (prose.h).
+      if (std::string(lang) == "ko" && figure != "?") {
+        std::string written;
+        if (particle_pair_at(src.text, m.end).length && korean_final_sound(figure) == FinalSound::Unknown)
+          problem(m.end, "cannot tell the final sound of '" + figure + "' for the particle after {value:" + m.body +
+                             "}: write the particle itself");
+        else if (const std::string right = wrong_particle(src.text, m.end, figure, &written); !right.empty())
+          problem(m.end, "'" + figure + "' takes " + right + ", not " + written + ": write {value:" + m.body + "}" +
+                             right + " or the pair (" + (right == "는" || right == "은" ? "은/는" :
+                                                          right == "가" || right == "이" ? "이/가" :
+                                                          right == "를" || right == "을" ? "을/를" :
+                                                          right == "와" || right == "과" ? "와/과" : "으로/로") +
+                             ") so the fill picks it");
+      }
     } else if (m.kind == Mark::Kind::Math) {
       if (m.body.size() != 1 || m.body[0] < '2' || m.body[0] > '9')
         problem(m.begin, "{math:" + m.body + "} must be one digit from 2 to 9 (a formula's "

@@ -406,6 +406,8 @@ ModelSettings read_model_table(Reader& parent, const std::string& key) {
   m.ablate = r.string("ablate");
   m.repeat = r.integer("repeat");
   m.role = r.string("role");
+  m.kv_heads = r.integer("kv_heads");
+  m.runs = r.string("runs");
   r.finish();
   return m;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "model/ablate.h"
 #include "model/checkpoint.h"
 #include "model/experiments.h"
+#include "model/gqa.h"
 #include "model/heads.h"
 #include "model/tasks.h"
 #include "model/train.h"
@@ -37,12 +39,26 @@ const std::vector<std::string> kModelFields = {
     "repeat_accuracy", "repeat_loss", "first_loss", "repeat_accuracy_drop", "repeat_loss_rise",
     // held-out lengths (evaluate_repeats)
     "length_accuracy", "repeat", "unseen_accuracy",
+    // the table's kv_heads (repeat_accuracy ... on the mean-pooled GQA conversion)
+    "kv_heads",
+    // baselines on the same batch: a uniform guess over the tokens that can be targets
+    // (1/(V-1), ln(V-1); BOS is never one), a uniform pick among the distinct tokens seen so
+    // far, and how often the model's own top guess is such a token
+    "vocab_targets", "chance_accuracy", "uniform_loss", "seen_accuracy", "seen_guess_share",
     // the run's train_log.jsonl
     "phase_change_step",
     // experiment streaming: mean loss at the last positions under three KV caches
-    "late_loss_full", "late_loss_window", "late_loss_sink"};
+    "late_loss_full", "late_loss_window", "late_loss_sink",
+    // over the runs of one recipe (the table's runs: checkpoint names, one per seed): how many
+    // copy (repeat_accuracy >= kRunLearned), how many there are, and the spread of repeat_accuracy
+    "runs_learned", "runs_count", "runs_min", "runs_median", "runs_max",
+    // experiment streaming: accuracy on the predictable second copies under the three caches
+    "stream_accuracy_full", "stream_accuracy_window", "stream_accuracy_sink", "stream_sequences"};
 
 namespace {
+
+// A run "learned" the task when it gets at least half of the predictable second copies right.
+constexpr double kRunLearned = 0.5;
 
 // One checkpoint folder and what has been computed on it.
 struct Loaded {
@@ -53,6 +69,7 @@ struct Loaded {
   std::map<int64_t, double> length_accuracy;
   std::optional<double> unseen;
   std::map<std::string, double> streaming;
+  std::map<std::string, std::pair<double, double>> seen;  // by ablate: seen_accuracy, seen_guess_share
 };
 
 std::mutex g_mutex;
@@ -70,7 +87,7 @@ std::string disk_key(const std::string& dir, const ModelSettings& s, const std::
   return "v1|" + fs::absolute(dir, ec).string() + "|" + std::to_string(size) + "|" + std::to_string(time) + "|" + f +
          "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
          (s.head ? std::to_string(*s.head) : "") + "|" + (s.repeat ? std::to_string(*s.repeat) : "") + "|" +
-         s.role.value_or("");
+         s.role.value_or("") + "|" + (s.kv_heads ? std::to_string(*s.kv_heads) : "") + "|" + s.runs.value_or("");
 }
 
 std::string checkpoint_name(const ModelSettings& s) {
@@ -139,14 +156,51 @@ const model::HeadScores& one_head(Loaded& l, const ModelSettings& s, const std::
   return roles(l).at(*s.layer, *s.head);
 }
 
-const model::LossStats& losses(Loaded& l, const std::string& ablate) {
-  if (auto it = l.losses.find(ablate); it != l.losses.end()) return it->second;
+// With kv_heads, on the model with its K/V heads mean-pooled to that many (model/gqa.h).
+const model::LossStats& losses(Loaded& l, const std::string& ablate, std::optional<int64_t> kv_heads = std::nullopt) {
+  const std::string key = ablate + (kv_heads ? "|kv=" + std::to_string(*kv_heads) : "");
+  if (auto it = l.losses.find(key); it != l.losses.end()) return it->second;
   const model::Batch batch = model::ablation_batch(l.model.config);
   model::Ablation ab;
   if (!ablate.empty()) ab.heads = model::parse_heads(ablate, l.model.config);
+  std::optional<model::Model> pooled;
+  if (kv_heads) pooled = model::convert_to_gqa(l.model, *kv_heads);
   const model::LossStats stats =
-      model::cross_entropy(model::forward_finite(l.model, batch, ablate.empty() ? nullptr : &ab).logits, batch);
-  return l.losses.emplace(ablate, stats).first->second;
+      model::cross_entropy(model::forward_finite(pooled ? *pooled : l.model, batch, ablate.empty() ? nullptr : &ab).logits, batch);
+  return l.losses.emplace(key, stats).first->second;
+}
+
+// On the ablation batch's predictable targets (part kRepeat): the accuracy of picking uniformly
+// among the distinct non-BOS tokens seen up to the position (the target is always one of them),
+// and the share of the model's top guesses (with `ablate` knocked out) that are such a token.
+const std::pair<double, double>& seen_baseline(Loaded& l, const std::string& ablate) {
+  if (auto it = l.seen.find(ablate); it != l.seen.end()) return it->second;
+  const model::Batch batch = model::ablation_batch(l.model.config);
+  model::Ablation ab;
+  if (!ablate.empty()) ab.heads = model::parse_heads(ablate, l.model.config);
+  const Tensor logits = model::forward_finite(l.model, batch, ablate.empty() ? nullptr : &ab).logits.contiguous();
+  const int64_t T = batch.len, V = logits.size(2);
+  const float* z = logits.f32();
+  double pick = 0, inside = 0;
+  int64_t n = 0;
+  std::vector<uint8_t> seen(static_cast<size_t>(V));
+  for (int64_t b = 0; b < batch.batch; ++b) {
+    std::fill(seen.begin(), seen.end(), 0);
+    int64_t distinct = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      const int32_t tok = batch.tokens[static_cast<size_t>(b * T + t)];
+      if (tok != 0 && !seen[static_cast<size_t>(tok)]) seen[static_cast<size_t>(tok)] = 1, ++distinct;
+      if (batch.part[static_cast<size_t>(b * T + t)] != model::kRepeat) continue;
+      const int32_t target = batch.targets[static_cast<size_t>(b * T + t)];
+      if (distinct > 0 && seen[static_cast<size_t>(target)]) pick += 1.0 / static_cast<double>(distinct);
+      const float* row = z + (b * T + t) * V;
+      const int64_t top = std::max_element(row, row + V) - row;
+      inside += seen[static_cast<size_t>(top)] ? 1 : 0;
+      ++n;
+    }
+  }
+  if (n == 0) throw Error("the ablation batch has no predictable targets");
+  return l.seen.emplace(ablate, std::pair{pick / static_cast<double>(n), inside / static_cast<double>(n)}).first->second;
 }
 
 // The first logged step whose best induction score (any head) exceeds 0.5: where the
@@ -177,7 +231,12 @@ double streaming(Loaded& l, const std::string& dir, const std::string& field) {
     // rows: full, window, sink+window (sink 1), ...; each with loss buckets, the last one far
     // past the window
     const char* names[] = {"late_loss_full", "late_loss_window", "late_loss_sink"};
-    for (size_t i = 0; i < 3 && i < r.json.size(); ++i) l.streaming[names[i]] = r.json[i]["buckets"].back()["loss"].get<double>();
+    const char* accuracy[] = {"stream_accuracy_full", "stream_accuracy_window", "stream_accuracy_sink"};
+    for (size_t i = 0; i < 3 && i < r.json.size(); ++i) {
+      l.streaming[names[i]] = r.json[i]["buckets"].back()["loss"].get<double>();
+      l.streaming[accuracy[i]] = r.json[i]["repeat_accuracy"].get<double>();
+      l.streaming["stream_sequences"] = r.json[i]["sequences"].get<double>();
+    }
   }
   return l.streaming.at(field);
 }
@@ -187,9 +246,25 @@ double streaming(Loaded& l, const std::string& dir, const std::string& field) {
 std::vector<std::string> step_model_dirs(const LessonStep& step) {
   std::lock_guard<std::mutex> lock(g_mutex);
   std::vector<std::string> dirs;
-  for (const Claim& c : step.claims)
-    if (c.quantity.rfind("model.", 0) == 0 || c.quantity.rfind("decode.", 0) == 0)
-      if (std::string d = step_dir(c.model); std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+  auto add = [&](const ModelSettings& m) {
+    if (std::string d = step_dir(m); std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+  };
+  for (const Claim& c : step.claims) {
+    if (c.quantity.rfind("model.", 0) != 0 && c.quantity.rfind("decode.", 0) != 0) continue;
+    if (!c.model.runs) {
+      add(c.model);
+      continue;
+    }
+    for (size_t start = 0;;) {  // a claim over runs: each run's folder
+      const size_t comma = c.model.runs->find(',', start);
+      ModelSettings one;
+      one.checkpoint = c.model.runs->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      one.step = c.model.step;
+      add(one);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   if (dirs.empty()) dirs.push_back(step_dir(ModelSettings{}));
   return dirs;
 }
@@ -266,6 +341,38 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
     if (!v) throw Error("the model table has no " + f);
     return static_cast<double>(*v);
   }
+  if (f.rfind("runs_", 0) == 0) {
+    if (!s.runs || s.runs->empty())
+      throw Error("model." + f + " reads several runs: give the model table runs = \"name,name,...\"");
+    if (s.checkpoint) throw Error("model." + f + ": give runs, not checkpoint");
+    std::vector<double> acc;
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = s.runs->find(',', start);
+      ModelSettings one;
+      one.checkpoint = s.runs->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      one.step = s.step;
+      Loaded& r = *load(step_dir(one));
+      acc.push_back(losses(r, s.ablate.value_or("")).parts[model::kRepeat].accuracy());
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    std::sort(acc.begin(), acc.end());
+    if (f == "runs_count") return static_cast<double>(acc.size());
+    if (f == "runs_learned")
+      return static_cast<double>(std::count_if(acc.begin(), acc.end(), [](double a) { return a >= kRunLearned; }));
+    if (f == "runs_min") return acc.front();
+    if (f == "runs_max") return acc.back();
+    const size_t n = acc.size();
+    return n % 2 ? acc[n / 2] : (acc[n / 2 - 1] + acc[n / 2]) / 2;  // runs_median
+  }
+  if (s.runs) throw Error("model." + f + " reads one checkpoint: the table's runs are for runs_* only");
+  // kv_heads changes the model the loss fields run; a field it would silently not change is refused
+  static const std::vector<std::string> kReadsKv = {"repeat_accuracy", "repeat_loss", "first_loss", "kv_heads",
+                                                    "step", "d_model", "heads", "layers", "head_dim",
+                                                    "vocab_targets", "chance_accuracy", "uniform_loss"};
+  if (s.kv_heads && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
+    throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
   const std::string dir = step_dir(s);
   Loaded& l = *load(dir);
   const model::ModelConfig& c = l.model.config;
@@ -292,9 +399,13 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
     return n;
   }
   const std::string ablate = s.ablate.value_or("");
-  if (f == "repeat_accuracy") return losses(l, ablate).parts[model::kRepeat].accuracy();
-  if (f == "repeat_loss") return losses(l, ablate).parts[model::kRepeat].loss();
-  if (f == "first_loss") return losses(l, ablate).parts[model::kFirst].loss();
+  if (f == "kv_heads") {
+    if (!s.kv_heads) throw Error("the model table has no kv_heads");
+    return static_cast<double>(*s.kv_heads);
+  }
+  if (f == "repeat_accuracy") return losses(l, ablate, s.kv_heads).parts[model::kRepeat].accuracy();
+  if (f == "repeat_loss") return losses(l, ablate, s.kv_heads).parts[model::kRepeat].loss();
+  if (f == "first_loss") return losses(l, ablate, s.kv_heads).parts[model::kFirst].loss();
   if (f == "repeat_accuracy_drop" || f == "repeat_loss_rise") {
     if (ablate.empty()) throw Error("model." + f + " compares with heads knocked out: give the model table ablate");
     const auto& base = losses(l, "").parts[model::kRepeat];
@@ -320,8 +431,13 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
     }
     return *l.unseen;
   }
+  if (f == "vocab_targets") return static_cast<double>(c.vocab - 1);
+  if (f == "chance_accuracy") return 1.0 / static_cast<double>(c.vocab - 1);
+  if (f == "uniform_loss") return std::log(static_cast<double>(c.vocab - 1));
+  if (f == "seen_accuracy") return seen_baseline(l, ablate).first;
+  if (f == "seen_guess_share") return seen_baseline(l, ablate).second;
   if (f == "phase_change_step") return phase_change_step(run_dir(s));
-  if (f.rfind("late_loss_", 0) == 0) return streaming(l, dir, f);
+  if (f.rfind("late_loss_", 0) == 0 || f.rfind("stream_", 0) == 0) return streaming(l, dir, f);
   throw Error("unknown model field '" + f + "'");
 }
 

@@ -181,15 +181,177 @@ std::string format_for_prose(const Value& value, const std::string& format) {
   return std::get<std::string>(value);
 }
 
+namespace {
+
+// The code point of the UTF-8 character ending at text[end - 1]; 0 when it is not one.
+char32_t last_code_point(const std::string& text, size_t end, size_t* begin = nullptr) {
+  if (end == 0) return 0;
+  size_t b = end - 1;
+  while (b > 0 && (static_cast<unsigned char>(text[b]) & 0xC0) == 0x80) --b;
+  const auto* u = reinterpret_cast<const unsigned char*>(text.data() + b);
+  const size_t n = end - b;
+  char32_t cp = 0;
+  if (n == 1 && u[0] < 0x80) cp = u[0];
+  else if (n == 2 && (u[0] & 0xE0) == 0xC0) cp = ((u[0] & 0x1F) << 6) | (u[1] & 0x3F);
+  else if (n == 3 && (u[0] & 0xF0) == 0xE0) cp = ((u[0] & 0x0F) << 12) | ((u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+  else if (n == 4 && (u[0] & 0xF8) == 0xF0)
+    cp = ((u[0] & 0x07) << 18) | ((u[1] & 0x3F) << 12) | ((u[2] & 0x3F) << 6) | (u[3] & 0x3F);
+  if (begin) *begin = b;
+  return cp;
+}
+
+// The first code point at text[at] and its byte length.
+char32_t code_point_at(const std::string& text, size_t at, size_t* length) {
+  *length = 0;
+  if (at >= text.size()) return 0;
+  const auto c = static_cast<unsigned char>(text[at]);
+  const size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+  if (at + n > text.size()) return 0;
+  *length = n;
+  size_t b = 0;
+  return last_code_point(text, at + n, &b);
+}
+
+bool is_hangul(char32_t cp) { return cp >= 0xAC00 && cp <= 0xD7A3; }
+
+// Sino-Korean digits: 영 일 이 삼 사 오 육 칠 팔 구.
+constexpr FinalSound kDigitSound[10] = {FinalSound::Consonant, FinalSound::Rieul,     FinalSound::Vowel,
+                                        FinalSound::Consonant, FinalSound::Vowel,     FinalSound::Vowel,
+                                        FinalSound::Consonant, FinalSound::Rieul,     FinalSound::Rieul,
+                                        FinalSound::Vowel};
+
+// An integer written with digits only: its last digit, or the place its trailing zeros name.
+FinalSound integer_sound(const std::string& digits) {
+  if (digits.empty()) return FinalSound::Unknown;
+  const int last = digits.back() - '0';
+  if (last != 0) return kDigitSound[last];
+  size_t zeros = 0;
+  while (zeros < digits.size() && digits[digits.size() - 1 - zeros] == '0') ++zeros;
+  if (zeros == digits.size()) return FinalSound::Consonant;  // 0: 영
+  // 십 백 천 (consonants) within a group of four; the group's own name at 4, 8, 12, 16 zeros:
+  // 만 억 (consonants), 조 (a vowel), 경 (a consonant).
+  if (zeros % 4 != 0) return FinalSound::Consonant;
+  return zeros / 4 == 3 ? FinalSound::Vowel : FinalSound::Consonant;
+}
+
+}  // namespace
+
+FinalSound korean_final_sound(const std::string& figure) {
+  size_t end = figure.size();
+  while (end > 0 && figure[end - 1] == ' ') --end;
+  if (end == 0) return FinalSound::Unknown;
+  size_t begin = 0;
+  const char32_t cp = last_code_point(figure, end, &begin);
+  if (is_hangul(cp)) {
+    const int jong = static_cast<int>((cp - 0xAC00) % 28);
+    return jong == 0 ? FinalSound::Vowel : jong == 8 ? FinalSound::Rieul : FinalSound::Consonant;
+  }
+  const std::string head = figure.substr(0, end);
+  if (head.back() == '%') return FinalSound::Vowel;  // 퍼센트
+  if (head.back() == ')') {                          // a tuple: its last number
+    const size_t open = head.rfind('(');
+    const size_t comma = head.rfind(',');
+    const size_t from = comma != std::string::npos && (open == std::string::npos || comma > open) ? comma + 1
+                        : open != std::string::npos                                              ? open + 1
+                                                                                                 : 0;
+    return korean_final_sound(head.substr(from, head.size() - 1 - from));
+  }
+  for (const auto& u : kByteUnits)
+    if (head.size() >= std::strlen(u.name) && head.compare(head.size() - std::strlen(u.name), std::string::npos, u.name) == 0)
+      return FinalSound::Vowel;  // 바이트
+  if (head == "B" || (head.size() >= 2 && head.compare(head.size() - 2, 2, " B") == 0)) return FinalSound::Vowel;
+  if (head == "NaN") return FinalSound::Consonant;  // 난
+  if (!is_digit(head.back())) return FinalSound::Unknown;
+  // the number at the end: digits, separators, a decimal point, an exponent
+  size_t start = head.size();
+  while (start > 0 && (is_digit(head[start - 1]) || head[start - 1] == ',' || head[start - 1] == '.' ||
+                       head[start - 1] == 'e' || head[start - 1] == '-' || head[start - 1] == '+'))
+    --start;
+  std::string number = head.substr(start);
+  if (const size_t e = number.find('e'); e != std::string::npos) number = number.substr(e + 1);  // 1e-7: 칠
+  while (!number.empty() && !is_digit(number.front())) number.erase(0, 1);
+  if (const size_t dot = number.find('.'); dot != std::string::npos)  // 4.68: digit by digit, 팔
+    return kDigitSound[number.back() - '0'];
+  std::string digits;
+  for (char c : number)
+    if (is_digit(c)) digits += c;
+  return integer_sound(digits);
+}
+
+ParticlePair particle_pair_at(const std::string& text, size_t at, size_t* skipped) {
+  size_t p = at;
+  while (p < text.size() && (text[p] == '*' || text[p] == '`')) ++p;
+  if (skipped) *skipped = p - at;
+  // consonant form, vowel form
+  static const std::pair<const char*, const char*> kPairs[] = {
+      {"은", "는"}, {"이", "가"}, {"을", "를"}, {"과", "와"}, {"으로", "로"}};
+  for (const auto& [c, v] : kPairs)
+    for (const auto& [first, second] : {std::pair{c, v}, std::pair{v, c}}) {
+      const std::string written = std::string(first) + "/" + second;
+      if (text.compare(p, written.size(), written) == 0) return ParticlePair{written.size(), c, v};
+    }
+  return ParticlePair{};
+}
+
+std::string pick_particle(const ParticlePair& pair, FinalSound sound) {
+  switch (sound) {
+    case FinalSound::Vowel: return pair.vowel;
+    case FinalSound::Consonant: return pair.consonant;
+    case FinalSound::Rieul: return pair.consonant == "으로" ? pair.vowel : pair.consonant;
+    case FinalSound::Unknown: break;
+  }
+  return "";
+}
+
+std::string wrong_particle(const std::string& text, size_t at, const std::string& figure, std::string* written) {
+  size_t p = at;
+  while (p < text.size() && (text[p] == '*' || text[p] == '`')) ++p;
+  const FinalSound sound = korean_final_sound(figure);
+  if (sound == FinalSound::Unknown || particle_pair_at(text, p).length) return "";
+  struct One {
+    const char* form;
+    ParticlePair pair;
+    bool needs_break;  // only a particle when no Hangul follows (이다, 가지, 로그)
+  };
+  static const One kOnes[] = {
+      {"으로", {0, "으로", "로"}, false}, {"은", {0, "은", "는"}, false}, {"는", {0, "은", "는"}, false},
+      {"을", {0, "을", "를"}, false},     {"를", {0, "을", "를"}, false}, {"과", {0, "과", "와"}, false},
+      {"와", {0, "과", "와"}, false},     {"이", {0, "이", "가"}, true},  {"가", {0, "이", "가"}, true},
+      {"로", {0, "으로", "로"}, true}};
+  for (const One& o : kOnes) {
+    const size_t n = std::strlen(o.form);
+    if (text.compare(p, n, o.form) != 0) continue;
+    size_t len = 0;
+    const char32_t next = code_point_at(text, p + n, &len);
+    if (o.needs_break && is_hangul(next)) return "";
+    const std::string right = pick_particle(o.pair, sound);
+    if (right == o.form) return "";
+    if (written) *written = o.form;
+    return right;
+  }
+  return "";
+}
+
 std::string fill_marks(const std::string& text, const std::vector<Mark>& marks,
                        const std::vector<std::string>& filled) {
   std::string out;
   size_t at = 0, k = 0;
   for (const Mark& m : marks) {
     out += text.substr(at, m.begin - at);
-    if (m.kind == Mark::Kind::Value) out += filled[k++];
-    else out += text.substr(m.begin, m.end - m.begin);
     at = m.end;
+    if (m.kind != Mark::Kind::Value) {
+      out += text.substr(m.begin, m.end - m.begin);
+      continue;
+    }
+    const std::string& figure = filled[k++];
+    out += figure;
+    size_t skipped = 0;
+    const ParticlePair pair = particle_pair_at(text, m.end, &skipped);
+    if (!pair.length) continue;
+    const std::string form = pick_particle(pair, korean_final_sound(figure));
+    if (form.empty()) continue;  // kept as written; fill_values reports it
+    out += text.substr(m.end, skipped) + form;
+    at = m.end + skipped + pair.length;
   }
   return out + text.substr(at);
 }

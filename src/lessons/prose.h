@@ -66,8 +66,40 @@ bool is_known_format(const std::string& format, std::string* why);
 std::string format_for_prose(const Value& value, const std::string& format = "");
 
 // The text with every {value:...} replaced (fill(body) gives the figure); quote and math marks
-// are kept for the markup to style.
+// are kept for the markup to style. A Korean particle pair right after a value mark
+// ("{value:x}은/는", see particle_pair_at) becomes the form the figure takes; a pair after a
+// figure whose sound is unknown is kept as written (fill_values reports it).
 std::string fill_marks(const std::string& text, const std::vector<Mark>& marks,
                        const std::vector<std::string>& filled);
+
+// [SECTION] Korean particles after a figure
+//
+// A Korean particle changes with the sound the word before it ends in: 512는 (오백십이, a
+// vowel), 64와 (육십사), 16과 (십육, a consonant), 4.68과 (사 점 육팔), 7로 (칠: ㄹ takes 로),
+// 3으로 (삼). A filled figure is not known when the lesson is written, so the text writes the
+// pair and the fill picks: `{value:x}은/는`, `이/가`, `을/를`, `와/과`, `으로/로` (either
+// order; `**` or a backquote may sit between the mark and the pair). The figure is read the
+// Sino-Korean way: the last digit of an integer (0 영 1 일 2 이 3 삼 4 사 5 오 6 육 7 칠 8 팔
+// 9 구) or, for trailing zeros, its last place (십 백 천 만 ... 억, 조 ends in a vowel); the
+// last digit of a decimal; the exponent of 1e-7; a unit's name (% 퍼센트, B / KiB / GB 바이트:
+// vowels); the last number of a tuple; a Hangul syllable's own final consonant.
+enum class FinalSound { Vowel, Rieul, Consonant, Unknown };
+FinalSound korean_final_sound(const std::string& figure);
+
+struct ParticlePair {
+  size_t length = 0;              // bytes of the pair in the text ("은/는": 7)
+  std::string consonant, vowel;   // 은 and 는; 으로 and 로 (ㄹ takes the vowel form)
+};
+// The pair written at text[at] (after skipping '*' and '`'), or length 0. `skipped` gets how
+// many marker bytes came first.
+ParticlePair particle_pair_at(const std::string& text, size_t at, size_t* skipped = nullptr);
+// The pair's form for a sound; "" for FinalSound::Unknown.
+std::string pick_particle(const ParticlePair& pair, FinalSound sound);
+// A single particle written right after a figure (at text[at], after '*' and '`') that does
+// not fit the figure's sound: the form that does, e.g. "는" for "512은". "" when there is no
+// particle there, it fits, or the sound is unknown. 이, 가 and 로 only count when no Hangul
+// follows them (이다, 가지, 로그 are not particles).
+std::string wrong_particle(const std::string& text, size_t at, const std::string& figure,
+                           std::string* written = nullptr);
 
 }  // namespace attnsim::lessons

@@ -47,7 +47,9 @@ const std::vector<std::string> kFlashFields = {
 const std::vector<std::string> kDecodeFields = {
     "storage_bytes", "formula_bytes", "bytes_per_token", "used_bytes", "append_bytes", "cache_new_bytes",
     "same_storage", "slots", "tokens", "filled", "grouped_stride", "max_diff_full", "kv_heads", "heads",
-    "layers", "head_dim", "t_max", "sink", "window", "loss_from", "loss_full", "loss_policy", "loss_window", "bos_weight"};
+    "layers", "head_dim", "t_max", "sink", "window", "loss_from", "loss_full", "loss_policy", "loss_window", "bos_weight",
+    "copy_targets", "copy_full", "copy_policy", "copy_window", "other_loss_full", "other_loss_policy",
+    "other_loss_window"};
 const std::vector<std::string> kConfigFields = {"batch", "tq", "tk", "d_model", "heads",
                                                 "head_dim", "seed", "dropout", "last_query",
                                                 "input_scale", "key_length_last", "key_pads_last",
@@ -580,6 +582,15 @@ struct Evaluator::Cache {
     m["loss_full"] = ev.mean_full;
     m["loss_policy"] = ev.mean_policy;
     m["loss_window"] = ev.mean_window;
+    // copying (model::copyable_targets) against the rest, from loss_from on
+    const double copies = static_cast<double>(ev.copy_targets);
+    m["copy_targets"] = copies;
+    m["copy_full"] = copies > 0 ? static_cast<double>(ev.copy_full) / copies : 0.0;
+    m["copy_policy"] = copies > 0 ? static_cast<double>(ev.copy_policy) / copies : 0.0;
+    m["copy_window"] = copies > 0 ? static_cast<double>(ev.copy_window) / copies : 0.0;
+    m["other_loss_full"] = ev.other_full;
+    m["other_loss_policy"] = ev.other_policy;
+    m["other_loss_window"] = ev.other_window;
     // BOS's share of attention over the calls that feed positions from the first eviction on:
     // one head's (model table layer, head) or the mean over a layer's heads (the last layer
     // by default); 0 in a call where BOS has been evicted.

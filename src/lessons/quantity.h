@@ -67,7 +67,11 @@
 //                          key, the policy, a plain window of as many slots;
 //                          model::eviction_losses) and bos_weight (mean weight on position 0
 //                          from loss_from on: the model table's layer, default the last,
-//                          its head or the mean of its heads; 0 once BOS is evicted)
+//                          its head or the mean of its heads; 0 once BOS is evicted),
+//                          copy_targets (targets from loss_from on that can be copied:
+//                          model::copyable_targets) copy_full copy_policy copy_window (the
+//                          top guess's accuracy on them), other_loss_full other_loss_policy
+//                          other_loss_window (mean loss on the other targets)
 //   model.<field>          a shipped trained checkpoint (model_quantity.h), chosen by the
 //                          claim's `model` table { checkpoint = "induction" (a folder under
 //                          assets/models/), step = 750 (checkpoints/step-000750, or the final
@@ -86,7 +90,18 @@
 //                          induction score exceeds 0.5); late_loss_full late_loss_window
 //                          late_loss_sink (`attnsim-cli experiment streaming`: mean loss at
 //                          the last positions with the full cache, a window that evicted BOS,
-//                          and BOS kept as a sink)
+//                          and BOS kept as a sink), stream_accuracy_full / _window / _sink
+//                          (accuracy on the second copies there), stream_sequences;
+//                          baselines (on the ablation batch): vocab_targets (V - 1: BOS is
+//                          never a target), chance_accuracy (1/(V-1)), uniform_loss
+//                          (ln(V-1)), seen_accuracy (a uniform pick among the distinct
+//                          tokens seen so far, on the predictable targets), seen_guess_share
+//                          (the model's top guesses there that are such a token); kv_heads
+//                          in the table: repeat_accuracy repeat_loss first_loss on
+//                          model::convert_to_gqa (K/V heads mean-pooled, no uptraining);
+//                          runs = "a,b,c" in the table (checkpoints of one recipe, one per
+//                          seed): runs_count, runs_learned (repeat_accuracy >= 0.5),
+//                          runs_min runs_median runs_max (of repeat_accuracy)
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

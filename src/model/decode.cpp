@@ -56,7 +56,8 @@ std::vector<Tensor> fed_rows(const StackConfig& sc, const StackWeights& w, const
 }
 
 std::vector<double> next_token_losses(const std::vector<Tensor>& rows, const std::vector<int64_t>& tokens,
-                                      const StackWeights& w) {
+                                      const StackWeights& w, std::vector<uint8_t>* hits) {
+  if (hits) hits->clear();
   const Tensor& U = w.unembedding;  // (V,d)
   const int64_t V = U.size(0), d = U.size(1);
   std::vector<double> out, logits(static_cast<size_t>(V));
@@ -65,16 +66,31 @@ std::vector<double> next_token_losses(const std::vector<Tensor>& rows, const std
     for (int64_t i = 0; i < r.size(0); ++i, ++p) {
       if (p + 1 >= static_cast<int64_t>(tokens.size())) break;
       double top = -1e300;
+      int64_t arg = 0;
       for (int64_t v = 0; v < V; ++v) {
         double z = w.unembedding_bias.defined() ? w.unembedding_bias.at({v}) : 0.0;
         for (int64_t e = 0; e < d; ++e) z += static_cast<double>(r.at({i, e})) * U.at({v, e});
         logits[static_cast<size_t>(v)] = z;
-        top = std::max(top, z);
+        if (z > top) top = z, arg = v;
       }
       double sum = 0;
       for (double z : logits) sum += std::exp(z - top);
-      out.push_back(top + std::log(sum) - logits[static_cast<size_t>(tokens[static_cast<size_t>(p + 1)])]);
+      const int64_t target = tokens[static_cast<size_t>(p + 1)];
+      out.push_back(top + std::log(sum) - logits[static_cast<size_t>(target)]);
+      if (hits) hits->push_back(arg == target ? 1 : 0);
     }
+  return out;
+}
+
+std::vector<uint8_t> copyable_targets(const std::vector<int64_t>& tokens) {
+  const size_t T = tokens.size();
+  std::vector<uint8_t> out(T > 0 ? T - 1 : 0, 0);
+  for (size_t p = 1; p + 1 < T; ++p)
+    for (size_t q = p; q-- > 0;)
+      if (tokens[q] == tokens[p]) {
+        out[p] = tokens[q + 1] == tokens[p + 1] ? 1 : 0;
+        break;
+      }
   return out;
 }
 
@@ -89,9 +105,25 @@ EvictionLosses eviction_losses(const StackConfig& config, const StackWeights& w,
   out.policy_text = config.policy.text();
   out.window_text = window.policy.text();
   out.from = config.policy.slots(config.t_max);
-  out.full = next_token_losses(fed_rows(full, w, tokens), tokens, w);
-  out.policy = next_token_losses(fed_rows(config, w, tokens), tokens, w);
-  out.window = next_token_losses(fed_rows(window, w, tokens), tokens, w);
+  std::vector<uint8_t> hit_full, hit_policy, hit_window;
+  out.full = next_token_losses(fed_rows(full, w, tokens), tokens, w, &hit_full);
+  out.policy = next_token_losses(fed_rows(config, w, tokens), tokens, w, &hit_policy);
+  out.window = next_token_losses(fed_rows(window, w, tokens), tokens, w, &hit_window);
+  const std::vector<uint8_t> copyable = copyable_targets(tokens);
+  int64_t others = 0;
+  for (size_t i = static_cast<size_t>(out.from); i < out.full.size() && i < copyable.size(); ++i) {
+    if (copyable[i]) {
+      ++out.copy_targets;
+      out.copy_full += hit_full[i], out.copy_policy += hit_policy[i], out.copy_window += hit_window[i];
+    } else {
+      ++others;
+      out.other_full += out.full[i], out.other_policy += out.policy[i], out.other_window += out.window[i];
+    }
+  }
+  if (others > 0) {
+    const double n = static_cast<double>(others);
+    out.other_full /= n, out.other_policy /= n, out.other_window /= n;
+  }
   auto mean = [&](const std::vector<double>& v) {
     double sum = 0;
     size_t n = 0;

@@ -34,8 +34,13 @@ ScenarioStack scenario_stack(const Model& model, const DecodePreset& preset, con
 std::vector<Tensor> fed_rows(const StackConfig& config, const StackWeights& w, const std::vector<int64_t>& tokens);
 // Per position p < T-1: -log softmax(h_p · Uᵀ + b)[tokens[p+1]] in nats, computed in double;
 // `rows` are fed_rows' (consecutive calls' (n,d) outputs).
+// With `hits`, also whether the top logit is the next token (1) or not (0), per position.
 std::vector<double> next_token_losses(const std::vector<Tensor>& rows, const std::vector<int64_t>& tokens,
-                                      const StackWeights& w);
+                                      const StackWeights& w, std::vector<uint8_t>* hits = nullptr);
+// Per position p < T-1: 1 when the target tokens[p+1] can be copied: tokens[p] occurred
+// before, and the token after its latest earlier occurrence is the target (what an induction
+// head predicts); the other targets are not in the text before them.
+std::vector<uint8_t> copyable_targets(const std::vector<int64_t>& tokens);
 
 // What eviction costs one sequence (StreamingLLM's question, on the tokens a scenario feeds):
 // the next-token loss by position with every key, under config's policy, and under a plain
@@ -46,6 +51,11 @@ struct EvictionLosses {
   std::string policy_text, window_text;      // "sink=1,window=15", "window=16"
   int64_t from = 0;
   double mean_full = 0, mean_policy = 0, mean_window = 0;
+  // From `from` on: the copyable targets (copyable_targets), how many of them the top guess
+  // gets right under each cache, and the mean loss on the other targets.
+  int64_t copy_targets = 0;
+  int64_t copy_full = 0, copy_policy = 0, copy_window = 0;
+  double other_full = 0, other_policy = 0, other_window = 0;
 };
 EvictionLosses eviction_losses(const StackConfig& config, const StackWeights& w, const std::vector<int64_t>& tokens);
 

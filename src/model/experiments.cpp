@@ -328,7 +328,8 @@ ExperimentResult streaming(const ExperimentOptions& o) {
     }
     r.table += "\n";
     r.json.push_back({{"policy", pl.policy}, {"repeat_loss", pl.repeat_loss}, {"repeat_accuracy", pl.repeat_accuracy},
-                      {"mean_loss", pl.mean_loss}, {"loss_by_position", pl.loss}, {"buckets", by_bucket}});
+                      {"mean_loss", pl.mean_loss}, {"loss_by_position", pl.loss}, {"buckets", by_bucket},
+                      {"sequences", batch.batch}});
   }
   r.table += "loss in nats; repeat = the predictable second copies (repeats of 2.." + std::to_string(spec.max_repeat) +
              " tokens, inside every window)\n";

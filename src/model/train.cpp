@@ -166,7 +166,8 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
     s.min_repeat = s.max_repeat = L;
     const Batch b = make_batch(s, sequences, seed, static_cast<uint64_t>(L));
     const LossStats ls = cross_entropy(forward_finite(model, b).logits, b);
-    out.push_back({L, ls.parts[kRepeat].accuracy(), ls.parts[kRepeat].loss(), ls.parts[kFirst].loss()});
+    out.push_back({L, ls.parts[kRepeat].accuracy(), ls.parts[kRepeat].loss(), ls.parts[kFirst].loss(),
+                   ls.parts[kRepeat].count});
   }
   return out;
 }
@@ -234,7 +235,7 @@ std::optional<TrainOptions> recipe_options(const nlohmann::json& meta) {
 double pooled_accuracy(const std::vector<RepeatEval>& evals) {
   double correct = 0, count = 0;
   for (const RepeatEval& e : evals) {
-    const double n = static_cast<double>(e.repeat - 1);  // predictable positions per sequence
+    const double n = static_cast<double>(e.predictable);
     correct += e.accuracy * n;
     count += n;
   }

@@ -87,10 +87,12 @@ std::vector<nlohmann::json> train(Model& model, const TrainOptions& options, con
 struct RepeatEval {
   int64_t repeat = 0;
   double accuracy = 0, loss_repeat = 0, loss_first = 0;
+  int64_t predictable = 0;  // predictable targets scored (all sequences together)
 };
 std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<int64_t>& repeats,
                                          int64_t sequences = 256, uint64_t seed = 777);
-// Accuracy over all of them together (every predictable position counts once).
+// Accuracy over all of them together, per token: every predictable target counts once (a
+// length with more predictable targets per sequence weighs more).
 double pooled_accuracy(const std::vector<RepeatEval>& evals);
 
 // The induction task a checkpoint was trained on, read back from its model.json "train"

@@ -19,6 +19,7 @@
 
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
+#include "engine/nesting.h"
 #include "model/tasks.h"
 
 namespace attnsim::app {
@@ -103,7 +104,7 @@ Timeline read_train_log(const std::string& path) {
   for (int n = 1; std::getline(in, line); ++n) {
     if (line.empty()) continue;
     try {
-      const nlohmann::json j = nlohmann::json::parse(line);
+      const nlohmann::json j = parse_json(line, path + ":" + std::to_string(n));  // nesting bounded (nesting.h)
       TimelinePoint p;
       p.step = j.at("step");
       p.loss = j.at("loss");
