@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <new>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "app/app.h"
 #include "app/capture.h"
@@ -13,6 +16,7 @@
 #include "views/model_view.h"
 #include "views/i18n.h"
 #include "app/lesson_ui.h"
+#include "app/open_files.h"
 #include "views/slide_export.h"
 #include "app/window.h"
 #include "engine/blas_kernels.h"
@@ -25,6 +29,12 @@ using namespace attnsim::app;
 
 namespace {
 
+// Paths dropped on the window since the last frame (GLFW calls back inside glfwPollEvents).
+std::vector<std::string>& dropped_paths() {
+  static std::vector<std::string> paths;
+  return paths;
+}
+
 int run_window(const Options& options) {
   Window w;
   std::string why;
@@ -32,6 +42,9 @@ int run_window(const Options& options) {
   App app;
   app.options = options;
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
+  glfwSetDropCallback(w.handle, [](GLFWwindow*, int n, const char** paths) {
+    for (int i = 0; i < n; ++i) dropped_paths().emplace_back(paths[i]);
+  });
   // A finished recompute wakes the loop below, so its frame follows at once.
   app.session.set_on_ready([] { glfwPostEmptyEvent(); });
   try {
@@ -60,6 +73,13 @@ int run_window(const Options& options) {
     const auto now = std::chrono::steady_clock::now();
     const float dt = std::min(std::chrono::duration<float>(now - last).count(), 0.1f);
     last = now;
+    for (const std::string& path : std::exchange(dropped_paths(), {})) {
+      try {
+        open_user_path(app, path);  // open_files.h: by what the file is
+      } catch (const Error& e) {
+        app.show_banner(e.what(), true, 10.0);
+      }
+    }
     render_frame(app, w, dt);
     glfwSwapBuffers(w.handle);
     if (app.export_request.pending) {

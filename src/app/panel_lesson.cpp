@@ -23,7 +23,10 @@
 #include <map>
 
 #include "app/app.h"
+#include "app/platform.h"
 #include "views/cost_slides.h"
+#include "views/deck_html.h"
+#include "views/slide_scenes.h"
 #include "app/figure_imgui.h"
 #include "app/fonts.h"
 #include "views/i18n.h"
@@ -31,6 +34,7 @@
 #include "app/lesson_state.h"
 #include "app/lesson_ui.h"
 #include "views/model_view.h"
+#include "engine/atomic_file.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
@@ -670,6 +674,19 @@ void draw_browser(App& app) {
   ImGui::PopStyleColor();
 }
 
+// The open lesson's slides as one HTML file (deck_html.h), the theme of the slide view.
+void export_deck(App& app, LessonUi& ui) {
+  const lessons::Lesson& lesson = ui.player.lesson();
+  std::string path = export_path(lesson.id + "-slides.html"), error;
+  try {
+    write_file_atomically(path, deck_html(lesson_deck(lesson, panel_lang(), app.slide_theme), 1920));
+    if (!deliver_export(path, &error)) throw Error(error);
+    app.show_banner(std::string(L("저장함", "Saved")) + ": " + path.substr(path.rfind('/') + 1), false);
+  } catch (const Error& e) {
+    app.show_banner(std::string(L("내보내기 실패", "Export failed")) + ": " + e.what(), true, 8.0);
+  }
+}
+
 void lessons_menu(App& app) {
   LessonUi& ui = lesson_ui();
   if (!ImGui::BeginMainMenuBar()) return;
@@ -686,6 +703,7 @@ void lessons_menu(App& app) {
     if (ui.player.is_open()) {
       ImGui::Separator();
       ImGui::MenuItem(L("발표 모드", "Presenter mode"), "F5", &ui.presenting);
+      if (ImGui::MenuItem(L("슬라이드 내보내기 (HTML 한 파일)", "Export slides (one HTML file)"))) export_deck(app, ui);
       if (ImGui::MenuItem(L("강의 닫기", "Close the lesson"))) close_lesson();
     }
     ImGui::EndMenu();

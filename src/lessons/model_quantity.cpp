@@ -251,19 +251,9 @@ std::vector<std::string> step_model_dirs(const LessonStep& step) {
   };
   for (const Claim& c : step.claims) {
     if (c.quantity.rfind("model.", 0) != 0 && c.quantity.rfind("decode.", 0) != 0) continue;
-    if (!c.model.runs) {
-      add(c.model);
-      continue;
-    }
-    for (size_t start = 0;;) {  // a claim over runs: each run's folder
-      const size_t comma = c.model.runs->find(',', start);
-      ModelSettings one;
-      one.checkpoint = c.model.runs->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      one.step = c.model.step;
-      add(one);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    // A claim over runs is evidence the text cites (lesson check evaluates it over every
+    // run); the step opens the checkpoints its other claims name.
+    if (!c.model.runs) add(c.model);
   }
   if (dirs.empty()) dirs.push_back(step_dir(ModelSettings{}));
   return dirs;

@@ -43,7 +43,8 @@ std::string default_model_value_cache();
 // shipped induction model when it has none. Throws Error like
 // model_field for a checkpoint or step that does not exist.
 std::string step_model_dir(const LessonStep& step);
-// Every checkpoint folder its model.* (and decode.*) claims read, in the order they first appear (the shipped
+// Every checkpoint folder its model.* (and decode.*) claims read, except claims over runs, in
+// the order they first appear (the shipped
 // induction model when it has none): a step comparing models names several.
 std::vector<std::string> step_model_dirs(const LessonStep& step);
 

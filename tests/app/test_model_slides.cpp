@@ -229,7 +229,10 @@ TEST_CASE("a step comparing checkpoints shows each model's grid and one bar per 
     if (st.id == "toy-result") toy = &st;
   REQUIRE(toy);
   const auto dirs = lessons::step_model_dirs(*toy);
-  REQUIRE(dirs.size() == 2);  // induction-d64-h1, induction-d64-h8
+  // induction-d64-h1 and induction-d64-h8, the pair it compares; the 6,000-step run its text
+  // names the schedule of (its claims over runs open nothing)
+  REQUIRE(dirs.size() == 3);
+  CHECK(dirs[2].find("induction-d64-h8-6k-s1") != std::string::npos);
   ModelView one, eight;
   one.load(dirs[0]);
   eight.load(dirs[1]);
@@ -253,14 +256,15 @@ TEST_CASE("a step comparing checkpoints shows each model's grid and one bar per 
   CHECK(figure::overlapping_texts(s.figure).empty());
   CHECK(figure::texts_outside(s.figure).empty());
 
-  // The lesson deck's page for that step is this comparison: 18 head heatmaps.
+  // The lesson deck's page for that step compares its three models: 2 + 16 + 16 head heatmaps
+  // (one head, eight heads, eight heads at 6,000 steps).
   const Deck d = lesson_deck(*l15.lesson, lessons::Lang::En, "print");
   for (const DeckPage& p : d.pages)
     if (p.name.find("toy-result") != std::string::npos) {
       size_t maps = 0;
       for (const auto& it : p.figure.items)
         if (const auto* h = std::get_if<figure::Heatmap>(&it)) maps += h->rows > 1;  // not the legend bar
-      CHECK(maps == 18);
+      CHECK(maps == 34);
     }
 }
 

@@ -117,10 +117,14 @@ def page_hash(d):
     return d.execute_script("return location.hash")
 
 
-def press(d, keys):
-    """Keys to the canvas, focused without a click (a click would land on some widget)."""
+def press(d, key, text=""):
+    """Typed text, then a key held for 0.15 s (under ImGui's 0.275 s repeat delay), to the canvas (focused without a click, which
+    would land on some widget). Held as a person holds it: Dear ImGui 1.86 reads a key's
+    state once per frame, so a down and up between two slow frames is never seen."""
     d.execute_script("document.getElementById('canvas').focus()")
-    ActionChains(d).send_keys(keys).perform()
+    if text:
+        ActionChains(d).send_keys(text).perform()
+    ActionChains(d).key_down(key).pause(0.15).key_up(key).perform()
 
 
 def hash_becomes(d, part, seconds=10):
@@ -168,7 +172,7 @@ def main():
         # A lesson's number quiz, answered by typing; progress saved in localStorage.
         ready, _ = open_page(d, url, "#lesson=one-budget&at=4&lang=en")
         check(ready is not None and "lesson=one-budget at=4" in ready, "lesson deep link -> %r" % ready)
-        press(d, "144" + Keys.ENTER)
+        press(d, Keys.ENTER, text="144")
         saved = ""
         deadline = time.time() + 15
         while time.time() < deadline and "many-heads" not in saved:
