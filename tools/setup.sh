@@ -10,7 +10,7 @@ packages=(cmake g++ make pkg-config
           libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri libstb-dev fonts-nanum
           xvfb xauth libcairo2-dev libgif-dev poppler-utils libxml2-utils
           clang-14 libfuzzer-14-dev libclang-rt-14-dev time  # fuzzing (tools/fuzz.sh); peak RSS in tools/hostile.sh
-          chromium chromium-driver python3-selenium)  # the browser test of the web build (tests/web)
+          chromium chromium-driver python3-selenium firefox-esr)  # the browser test of the web build (tests/web)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,7 +11,9 @@ got it by e-mail would. Checks (tools/test.sh runs this after tools/web.sh):
   - the right arrow key moves to the next step (the hash follows);
   - a lesson's number quiz is answered by typing, and the progress lands in localStorage;
   - a malformed .npy through the file input gives one error banner and the page runs on;
-  - one slide's SVG exported from the page equals the desktop's SVG of the same slide.
+  - one slide's SVG exported from the page equals the desktop's SVG of the same slide;
+  - Debian's Firefox ESR (under Xvfb: its headless mode offers no WebGL 2 here) opens the
+    same file and reaches the ready line of a Korean deep link and a model one.
 Usage: tests/web/test_page.py BUILD_WEB_DIR DESKTOP_BUILD_DIR
 """
 import json
@@ -134,6 +136,35 @@ def hash_becomes(d, part, seconds=10):
     return part in page_hash(d)
 
 
+def firefox_ready(url, hash_, seconds=90):
+    """The ready line Firefox prints (console to stdout, a fresh profile), or None."""
+    profile = tempfile.mkdtemp(prefix="attnsim-ff-")
+    with open(os.path.join(profile, "user.js"), "w") as f:
+        f.write('user_pref("devtools.console.stdout.content", true);\n'
+                'user_pref("webgl.disable-fail-if-major-performance-caveat", true);\n'
+                'user_pref("browser.shell.checkDefaultBrowser", false);\n')
+    p = subprocess.Popen(["xvfb-run", "-a", "-s", "-screen 0 1440x900x24", "firefox-esr", "--no-remote",
+                          "--profile", profile, url + hash_], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    found, deadline = None, time.time() + seconds
+    try:
+        os.set_blocking(p.stdout.fileno(), False)
+        buf = ""
+        while time.time() < deadline and found is None:
+            try:
+                buf += os.read(p.stdout.fileno(), 65536).decode("utf-8", "replace")
+            except BlockingIOError:
+                pass
+            for line in buf.splitlines():
+                if "attnsim ready:" in line:
+                    found = line[line.index("attnsim ready:"):].rstrip('"')
+            time.sleep(0.2)
+    finally:
+        os.killpg(p.pid, 9)
+        p.wait()
+    return found
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="attnsim-page-")
     downloads = os.path.join(folder, "downloads")
@@ -209,6 +240,10 @@ def main():
         check(same, "slide SVG from the page equals the desktop's (%s)" % ("same bytes" if same else "differs or missing"))
     finally:
         d.quit()
+    for scenario, step, lang in [("default", "alpha", "ko"), ("model", "alpha", "en")]:
+        want = "attnsim ready: scenario=%s step=%s lang=%s" % (scenario, step, lang)
+        got = firefox_ready(url, "#scenario=%s&step=%s&lang=%s" % (scenario, step, lang))
+        check(got == want, "Firefox: deep link %s/%s/%s -> %r" % (scenario, step, lang, got))
     if failures:
         print("%d browser check(s) failed" % len(failures))
         sys.exit(1)
