@@ -25,7 +25,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -L engine
 tools/hostile.sh build-asan/attnsim-cli  # the same cases: no sanitizer report either
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
-# libFuzzer (clang-14, ASan + UBSan): the .npy reader, the mask parser, the lesson loader, the
+# libFuzzer (clang-14, ASan + UBSan): the .npy reader, the mask parser, the zip reader, the lesson loader, the
 # checkpoint loader and the CLI's options, a fixed seed and input count each (the same inputs
 # on every machine); a crash, sanitizer report, hang or OOM fails.
 tools/fuzz.sh

@@ -5,12 +5,22 @@
 # file:// with no server and no network.
 #   tools/web.sh            install what is missing (Debian packages), fetch Dear ImGui's
 #                           sources, build
+#   tools/web.sh --threads  the variant with wasm threads in build-web-threads/: attnsim.html,
+#                           .js, .wasm and .worker.js side by side, for a host that sends the
+#                           cross-origin isolation headers (tools/serve-isolated.py does);
+#                           training and recomputes then run on threads, as on the desktop
 # Dear ImGui 1.86's sources come from Debian's imgui source package (its binary package is a
 # native libimgui.a only), fetched into build-web/ through a private apt configuration whose
 # deb-src entry has the URIs and suites of the machine's own Debian entry; never committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=build-web
+out=build-web threads=OFF
+if [[ ${1:-} == --threads ]]; then
+  out=build-web-threads threads=ON
+elif [[ -n ${1:-} ]]; then
+  echo "usage: tools/web.sh [--threads]" >&2
+  exit 2
+fi
 
 packages=(emscripten binaryen libeigen3-dev libstb-dev nlohmann-json3-dev libtomlplusplus-dev
           fonts-nanum fonts-dejavu-core dpkg-dev cmake make)
@@ -30,9 +40,9 @@ if ((${#missing[@]})); then
 fi
 
 # [SECTION] Dear ImGui's sources
-imgui=$out/imgui
+imgui=build-web/imgui  # both variants compile the same copy
 if [[ ! -f $imgui/imgui.cpp ]]; then
-  apt_dir=$PWD/$out/apt
+  apt_dir=$PWD/build-web/apt
   rm -rf "$apt_dir" && mkdir -p "$apt_dir"/{sources.list.d,lists/partial,archives/partial,src}
   sources=/etc/apt/sources.list.d/debian.sources
   [[ -f $sources ]] || { echo "web.sh: no $sources to take the Debian mirror from" >&2; exit 1; }
@@ -48,7 +58,7 @@ CONF
   (cd "$apt_dir/src" && APT_CONFIG=$apt_dir/apt.conf apt-get source -qq imgui 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
   src_dir=$(find "$apt_dir/src" -maxdepth 1 -type d -name 'imgui-1.86*' | head -1)
   [[ -f $src_dir/imgui.cpp ]] || { echo "web.sh: apt-get source imgui gave no imgui.cpp" >&2; exit 1; }
-  rm -rf "$imgui" && mv "$src_dir" "$imgui"
+  rm -rf "$imgui" && mkdir -p build-web && mv "$src_dir" "$imgui"
 fi
 
 # [SECTION] build
@@ -59,19 +69,23 @@ export NODE_PATH=/usr/share/nodejs
 nanum=/usr/share/fonts/truetype/nanum/NanumGothic.ttf dejavu=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 embed="$PWD/lessons@/attnsim/lessons;$PWD/assets@/attnsim/assets;$nanum@$nanum;$dejavu@$dejavu"
 emcmake cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=Release -DATTNSIM_IMGUI_SRC="$PWD/$imgui" \
-  -DATTNSIM_WEB_EMBED="$embed" >/dev/null
+  -DATTNSIM_WEB_EMBED="$embed" -DATTNSIM_WEB_THREADS=$threads >/dev/null
 cmake --build "$out" -j"$(nproc)" --target attnsim
 
 # [SECTION] the page: Debian's HTML minifier crashes, so the shell is ours and the script
-# (with the wasm inside, base64) goes in whole.
+# (with the wasm inside, base64) goes in whole; the threaded variant links its files instead.
 js=$out/attnsim.js
 grep -q '</script' "$js" && { echo "web.sh: attnsim.js contains '</script'" >&2; exit 1; }
 tmp=$out/attnsim.html.tmp
 {
   sed -n '1,/<!-- ATTNSIM_SCRIPT -->/p' src/app/shell.html | sed '$d'
-  printf '<script>\n'
-  cat "$js"
-  printf '\n</script>\n'
+  if [[ $threads == ON ]]; then
+    printf '<script src="attnsim.js"></script>\n'  # its workers load it again by this URL
+  else
+    printf '<script>\n'
+    cat "$js"
+    printf '\n</script>\n'
+  fi
   sed -n '/<!-- ATTNSIM_SCRIPT -->/,$p' src/app/shell.html | sed '1d'
 } >"$tmp"
 mv "$tmp" "$out/attnsim.html"

@@ -6,7 +6,9 @@
 //   #lesson=ID&at=K&lang=ko|en               a lesson at step K (1-based, as the panel counts)
 //   &log=trace                               also log the run's trace as one JSON line
 //   &bench=frames:N[&train=live]             log the median / p95 frame time over N frames
-//   &bench=run:N                             log the median forward-pass time over N recomputes
+//                                            (and the training steps per second meanwhile)
+//   &bench=run:N                             log the median forward-pass time over N recomputes,
+//                                            and from each request to the frame showing it
 // and follows the user: the hash is rewritten (history.replaceState, no reload) as they move.
 // Console lines for tests and scripts, one each:
 //   attnsim ready: scenario=NAME step=STEP lang=LANG[ lesson=ID at=K]
@@ -131,6 +133,8 @@ struct Page {
   std::vector<double> frame_ms;
   int64_t trained_at_bench_start = 0;
   std::vector<double> run_ms;
+  std::vector<double> edit_ms;  // request -> the frame that shows its numbers
+  double requested_at = 0;
   uint64_t timed_generation = 0;
   std::string shown_hash;
   std::string progress_saved;  // the progress file's text last copied to localStorage
@@ -151,6 +155,8 @@ void apply_link(Page& p) {
   p.frames_since_run = 0;
   p.frame_ms.clear();
   p.run_ms.clear();
+  p.edit_ms.clear();
+  p.requested_at = 0;
   app.options.step = p.link.step;
   const std::string scenario = p.link.lesson.empty() ? p.link.scenario : "default";
   try {
@@ -244,8 +250,13 @@ void log_lines(Page& p) {
       std::printf("attnsim bench: scenario=%s frames=%d median_ms=%.2f p95_ms=%.2f max_ms=%.2f",
                   app.session.scenario().name.c_str(), p.link.bench_n, percentile(p.frame_ms, 0.5),
                   percentile(p.frame_ms, 0.95), percentile(p.frame_ms, 1.0));
-      if (p.link.train_live)
-        std::printf(" train_steps=%lld", static_cast<long long>(model_training_step(app) - p.trained_at_bench_start));
+      if (p.link.train_live) {
+        double seconds = 0;
+        for (double ms : p.frame_ms) seconds += ms / 1000.0;
+        const int64_t steps = model_training_step(app) - p.trained_at_bench_start;
+        std::printf(" train_steps=%lld seconds=%.1f steps_per_s=%.1f", static_cast<long long>(steps), seconds,
+                    static_cast<double>(steps) / std::max(seconds, 1e-9));
+      }
       std::printf("\n");
     }
   }
@@ -253,11 +264,16 @@ void log_lines(Page& p) {
       d->generation != p.timed_generation) {
     p.timed_generation = d->generation;
     p.run_ms.push_back(d->compute_ms);
-    if (static_cast<int>(p.run_ms.size()) == p.link.bench_n)
-      std::printf("attnsim bench: scenario=%s runs=%d median_forward_ms=%.1f\n", app.session.scenario().name.c_str(),
-                  p.link.bench_n, percentile(p.run_ms, 0.5));
-    else
-      app.session.request();  // the same settings again: a new forward pass
+    const double now = emscripten_get_now();
+    if (p.requested_at > 0) p.edit_ms.push_back(now - p.requested_at);
+    if (static_cast<int>(p.run_ms.size()) == p.link.bench_n) {
+      std::printf("attnsim bench: scenario=%s runs=%d median_forward_ms=%.1f median_edit_ms=%.1f\n",
+                  app.session.scenario().name.c_str(), p.link.bench_n, percentile(p.run_ms, 0.5),
+                  p.edit_ms.empty() ? 0.0 : percentile(p.edit_ms, 0.5));
+    } else {
+      app.session.request();  // the same settings again: a new forward pass, as an edit asks
+      p.requested_at = now;
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Files the user hands the app. See open_files.h.
 #include "app/open_files.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <vector>
 
@@ -8,6 +10,7 @@
 #include "app/lesson_ui.h"
 #include "engine/error.h"
 #include "engine/npy.h"
+#include "engine/zip_extract.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {
@@ -68,6 +71,19 @@ void open_input(App& app, const std::string& path) {
   app.show_banner(std::string(tr("Opened")) + ": " + path, false);
 }
 
+// A zipped folder: unpacked into a fresh scratch folder (kept while the app runs: a checkpoint
+// is read from it again when its scenario reloads), then opened as that folder.
+void open_zip(App& app, const std::string& path) {
+  static int count = 0;
+  const fs::path dest = fs::temp_directory_path() / ("attnsim-open-" + std::to_string(::getpid())) /
+                        (std::to_string(++count) + "-" + fs::path(path).stem().string());
+  std::error_code ec;
+  fs::create_directories(dest.parent_path(), ec);
+  constexpr int64_t kMaxUnpacked = int64_t{1} << 30;  // checkpoints and lessons are MBs
+  extract_zip(path, dest.string(), kMaxUnpacked);     // throws naming the archive and the entry
+  open_user_path(app, dest.string());
+}
+
 }  // namespace
 
 void open_user_path(App& app, const std::string& path) {
@@ -79,9 +95,9 @@ void open_user_path(App& app, const std::string& path) {
       return;
     }
     if (fs::exists(fs::path(path) / "W_Q.weight.npy", ec)) return open_weights(app, path);
-    std::vector<fs::path> files;  // a folder holding one file: that file
-    for (const auto& e : fs::directory_iterator(path, ec)) files.push_back(e.path());
-    if (files.size() == 1 && fs::is_regular_file(files[0], ec)) return open_user_path(app, files[0].string());
+    std::vector<fs::path> entries;  // a folder holding one file or folder (a zip's top folder): that
+    for (const auto& e : fs::directory_iterator(path, ec)) entries.push_back(e.path());
+    if (entries.size() == 1) return open_user_path(app, entries[0].string());
     throw Error(path + ": a folder to open holds model.json (a checkpoint) or W_Q.weight.npy (weights)");
   }
   const std::string name = fs::path(path).filename().string();
@@ -89,11 +105,12 @@ void open_user_path(App& app, const std::string& path) {
     open_lesson_file(app, path);  // its own banner when it does not load
     return;
   }
+  if (ends_with(name, ".zip")) return open_zip(app, path);
   if (ends_with(name, ".npy")) {
     if (name.rfind("W_", 0) == 0) return open_weights(app, fs::path(path).parent_path().string());
     return open_input(app, path);
   }
-  throw Error(name + ": attnsim opens .npy inputs and weights, .toml lessons and checkpoint folders");
+  throw Error(name + ": attnsim opens .npy inputs and weights, .toml lessons and checkpoint folders (or a .zip of one)");
 }
 
 }  // namespace attnsim::app

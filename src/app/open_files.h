@@ -5,6 +5,7 @@
 //   a .toml file                          a lesson: opened in the lesson panel
 //   W_Q.weight.npy (or any W_*.npy)       its folder's weights, as above
 //   any other .npy                        a (B, T, d) float32 input for self-attention
+//   a .zip of any of these                unpacked into a scratch folder (engine/zip_extract.h)
 // Anything the engine refuses (a malformed .npy, a shape that does not fit, a broken
 // checkpoint) is one banner; the run on screen stays as it was.
 #pragma once

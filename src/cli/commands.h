@@ -24,6 +24,9 @@ Runner add_experiment_command(CLI::App& app);
 Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
+Runner add_slides_command(CLI::App& app);   // cmd_export.cpp: the app's figure exports
+Runner add_figure_command(CLI::App& app);
+Runner add_animate_command(CLI::App& app);
 
 // Every subcommand above, registered on `app` in --help order. The runners own the parsed
 // options, so they must outlive app.parse().

@@ -18,6 +18,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The umask a new file or folder is created under. Emscripten's umask() reads 0777 (it keeps
+// no mask of its own), which would leave files nobody may read and folders nobody may write
+// into: the browser's in-memory file system gets the usual 022.
+mode_t process_umask() {
+#ifdef __EMSCRIPTEN__
+  return 022;
+#else
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+#endif
+}
+
 // write(2) until all n bytes are out; returns 0 or the errno of the failure.
 int write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -82,13 +95,8 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   fd_ = ::mkstemp(tmpl.data());
   if (fd_ < 0) throw Error(path_ + ": cannot write here (" + std::strerror(errno) + ")");
   tmp_ = tmpl;
-  // mkstemp makes 0600; a finished file gets the usual 0666 minus the umask. (Not in the
-  // browser: emscripten's umask reads 0777 there, which would leave a file nobody may read.)
-#ifndef __EMSCRIPTEN__
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd_, 0666 & ~mask);
-#endif
+  // mkstemp makes 0600; a finished file gets the usual 0666 minus the umask.
+  ::fchmod(fd_, 0666 & ~process_umask());
 }
 
 AtomicFile::~AtomicFile() {
@@ -166,7 +174,7 @@ void write_folder_atomically(const std::string& dir, const std::function<void(co
   std::string tmpl = (parent / ("." + target.filename().string() + ".tmpXXXXXX")).string();
   if (!::mkdtemp(tmpl.data())) throw Error(dir + ": cannot create a folder here (" + std::strerror(errno) + ")");
   const fs::path tmp(tmpl);
-  ::chmod(tmp.c_str(), 0777 & ~[] { const mode_t m = ::umask(0); ::umask(m); return m; }());
+  ::chmod(tmp.c_str(), 0777 & ~process_umask());  // mkdtemp makes 0700
   try {
     fill(tmp.string());
     if (exists && !empty) {  // --force: swap the old folder out, the new one in, then drop the old

@@ -5,7 +5,7 @@
 
 namespace attnsim::app {
 
-#ifdef __EMSCRIPTEN__
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)  // see tasks.h
 namespace detail {
 
 namespace {

@@ -4,7 +4,9 @@
 //   web      a page opened from file:// or a plain static host has no cross-origin
 //            isolation, so no SharedArrayBuffer and no wasm threads: a task runs on the main
 //            loop, between two frames (run_pending_tasks), and a long one slices itself
-//            (start_sliced: a step per call, as many as fit in a frame's budget).
+//            (start_sliced: a step per call, as many as fit in a frame's budget);
+//   web with threads (tools/web.sh --threads, for a host that sends the cross-origin
+//            isolation headers): threads, as on the desktop.
 // Task<T> keeps std::future's calls (valid, wait_for, wait, get), so a caller polls it the
 // same way on both.
 #pragma once
@@ -19,7 +21,7 @@
 
 namespace attnsim::app {
 
-#ifdef __EMSCRIPTEN__
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 inline constexpr bool kTasksHaveThreads = false;
 
 namespace detail {

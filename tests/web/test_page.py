@@ -11,6 +11,7 @@ got it by e-mail would. Checks (tools/test.sh runs this after tools/web.sh):
   - the right arrow key moves to the next step (the hash follows);
   - a lesson's number quiz is answered by typing, and the progress lands in localStorage;
   - a malformed .npy through the file input gives one error banner and the page runs on;
+  - a zipped checkpoint folder through the file input opens in the model scenario;
   - one slide's SVG exported from the page equals the desktop's SVG of the same slide;
   - Debian's Firefox ESR (under Xvfb: its headless mode offers no WebGL 2 here) opens the
     same file and reaches the ready line of a Korean deep link and a model one.
@@ -25,11 +26,11 @@ import sys
 import tempfile
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+
+from page_driver import browser, console, open_page, wait_for
 
 WEB, DESKTOP = sys.argv[1], sys.argv[2]
 APP = os.path.join(DESKTOP, "attnsim")
@@ -40,48 +41,6 @@ def check(ok, what):
     print(("ok    " if ok else "FAIL  ") + what, flush=True)
     if not ok:
         failures.append(what)
-
-
-def browser(download_dir):
-    o = webdriver.ChromeOptions()
-    for a in ["--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-              "--allow-file-access-from-files", "--disable-background-networking", "--disable-component-update",
-              "--disable-sync", "--no-first-run", "--window-size=1440,900", "--user-data-dir=" + tempfile.mkdtemp()]:
-        o.add_argument(a)
-    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
-    d.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": download_dir})
-    return d
-
-
-def console(d):
-    """The page's console.log lines since the last call (the text inside the quotes)."""
-    out = []
-    for e in d.get_log("browser"):
-        m = e["message"]
-        q = m.find('"')
-        text = json.loads(m[q:]) if q >= 0 and m.endswith('"') else m
-        out.append(text)
-    return out
-
-
-def wait_for(d, predicate, seconds, lines):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        lines += console(d)
-        hit = [l for l in lines if predicate(l)]
-        if hit:
-            return hit[0]
-        time.sleep(0.1)
-    return None
-
-
-def open_page(d, url, hash_):
-    d.get("about:blank")
-    d.get(url + hash_)
-    lines = []
-    ready = wait_for(d, lambda l: l.startswith("attnsim ready:"), 60, lines)
-    return ready, lines
 
 
 def desktop_trace(scenario):
@@ -225,6 +184,15 @@ def main():
               "malformed .npy: one banner %r" % banners)
         press(d, Keys.ARROW_RIGHT)
         check(hash_becomes(d, "step=k_proj"), "the page still runs after the bad file (hash %s)" % page_hash(d))
+
+        # A checkpoint folder zipped (as a file manager zips it) through the same input: it opens.
+        _, lines = open_page(d, url, "#scenario=default&step=q_proj&lang=en")
+        zipped = shutil.make_archive(os.path.join(folder, "induction-d64-h1"), "zip", "assets/models", "induction-d64-h1")
+        d.find_element(By.ID, "pick-files").send_keys(zipped)
+        wait_for(d, lambda l: l.startswith("attnsim banner:"), 20, lines)
+        banners = [l for l in lines if l.startswith("attnsim banner:")]
+        check(len(banners) == 1 and " error: " not in banners[0] and "induction-d64-h1" in banners[0] and
+              hash_becomes(d, "scenario=model"), "zipped checkpoint opens: %r, hash %s" % (banners, page_hash(d)))
 
         # One slide as SVG: the page's download equals the desktop's file.
         open_page(d, url, "#scenario=default&step=alpha&lang=en")
