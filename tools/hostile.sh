@@ -217,6 +217,8 @@ done
 add "gqa-convert --model $C/huge --kv-heads 1 --out $W/out-gqa"
 for g in 3 0 -4 99999999999999999999; do add "gqa-convert --model $C/kv$g --kv-heads 1 --out $W/out-gqa"; done
 add "gqa-convert --model /nonexistent --kv-heads 1"
+add "gqa-convert --model assets/models/induction --kv-heads all --uptrain 10 --mem-limit 1M --out $W/out-gqa"
+add "gqa-convert --model assets/models/induction --kv-heads 1 --mem-limit 0"
 add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 99999999999 --out $W/out-gqa"
 add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 10 --out $W/a-file"
 add "gqa-convert --model assets/models/induction --kv-heads 2 --uptrain 10 --out $W/a-file/sub"

@@ -16,10 +16,12 @@
 #include <sstream>
 
 #include "commands.h"
+#include "engine/checked.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "model/checkpoint.h"
 #include "model/gqa.h"
+#include "model/memory.h"
 #include "model/train.h"
 #include "options.h"
 #include "table.h"
@@ -122,12 +124,29 @@ struct Row {
 };
 
 struct Args {
-  std::string model_dir, kv_heads, out;
+  std::string model_dir, kv_heads, out, mem_limit;
   int64_t uptrain = 0;
   bool json = false;
 };
 
+// The peak, from the header before any .npy is read: the original and every conversion held
+// at once, the largest evaluation (its 256-sequence forward or the report's repeat scoring),
+// and one uptraining step.
+void check_memory(const Args& a, const model::ModelConfig& c, size_t conversions,
+                  const std::optional<model::TrainOptions>& recipe) {
+  int64_t need = checked_mul(model::checkpoint_bytes(c), static_cast<int64_t>(conversions) + 1);
+  need = checked_add(need, std::max(model::predict_forward_bytes(c, kEvalSequences, c.seq_len),
+                                    model::predict_report_bytes(c)));
+  if (a.uptrain > 0 && recipe) need = checked_add(need, model::predict_train_bytes(c, *recipe));
+  model::check_fits(need, a.mem_limit.empty() ? 0 : parse_size(a.mem_limit), "converting this model", "");
+}
+
 int run_gqa_convert(const Args& a) {
+  {
+    const model::CheckpointHeader header = model::read_checkpoint_header(a.model_dir);
+    check_memory(a, header.config, parse_kv_heads(a.kv_heads, header.config.kv_group_count()).size(),
+                 model::recipe_options(header.meta));
+  }
   nlohmann::json meta;
   const model::Model original = model::load_checkpoint(a.model_dir, &meta);
   const model::ModelConfig& c = original.config;
@@ -237,6 +256,8 @@ Runner add_gqa_convert_command(CLI::App& app) {
       ->check(not_empty());
   cmd->add_option("--uptrain", a->uptrain, "then train this many steps with the checkpoint's recipe (0 = none)")
       ->capture_default_str()->check(whole_number(0, 10'000'000));  // as train --steps
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse models whose conversion needs more (e.g. 2G)")
+      ->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "print JSON instead of the table");
   return [a] { return run_gqa_convert(*a); };
 }
