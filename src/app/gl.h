@@ -5,7 +5,7 @@
 #pragma once
 
 #ifdef __EMSCRIPTEN__
-#include <GLES3/gl3.h>
+#include "app/gl_state_web.h"  // GLES3, with the state queries answered from a shadow
 #else
 #define GL_GLEXT_PROTOTYPES 1
 #include <GL/glcorearb.h>
