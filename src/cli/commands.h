@@ -20,6 +20,7 @@ Runner add_lesson_command(CLI::App& app);
 Runner add_train_command(CLI::App& app);
 Runner add_heads_command(CLI::App& app);
 Runner add_ablate_command(CLI::App& app);
+Runner add_predict_command(CLI::App& app);
 Runner add_experiment_command(CLI::App& app);
 Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
