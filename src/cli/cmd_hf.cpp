@@ -63,8 +63,10 @@ int run_hf_heads(const std::string& dir, const HfInput& in, int64_t mem_limit, b
     print_head_table(*own);
     std::printf("\n");
   }
+  const int64_t r = (static_cast<int64_t>(model::hf::repeated_random_tokens(l.config, kRepeatLen, 1).size()) -
+                     (l.config.bos >= 0 ? 1 : 0)) / 2;  // shorter where the model has few positions
   std::printf("on %lld repeated random sequences (%sr + r, r = %lld random tokens)\n",
-              static_cast<long long>(kRepeatSequences), l.config.bos >= 0 ? "BOS + " : "", static_cast<long long>(kRepeatLen));
+              static_cast<long long>(kRepeatSequences), l.config.bos >= 0 ? "BOS + " : "", static_cast<long long>(r));
   print_head_table(repeated);
   return 0;
 }

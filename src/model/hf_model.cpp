@@ -145,8 +145,9 @@ HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
   try {
     if (m.config.family == Family::Gpt2) load_gpt2(m, st);
     else load_llama(m, st);
-  } catch (const Error& e) {
-    throw Error(dir + ": " + e.what());
+  } catch (const Error& e) {  // name the folder, once
+    const std::string what = e.what();
+    throw Error(what.rfind(dir, 0) == 0 ? what : dir + ": " + what);
   }
   return m;
 }

@@ -150,7 +150,7 @@ std::vector<TensorInfo> SafetensorsSet::parse_header(const uint8_t* data, size_t
     if (end > data_size)
       throw Error(where + " has data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                   "] past the end of the data (" + std::to_string(data_size) + " bytes)");
-    const int64_t bytes = checked_mul(t.numel(), item, where + " bytes");
+    const int64_t bytes = checked_mul(checked_product(t.shape, where + " elements"), item, where + " bytes");
     if (end - begin != bytes)
       throw Error(where + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] hold " +
                   std::to_string(end - begin) + " bytes but " + t.dtype + " " + format_dims(t.shape) + " needs " +
