@@ -21,6 +21,7 @@ Runner add_train_command(CLI::App& app);
 Runner add_heads_command(CLI::App& app);
 Runner add_ablate_command(CLI::App& app);
 Runner add_predict_command(CLI::App& app);
+Runner add_bench_model_command(CLI::App& app);
 Runner add_experiment_command(CLI::App& app);
 Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
