@@ -1,6 +1,7 @@
 // tokenizer.json (and GPT-2's vocab.json + merges.txt) -> TokenizerSpec, trusting nothing:
 // the size is refused before reading, the nesting before parsing, and every id, merge and
 // pipeline stage is checked; whatever attnsim does not run is named in the Error.
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/error.h"
@@ -267,8 +268,6 @@ std::string describe(const TokenizerSpec& s, int64_t vocab) {
 
 Tokenizer finish(const Ctx& c, TokenizerSpec spec) {
   spec.source = c.what;
-  for (const PreTokenizeStep& p : spec.pre_tokenizer)
-    if (p.kind == PreTokenizeStep::ByteLevel) spec.model.byte_level = true;
   Tokenizer t(std::move(spec));
   if (const auto bos = t.bos_id()) {
     try {
@@ -291,11 +290,12 @@ Tokenizer parse_tokenizer_json(const std::string& text, const std::string& what)
     read_model(c, member(c, j, "model", "the file"), spec.model);
     read_normalizer(c, j.value("normalizer", json()), spec.normalizer);
     read_pre_tokenizer(c, j.value("pre_tokenizer", json()), spec.pre_tokenizer);
+    spec.model.byte_level = std::any_of(spec.pre_tokenizer.begin(), spec.pre_tokenizer.end(),
+                                        [](const PreTokenizeStep& p) { return p.kind == PreTokenizeStep::ByteLevel; });
     read_added(c, j.value("added_tokens", json()), spec);
     read_bos(c, j.value("post_processor", json()), spec);
     if (j.contains("decoder") && !j["decoder"].is_null()) read_decoder(c, j["decoder"], spec.decoder);
-    else spec.decoder.byte_level = std::any_of(spec.pre_tokenizer.begin(), spec.pre_tokenizer.end(),
-                                               [](const PreTokenizeStep& p) { return p.kind == PreTokenizeStep::ByteLevel; });
+    else spec.decoder.byte_level = spec.model.byte_level;
   } catch (const json::exception& e) {  // a value of the wrong type where a default was read
     c.fail(std::string("unexpected layout (") + e.what() + ")");
   }
@@ -332,7 +332,7 @@ Tokenizer load_gpt2_files(const std::string& vocab_json, const std::string& merg
   PreTokenizeStep byte_level{};
   byte_level.kind = PreTokenizeStep::ByteLevel;
   spec.pre_tokenizer.push_back(byte_level);
-  spec.decoder.byte_level = true;
+  spec.model.byte_level = spec.decoder.byte_level = true;
   if (const auto it = spec.model.vocab.find("<|endoftext|>"); it != spec.model.vocab.end())
     spec.added.push_back({it->second, "<|endoftext|>", true});  // GPT-2's special token, as its tokenizer_config names it
   spec.kind = describe(spec, static_cast<int64_t>(spec.model.tokens.size()));
