@@ -16,6 +16,8 @@
 // wherever the tokenizer itself keeps everything: GPT-2, Llama 3, Qwen2 and Llama 2's
 // tokenizer.json (its prepended "▁" is the space its decoder strips); text that contains an
 // added token's string, or starts with a space under Metaspace, comes back as the model sees it.
+// Where Hugging Face's ByteLevel and ByteFallback decoders put U+FFFD for bytes that are not
+// UTF-8, decode returns the bytes themselves: that is what makes the round trip exact.
 #pragma once
 
 #include <cstddef>
