@@ -457,6 +457,22 @@ add "trace --heads"
 add "trace $T extra-positional"
 add "cost --seq"
 add "''"
+# tokenizers of Hugging Face folders (issue 23): each file one line and exit 2, before any text is read
+K="$F/tok"
+mkdir -p "$K"/{malformed,big,deep,merges,normalizer,model-type,empty}
+printf '{"model": {"vocab": {"a": 0}, "merges": [' >"$K/malformed/tokenizer.json"
+printf '{}' >"$K/big/tokenizer.json" && truncate -s 50000000 "$K/big/tokenizer.json"  # sparse: 50 MB claimed
+{ printf '{"model": '; head -c 100000 /dev/zero | tr '\0' '['; } >"$K/deep/tokenizer.json"
+printf '{"model": {"vocab": {"a": 0, "b": 1}, "merges": ["a b"]}}' >"$K/merges/tokenizer.json"
+printf '{"model": {"vocab": {"a": 0}, "merges": []}, "normalizer": {"type": "NFKC"}}' >"$K/normalizer/tokenizer.json"
+printf '{"model": {"type": "WordPiece", "vocab": {"a": 0}}}' >"$K/model-type/tokenizer.json"
+for d in malformed big deep merges normalizer model-type empty; do add "tokenize --model $K/$d --text hello"; done
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 270"
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 1,-3"
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 99999999999"
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 1,,2"
+add "tokenize --model tests/golden/tokenizers/gpt2 --text a --tokens 1"
+add "tokenize --model tests/golden/tokenizers/llama2 --tokens 279"
 
 # [SECTION] run --------------------------------------------------------------------------------
 
