@@ -56,7 +56,8 @@ std::string step_dir(const std::string& root, size_t index) {
 
 int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs& a) {
   const model::hf::HfConfig c = model::hf::read_hf_config(dir);
-  const std::vector<int32_t> prompt = hf_input_tokens(in, dir, c);
+  const HfText text = open_hf_text(dir, !in.text.empty());
+  const std::vector<int32_t> prompt = hf_input_tokens(in, dir, c, text);
   const int64_t T = static_cast<int64_t>(prompt.size()), t_max = checked_add(T, a.steps, "prompt + steps");
   if (t_max > c.max_positions)
     throw Error("prompt + steps = " + std::to_string(t_max) + " tokens is longer than the model's " +
@@ -116,6 +117,7 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
     j["prompt"] = prompt;
     j["generated"] = generated;
     j["tokens"] = tokens;
+    if (text.tokenizer) j["text"] = text.text(tokens);
     nlohmann::json steps = nlohmann::json::array();
     for (size_t i = 0; i < records.size(); ++i)
       steps.push_back({{"index", i}, {"first_position", records[i].first_position}, {"fed", records[i].fed},
@@ -136,11 +138,12 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.2f", records[i].ms);
     table.add({std::to_string(i), std::to_string(records[i].first_position), std::to_string(records[i].fed),
-               hf_token_label(dir, records[i].next), format_dims(records[i].k_cache), format_dims(records[i].scores), ms});
+               text.label(records[i].next), format_dims(records[i].k_cache), format_dims(records[i].scores), ms});
   }
   table.print();
   std::string ids;
   for (int32_t t : generated) ids += (ids.empty() ? "" : ",") + std::to_string(t);
+  if (text.tokenizer) std::printf("\ntext: \"%s\"", one_line(text.text(tokens)).c_str());
   std::printf("\ngenerated: %s\nKV cache, from the real storage: %s\n", ids.c_str(), format_bytes(dec.cache_bytes()).c_str());
   return 0;
 }

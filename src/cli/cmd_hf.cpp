@@ -17,6 +17,7 @@ constexpr int64_t kRepeatLen = 24, kRepeatSequences = 4;  // BOS + r + r, r of 2
 // The input tokens, the model loaded with one forward of `T_extra` more tokens predicted.
 struct Loaded {
   model::hf::HfConfig config;
+  HfText text;
   std::vector<int32_t> tokens;
   model::hf::HfModel model;
 };
@@ -24,7 +25,8 @@ struct Loaded {
 Loaded load(const std::string& dir, const HfInput& in, bool tokens_optional, int64_t mem_limit, const std::string& what) {
   Loaded l;
   l.config = model::hf::read_hf_config(dir);
-  if (!tokens_optional || !in.tokens.empty() || !in.text.empty()) l.tokens = hf_input_tokens(in, dir, l.config);
+  l.text = open_hf_text(dir, !in.text.empty());
+  if (!tokens_optional || !in.tokens.empty() || !in.text.empty()) l.tokens = hf_input_tokens(in, dir, l.config, l.text);
   const int64_t T = std::max<int64_t>(static_cast<int64_t>(l.tokens.size()), 1 + 2 * kRepeatLen);
   // two passes alive at once (ablation: the plain and the ablated one)
   l.model = load_hf_checked(dir, checked_mul(model::hf::predict_hf_forward_bytes(l.config, T, false), 2), mem_limit, what);
@@ -104,15 +106,17 @@ int run_hf_predict(const std::string& dir, const HfInput& in, int64_t k, int64_t
   const auto top = model::hf::top_k(run.logits, static_cast<int64_t>(l.tokens.size()) - 1, k);
   if (json) {
     nlohmann::json j{{"tokens", l.tokens}, {"top", nlohmann::json::array()}};
-    for (const auto& p : top) j["top"].push_back({{"token", p.token}, {"label", hf_token_label(dir, p.token)}, {"prob", p.prob}, {"logit", p.logit}});
+    if (l.text.tokenizer) j["text"] = l.text.text(l.tokens);
+    for (const auto& p : top) j["top"].push_back({{"token", p.token}, {"label", l.text.label(p.token)}, {"prob", p.prob}, {"logit", p.logit}});
     if (l.tokens.size() >= 2) j["loss"] = model::hf::next_token_loss(run.logits, l.tokens);
     std::printf("%s\n", j.dump(1).c_str());
     return 0;
   }
   std::printf("after %zu tokens (%s), the next token:\n", l.tokens.size(), ids_text(l.tokens).c_str());
+  if (l.text.tokenizer) std::printf("text: \"%s\"\n", one_line(l.text.text(l.tokens)).c_str());
   std::printf("%-4s %8s %-20s %9s %9s\n", "rank", "id", "token", "prob", "logit");
   for (size_t i = 0; i < top.size(); ++i)
-    std::printf("%-4zu %8d %-20s %9.4f %9.3f\n", i + 1, top[i].token, hf_token_label(dir, top[i].token).c_str(), top[i].prob,
+    std::printf("%-4zu %8d %-20s %9.4f %9.3f\n", i + 1, top[i].token, l.text.label(top[i].token).c_str(), top[i].prob,
                 top[i].logit);
   return 0;
 }

@@ -1,10 +1,12 @@
 #include "hf_forward.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/checked.h"
 #include "engine/decode.h"
 #include "engine/error.h"
+#include "engine/vector_exp.h"
 #include "layers.h"
 
 namespace attnsim::model::hf {
@@ -32,30 +34,45 @@ Tensor norm(const HfConfig& c, const Tensor& x, const Tensor& w, const Tensor& b
   return y;
 }
 
+// x · sigmoid(a·x + b·x³) in place, over n values, with the vector exp (engine/vector_exp.h):
+//   gelu_new(x) = 0.5·x·(1 + tanh(z)) = x · sigmoid(2z),  z = √(2/π)·(x + 0.044715·x³)
+//   silu(x)     = x · sigmoid(x)
+// exp(-t) overflowing to inf for very negative t gives x / inf = -0, as the limit says.
+void times_sigmoid(float* x, int64_t n, float a, float b) {
+  constexpr int64_t kChunk = 1024;
+  float t[kChunk];
+  for (int64_t first = 0; first < n; first += kChunk) {
+    const int64_t m = std::min(kChunk, n - first);
+    float* p = x + first;
+    for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i] + b * p[i] * p[i] * p[i]);
+    (void)exp_shifted_sum(t, 0.0f, t, m);  // t = exp(-(a·x + b·x³))
+    for (int64_t i = 0; i < m; ++i) p[i] = p[i] / (1.0f + t[i]);
+  }
+}
+
 // GPT-2: c_proj(gelu_new(c_fc(x))); Llama: down(silu(gate(x)) ⊙ up(x))     (1,T,d) -> (1,T,d)
 Tensor mlp(const HfConfig& c, const HfLayer& L, const Tensor& x, Backend& be) {
   if (c.family == Family::Gpt2) {
     Tensor h = be.linear(x, L.fc.weight, L.fc.bias);  // (1,T,ff)
-    float* p = h.f32();
-    if (c.gelu_tanh) {
-      const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
-      for (int64_t i = 0; i < h.numel(); ++i) p[i] = 0.5f * p[i] * (1.0f + std::tanh(k * (p[i] + 0.044715f * p[i] * p[i] * p[i])));
-    } else {
-      gelu_forward(p, h.numel(), p);
-    }
+    const float k = 2.0f * std::sqrt(2.0f / static_cast<float>(M_PI));  // 2z = k·x + 0.044715·k·x³
+    if (c.gelu_tanh) times_sigmoid(h.f32(), h.numel(), k, 0.044715f * k);
+    else gelu_forward(h.f32(), h.numel(), h.f32());
     return be.linear(h, L.proj.weight, L.proj.bias);
   }
   Tensor g = be.linear(x, L.gate.weight, L.gate.bias);  // (1,T,ff)
   const Tensor u = be.linear(x, L.up.weight, L.up.bias);
+  times_sigmoid(g.f32(), g.numel(), 1.0f, 0.0f);  // silu(g)
   float* pg = g.f32();
-  for (int64_t i = 0; i < g.numel(); ++i) pg[i] = pg[i] / (1.0f + std::exp(-pg[i])) * u.f32()[i];  // silu(g)·u
+  const float* pu = u.f32();
+  for (int64_t i = 0, n = g.numel(); i < n; ++i) pg[i] *= pu[i];
   return be.linear(g, L.down.weight, L.down.bias);
 }
 
 // x += y, elementwise over (1,T,d)
 void add_into(Tensor& x, const Tensor& y) {
   float* p = x.f32();
-  for (int64_t i = 0; i < x.numel(); ++i) p[i] += y.f32()[i];
+  const float* q = y.f32();
+  for (int64_t i = 0, n = x.numel(); i < n; ++i) p[i] += q[i];
 }
 
 // token (+ learned position) embeddings of rows at positions position0..   (1,n,d)
