@@ -109,7 +109,7 @@ int run_hf_predict(const std::string& dir, const HfInput& in, int64_t k, int64_t
     if (l.text.tokenizer) j["text"] = l.text.text(l.tokens);
     for (const auto& p : top) j["top"].push_back({{"token", p.token}, {"label", l.text.label(p.token)}, {"prob", p.prob}, {"logit", p.logit}});
     if (l.tokens.size() >= 2) j["loss"] = model::hf::next_token_loss(run.logits, l.tokens);
-    std::printf("%s\n", j.dump(1).c_str());
+    std::printf("%s\n", j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
   std::printf("after %zu tokens (%s), the next token:\n", l.tokens.size(), ids_text(l.tokens).c_str());

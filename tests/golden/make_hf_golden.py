@@ -13,11 +13,14 @@ the references are computed from the weights as stored (rounded, then widened to
     tests/golden/hf_<family>_<dtype>/alpha_<L>.npy    (1,h,T,T) every layer's attention weights
     tests/golden/hf_<family>_<dtype>/logits.npy       (T,V)
     tests/golden/hf_<family>_<dtype>/greedy.npy       (N,) float32: greedy continuation of tokens
+    tests/golden/hf_gpt2_tok/                          a GPT-2 of the tiny tokenizer's 270 tokens with
+                                                       that tokenizer (vocab.json + merges.txt), for --text
 Run with Debian's python3-torch:  /usr/bin/python3 tests/golden/make_hf_golden.py
 """
 import json
 import math
 import os
+import shutil
 import struct
 
 import numpy as np
@@ -205,5 +208,18 @@ def main():
             print(out, "tokens", ids.tolist(), "greedy", seq[T:])
 
 
+def with_tokenizer():
+    """GPT-2 sized to tests/golden/tokenizers/gpt2 (270 tokens), beside that tokenizer's files."""
+    c = dict(CONFIGS["gpt2"], vocab_size=270, bos_token_id=None)
+    out = os.path.join(HERE, "hf_gpt2_tok")
+    os.makedirs(out, exist_ok=True)
+    write_safetensors(os.path.join(out, "model.safetensors"), gpt2_params(c, torch.Generator().manual_seed(4)), "F32")
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
+
+
 if __name__ == "__main__":
     main()
+    with_tokenizer()
