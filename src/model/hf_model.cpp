@@ -36,11 +36,12 @@ Tensor take_optional(const Names& n, const std::string& name, const Dims& shape,
   return take(n, name, shape);
 }
 
-// (rows, cols) -> (cols, rows), a copy: Conv1D's (in, out) into nn.Linear's (out, in).
-Tensor transposed(const Tensor& w) { return w.transpose(0, 1).contiguous(); }
+// Conv1D's (in, out) seen as nn.Linear's (out, in): a transpose view, no copy (the CPU
+// backend's linear reads it in place, strides (1, out)).
+Tensor transposed(const Tensor& w) { return w.transpose(0, 1); }
 
-// Columns [first, first+count) of a Conv1D weight (in, 3d), as an nn.Linear (count, in) weight.
-Tensor conv1d_slice(const Tensor& w, int64_t first, int64_t count) { return transposed(w.narrow(1, first, count)); }
+// Columns [first, first+count) of a Conv1D weight (in, 3d), as an nn.Linear (count, in) view.
+Tensor conv1d_slice(const Tensor& w, int64_t first, int64_t count) { return w.narrow(1, first, count).transpose(0, 1); }
 Tensor vector_slice(const Tensor& b, int64_t first, int64_t count) { return b.narrow(0, first, count).contiguous(); }
 
 std::string gpt2_prefix(const SafetensorsSet& st) {
@@ -129,10 +130,7 @@ int64_t parameter_count(const HfConfig& c) {
 }  // namespace
 
 int64_t predict_hf_model_bytes(const std::string& dir) {
-  const HfConfig c = read_hf_config(dir);
-  // GPT-2's transposes hold one extra copy of the largest matrix while they run
-  return checked_add(checked_mul(parameter_count(c), 4, "model bytes"),
-                     checked_product({c.d_model, std::max(c.d_ff, 3 * c.d_model), 4}, "transpose bytes"), "model bytes");
+  return checked_mul(parameter_count(read_hf_config(dir)), 4, "model bytes");  // float32, each once
 }
 
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {

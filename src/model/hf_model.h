@@ -8,8 +8,9 @@
 //                                x = embed_tokens[tok]                            (positions: RoPE in attention)
 //                                x = x + attn(rms(x));  x = x + mlp(rms(x))      mlp = down(silu(gate(x)) ⊙ up(x))
 //                                logits = norm(x) · lm_headᵀ                      (lm_head = embed_tokens when tied)
-// Weights are held in torch.nn.Linear layout (out, in), float32. GPT-2's Conv1D weights are
-// (in, out): c_attn (d, 3d) is split into W_Q, W_K, W_V and each is transposed once at load.
+// Weights are torch.nn.Linear's (out, in), float32. GPT-2's Conv1D weights are (in, out):
+// c_attn (d, 3d) is split into W_Q, W_K, W_V, each a transpose view of its columns
+// (strides (1, 3d)), which the engine's linear reads in place.
 #pragma once
 
 #include <cstdint>
