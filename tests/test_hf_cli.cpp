@@ -52,7 +52,7 @@ TEST_CASE("decode --model HF --tokens --steps N --json lists the generated ids (
   CHECK(nlohmann::json::parse(run_cli(hot).output)["generated"] == nlohmann::json::parse(run_cli(hot).output)["generated"]);
 }
 
-TEST_CASE("--text goes through the folder's tokenizer: the same run as its ids") {
+TEST_CASE("text input (--text) goes through the folder's tokenizer: the same run as its ids") {
   const std::string m = golden("hf_gpt2_tok");
   const auto ids = run_cli("tokenize --model " + m + " --text 'the cat sat' --json");
   REQUIRE(ids.code == 0);

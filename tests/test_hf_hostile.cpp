@@ -100,8 +100,11 @@ TEST_CASE("a config.json that lies is one Error naming the field") {
   CHECK(config_error("{" + llama + "}") == "(accepted)");
   CHECK_THAT(config_error("{" + llama + R"(,"num_key_value_heads":3})"), Catch::Contains("3 does not divide num_attention_heads 4"));
   CHECK_THAT(config_error("{" + llama + R"(,"head_dim":8})"), Catch::Contains("head_dim 8 is not hidden_size / num_attention_heads"));
-  CHECK_THAT(config_error("{" + llama + R"(,"rope_scaling":{"rope_type":"llama3","factor":8}})"),
-             Catch::Contains("rope_scaling \"llama3\" is not supported"));
+  CHECK_THAT(config_error("{" + llama + R"(,"rope_scaling":{"rope_type":"yarn","factor":4}})"),
+             Catch::Contains("rope_scaling \"yarn\" is not supported"));
+  CHECK(config_error("{" + llama + R"(,"rope_scaling":{"rope_type":"llama3","factor":8}})") == "(accepted)");
+  CHECK_THAT(config_error("{" + llama + R"(,"rope_scaling":{"rope_type":"llama3","factor":0}})"),
+             Catch::Contains("must be a positive number"));
   CHECK_THAT(config_error(R"({"model_type":"bert"})"), Catch::Contains("model_type \"bert\" is not supported (gpt2, llama, qwen2)"));
   CHECK_THAT(config_error("{" + llama + R"(,"rope_theta":-1})"), Catch::Contains("must be a positive number"));
 }

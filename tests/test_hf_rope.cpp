@@ -33,6 +33,14 @@ TEST_CASE("rope's fast path equals the rotate_half loop on transposed views, at 
     INFO("position0 " << p0);
     CHECK(test::max_abs_diff(rope_rotate(q, p0, 10000), reference::rope(q, p0, 10000)) < 1e-6);
   }
+  // Llama 3's scaling changes the frequencies, the same way on both paths
+  const RopeScaling llama3{8, 1, 4, 8};
+  CHECK(test::max_abs_diff(rope_rotate(q, 7, 500000, llama3), reference::rope(q, 7, 500000, llama3)) < 1e-6);
+  // pair 0 (wavelen 2π, between 8/4 and 8/1): the smooth band, s = (8/2π - 1)/3
+  const double s = (8 / (2 * M_PI) - 1) / 3;
+  CHECK(rope_inv_freq(0, 4, 500000, llama3) == Approx((1 - s) / 8 + s).epsilon(1e-6));
+  // pair 1 (wavelen 2π·707 > 8): slowed by the factor
+  CHECK(rope_inv_freq(1, 4, 500000, llama3) == Approx(rope_inv_freq(1, 4, 500000) / 8).epsilon(1e-6));
   // position 0 turns nothing: cos 0 = 1, sin 0 = 0
   CHECK(test::max_abs_diff(rope_rotate(q.narrow(2, 0, 1), 0, 10000), q.narrow(2, 0, 1).contiguous()) == 0);
 }

@@ -204,11 +204,12 @@ cfg width-odd "{$gpt2, \"n_embd\": 18, \"n_head\": 4}"
 cfg kv-3 "{$llama, \"num_attention_heads\": 4, \"num_key_value_heads\": 3}"
 cfg head-dim "{$llama, \"num_attention_heads\": 4, \"head_dim\": 8}"
 cfg rope-scaling "{$llama, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4}}"
+cfg llama3-zero "{$llama, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 0}}"
 cfg bert '{"model_type": "bert", "hidden_size": 16}'
 cfg cfg-deep "$(head -c 100000 /dev/zero | tr '\0' '[')"
 cfg huge-vocab "{$gpt2, \"n_embd\": 16, \"n_head\": 4, \"vocab_size\": 4611686018427387904}"
 hf_dirs=(len62 past-eof overlap out-of-range disagree shape-wrap deep not-object missing-tensors nan heads-zero width-odd
-         kv-3 head-dim rope-scaling bert cfg-deep huge-vocab)
+         kv-3 head-dim rope-scaling llama3-zero bert cfg-deep huge-vocab)
 
 # folders a dump cannot go to
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"

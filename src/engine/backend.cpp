@@ -16,6 +16,8 @@ AttentionCore Backend::attention_core(const Tensor& q, const Tensor& k, const Te
   return out;
 }
 
-Tensor Backend::rope(const Tensor& x, int64_t position0, double theta) { return rope_rotate(x, position0, theta); }
+Tensor Backend::rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling) {
+  return rope_rotate(x, position0, theta, scaling);
+}
 
 }  // namespace attnsim

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "rope.h"
 #include "tensor.h"
 #include "trace.h"
 
@@ -72,7 +73,7 @@ class Backend {
   virtual Tensor qk_grouped(const Tensor& q, const Tensor& k_grouped);
   virtual Tensor av_grouped(const Tensor& alpha, const Tensor& v_grouped);
   // Rotary embedding of q or k heads (rope.h); the default is the host loop of rope_rotate.
-  virtual Tensor rope(const Tensor& x, int64_t position0, double theta);
+  virtual Tensor rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling);
 };
 
 // (B,g,r,T,dk) -> (B,g·r,T,dk), a copy (stride 0 cannot be merged into the head axis).

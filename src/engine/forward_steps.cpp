@@ -71,10 +71,11 @@ static Heads add_rope_steps(Trace& t, const MhaConfig& c, Heads heads, Backend& 
     return heads;
   }
   char op[96];
-  std::snprintf(op, sizeof op, "rope θ=%g at positions %lld..%lld", c.rope_theta, static_cast<long long>(c.position0),
+  std::snprintf(op, sizeof op, "rope θ=%g%s at positions %lld..%lld", c.rope_theta,
+                c.rope_scaling.factor > 0 ? " (llama3-scaled)" : "", static_cast<long long>(c.position0),
                 static_cast<long long>(c.position0 + heads.q.size(2) - 1));
-  heads.q = be.rope(heads.q, c.position0, c.rope_theta);  // (B,h,Tq,dk)
-  heads.k = be.rope(heads.k, c.position0, c.rope_theta);  // (B,g,Tk,dk)
+  heads.q = be.rope(heads.q, c.position0, c.rope_theta, c.rope_scaling);  // (B,h,Tq,dk)
+  heads.k = be.rope(heads.k, c.position0, c.rope_theta, c.rope_scaling);  // (B,g,Tk,dk)
   Step q = made_step("q_rot", op, {"q_heads"}, StepKind::Compute, heads.q, be.name());
   Step k = made_step("k_rot", op, {"k_heads"}, StepKind::Compute, heads.k, be.name());
   q.note = k.note = "pairs (i, i + dk/2) turned by position · θ^(-2i/dk) (HF rotate_half)";

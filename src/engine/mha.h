@@ -25,6 +25,7 @@
 #include "backend.h"
 #include "bugs.h"
 #include "mask.h"
+#include "rope.h"
 #include "trace.h"
 
 namespace attnsim {
@@ -44,6 +45,7 @@ struct MhaConfig {
   bool train = false;          // dropout only applies in train mode
   bool wo_identity = false;    // W_O replaced by the identity: out = ctx_concat
   double rope_theta = 0;       // rotary embedding base (Llama's rope_theta); 0 = none (q_rot, k_rot skipped)
+  RopeScaling rope_scaling;    // Llama 3's long-context frequency scaling (rope.h); factor 0 = none
   int64_t position0 = 0;       // absolute position of the first query/key row (RoPE; decode: the cache length)
   MaskSpec mask;
   Bug bug = Bug::None;

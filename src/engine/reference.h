@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backend.h"
+#include "rope.h"
 #include "tensor.h"
 
 namespace attnsim::reference {
@@ -26,6 +27,6 @@ Tensor av_grouped(const Tensor& alpha, const Tensor& v);
 // RoPE as modeling_llama.py writes it, one element at a time (rope.h):
 //   emb = cat(p·inv_freq, p·inv_freq)  (dk);  rotate_half(x)[c] = c < dk/2 ? -x[c+dk/2] : x[c-dk/2]
 //   out[b,h,t,c] = x[b,h,t,c]·cos(emb[c]) + rotate_half(x)[c]·sin(emb[c]),  p = position0 + t
-Tensor rope(const Tensor& x, int64_t position0, double theta);
+Tensor rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling = {});
 
 }  // namespace attnsim::reference

@@ -9,9 +9,15 @@
 
 namespace attnsim {
 
-float rope_inv_freq(int64_t i, int64_t dk, double theta) {
+float rope_inv_freq(int64_t i, int64_t dk, double theta, const RopeScaling& r) {
   const float exponent = static_cast<float>(2 * i) / static_cast<float>(dk);
-  return static_cast<float>(1.0 / std::pow(theta, static_cast<double>(exponent)));
+  const float f = static_cast<float>(1.0 / std::pow(theta, static_cast<double>(exponent)));
+  if (r.factor <= 0) return f;
+  const double wavelen = 2 * M_PI / f;
+  if (wavelen < r.original_max / r.high_freq_factor) return f;
+  if (wavelen > r.original_max / r.low_freq_factor) return static_cast<float>(f / r.factor);
+  const double s = (r.original_max / wavelen - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
+  return static_cast<float>((1 - s) * f / r.factor + s * f);
 }
 
 namespace {
@@ -25,13 +31,13 @@ void check_rope(const Tensor& x, double theta) {
 
 }  // namespace
 
-Tensor rope_rotate(const Tensor& x, int64_t position0, double theta) {
+Tensor rope_rotate(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling) {
   check_rope(x, theta);
   const int64_t B = x.size(0), H = x.size(1), T = x.size(2), dk = x.size(3), half = dk / 2;
   // pass 1: cos and sin per (position, pair), shared by every batch row and head   (T, dk/2)
   std::vector<float> cosv(static_cast<size_t>(T * half)), sinv(static_cast<size_t>(T * half));
   for (int64_t i = 0; i < half; ++i) {
-    const float f = rope_inv_freq(i, dk, theta);
+    const float f = rope_inv_freq(i, dk, theta, scaling);
     for (int64_t t = 0; t < T; ++t) {
       const float angle = static_cast<float>(position0 + t) * f;  // float32, as HF
       cosv[static_cast<size_t>(t * half + i)] = std::cos(angle);

@@ -96,8 +96,17 @@ void parse_llama(const nlohmann::json& j, HfConfig& c, const std::string& what) 
   if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
     const nlohmann::json& rs = j["rope_scaling"];
     const std::string type = rs.is_object() ? string_field(rs, "rope_type", string_field(rs, "type", "?", what), what) : "?";
-    if (type != "default")
-      throw Error(what + ": rope_scaling \"" + one_line(type) + "\" is not supported (plain RoPE only: remove rope_scaling or use a model without it)");
+    if (type == "llama3") {
+      c.rope_scaling.factor = real_field(rs, "factor", -1, what + " rope_scaling");
+      c.rope_scaling.low_freq_factor = real_field(rs, "low_freq_factor", 1, what + " rope_scaling");
+      c.rope_scaling.high_freq_factor = real_field(rs, "high_freq_factor", 4, what + " rope_scaling");
+      c.rope_scaling.original_max = real_field(rs, "original_max_position_embeddings", 8192, what + " rope_scaling");
+      if (c.rope_scaling.factor <= 0) throw Error(what + ": rope_scaling llama3 needs a positive \"factor\"");
+      if (!(c.rope_scaling.high_freq_factor > c.rope_scaling.low_freq_factor))
+        throw Error(what + ": rope_scaling llama3 needs high_freq_factor > low_freq_factor");
+    } else if (type != "default") {
+      throw Error(what + ": rope_scaling \"" + one_line(type) + "\" is not supported (plain RoPE and llama3 only)");
+    }
   }
   if (qwen2 && bool_field(j, "use_sliding_window", false, what))
     throw Error(what + ": use_sliding_window is not supported (full causal attention only)");

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/rope.h"
+
 namespace attnsim::model::hf {
 
 enum class Family { Gpt2, Llama };
@@ -29,6 +31,7 @@ struct HfConfig {
   int64_t d_ff = 0;           // n_inner (4·n_embd) / intermediate_size
   double norm_eps = 1e-5;     // layer_norm_epsilon / rms_norm_eps
   double rope_theta = 0;      // Llama: rope_theta (10000 when absent); GPT-2: 0 (learned positions)
+  RopeScaling rope_scaling;   // rope_scaling of type "llama3" (Llama 3.1, 3.2); factor 0 = none
   bool tied = true;           // the unembedding is the token embedding (GPT-2 always)
   bool qkv_bias = true;       // GPT-2, Qwen2: q/k/v projections have a bias
   bool o_bias = true;         // GPT-2: the output projection has a bias

@@ -160,6 +160,7 @@ MhaConfig hf_attention_config(const HfConfig& hc, int64_t T, int64_t position0) 
   c.bias = hc.qkv_bias;  // per projection: a Linear whose bias is undefined has none (Qwen2's o_proj)
   c.mask.causal = true;
   c.rope_theta = hc.rope_theta;
+  c.rope_scaling = hc.rope_scaling;
   c.position0 = position0;
   return c;
 }

@@ -5,7 +5,7 @@ PyTorch 1.13 following modeling_gpt2.py, modeling_llama.py and modeling_qwen2.py
 parameter names, shapes and layouts (GPT-2's Conv1D weights are (in, out), c_attn fused as
 [q | k | v]; Llama's nn.Linear weights are (out, in)), the same semantics (pre-LN LayerNorm +
 gelu_new + learned positions + tied unembedding; RMSNorm + RoPE in rotate_half form + GQA via
-repeat_kv + SwiGLU; Qwen2's q/k/v biases). Each tiny model is written as safetensors (by hand:
+repeat_kv + SwiGLU; Llama 3's "llama3" rope_scaling; Qwen2's q/k/v biases). Each tiny model is written as safetensors (by hand:
 8-byte length, JSON header, raw little-endian bytes) in F32, F16 and BF16, and for each dtype
 the references are computed from the weights as stored (rounded, then widened to float32):
     tests/golden/hf_<family>_<dtype>/config.json, model.safetensors
@@ -35,6 +35,11 @@ CONFIGS = {
     "llama": dict(model_type="llama", hidden_size=16, num_attention_heads=4, num_key_value_heads=2,
                   num_hidden_layers=2, intermediate_size=24, vocab_size=29, max_position_embeddings=32,
                   rms_norm_eps=1e-6, rope_theta=10000.0, tie_word_embeddings=False, hidden_act="silu", bos_token_id=1),
+    "llama3": dict(model_type="llama", hidden_size=16, num_attention_heads=4, num_key_value_heads=2,
+                   num_hidden_layers=2, intermediate_size=24, vocab_size=29, max_position_embeddings=32,
+                   rms_norm_eps=1e-5, rope_theta=500000.0, tie_word_embeddings=True, hidden_act="silu", bos_token_id=1,
+                   rope_scaling=dict(rope_type="llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                                     original_max_position_embeddings=8)),
     "qwen2": dict(model_type="qwen2", hidden_size=16, num_attention_heads=4, num_key_value_heads=1,
                   num_hidden_layers=2, intermediate_size=20, vocab_size=19, max_position_embeddings=32,
                   rms_norm_eps=1e-6, rope_theta=1000000.0, tie_word_embeddings=True, hidden_act="silu"),
@@ -134,6 +139,15 @@ def llama_forward(c, p, ids):
         return y + p[name + ".bias"] if name + ".bias" in p else y
 
     inv_freq = 1.0 / (c["rope_theta"] ** (torch.arange(0, dk, 2, dtype=torch.int64).float() / dk))
+    rs = c.get("rope_scaling")
+    if rs:  # modeling_rope_utils.py's llama3 rule: slow pairs stretched by factor, a smooth band between
+        L, lo, hi, factor = rs["original_max_position_embeddings"], rs["low_freq_factor"], rs["high_freq_factor"], rs["factor"]
+        wavelen = 2 * math.pi / inv_freq
+        scaled = torch.where(wavelen > L / lo, inv_freq / factor, inv_freq)
+        smooth = (L / wavelen - lo) / (hi - lo)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = ~(wavelen < L / hi) * ~(wavelen > L / lo)
+        inv_freq = torch.where(medium, smoothed, scaled)
     freqs = torch.arange(Tn).float()[:, None] * inv_freq[None, :]
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos(), emb.sin()  # (T, dk)
@@ -176,11 +190,13 @@ def write_safetensors(path, tensors, st_dtype):
 
 def main():
     for family, c in CONFIGS.items():
-        g = torch.Generator().manual_seed({"gpt2": 1, "llama": 2, "qwen2": 3}[family])
+        g = torch.Generator().manual_seed({"gpt2": 1, "llama": 2, "qwen2": 3, "llama3": 5}[family])
         params = gpt2_params(c, g) if family == "gpt2" else llama_params(c, g, qkv_bias=family == "qwen2")
         forward = gpt2_forward if family == "gpt2" else llama_forward
         ids = torch.randint(0, c["vocab_size"], (T,), generator=g)
         for tag, (dtype, st_dtype) in DTYPES.items():
+            if family == "llama3" and tag != "f32":  # the scaling is what this one tests
+                continue
             stored = {k: v.to(dtype) for k, v in params.items()}
             p = {k: v.to(torch.float32) for k, v in stored.items()}  # what attnsim computes with
             out = os.path.join(HERE, f"hf_{family}_{tag}")
