@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 targets=("$@")
 ((${#targets[@]})) || targets=(npy mask lesson checkpoint cli safetensors tokenizer)
 # CI mode's inputs per target: about 30 s each on a loaded 2-core machine.
-declare -A runs=([npy]=600000 [mask]=600000 [lesson]=200000 [checkpoint]=20000 [cli]=5000 [safetensors]=100000
+declare -A runs=([npy]=600000 [mask]=600000 [lesson]=200000 [checkpoint]=20000 [cli]=5000 [safetensors]=600000
                  [tokenizer]=20000)
 
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DATTNSIM_FUZZ=ON \
