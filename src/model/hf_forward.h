@@ -33,7 +33,8 @@ HfForward hf_forward(const HfModel& model, const std::vector<int32_t>& tokens, c
 
 // The incremental pass: each feed() runs new tokens through every layer, appending their K/V
 // (RoPE-rotated at their absolute positions) to the layer's cache, and returns the last new
-// row's logits (V). Teacher-forced, it gives hf_forward's logits to rounding.
+// row's logits (V). Teacher-forced, it gives hf_forward's logits to rounding. The model must
+// outlive the decoder (it holds a reference).
 class HfDecoder {
  public:
   HfDecoder(const HfModel& model, int64_t t_max);
