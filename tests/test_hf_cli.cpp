@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "engine/npy.h"
@@ -47,6 +48,15 @@ TEST_CASE("decode --model HF --tokens --steps N --json lists the generated ids (
   CHECK(j["generated"].get<std::vector<int>>() == want);
   CHECK(j["steps"].size() == 5);  // the prefill, then one call per token
   CHECK(j["steps"][1]["k_cache_shape"] == std::vector<int>{1, 1, 8, 4});  // Qwen2 tiny: one K/V head
+  // --dump: every call's trace per layer; the decode step rotates its one new row at position 8
+  const fs::path dir = fs::temp_directory_path() / ("attnsim-hf-decode-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  REQUIRE(run_cli("decode --model " + golden("hf_llama_f32") + " --tokens 3,4,25,2,22,1,5,9 --steps 2 --dump " + dir.string()).code == 0);
+  CHECK(read_npy((dir / "step_0001" / "layer_1" / "k_cache.npy").string()).shape() == Dims{1, 2, 9, 4});
+  std::ifstream in(dir / "step_0001" / "layer_0" / "trace.json");
+  const nlohmann::json t = nlohmann::json::parse(in);
+  CHECK(t["config"]["position0"] == 8);
+  fs::remove_all(dir);
   // sampled at a temperature: seeded, so the same seed gives the same ids
   const std::string hot = "decode --model " + golden("hf_gpt2_f32") + " --tokens 1,2 --steps 6 --temperature 1.5 --seed 3 --json";
   CHECK(nlohmann::json::parse(run_cli(hot).output)["generated"] == nlohmann::json::parse(run_cli(hot).output)["generated"]);

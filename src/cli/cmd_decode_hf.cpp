@@ -106,6 +106,8 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
           const std::string ld = step_dir(root, i) + "/layer_" + std::to_string(l);
           std::filesystem::create_directories(ld);
           dump_steps(dumped[i][l], ld);
+          const MhaConfig call = model::hf::hf_attention_config(c, records[i].fed, records[i].first_position);
+          write_file_atomically(ld + "/trace.json", trace_to_json(call, dumped[i][l]).dump(2) + "\n");
         }
     });
 
