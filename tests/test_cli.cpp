@@ -32,9 +32,9 @@ TEST_CASE("cli: --dump writes every step that ran and trace.json, atomically") {
   std::ifstream in(dir / "trace.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   CHECK(j["config"]["heads"] == 2);
-  CHECK(j["steps"].size() == 23);
-  CHECK(j["steps"][14]["name"] == "mask");
-  CHECK(j["steps"][16]["nan_count"] == 2 * 2 * 4);
+  CHECK(j["steps"].size() == 25);
+  CHECK(j["steps"][16]["name"] == "mask");  // after q_rot, k_rot
+  CHECK(j["steps"][18]["nan_count"] == 2 * 2 * 4);
   CHECK(j["first_nan_step"] == "alpha");
   CHECK(read_npy((dir / "alpha.npy").string()).shape() == Dims{2, 2, 4, 4});
   CHECK(read_npy((dir / "q_heads.npy").string()).shape() == Dims{2, 2, 4, 4});

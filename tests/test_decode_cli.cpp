@@ -60,7 +60,7 @@ TEST_CASE("cli decode --dump: every step's trace per layer, the cache append rea
   const nlohmann::json j = nlohmann::json::parse(in);
   CHECK(j["config"]["kv_heads"] == 1);
   const auto names = j["steps"];
-  CHECK(names.size() == 29);  // every name: cache steps and grouped steps
+  CHECK(names.size() == 31);  // every name: cache steps, grouped steps, q_rot and k_rot (skipped)
   for (const auto& s : names) {
     if (s["name"] == "k_cache_append") {
       CHECK(s["kind"] == "copy");
@@ -109,9 +109,9 @@ TEST_CASE("cli trace --kv-heads shows the stride-0 group view") {
   const auto r = run_cli("trace --batch 1 --tq 4 --d-model 16 --heads 4 --kv-heads 2 --json");
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.output);
-  CHECK(j["steps"].size() == 25);
-  CHECK(j["steps"][12]["name"] == "k_grouped");
-  CHECK(j["steps"][12]["strides"][2] == 0);
-  CHECK(j["steps"][12]["kind"] == "view");
+  CHECK(j["steps"].size() == 27);  // 25 and k_grouped, v_grouped
+  CHECK(j["steps"][14]["name"] == "k_grouped");  // after q_rot, k_rot (skipped: no RoPE)
+  CHECK(j["steps"][14]["strides"][2] == 0);
+  CHECK(j["steps"][14]["kind"] == "view");
   CHECK(run_cli("trace --heads 8 --kv-heads 3").code == 2);
 }

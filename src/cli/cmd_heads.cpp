@@ -4,6 +4,8 @@
 
 #include "commands.h"
 #include "engine/error.h"
+#include "hf_commands.h"
+#include "model/hf_config.h"
 #include "model/ablate.h"
 #include "model/checkpoint.h"
 #include "model/heads.h"
@@ -19,13 +21,19 @@ Runner add_heads_command(CLI::App& app) {
   struct Args {
     std::string dir, mem_limit;
     bool json = false;
+    HfInput hf;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("heads", "role scores of every head of a trained model (previous-token, induction, ...)");
-  cmd->add_option("--model", a->dir, "checkpoint folder (e.g. assets/models/induction)")->required()->check(not_empty());
+  cmd->add_option("--model", a->dir, "checkpoint folder (e.g. assets/models/induction) or a Hugging Face folder")
+      ->required()->check(not_empty());
   cmd->add_option("--mem-limit", a->mem_limit, "refuse models whose scoring needs more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "JSON instead of a table");
+  add_hf_input_options(*cmd, a->hf, "a Hugging Face model's scores also on these tokens");
   return [a] {
+    if (model::hf::is_hf_model_dir(a->dir))
+      return run_hf_heads(a->dir, a->hf, a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), a->json);
+    refuse_hf_input(a->hf);
     // predicted from model.json before any .npy is read: a 1,024-head checkpoint is 17 MB on
     // disk and gigabytes of attention patterns
     const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
@@ -60,17 +68,23 @@ Runner add_ablate_command(CLI::App& app) {
   struct Args {
     std::string dir, heads, mode = "zero", mem_limit;
     bool json = false;
+    HfInput hf;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("ablate", "knock heads out (zero or mean) and report the loss and repeat accuracy");
-  cmd->add_option("--model", a->dir, "checkpoint folder")->required()->check(not_empty());
+  cmd->add_option("--model", a->dir, "checkpoint folder, or a Hugging Face folder")->required()->check(not_empty());
   cmd->add_option("--heads", a->heads, "LAYER.HEAD,... ablated together; without it, each head alone (the full table)")
       ->check(not_empty());  // "" is not "each head alone"
   cmd->add_option("--mem-limit", a->mem_limit, "refuse models whose ablation needs more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_option("--mode", a->mode, "zero | mean (the head's mean ctx over the evaluation batch)")->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON instead of a table");
+  add_hf_input_options(*cmd, a->hf, "a Hugging Face model: the text whose next-token loss is measured");
   return [a] {
     if (a->mode != "zero" && a->mode != "mean") throw Error("--mode must be zero or mean, got '" + a->mode + "'");
+    if (model::hf::is_hf_model_dir(a->dir))
+      return run_hf_ablate(a->dir, a->hf, a->heads, a->mode == "mean", a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
+                           a->json);
+    refuse_hf_input(a->hf);
     const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
     if (!a->heads.empty()) (void)model::parse_heads(a->heads, config);  // refused before anything is loaded
     model::check_fits(model::predict_ablation_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
@@ -109,6 +123,31 @@ Runner add_ablate_command(CLI::App& app) {
     print_stats_row("none", base, base);
     for (const auto& [name, s] : rows) print_stats_row(name.c_str(), s, base);
     return 0;
+  };
+}
+
+}  // namespace attnsim::cli
+
+namespace attnsim::cli {
+
+Runner add_predict_command(CLI::App& app) {
+  struct Args {
+    std::string dir, mem_limit;
+    int64_t k = 10;
+    bool json = false;
+    HfInput hf;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("predict", "a Hugging Face model's top-k next tokens after the given ones");
+  cmd->add_option("--model", a->dir, "a Hugging Face folder (config.json + model.safetensors)")->required()->check(not_empty());
+  cmd->add_option("--top-k", a->k, "how many predictions")->capture_default_str()->check(whole_number(1, 1000));
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse models that need more (e.g. 2G)")->check(mem_limit_size());
+  cmd->add_flag("--json", a->json, "JSON instead of a table");
+  add_hf_input_options(*cmd, a->hf, "the input");
+  return [a] {
+    if (!model::hf::is_hf_model_dir(a->dir))
+      throw Error(a->dir + ": not a Hugging Face model folder (config.json and model.safetensors)");
+    return run_hf_predict(a->dir, a->hf, a->k, a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), a->json);
   };
 }
 

@@ -10,7 +10,9 @@
 #include "model/checkpoint.h"
 #include "model/memory.h"
 #include "model/tasks.h"
+#include "model/hf_forward.h"
 #include "model/tokenizer.h"
+#include "hf_input.h"
 #include "options.h"
 #include "table.h"
 
@@ -26,9 +28,29 @@ struct TraceOptions {
   std::string checkpoint;  // --model DIR: one layer of a trained model instead of random weights
   int64_t layer = 0;
   std::string text = "the cat sat. the cat sat.";
+  HfInput hf;  // a Hugging Face folder's input: --tokens, or --text when given
 };
 
-// One layer's attention of a trained model on BOS + the text's characters: the same 23 steps,
+// One layer of a Hugging Face model on the given tokens: the whole model runs (each layer's
+// input is the residual stream before it), and layer L keeps its whole trace.
+std::pair<MhaConfig, ForwardResult> trace_hf_layer(const TraceOptions& o) {
+  const model::hf::HfConfig config = model::hf::read_hf_config(o.checkpoint);
+  if (o.layer < 0 || o.layer >= config.layers)
+    throw Error("--layer " + std::to_string(o.layer) + " is outside the model (layers 0.." +
+                std::to_string(config.layers - 1) + ")");
+  const std::vector<int32_t> tokens = hf_input_tokens(o.hf, o.checkpoint, config);
+  const int64_t T = static_cast<int64_t>(tokens.size());
+  const model::hf::HfModel m = load_hf_checked(o.checkpoint, model::hf::predict_hf_forward_bytes(config, T, false),
+                                               o.model.mem_limit.empty() ? 0 : parse_size(o.model.mem_limit),
+                                               "tracing this model");
+  model::hf::HfForwardOptions fo;
+  fo.keep_layer = o.layer;
+  ForwardResult r;
+  r.trace = std::move(model::hf::hf_forward(m, tokens, fo).traces[static_cast<size_t>(o.layer)]);
+  return {model::hf::hf_attention_config(config, T), std::move(r)};
+}
+
+// One layer's attention of a trained model on BOS + the text's characters: the same 25 steps,
 // with the layer's real input (the residual stream) and weights.
 std::pair<MhaConfig, ForwardResult> trace_model_layer(const TraceOptions& o) {
   const model::ModelConfig config = model::read_checkpoint_header(o.checkpoint).config;
@@ -92,16 +114,25 @@ Runner add_trace_command(CLI::App& app) {
   cmd->add_option("--dump", opts->dump, "write DIR/<step>.npy for every step that ran and DIR/trace.json (DIR new or empty)")->check(not_empty());
   cmd->add_flag("--force", opts->force, "with --dump: replace a folder that is not empty");
   cmd->add_flag("--json", opts->json, "print the trace as JSON");
-  CLI::Option* model = cmd->add_option("--model", opts->checkpoint, "a trained checkpoint: trace one of its layers (sizes come from it)")
+  CLI::Option* model = cmd->add_option("--model", opts->checkpoint,
+                                       "a trained checkpoint or a Hugging Face folder: trace one of its layers (sizes come from it)")
       ->check(not_empty());
   for (CLI::Option* opt : sizes) opt->excludes(model);
   cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str()->needs(model);
-  cmd->add_option("--text", opts->text, "with --model: the input, one token per character after BOS")->capture_default_str()
-      ->needs(model);
-  return [opts] {
+  CLI::Option* text = cmd->add_option("--text", opts->text,
+                                      "with --model: the input (a checkpoint: one token per character after BOS; "
+                                      "a Hugging Face folder: its tokenizer)")
+                          ->capture_default_str()->needs(model);
+  cmd->add_option("--tokens", opts->hf.tokens, "with a Hugging Face --model: the input as token ids, e.g. 3,1,4")
+      ->check(not_empty())->needs(model)->excludes(text);
+  return [opts, text] {
     MhaConfig config;
     ForwardResult r;
-    if (!opts->checkpoint.empty()) {
+    if (!opts->checkpoint.empty() && model::hf::is_hf_model_dir(opts->checkpoint)) {
+      if (text->count() > 0) opts->hf.text = opts->text;
+      std::tie(config, r) = trace_hf_layer(*opts);
+    } else if (!opts->checkpoint.empty()) {
+      if (!opts->hf.tokens.empty()) throw Error("--tokens takes a Hugging Face folder; an attnsim checkpoint reads --text");
       std::tie(config, r) = trace_model_layer(*opts);
     } else {
       const Model m = build_model(opts->model, predict_trace_bytes);

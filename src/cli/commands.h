@@ -20,10 +20,13 @@ Runner add_lesson_command(CLI::App& app);
 Runner add_train_command(CLI::App& app);
 Runner add_heads_command(CLI::App& app);
 Runner add_ablate_command(CLI::App& app);
+Runner add_predict_command(CLI::App& app);
+Runner add_bench_model_command(CLI::App& app);
 Runner add_experiment_command(CLI::App& app);
 Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
+Runner add_tokenize_command(CLI::App& app);
 Runner add_slides_command(CLI::App& app);   // cmd_export.cpp: the app's figure exports
 Runner add_figure_command(CLI::App& app);
 Runner add_animate_command(CLI::App& app);

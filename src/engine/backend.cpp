@@ -1,6 +1,8 @@
 // Backend: the default attention core, the four ops in turn (backend.h).
 #include "backend.h"
 
+#include "rope.h"
+
 namespace attnsim {
 
 AttentionCore Backend::attention_core(const Tensor& q, const Tensor& k, const Tensor& v, const SoftmaxSpec& spec,
@@ -12,6 +14,10 @@ AttentionCore Backend::attention_core(const Tensor& q, const Tensor& k, const Te
   const Tensor& weights = dropout_p > 0 ? out.dropped : out.softmax.alpha;
   out.ctx = v.dim() == 5 ? av_grouped(weights, v) : av(weights, v);
   return out;
+}
+
+Tensor Backend::rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling) {
+  return rope_rotate(x, position0, theta, scaling);
 }
 
 }  // namespace attnsim

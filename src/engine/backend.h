@@ -10,6 +10,7 @@
 //   contiguous          the copy                               -> same shape, row-major
 //   qk_grouped          q (B,h,Tq,dk) · k (B,g,r,Tk,dk)ᵀ      -> (B,h,Tq,Tk)   h = g·r
 //   av_grouped          alpha (B,h,Tq,Tk) · v (B,g,r,Tk,dk)   -> (B,h,Tq,dk)
+//   rope                x (B,h,T,dk) rotated at positions p0.. -> (B,h,T,dk)    (rope.h)
 // q, k and v may be transposed views (inner stride 1): matrix products read them in place.
 // The grouped k and v are stride-0 expand views (GQA / MQA): query head i = j·r + s reads
 // K/V head j. A backend that reads them in place overrides the grouped ops; the default
@@ -21,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "rope.h"
 #include "tensor.h"
 #include "trace.h"
 
@@ -70,6 +72,8 @@ class Backend {
                                        float dropout_p, uint64_t seed);
   virtual Tensor qk_grouped(const Tensor& q, const Tensor& k_grouped);
   virtual Tensor av_grouped(const Tensor& alpha, const Tensor& v_grouped);
+  // Rotary embedding of q or k heads (rope.h); the default is the host loop of rope_rotate.
+  virtual Tensor rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling);
 };
 
 // (B,g,r,T,dk) -> (B,g·r,T,dk), a copy (stride 0 cannot be merged into the head axis).

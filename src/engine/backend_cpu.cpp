@@ -31,10 +31,14 @@ class CpuBackend final : public Backend {
   CpuBackend() { (void)blas_kernels(); }
   std::string name() const override { return "cpu"; }
 
-  // y (B,T,out) = x (B,T,in) · Wᵀ + b: one sgemm over all B·T rows.
+  // y (B,T,out) = x (B,T,in) · Wᵀ + b: one sgemm over all B·T rows. A weight that is the
+  // transpose view of a row-major (in, out) matrix (GPT-2's Conv1D layout, strides (1, ld))
+  // is read in place as y = x · B, with no copy.
   Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias) override {
     const Tensor x = x_in.contiguous();
-    const Tensor w = weight_in.contiguous();
+    const bool in_out = weight_in.dim() == 2 && weight_in.size(0) > 1 && weight_in.strides()[0] == 1 &&
+                        weight_in.strides()[1] >= weight_in.size(0);
+    const Tensor w = in_out ? weight_in : weight_in.contiguous();
     const int64_t in = x.size(-1), out_dim = w.size(0), rows = x.numel() / in;
     Dims shape = x.shape();
     shape.back() = out_dim;
@@ -44,9 +48,10 @@ class CpuBackend final : public Backend {
       const Tensor b = bias.contiguous();
       for (int64_t r = 0; r < rows; ++r) std::memcpy(py + r * out_dim, b.f32(), out_dim * sizeof(float));
     }
-    GemmLog::note({rows, out_dim, in, in, in, out_dim, true});
-    sgemm(Op::N, Op::T, rows, out_dim, in, 1.0f, x.f32(), in,
-                w.f32(), in, bias.defined() ? 1.0f : 0.0f, py, out_dim);
+    const int64_t ldb = in_out ? w.strides()[1] : in;
+    GemmLog::note({rows, out_dim, in, in, ldb, out_dim, !in_out});
+    sgemm(Op::N, in_out ? Op::N : Op::T, rows, out_dim, in, 1.0f, x.f32(), in, w.f32(), ldb,
+          bias.defined() ? 1.0f : 0.0f, py, out_dim);
     return y;
   }
 

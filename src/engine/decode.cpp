@@ -95,12 +95,14 @@ Trace attend_cached(const MhaConfig& config, const MhaWeights& w, KvCache& cache
   const int64_t n = m.tq, t0 = cache.length();
   const std::string bn = be.name();
   Trace t;
-  const Heads heads = add_head_steps(t, m, w, MhaInputs{x, x, x, Tensor(), {}}, be);
+  MhaConfig at = m;
+  at.position0 = t0;  // RoPE turns the new rows at their absolute positions; the cache keeps rotated K
+  const Heads heads = add_head_steps(t, at, w, MhaInputs{x, x, x, Tensor(), {}}, be);
 
   // the append: k_heads / v_heads copied into their slots      (B,g,n,dk) views of the cache
   const KvCache::Written wr = cache.append(heads.k, heads.v);
   const std::string slots = "slot " + range_text(wr.first_slot, n) + " of " + std::to_string(cache.slots());
-  for (auto [name, from, out] : {std::tuple{"k_cache_append", "k_heads", wr.k}, {"v_cache_append", "v_heads", wr.v}}) {
+  for (auto [name, from, out] : {std::tuple{"k_cache_append", heads.k_name, wr.k}, {"v_cache_append", "v_heads", wr.v}}) {
     Step s = made_step(name, "copy into " + slots, {from}, StepKind::Copy, out, bn);
     s.writes_existing = true;
     s.note = "position " + range_text(t0, n) + " written into the preallocated storage";
@@ -114,7 +116,7 @@ Trace attend_cached(const MhaConfig& config, const MhaWeights& w, KvCache& cache
 
   // one row of scores per new token over every cached key      (B,h,n,t')
   const Tensor scores = core_qk(be, heads.q, kv.k);
-  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", kv.k_name}, StepKind::Compute, scores, bn));
+  t.add(made_step("scores", "matmul q·kᵀ", {heads.q_name, kv.k_name}, StepKind::Compute, scores, bn));
   const Tensor mask = n > 1 ? causal_over(cache.slot_positions(), t0, n) : Tensor();
   const Tensor alpha = add_softmax_steps(t, m, scores, mask, be);
   const Tensor ctx = core_av(be, alpha, kv.v);  // (B,h,n,dk)
@@ -136,7 +138,9 @@ Trace attend_paged(const MhaConfig& config, const MhaWeights& w, PagedKv& kv, co
   const int64_t n = m.tq, t0 = table.length, tn = t0 + n, g = m.kv_group_count(), dk = m.head_dim();
   const std::string bn = be.name();
   Trace t;
-  const Heads heads = add_head_steps(t, m, w, MhaInputs{x, x, x, Tensor(), {}}, be);
+  MhaConfig at = m;
+  at.position0 = t0;  // as attend_cached: K is cached rotated at its absolute position
+  const Heads heads = add_head_steps(t, at, w, MhaInputs{x, x, x, Tensor(), {}}, be);
 
   kv.write(table, t0, heads.k, heads.v);
   std::string blocks;
@@ -144,7 +148,7 @@ Trace attend_paged(const MhaConfig& config, const MhaWeights& w, PagedKv& kv, co
   const std::string where = "position " + range_text(t0, n) + " into block " +
                             std::to_string(table.blocks[t0 / kp.size(2)]) + ", row " + std::to_string(t0 % kp.size(2));
   for (auto [name, from, pool] :
-       {std::tuple{"k_cache_append", "k_heads", kv.k_pool()}, {"v_cache_append", "v_heads", kv.v_pool()}}) {
+       {std::tuple{"k_cache_append", heads.k_name, kv.k_pool()}, {"v_cache_append", "v_heads", kv.v_pool()}}) {
     Step s = made_step(name, "copy " + where, {from}, StepKind::Copy, pool, bn);
     s.writes_existing = true;
     s.copied_bytes = n * g * dk * 4;  // only the new rows move; the step shows the whole pool
@@ -162,7 +166,7 @@ Trace attend_paged(const MhaConfig& config, const MhaWeights& w, PagedKv& kv, co
                          "the paged kernel maps each query head to its group while it walks the blocks"));
 
   const Tensor scores = paged_qk(heads.q, kv.k_pool(), table, tn);  // (1,h,n,tn)
-  t.add(made_step("scores", "paged q·kᵀ", {"q_heads", "k_cache"}, StepKind::Compute, scores, bn));
+  t.add(made_step("scores", "paged q·kᵀ", {heads.q_name, "k_cache"}, StepKind::Compute, scores, bn));
   Tensor mask;
   if (n > 1) {
     std::vector<int64_t> positions(tn);

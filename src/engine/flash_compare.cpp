@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "flash.h"
+#include "forward_steps.h"
 #include "parallel.h"
 #include "vector_exp.h"
 
@@ -121,7 +122,7 @@ FlashComparison compare_flash_with_standard(const MhaConfig& c, const MhaWeights
   const FlashMask mask = FlashMask::from_spec(c.mask, in.mask_file);
   const double scale = c.bug == Bug::NoScale ? 1.0 : 1.0 / std::sqrt(double(c.head_dim()));
   // ref64 from the standard path's own float32 heads (the same numbers the tiled path read).
-  const std::vector<double> ref_ctx = attention_core_f64(st.at("q_heads").out, st.at("k_heads").out,
+  const std::vector<double> ref_ctx = attention_core_f64(core_q(st), core_k(st),
                                                          st.at("v_heads").out, mask, scale);
   r.ctx_heads = compare_with_reference(flash.trace.at("ctx_heads").out, st.at("ctx_heads").out, ref_ctx);
 

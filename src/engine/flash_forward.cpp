@@ -102,7 +102,7 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
 
   // the score-sized steps are not materialised            (B,h,Tq,Tk) never held
   const std::string not_held = "not materialised by the tiled path (see the tile events)";
-  t.add(skipped_step("scores", "matmul q·kᵀ", {"q_heads", "k_heads"}, not_held));
+  t.add(skipped_step("scores", "matmul q·kᵀ", {heads.q_name, heads.k_name}, not_held));
   t.add(skipped_step("scores_scaled", "scale ×1/√dk", {"scores"}, not_held));
   const FlashMask mask = FlashMask::from_spec(c.mask, in.mask_file);
   t.add(skipped_step("mask", "build mask", {},
@@ -130,7 +130,7 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   const FlashShape& s = result.core.stats.shape;
   const std::string op = "flash (online softmax, Br=" + std::to_string(s.block_q) + ", Bc=" +
                          std::to_string(s.block_k) + ")";
-  t.add(made_step("ctx_heads", op.c_str(), {"q_heads", "k_heads", "v_heads", "mask"}, StepKind::Compute,
+  t.add(made_step("ctx_heads", op.c_str(), {heads.q_name, heads.k_name, "v_heads", "mask"}, StepKind::Compute,
                   result.core.out, core_backend));
 
   add_merge_steps(t, c, w, result.core.out, be);
@@ -144,7 +144,7 @@ FlashCoreResult flash_core_for_trace(const MhaConfig& c, const MhaInputs& in, co
   FlashOptions o = options;
   if (o.mem_limit <= 0) o.mem_limit = effective_mem_limit(c);
   const float scale = attention_scale(c);
-  return flash_attention_core(trace.at("q_heads").out, trace.at("k_heads").out, trace.at("v_heads").out,
+  return flash_attention_core(core_q(trace), core_k(trace), trace.at("v_heads").out,
                               FlashMask::from_spec(c.mask, in.mask_file), scale, o);
 }
 

@@ -1,5 +1,7 @@
 #include "forward_steps.h"
 
+#include <cstdio>
+
 namespace attnsim {
 
 Step input_step(const char* name, const Tensor& t) {
@@ -61,6 +63,39 @@ bool can_reuse(const Trace& earlier, const MhaConfig& c, const MhaWeights& w, co
 
 }  // namespace
 
+// q_rot, k_rot after the head split: rotated copies at positions p0.. (rope.h), or skipped.
+static Heads add_rope_steps(Trace& t, const MhaConfig& c, Heads heads, Backend& be) {
+  if (c.rope_theta <= 0) {
+    for (auto [name, from] : {std::pair{"q_rot", "q_heads"}, {"k_rot", "k_heads"}})
+      t.add(skipped_step(name, "rope", {from}, "no rotary embedding"));
+    return heads;
+  }
+  char op[96];
+  std::snprintf(op, sizeof op, "rope θ=%g%s at positions %lld..%lld", c.rope_theta,
+                c.rope_scaling.factor > 0 ? " (llama3-scaled)" : "", static_cast<long long>(c.position0),
+                static_cast<long long>(c.position0 + heads.q.size(2) - 1));
+  heads.q = be.rope(heads.q, c.position0, c.rope_theta, c.rope_scaling);  // (B,h,Tq,dk)
+  heads.k = be.rope(heads.k, c.position0, c.rope_theta, c.rope_scaling);  // (B,g,Tk,dk)
+  Step q = made_step("q_rot", op, {"q_heads"}, StepKind::Compute, heads.q, be.name());
+  Step k = made_step("k_rot", op, {"k_heads"}, StepKind::Compute, heads.k, be.name());
+  q.note = k.note = "pairs (i, i + dk/2) turned by position · θ^(-2i/dk) (HF rotate_half)";
+  t.add(std::move(q));
+  t.add(std::move(k));
+  heads.q_name = "q_rot";
+  heads.k_name = "k_rot";
+  return heads;
+}
+
+const Tensor& core_q(const Trace& t) {
+  const Step* rot = t.find("q_rot");
+  return rot && !rot->skipped() ? rot->out : t.at("q_heads").out;
+}
+
+const Tensor& core_k(const Trace& t) {
+  const Step* rot = t.find("k_rot");
+  return rot && !rot->skipped() ? rot->out : t.at("k_heads").out;
+}
+
 Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const MhaInputs& in, Backend& be,
                      const Trace* earlier) {
   const int64_t B = c.batch, Tq = c.tq, Tk = c.tk, h = c.heads, g = c.kv_group_count(), dk = c.head_dim();
@@ -75,7 +110,7 @@ Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Mh
       t.add(std::move(s));
     }
     t.reused_head_steps = true;
-    return {t.at("q_heads").out, t.at("k_heads").out, t.at("v_heads").out};
+    return add_rope_steps(t, c, {t.at("q_heads").out, t.at("k_heads").out, t.at("v_heads").out}, be);
   }
 
   // inputs                                                (B,Tq,d) (B,Tk,d) (B,Tk,d)
@@ -104,7 +139,7 @@ Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Mh
   t.add(made_step("q_heads", "transpose(1,2)", {"q_view"}, StepKind::View, heads.q, bn));
   t.add(made_step("k_heads", "transpose(1,2)", {"k_view"}, StepKind::View, heads.k, bn));
   t.add(made_step("v_heads", "transpose(1,2)", {"v_view"}, StepKind::View, heads.v, bn));
-  return heads;
+  return add_rope_steps(t, c, heads, be);
 }
 
 KvRead add_group_steps(Trace& t, const MhaConfig& c, const Tensor& k, const Tensor& v, const char* k_from,

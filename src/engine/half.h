@@ -40,4 +40,19 @@ inline float round_to_half(float x) {
   return half_detail::bits<float>(sign | (a & ~0x1fffu));
 }
 
+// The float a stored IEEE binary16 (F16) bit pattern stands for; exact (every half is a float).
+inline float half_bits_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu, frac = h & 0x3ffu;
+  if (exp == 0x1fu) return half_detail::bits<float>(sign | 0x7f800000u | (frac << 13));  // inf, NaN
+  if (exp == 0) {  // zero or subnormal: frac · 2^-24
+    const float v = static_cast<float>(frac) / 16777216.0f;
+    return sign ? -v : v;
+  }
+  return half_detail::bits<float>(sign | ((exp + 112u) << 23) | (frac << 13));  // rebias 15 -> 127
+}
+
+// bfloat16 is a float32's top 16 bits: shift them back.
+inline float bfloat16_bits_to_float(uint16_t b) { return half_detail::bits<float>(static_cast<uint32_t>(b) << 16); }
+
 }  // namespace attnsim

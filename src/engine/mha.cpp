@@ -174,6 +174,7 @@ int64_t predict_trace_bytes(const MhaConfig& c) {
   const bool masked = !c.mask.empty() || is_mask_bug(c.bug);
   Size bytes = c.self_attention ? q_side : q_side + Size(2) * k_side;  // query key value
   bytes += q_side + Size(2) * kv_side;                                 // q_proj k_proj v_proj
+  if (c.rope_theta > 0) bytes += q_side + kv_side;                     // q_rot k_rot
   if (c.grouped() && c.kv_repeat_copy) bytes += Size(2) * k_side;      // k_grouped v_grouped copies
   bytes += Size(2) * score;                                            // scores scores_scaled
   if (masked) bytes += score + Size(3) * B * Tq * Tk;                  // scores_masked, mask (+ its parts)
@@ -279,7 +280,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
 
   const Heads heads = add_head_steps(t, c, w, in, be, earlier);
   // g < h: the query heads of a group read one K/V head        (B,g,h/g,Tk,dk) view
-  const KvRead kv = add_group_steps(t, c, heads.k, heads.v, "k_heads", "v_heads", be);
+  const KvRead kv = add_group_steps(t, c, heads.k, heads.v, heads.k_name, "v_heads", be);
 
   // What the softmax side does: scale, mask (or a bug mode)
   const MaskParts mask = make_mask(c, in.mask_file);
@@ -300,7 +301,7 @@ ForwardResult forward(const MhaConfig& c, const MhaWeights& w, const MhaInputs& 
   const float dropout_p = c.train ? c.dropout : 0.0f;
   const AttentionCore core = be.attention_core(heads.q, kv.k, kv.v, spec, dropout_p, c.seed);
   const SoftmaxSteps& sm = core.softmax;
-  t.add(made_step("scores", "matmul q·kᵀ", {"q_heads", kv.k_name}, StepKind::Compute, core.scores, bn));
+  t.add(made_step("scores", "matmul q·kᵀ", {heads.q_name, kv.k_name}, StepKind::Compute, core.scores, bn));
   t.add(with_counts(made_step("scores_scaled", c.bug == Bug::NoScale ? "scale ×1 (no-scale bug)" : "scale ×1/√dk",
                               {"scores"}, StepKind::Compute, sm.scaled, bn),
                     sm.counted, sm.scaled_counts));

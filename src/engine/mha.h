@@ -4,6 +4,7 @@
 //   q = W_Q(query).view(B,Tq,h,dk).transpose(1,2)        # (B,h,Tq,dk)
 //   k = W_K(key).view(B,Tk,h,dk).transpose(1,2)          # (B,h,Tk,dk)
 //   v = W_V(value).view(B,Tk,h,dk).transpose(1,2)        # (B,h,Tk,dk)
+//   q, k = rope(q), rope(k)   (rope_theta > 0; rope.h)   # q_rot k_rot, new storage
 //   scores = q @ k.transpose(-2,-1) / sqrt(dk)           # (B,h,Tq,Tk)
 //   scores = scores.masked_fill(mask, -inf)              # mask (B,1,Tq,Tk), true = hidden
 //   alpha  = dropout(softmax(scores, dim=-1))            # (B,h,Tq,Tk)
@@ -24,6 +25,7 @@
 #include "backend.h"
 #include "bugs.h"
 #include "mask.h"
+#include "rope.h"
 #include "trace.h"
 
 namespace attnsim {
@@ -42,6 +44,9 @@ struct MhaConfig {
   float dropout = 0.0f;
   bool train = false;          // dropout only applies in train mode
   bool wo_identity = false;    // W_O replaced by the identity: out = ctx_concat
+  double rope_theta = 0;       // rotary embedding base (Llama's rope_theta); 0 = none (q_rot, k_rot skipped)
+  RopeScaling rope_scaling;    // Llama 3's long-context frequency scaling (rope.h); factor 0 = none
+  int64_t position0 = 0;       // absolute position of the first query/key row (RoPE; decode: the cache length)
   MaskSpec mask;
   Bug bug = Bug::None;
   int64_t mem_limit = 0;       // bytes; 0 means 75 % of physical memory

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "half.h"
 #include "random.h"
+#include "rope.h"
 
 namespace attnsim::reference {
 
@@ -183,6 +184,23 @@ Tensor av_grouped(const Tensor& alpha, const Tensor& v) {
           *pc++ = acc;
         }
   return c;
+}
+
+Tensor rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling) {
+  require_dims(x, 4, "rope");
+  const int64_t B = x.size(0), H = x.size(1), T = x.size(2), dk = x.size(3), half = dk / 2;
+  if (dk % 2 != 0) throw Error("rope needs an even head dimension, got " + std::to_string(dk));
+  Tensor out = Tensor::empty({B, H, T, dk});  // (B,h,T,dk)
+  float* po = out.f32();
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t c = 0; c < dk; ++c) {
+          const float angle = static_cast<float>(position0 + t) * rope_inv_freq(c % half, dk, theta, scaling);  // cat(freqs, freqs)
+          const float rotated = c < half ? -get4(x, b, h, t, c + half) : get4(x, b, h, t, c - half);  // rotate_half
+          *po++ = get4(x, b, h, t, c) * std::cos(angle) + rotated * std::sin(angle);
+        }
+  return out;
 }
 
 }  // namespace attnsim::reference

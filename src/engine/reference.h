@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backend.h"
+#include "rope.h"
 #include "tensor.h"
 
 namespace attnsim::reference {
@@ -23,5 +24,9 @@ Tensor av(const Tensor& alpha, const Tensor& v);
 Tensor qk_grouped(const Tensor& q, const Tensor& k);
 // c[b,h,i,c] = sum_j alpha[b,h,i,j] * v[b,h/r,h%r,j,c] v (B,g,r,Tk,dk) -> (B,h,Tq,dk)
 Tensor av_grouped(const Tensor& alpha, const Tensor& v);
+// RoPE as modeling_llama.py writes it, one element at a time (rope.h):
+//   emb = cat(p·inv_freq, p·inv_freq)  (dk);  rotate_half(x)[c] = c < dk/2 ? -x[c+dk/2] : x[c-dk/2]
+//   out[b,h,t,c] = x[b,h,t,c]·cos(emb[c]) + rotate_half(x)[c]·sin(emb[c]),  p = position0 + t
+Tensor rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling = {});
 
 }  // namespace attnsim::reference

@@ -8,6 +8,8 @@
 //   q_view k_view v_view        .view(B,T,h,dk)              (B,T,h,dk)     view
 //   q_heads k_heads v_heads     .transpose(1,2)              (B,h,T,dk)     view, not contiguous
 //                               (k/v: (B,g,T,dk) with g = kv_heads)
+//   q_rot k_rot                 rotary embedding (RoPE)      (B,h,T,dk)     new storage; skipped
+//                               at positions p0..p0+T-1      (B,g,T,dk)     without RoPE
 //   k_cache_append              k_heads written into the     (B,g,n,dk)     copy into the cache's
 //   v_cache_append                preallocated cache slots                  storage (decode only)
 //   k_cache v_cache             the filled part of the cache (B,g,t,dk)     view (narrow)
@@ -26,7 +28,7 @@
 //   out                         ctx_concat·W_Oᵀ + b          (B,Tq,d)       new storage
 // A step that does not apply (no mask, eval-mode dropout) is still listed, marked skipped.
 // Two groups of steps appear only where they exist: the cache steps in a decode step's trace,
-// the grouped steps when g < h. A plain forward with g == h is the 23 steps it always was.
+// the grouped steps when g < h. A plain forward with g == h lists 25 steps (q_rot and k_rot skipped without RoPE).
 #pragma once
 
 #include <array>
@@ -38,10 +40,11 @@
 
 namespace attnsim {
 
-inline constexpr std::array<const char*, 29> kStepNames = {
+inline constexpr std::array<const char*, 31> kStepNames = {
     "query",   "key",           "value",         "q_proj",         "k_proj",
     "v_proj",  "q_view",        "k_view",        "v_view",         "q_heads",
-    "k_heads", "v_heads",       "k_cache_append", "v_cache_append", "k_cache",
+    "k_heads", "v_heads",       "q_rot",         "k_rot",
+    "k_cache_append", "v_cache_append", "k_cache",
     "v_cache", "k_grouped",     "v_grouped",     "scores",         "scores_scaled",
     "mask",    "scores_masked", "alpha",         "alpha_dropped",  "ctx_heads",
     "ctx_transposed", "ctx_contiguous", "ctx_concat", "out"};
@@ -49,7 +52,7 @@ inline constexpr std::array<const char*, 29> kStepNames = {
 bool is_step_name(const std::string& name);
 
 // The names a trace of this kind lists, in kStepNames order: `grouped` when g < h, `cached`
-// for a decode step (prefill or one token). forward() with g == h gives the 23 of DESIGN.md.
+// for a decode step (prefill or one token). forward() with g == h gives 25: DESIGN.md's 23 and q_rot, k_rot.
 std::vector<std::string> trace_step_names(bool grouped, bool cached);
 
 // Counts over a float tensor's logical elements.

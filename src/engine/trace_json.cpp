@@ -55,6 +55,8 @@ nlohmann::json config_to_json(const MhaConfig& c) {
           {"dropout", c.dropout},
           {"train", c.train},
           {"wo_identity", c.wo_identity},
+          {"rope_theta", c.rope_theta},
+          {"position0", c.position0},
           {"mask", format_mask_spec(c.mask)},
           {"bug", bug_name(c.bug)}};
 }

@@ -122,7 +122,7 @@ static Activations run_forward(const Model& model, const Batch& batch, const Abl
     const std::string p = "layers." + std::to_string(l) + ".";
     LayerActs la;
     la.x_in = x;
-    // a = attn(ln(x)) through the engine: 23 named steps      (B,T,d)
+    // a = attn(ln(x)) through the engine: 25 named steps      (B,T,d)
     MhaInputs in;
     if (c.layernorm) norm(p + "ln", x, la.ln_out, la.ln_mean, la.ln_rstd);
     in.query = in.key = in.value = c.layernorm ? la.ln_out : x;

@@ -24,7 +24,7 @@ void linear_backward(const float* dy, const float* x, const float* W, int64_t N,
 // [SECTION] layernorm
 
 void layernorm_forward(const float* x, const float* w, const float* b, int64_t N, int64_t d, float* y,
-                       float* mean, float* rstd) {
+                       float* mean, float* rstd, double eps) {
   for (int64_t r = 0; r < N; ++r) {
     const float* xr = x + r * d;
     double m = 0, v = 0;
@@ -32,7 +32,7 @@ void layernorm_forward(const float* x, const float* w, const float* b, int64_t N
     m /= static_cast<double>(d);
     for (int64_t i = 0; i < d; ++i) v += (xr[i] - m) * (xr[i] - m);
     v /= static_cast<double>(d);  // biased variance, as torch
-    const float s = static_cast<float>(1.0 / std::sqrt(v + 1e-5));
+    const float s = static_cast<float>(1.0 / std::sqrt(v + eps));
     for (int64_t i = 0; i < d; ++i) y[r * d + i] = (xr[i] - static_cast<float>(m)) * s * w[i] + b[i];
     mean[r] = static_cast<float>(m);
     rstd[r] = s;

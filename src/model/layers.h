@@ -19,10 +19,10 @@ namespace attnsim::model {
 void linear_backward(const float* dy, const float* x, const float* W, int64_t N, int64_t in, int64_t out,
                      float* dx, float* dW, float* db);
 
-// y = (x - mean) · rstd · w + b over the last axis (d), eps 1e-5 as torch.nn.LayerNorm.
-// mean, rstd (N) are kept for the backward.
+// y = (x - mean) · rstd · w + b over the last axis (d), eps 1e-5 as torch.nn.LayerNorm
+// (GPT-2 passes its layer_norm_epsilon). mean, rstd (N) are kept for the backward.
 void layernorm_forward(const float* x, const float* w, const float* b, int64_t N, int64_t d, float* y,
-                       float* mean, float* rstd);
+                       float* mean, float* rstd, double eps = 1e-5);
 // dx written; dw, db accumulated.
 void layernorm_backward(const float* dy, const float* x, const float* w, const float* mean, const float* rstd,
                         int64_t N, int64_t d, float* dx, float* dw, float* db);

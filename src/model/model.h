@@ -1,7 +1,7 @@
 // The tiny transformer: parameters, one batch's forward pass with every activation kept for
 // the backward, and the hand-written backward beside it (backward.cpp).
 //
-// Each layer's attention is the engine's forward() (causal mask, the 23 named steps), so a
+// Each layer's attention is the engine's forward() (causal mask, the 25 named steps), so a
 // layer's trace opens in every view of the app and `attnsim-cli trace --model`.
 #pragma once
 
@@ -58,7 +58,7 @@ struct Ablation {
 struct LayerActs {
   Tensor x_in;                      // (B,T,d) the residual stream entering the layer
   Tensor ln_out, ln_mean, ln_rstd;  // (B,T,d) (B,T) (B,T) when layernorm
-  Trace attn;                       // the engine's 23 steps; `out` is the attention output
+  Trace attn;                       // the engine's 25 steps; `out` is the attention output
   std::vector<int64_t> ablated;     // heads whose ctx was replaced (no gradient flows into them)
   Tensor x_mid;                     // (B,T,d) x_in + attention
   Tensor ln2_out, ln2_mean, ln2_rstd;

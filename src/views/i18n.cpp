@@ -174,7 +174,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"induction %.3f   previous-token %.3f   duplicate %.3f", "인덕션 %.3f   앞 토큰 %.3f   중복 %.3f"},
     {"first-token share %.3f   diagonal %.3f   entropy %.2f nats",
      "첫 토큰 비중 %.3f   대각선 %.3f   엔트로피 %.2f nats"},
-    {"head %lld.%lld: %s   (click: layer %lld's 23 steps)", "헤드 %lld.%lld: %s   (클릭: 레이어 %lld의 23단계)"},
+    {"head %lld.%lld: %s   (click: layer %lld's 25 steps)", "헤드 %lld.%lld: %s   (클릭: 레이어 %lld의 25단계)"},
     {"scores on the scoring batch (BOS + r + r, 64 sequences)", "채점용 배치의 점수 (BOS + r + r, 시퀀스 64개)"},
     {"on the sequence on screen", "화면의 시퀀스에서"},
     {"knock out", "끄기"},

@@ -20,10 +20,10 @@ LayoutKind layout_for_step(const std::string& step) {
   if (step == "q_view" || step == "k_view" || step == "v_view" || step == "ctx_transposed" ||
       step == "ctx_contiguous")
     return LayoutKind::Bands;  // (B, T, h, dk)
-  if (step == "q_heads" || step == "k_heads" || step == "v_heads" || step == "ctx_heads" ||
-      step == "k_cache_append" || step == "v_cache_append" || step == "k_cache" || step == "v_cache" ||
+  if (step == "q_heads" || step == "k_heads" || step == "v_heads" || step == "q_rot" || step == "k_rot" ||
+      step == "ctx_heads" || step == "k_cache_append" || step == "v_cache_append" || step == "k_cache" || step == "v_cache" ||
       step == "k_grouped" || step == "v_grouped")
-    return LayoutKind::Stacked;  // (B, h, T, dk); k/v heads and the cache (B, g, T, dk);
+    return LayoutKind::Stacked;  // (B, h, T, dk); k/v heads, k_rot and the cache (B, g, T, dk);
                                  // the group view (B, g, h/g, T, dk): one block per query head
   if (step == "scores" || step == "scores_scaled" || step == "mask" || step == "scores_masked" ||
       step == "alpha" || step == "alpha_dropped")

@@ -1,7 +1,7 @@
 // ModelView: the trained model the app shows. A checkpoint, the sequence on screen, the heads
 // knocked out, and what follows from them: two forward passes (as trained, and with the
 // ablation), their loss and accuracy per part, the top-3 predictions at every position, each
-// layer's 23-step trace. No OpenGL: tested without a window.
+// layer's 25-step trace. No OpenGL: tested without a window.
 //
 // Parts of a typed sequence (the task's own parts need its generator; a typed one has none):
 //   position t predicts tokens[t+1]; its part is
@@ -36,7 +36,7 @@ struct Prediction {
 struct ModelRun {
   model::LossStats stats;                // parts indexed by model::Part (kFirst, kRepeat)
   std::vector<Prediction> predictions;   // one per position
-  std::vector<Trace> traces;             // per layer: the engine's 23 steps
+  std::vector<Trace> traces;             // per layer: the engine's 25 steps
   model::HeadTable patterns;             // role scores of each head on this sequence alone
 };
 

@@ -148,7 +148,7 @@ TEST_CASE("export-slides writes one PNG per step that ran") {
   REQUIRE(index.good());
   int n = 0;
   for (std::string line; std::getline(index, line);) n += line.find(".png") != std::string::npos;
-  REQUIRE(n >= 20);  // 23 steps minus the skipped mask and dropout
+  REQUIRE(n >= 20);  // 25 steps minus the skipped q_rot, k_rot, mask and dropout
 }
 
 TEST_CASE("the bug lab and the flash panel export on their own at 2x") {

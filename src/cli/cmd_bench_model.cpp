@@ -1,0 +1,81 @@
+// attnsim-cli bench-model: time a Hugging Face model's whole forward pass (every layer through
+// the engine, one layer's every intermediate kept), after loading it once.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "commands.h"
+#include "engine/blas_kernels.h"
+#include "engine/cost.h"
+#include "engine/error.h"
+#include "engine/random.h"
+#include "hf_input.h"
+#include "model/hf_forward.h"
+#include "options.h"
+
+namespace attnsim::cli {
+
+Runner add_bench_model_command(CLI::App& app) {
+  struct Args {
+    std::string dir, mem_limit;
+    HfInput in;
+    int64_t length = 64, layer = 0;
+    int repeats = 10;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("bench-model", "time a Hugging Face model's forward pass (median of --repeats)");
+  cmd->add_option("--model", a->dir, "a Hugging Face folder")->required()->check(not_empty());
+  add_hf_input_options(*cmd, a->in, "the input (default: --length random ids)");
+  cmd->add_option("--length", a->length, "random token ids when no --tokens / --text")->capture_default_str()
+      ->check(whole_number(1, 1 << 20));
+  cmd->add_option("--layer", a->layer, "the layer whose every intermediate is kept")->capture_default_str()
+      ->check(whole_number(0, 1 << 20));
+  cmd->add_option("--repeats", a->repeats, "timed runs after one warm-up")->capture_default_str()->check(whole_number(1, 100000));
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse models that need more (e.g. 2G)")->check(mem_limit_size());
+  cmd->add_flag("--json", a->json, "print JSON");
+  return [a] {
+    using clock = std::chrono::steady_clock;
+    const model::hf::HfConfig c = model::hf::read_hf_config(a->dir);
+    if (a->layer >= c.layers) throw Error("--layer " + std::to_string(a->layer) + " is outside the model (layers 0.." + std::to_string(c.layers - 1) + ")");
+    std::vector<int32_t> tokens;
+    if (!a->in.tokens.empty() || !a->in.text.empty()) tokens = hf_input_tokens(a->in, a->dir, c);
+    else
+      for (int64_t i = 0; i < a->length; ++i)
+        tokens.push_back(static_cast<int32_t>(random_bits(1, static_cast<uint64_t>(Stream::Token), static_cast<uint64_t>(i)) %
+                                              static_cast<uint64_t>(c.vocab)));
+    model::hf::check_tokens(c, tokens);
+    const auto t0 = clock::now();
+    const model::hf::HfModel m = load_hf_checked(a->dir, model::hf::predict_hf_forward_bytes(c, static_cast<int64_t>(tokens.size()), false),
+                                                 a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), "benchmarking this model");
+    const double load_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+    model::hf::HfForwardOptions o;
+    o.keep_layer = a->layer;
+    int64_t held = model::hf::hf_forward(m, tokens, o).traces[static_cast<size_t>(a->layer)].held_bytes();  // warm-up
+    std::vector<double> ms;
+    for (int i = 0; i < a->repeats; ++i) {
+      const auto s = clock::now();
+      const model::hf::HfForward r = model::hf::hf_forward(m, tokens, o);
+      ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - s).count());
+      held = r.traces[static_cast<size_t>(a->layer)].held_bytes();
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median = ms[ms.size() / 2];
+    const BlasKernels& blas = blas_kernels();
+    if (a->json) {
+      std::printf("{\"median_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f, \"load_ms\": %.1f, \"tokens\": %zu, "
+                  "\"layer_trace_bytes\": %lld, \"repeats\": %d, \"kernels\": \"%s\"}\n",
+                  median, ms.front(), ms.back(), load_ms, tokens.size(), static_cast<long long>(held), a->repeats,
+                  blas.core.c_str());
+      return 0;
+    }
+    std::printf("%s (%s, %lld layers, d=%lld, h=%lld): %zu tokens, layer %lld's every step kept\n", a->dir.c_str(),
+                c.model_type.c_str(), (long long)c.layers, (long long)c.d_model, (long long)c.heads, tokens.size(),
+                (long long)a->layer);
+    std::printf("BLAS: %s\nload %.0f ms; forward median %.1f ms (min %.1f, max %.1f) over %d runs; layer trace %s\n",
+                blas.summary().c_str(), load_ms, median, ms.front(), ms.back(), a->repeats, format_bytes(held).c_str());
+    return 0;
+  };
+}
+
+}  // namespace attnsim::cli

@@ -1,0 +1,197 @@
+#include "hf_forward.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/checked.h"
+#include "engine/decode.h"
+#include "engine/error.h"
+#include "engine/vector_exp.h"
+#include "layers.h"
+
+namespace attnsim::model::hf {
+
+// [SECTION] the layers around attention
+
+namespace {
+
+// x (1,T,d) -> LayerNorm (GPT-2) or RMSNorm (Llama: x · rsqrt(mean(x²) + eps) · w)   (1,T,d)
+Tensor norm(const HfConfig& c, const Tensor& x, const Tensor& w, const Tensor& b) {
+  const int64_t T = x.size(1), d = x.size(2);
+  Tensor y = Tensor::empty({1, T, d});
+  if (c.family == Family::Gpt2) {
+    std::vector<float> mean(static_cast<size_t>(T)), rstd(static_cast<size_t>(T));
+    layernorm_forward(x.f32(), w.f32(), b.f32(), T, d, y.f32(), mean.data(), rstd.data(), c.norm_eps);
+    return y;
+  }
+  for (int64_t t = 0; t < T; ++t) {
+    const float* xr = x.f32() + t * d;
+    double ss = 0;
+    for (int64_t i = 0; i < d; ++i) ss += static_cast<double>(xr[i]) * xr[i];
+    const float r = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(d) + c.norm_eps));
+    for (int64_t i = 0; i < d; ++i) y.f32()[t * d + i] = w.f32()[i] * (xr[i] * r);
+  }
+  return y;
+}
+
+// x · sigmoid(a·x + b·x³) in place, over n values, with the vector exp (engine/vector_exp.h):
+//   gelu_new(x) = 0.5·x·(1 + tanh(z)) = x · sigmoid(2z),  z = √(2/π)·(x + 0.044715·x³)
+//   silu(x)     = x · sigmoid(x)
+// exp(-t) overflowing to inf for very negative t gives x / inf = -0, as the limit says.
+void times_sigmoid(float* x, int64_t n, float a, float b) {
+  constexpr int64_t kChunk = 1024;
+  float t[kChunk];
+  for (int64_t first = 0; first < n; first += kChunk) {
+    const int64_t m = std::min(kChunk, n - first);
+    float* p = x + first;
+    for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i] + b * p[i] * p[i] * p[i]);
+    (void)exp_shifted_sum(t, 0.0f, t, m);  // t = exp(-(a·x + b·x³))
+    for (int64_t i = 0; i < m; ++i) p[i] = p[i] / (1.0f + t[i]);
+  }
+}
+
+// GPT-2: c_proj(gelu_new(c_fc(x))); Llama: down(silu(gate(x)) ⊙ up(x))     (1,T,d) -> (1,T,d)
+Tensor mlp(const HfConfig& c, const HfLayer& L, const Tensor& x, Backend& be) {
+  if (c.family == Family::Gpt2) {
+    Tensor h = be.linear(x, L.fc.weight, L.fc.bias);  // (1,T,ff)
+    const float k = 2.0f * std::sqrt(2.0f / static_cast<float>(M_PI));  // 2z = k·x + 0.044715·k·x³
+    if (c.gelu_tanh) times_sigmoid(h.f32(), h.numel(), k, 0.044715f * k);
+    else gelu_forward(h.f32(), h.numel(), h.f32());
+    return be.linear(h, L.proj.weight, L.proj.bias);
+  }
+  Tensor g = be.linear(x, L.gate.weight, L.gate.bias);  // (1,T,ff)
+  const Tensor u = be.linear(x, L.up.weight, L.up.bias);
+  times_sigmoid(g.f32(), g.numel(), 1.0f, 0.0f);  // silu(g)
+  float* pg = g.f32();
+  const float* pu = u.f32();
+  for (int64_t i = 0, n = g.numel(); i < n; ++i) pg[i] *= pu[i];
+  return be.linear(g, L.down.weight, L.down.bias);
+}
+
+// x += y, elementwise over (1,T,d)
+void add_into(Tensor& x, const Tensor& y) {
+  float* p = x.f32();
+  const float* q = y.f32();
+  for (int64_t i = 0, n = x.numel(); i < n; ++i) p[i] += q[i];
+}
+
+// token (+ learned position) embeddings of rows at positions position0..   (1,n,d)
+Tensor embed(const HfModel& m, const std::vector<int32_t>& tokens, int64_t position0) {
+  const int64_t n = static_cast<int64_t>(tokens.size()), d = m.config.d_model;
+  Tensor x = Tensor::empty({1, n, d});
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t i = 0; i < d; ++i)
+      x.f32()[t * d + i] = m.embed.f32()[tokens[t] * d + i] +
+                           (m.pos_embed.defined() ? m.pos_embed.f32()[(position0 + t) * d + i] : 0.0f);
+  return x;
+}
+
+// final norm, then the unembedding: (1,n,d) -> (n,V)
+Tensor unembed(const HfModel& m, const Tensor& x, Backend& be) {
+  const Tensor h = norm(m.config, x, m.norm_f_w, m.norm_f_b);
+  const Tensor logits = be.linear(h, m.unembed, Tensor());  // (1,n,V)
+  return logits.view({x.size(1), m.config.vocab});
+}
+
+void check_finite(const Tensor& t, const std::string& what) {
+  const NonFinite n = count_nonfinite(t);
+  if (n.nan || n.neginf || n.posinf)
+    throw Error("the forward pass overflowed float32: first non-finite tensor: " + what + " (" +
+                std::to_string(n.nan) + " NaN, " + std::to_string(n.neginf + n.posinf) + " inf)");
+}
+
+}  // namespace
+
+void check_tokens(const HfConfig& c, const std::vector<int32_t>& tokens) {
+  if (tokens.empty()) throw Error("no tokens to run the model on");
+  if (static_cast<int64_t>(tokens.size()) > c.max_positions)
+    throw Error(std::to_string(tokens.size()) + " tokens is longer than the model's " + std::to_string(c.max_positions) +
+                " positions");
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || tokens[i] >= c.vocab)
+      throw Error("token " + std::to_string(i) + " is id " + std::to_string(tokens[i]) + ", outside the vocabulary (0.." +
+                  std::to_string(c.vocab - 1) + ")");
+}
+
+// [SECTION] the whole pass
+
+int64_t predict_hf_forward_bytes(const HfConfig& c, int64_t T, bool keep_every_trace) {
+  const MhaConfig a = hf_attention_config(c, T);
+  const Size trace = predict_trace_bytes(a), f = 4;
+  const Size residual = Size(T) * c.d_model * f * 4 + Size(T) * c.d_ff * f * 3;  // x, norms, MLP hiddens
+  const Size alpha_ctx = Size(c.heads) * T * T * f + Size(T) * c.d_model * f;     // kept per layer
+  const Size logits = Size(T) * c.vocab * f;
+  const Size traces = keep_every_trace ? Size(c.layers) * trace : trace * 2;
+  return (traces + Size(c.layers) * alpha_ctx + residual + logits).value();
+}
+
+HfForward hf_forward(const HfModel& m, const std::vector<int32_t>& tokens, const HfForwardOptions& o) {
+  const HfConfig& c = m.config;
+  check_tokens(c, tokens);
+  const int64_t T = static_cast<int64_t>(tokens.size());
+  Backend& be = cpu_backend();
+  const MhaConfig a = hf_attention_config(c, T);
+  HfForward r;
+  Tensor x = embed(m, tokens, 0);  // (1,T,d) the residual stream
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const HfLayer& L = m.layers[static_cast<size_t>(l)];
+    MhaInputs in;
+    in.query = in.key = in.value = norm(c, x, L.norm1_w, L.norm1_b);  // (1,T,d)
+    if (static_cast<size_t>(l) < o.patches.size()) in.head_patches = o.patches[static_cast<size_t>(l)];
+    ForwardResult f = forward(a, L.attn, in, be);  // the engine's named steps, causal
+    const Tensor& out = f.trace.at("out").out;
+    check_finite(out, "layers." + std::to_string(l) + ".attn.out");
+    add_into(x, out);
+    add_into(x, mlp(c, L, norm(c, x, L.norm2_w, L.norm2_b), be));
+    check_finite(x, "layers." + std::to_string(l) + " output");
+    r.alpha.push_back(f.trace.at("alpha").out);   // (1,h,T,T)
+    r.ctx.push_back(f.trace.at("ctx_heads").out);  // (1,h,T,dk)
+    if (o.keep_layer < 0 || o.keep_layer == l) r.traces.push_back(std::move(f.trace));
+    else r.traces.emplace_back();
+  }
+  r.logits = unembed(m, x, be);
+  check_finite(r.logits, "logits");
+  return r;
+}
+
+// [SECTION] incremental (KV cache)
+
+HfDecoder::HfDecoder(const HfModel& m, int64_t t_max) : model_(m) {
+  const HfConfig& c = m.config;
+  check_range(t_max, "decode length (prompt + steps)", 1, c.max_positions);
+  for (int64_t l = 0; l < c.layers; ++l) caches_.emplace_back(1, c.kv_heads, c.head_dim(), t_max);
+}
+
+int64_t HfDecoder::cache_bytes() const {
+  int64_t b = 0;
+  for (const KvCache& k : caches_) b = checked_add(b, k.storage_bytes());
+  return b;
+}
+
+std::vector<float> HfDecoder::feed(const std::vector<int32_t>& tokens, std::vector<Trace>* traces) {
+  const HfConfig& c = model_.config;
+  check_tokens(c, tokens);
+  const int64_t n = static_cast<int64_t>(tokens.size());
+  if (length_ + n > caches_.front().t_max())
+    throw Error("decode past the cache: " + std::to_string(length_ + n) + " positions, T_max " +
+                std::to_string(caches_.front().t_max()));
+  Backend& be = cpu_backend();
+  const MhaConfig a = hf_attention_config(c, n, length_);
+  Tensor x = embed(model_, tokens, length_);  // (1,n,d)
+  if (traces) traces->clear();
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const HfLayer& L = model_.layers[static_cast<size_t>(l)];
+    // attend_cached sets the RoPE position to the cache's length itself
+    Trace t = attend_cached(a, L.attn, caches_[static_cast<size_t>(l)], norm(c, x, L.norm1_w, L.norm1_b), be);
+    add_into(x, t.at("out").out);
+    add_into(x, mlp(c, L, norm(c, x, L.norm2_w, L.norm2_b), be));
+    check_finite(x, "layers." + std::to_string(l) + " output");
+    if (traces) traces->push_back(std::move(t));
+  }
+  length_ += n;
+  const Tensor logits = unembed(model_, x.narrow(1, n - 1, 1).contiguous(), be);  // (1,V)
+  check_finite(logits, "logits");
+  return logits.to_vector();
+}
+
+}  // namespace attnsim::model::hf

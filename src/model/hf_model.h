@@ -1,0 +1,54 @@
+// A Hugging Face GPT-2 or Llama-family model, read from its folder, every layer's attention
+// the engine's forward() (causal mask, the named trace with q_rot / k_rot under RoPE).
+//
+//   GPT-2 (modeling_gpt2.py):   x = wte[tok] + wpe[pos]
+//                                x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))    mlp = c_proj(gelu_new(c_fc(x)))
+//                                logits = ln_f(x) · wteᵀ                          (tied)
+//   Llama / Qwen2 (modeling_llama.py, modeling_qwen2.py):
+//                                x = embed_tokens[tok]                            (positions: RoPE in attention)
+//                                x = x + attn(rms(x));  x = x + mlp(rms(x))      mlp = down(silu(gate(x)) ⊙ up(x))
+//                                logits = norm(x) · lm_headᵀ                      (lm_head = embed_tokens when tied)
+// Weights are torch.nn.Linear's (out, in), float32. GPT-2's Conv1D weights are (in, out):
+// c_attn (d, 3d) is split into W_Q, W_K, W_V, each a transpose view of its columns
+// (strides (1, 3d)), which the engine's linear reads in place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/mha.h"
+#include "hf_config.h"
+
+namespace attnsim::model::hf {
+
+struct HfLayer {
+  Tensor norm1_w, norm1_b;  // ln_1 / input_layernorm (d); bias GPT-2 only
+  MhaWeights attn;          // W_Q (d,d) W_K W_V (g·dk,d) W_O (d,d); a bias undefined = none
+  Tensor norm2_w, norm2_b;  // ln_2 / post_attention_layernorm
+  Linear fc, proj;          // GPT-2: c_fc (ff,d), c_proj (d,ff)
+  Linear gate, up, down;    // Llama: gate_proj, up_proj (ff,d), down_proj (d,ff)
+};
+
+struct HfModel {
+  HfConfig config;
+  std::string dir;
+  Tensor embed;              // (V,d) wte / embed_tokens
+  Tensor pos_embed;          // (P,d) wpe; GPT-2 only
+  Tensor norm_f_w, norm_f_b; // ln_f / norm (d)
+  Tensor unembed;            // (V,d): the embedding itself when tied
+  std::vector<HfLayer> layers;
+};
+
+// Bytes load_hf_model holds (every float32 parameter once), from config.json and the
+// safetensors headers alone.
+int64_t predict_hf_model_bytes(const std::string& dir);
+// Reads config.json and the safetensors, checking every name and shape the config implies.
+// Throws Error naming the file, the tensor and the problem; `mem_limit` 0 = the default limit.
+HfModel load_hf_model(const std::string& dir, int64_t mem_limit = 0);
+
+// The engine config of one layer's attention on one sequence of T tokens starting at
+// position0: causal, RoPE when the family has it, GQA through kv_heads.
+MhaConfig hf_attention_config(const HfConfig& config, int64_t T, int64_t position0 = 0);
+
+}  // namespace attnsim::model::hf

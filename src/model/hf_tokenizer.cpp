@@ -1,0 +1,174 @@
+#include "hf_tokenizer.h"
+
+#include <cstdio>
+
+#include "engine/error.h"
+#include "hf_bytes.h"
+#include "hf_pipeline.h"
+#include "hf_unicode.h"
+
+namespace attnsim::model::hf {
+
+namespace {
+
+struct Segment {
+  size_t begin, end;
+  int32_t added = -1;  // the added token's id, or -1 for text the model tokenizes
+};
+
+// The input cut at added tokens: at each position the longest added token that starts there.
+std::vector<Segment> split_added(const std::string& text, const std::vector<AddedToken>& added) {
+  std::vector<Segment> out;
+  bool starts[256] = {};  // the first bytes of added tokens: most positions need no comparison
+  for (const AddedToken& a : added)
+    if (!a.content.empty()) starts[static_cast<uint8_t>(a.content[0])] = true;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size();) {
+    const AddedToken* best = nullptr;
+    if (starts[static_cast<uint8_t>(text[i])])
+      for (const AddedToken& a : added)
+        if (!a.content.empty() && (!best || a.content.size() > best->content.size()) &&
+            text.compare(i, a.content.size(), a.content) == 0)
+          best = &a;
+    if (!best) {
+      ++i;
+      continue;
+    }
+    if (i > start) out.push_back({start, i});
+    out.push_back({i, i + best->content.size(), best->id});
+    i += best->content.size();
+    start = i;
+  }
+  if (start < text.size()) out.push_back({start, text.size()});
+  return out;
+}
+
+std::string hex_byte(uint8_t b) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "<0x%02X>", b);
+  return buf;
+}
+
+// "<0x41>" -> 0x41
+std::optional<uint8_t> fallback_byte(const std::string& token) {
+  if (token.size() != 6 || token.compare(0, 3, "<0x") != 0 || token[5] != '>') return std::nullopt;
+  unsigned v = 0;
+  for (size_t i = 3; i < 5; ++i) {
+    const char c = token[i];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = v * 16 + static_cast<unsigned>(d);
+  }
+  return static_cast<uint8_t>(v);
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(TokenizerSpec spec) : spec_(std::move(spec)) {
+  added_by_id_.assign(static_cast<size_t>(vocab_size()), -1);
+  for (size_t k = 0; k < spec_.added.size(); ++k) added_by_id_[spec_.added[k].id] = static_cast<int32_t>(k);
+}
+
+int64_t Tokenizer::vocab_size() const {
+  int64_t n = static_cast<int64_t>(spec_.model.tokens.size());
+  for (const AddedToken& a : spec_.added) n = std::max<int64_t>(n, a.id + int64_t{1});
+  return n;
+}
+
+std::optional<int32_t> Tokenizer::bos_id() const { return spec_.bos; }
+
+std::optional<int32_t> Tokenizer::token_id(const std::string& token) const {
+  for (const AddedToken& a : spec_.added)
+    if (a.content == token) return a.id;
+  if (const auto it = spec_.model.vocab.find(token); it != spec_.model.vocab.end()) return it->second;
+  return std::nullopt;
+}
+
+bool Tokenizer::is_special(int32_t id) const {
+  return id >= 0 && id < vocab_size() && added_by_id_[id] >= 0 && spec_.added[added_by_id_[id]].special;
+}
+
+void Tokenizer::check_id(int32_t id) const {
+  const bool in_model = id >= 0 && static_cast<size_t>(id) < spec_.model.tokens.size() && !spec_.model.tokens[id].empty();
+  if (!in_model && (id < 0 || id >= vocab_size() || added_by_id_[id] < 0))
+    throw Error("tokenizer: token id " + std::to_string(id) + " is not in the vocabulary (ids 0.." +
+                std::to_string(vocab_size() - 1) + ")");
+}
+
+std::vector<Span> Tokenizer::encode_spans(const std::string& text, std::vector<int32_t>* ids) const {
+  std::vector<Span> spans;
+  std::vector<int32_t> out;
+  std::vector<ByteRange> ranges;
+  for (const Segment& seg : split_added(text, spec_.added)) {
+    if (seg.added >= 0) {
+      out.push_back(seg.added);
+      spans.push_back({seg.begin, seg.end});
+      continue;
+    }
+    Piece whole = Piece::of(text, seg.begin, seg.end);
+    normalize(whole, spec_.normalizer);
+    for (const Piece& p : pre_tokenize(std::move(whole), spec_.pre_tokenizer, seg.begin == 0)) {
+      ranges.clear();
+      bpe_encode(spec_.model, p.text, out, ranges);
+      for (const ByteRange& r : ranges) spans.push_back(p.span(r.first, r.second));
+    }
+  }
+  if (ids) *ids = std::move(out);
+  return spans;
+}
+
+std::vector<int32_t> Tokenizer::encode(const std::string& text) const {
+  std::vector<int32_t> ids;
+  encode_spans(text, &ids);
+  return ids;
+}
+
+std::string Tokenizer::token_bytes(int32_t id) const {
+  check_id(id);
+  if (added_by_id_[id] >= 0) return spec_.added[added_by_id_[id]].content;
+  const std::string& t = spec_.model.tokens[id];
+  const DecodeRule& d = spec_.decoder;
+  if (d.byte_fallback)
+    if (const auto b = fallback_byte(t)) return std::string(1, static_cast<char>(*b));
+  std::string out;
+  if (d.byte_level) {
+    for (size_t i = 0; i < t.size();) {
+      const CodeUnit u = next_unit(t, i);
+      if (const auto b = char_to_byte(u.cp)) out += static_cast<char>(*b);
+      else out.append(t, i, u.len);  // not a GPT-2 byte character: kept as written
+      i += u.len;
+    }
+  } else {
+    out = t;
+  }
+  if (!d.metaspace.empty())
+    for (size_t at = 0; (at = out.find(d.metaspace, at)) != std::string::npos; ++at) out.replace(at, d.metaspace.size(), " ");
+  return out;
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t>& ids) const {
+  std::string out;
+  for (const int32_t id : ids) out += token_bytes(id);
+  size_t strip = 0;
+  while (strip < spec_.decoder.strip_leading && strip < out.size() && out[strip] == ' ') ++strip;
+  return out.substr(strip);
+}
+
+std::string Tokenizer::token_label(int32_t id) const {
+  check_id(id);
+  if (added_by_id_[id] >= 0) return spec_.added[added_by_id_[id]].content;
+  const std::string bytes = token_bytes(id);
+  std::string out;
+  for (size_t i = 0; i < bytes.size();) {
+    const CodeUnit u = next_unit(bytes, i);
+    if (u.cp == ' ') out += kSpaceMark;
+    else if (u.cp == '\n') out += kNewlineMark;
+    else if (u.cp == '\t') out += kTabMark;
+    else if (u.cp == kInvalidByte || u.cp < 0x20 || u.cp == 0x7F) out += hex_byte(static_cast<uint8_t>(bytes[i]));
+    else out.append(bytes, i, u.len);
+    i += u.len;
+  }
+  return out;
+}
+
+}  // namespace attnsim::model::hf
