@@ -41,6 +41,8 @@ void expect_mode(const app::Options& o, app::Mode mode, const char* command) {
 
 }  // namespace
 
+namespace {
+
 Runner add_slides_command(CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   CLI::App* cmd = add_export(app, "slides", "a lesson's or scenario's slides into a folder (png, svg or one pdf), "
@@ -74,6 +76,17 @@ Runner add_animate_command(CLI::App& app) {
     expect_mode(o, mode, "animate");
     return app::run_animation_export(o);
   };
+}
+
+}  // namespace
+
+std::vector<Command> add_export_commands(CLI::App& app) {
+  std::vector<Command> list;
+  for (auto add : {add_slides_command, add_figure_command, add_animate_command}) {
+    Runner run = add(app);
+    list.push_back({app.get_subcommands({}).back(), std::move(run)});
+  }
+  return list;
 }
 
 }  // namespace attnsim::cli

@@ -27,9 +27,6 @@ Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
 Runner add_tokenize_command(CLI::App& app);
-Runner add_slides_command(CLI::App& app);   // cmd_export.cpp: the app's figure exports
-Runner add_figure_command(CLI::App& app);
-Runner add_animate_command(CLI::App& app);
 
 // Every subcommand above, registered on `app` in --help order. The runners own the parsed
 // options, so they must outlive app.parse().
@@ -38,5 +35,8 @@ struct Command {
   Runner run;
 };
 std::vector<Command> add_commands(CLI::App& app);
+// slides, figure, animate (cmd_export.cpp): the app's figure exports. Kept out of
+// attnsim_cli_core, so the option fuzzer and the other commands do not link the views.
+std::vector<Command> add_export_commands(CLI::App& app);
 
 }  // namespace attnsim::cli

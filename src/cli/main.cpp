@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   CLI::App app{"attnsim-cli: multi-head attention, step by step, headless"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "print the version, the BLAS kernels in use and their sgemm rate");
-  const std::vector<Command> commands = add_commands(app);
+  std::vector<Command> commands = add_commands(app);
+  for (Command& c : add_export_commands(app)) commands.push_back(std::move(c));
   try {
     std::string valid;
     bool known = false;
