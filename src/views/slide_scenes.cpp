@@ -85,6 +85,14 @@ std::string step_caption(const std::string& step, lessons::Lang lang) {
                    "헤드별 키 블록: 새 stride로 같은 메모리를 읽는다."}},
       {"v_heads", {"Each head's values as one block, read through new strides.",
                    "헤드별 값 블록: 새 stride로 같은 메모리를 읽는다."}},
+      {"q_rot", {"RoPE turns each pair of a query's dimensions by an angle that grows with its position.",
+                 "RoPE는 질의의 차원 쌍마다 위치에 따라 커지는 각도만큼 돌린다."}},
+      {"k_rot", {"The keys are turned the same way: in q·k only the distance between two positions is left of it.",
+                 "키도 같은 방식으로 돌린다: q·k에는 두 위치 사이의 거리만큼의 회전만 남는다."}},
+      {"k_grouped", {"Each key head serves its group of query heads through a stride-0 view: no copy.",
+                     "키 헤드 하나가 stride 0인 view로 자기 그룹의 질의 헤드들에 쓰인다: 복사 없음."}},
+      {"v_grouped", {"Each value head serves its group of query heads the same way.",
+                     "값 헤드도 같은 방식으로 자기 그룹의 질의 헤드들에 쓰인다."}},
       {"scores", {"Every query meets every key: one dot product per cell, per head.",
                   "모든 질의가 모든 키와 만난다: 헤드마다 칸 하나에 내적 하나."}},
       {"scores_scaled", {"Dividing by the square root of dk keeps the scores in a range softmax can use.",
@@ -127,7 +135,8 @@ fig::AxisLabels step_axis_labels(const RunData& run, const std::string& step, co
                                  lessons::Lang lang) {
   fig::AxisLabels l;
   const bool keys_down = step == "key" || step == "value" || step == "k_proj" || step == "v_proj" ||
-                         step == "k_view" || step == "v_view" || step == "k_heads" || step == "v_heads";
+                         step == "k_view" || step == "v_view" || step == "k_heads" || step == "v_heads" ||
+                         step == "k_rot";
   const auto& down = keys_down ? run.k_tokens : run.q_tokens;
   if (batch < static_cast<int64_t>(down.size())) l.rows = down[static_cast<size_t>(batch)];
   l.row_noun = keys_down ? in_lang(lang, "키 토큰", "key tokens") : in_lang(lang, "질의 토큰", "query tokens");
