@@ -1,17 +1,13 @@
 #include "npy.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <sstream>
 
 #include "atomic_file.h"
 #include "checked.h"
 #include "error.h"
+#include "read_file.h"
 
 namespace attnsim {
 
@@ -142,51 +138,23 @@ void check_bools(const Tensor& t, const std::string& what) {
     if (t.b8()[i] > 1) throw Error(what + ": bool array holds a byte that is neither 0 nor 1");
 }
 
-// An open, regular file: FIFOs, devices and folders are refused before any read (a FIFO
-// opened without O_NONBLOCK would block until a writer appears).
-class InputFile {
+// A .npy file opened for reading: its header, then its data by offset (engine/read_file.h).
+class InputFile : public RegularFile {
  public:
-  explicit InputFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd_ < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      throw Error(path + ": not a regular file (a .npy input must be a file, not a folder, FIFO or device)");
-    }
-    size_ = st.st_size;
-  }
-  ~InputFile() { ::close(fd_); }
-  int64_t size() const { return size_; }
-  // Reads exactly n bytes at `offset` into p.
-  void read_at(int64_t offset, void* p, int64_t n) const {
-    char* out = static_cast<char*>(p);
-    while (n > 0) {
-      const ssize_t r = ::pread(fd_, out, static_cast<size_t>(std::min<int64_t>(n, 1 << 30)), offset);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw Error(path_ + ": read failed (" + (r < 0 ? std::strerror(errno) : "file shrank") + ")");
-      out += r;
-      offset += r;
-      n -= r;
-    }
-  }
+  explicit InputFile(const std::string& path)
+      : RegularFile(path, "a .npy input must be a file, not a folder, FIFO or device") {}
   // The preamble and header: never more than kMaxHeaderBytes + 12 bytes.
   std::string header_bytes() const {
-    const int64_t n = std::min<int64_t>(size_, 12);
+    const int64_t n = std::min<int64_t>(size(), 12);
     std::string prefix(static_cast<size_t>(n), '\0');
     read_at(0, prefix.data(), n);
     size_t header_len = 0;
-    const size_t start = npy_preamble(prefix, path_, &header_len);
-    const int64_t total = std::min<int64_t>(size_, static_cast<int64_t>(start + header_len));
+    const size_t start = npy_preamble(prefix, path(), &header_len);
+    const int64_t total = std::min<int64_t>(size(), static_cast<int64_t>(start + header_len));
     prefix.resize(static_cast<size_t>(total));
     if (total > n) read_at(n, prefix.data() + n, total - n);
     return prefix;
   }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  int64_t size_ = 0;
 };
 
 }  // namespace

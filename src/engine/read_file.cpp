@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -12,30 +13,39 @@
 
 namespace attnsim {
 
-std::string read_text_file(const std::string& path, int64_t max_bytes) {
+RegularFile::RegularFile(std::string path, const std::string& kind) : path_(std::move(path)) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd_ < 0) throw Error(path_ + ": cannot open (" + std::strerror(errno) + ")");
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(path + ": not a regular file (not a folder, FIFO or device)");
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw Error(path_ + ": not a regular file (" + kind + ")");
   }
-  if (st.st_size > max_bytes) {
-    ::close(fd);
-    throw Error(path + ": " + human_bytes(st.st_size) + " is larger than the " + human_bytes(max_bytes) +
-                " a file of this kind may have");
-  }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t r = ::read(fd, text.data() + done, text.size() - done);
+  size_ = st.st_size;
+}
+
+RegularFile::~RegularFile() { ::close(fd_); }
+
+void RegularFile::read_at(int64_t offset, void* p, int64_t n) const {
+  char* out = static_cast<char*>(p);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd_, out, static_cast<size_t>(std::min<int64_t>(n, 1 << 30)), offset);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;  // shrank while reading: keep what is there
-    done += static_cast<size_t>(r);
+    if (r <= 0) throw Error(path_ + ": read failed (" + (r < 0 ? std::strerror(errno) : "file shrank") + ")");
+    out += r;
+    offset += r;
+    n -= r;
   }
-  ::close(fd);
-  text.resize(done);
+}
+
+std::string read_text_file(const std::string& path, int64_t max_bytes) {
+  const RegularFile f(path);
+  if (f.size() > max_bytes)
+    throw Error(path + ": " + human_bytes(f.size()) + " is larger than the " + human_bytes(max_bytes) +
+                " a file of this kind may have");
+  std::string text(static_cast<size_t>(f.size()), '\0');
+  f.read_at(0, text.data(), f.size());
   return text;
 }
 

@@ -1,9 +1,6 @@
 #include "hf_safetensors.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -26,52 +23,30 @@ namespace attnsim::model::hf {
 constexpr int64_t kMaxHeaderBytes = int64_t{100} << 20;
 constexpr int64_t kMaxIndexBytes = int64_t{16} << 20;
 
-class MappedFile {
+// A regular file (engine/read_file.h) whose header is read by pread and whose data is
+// mapped read-only on first use (pages come in as a tensor is converted).
+class MappedFile : public RegularFile {
  public:
-  explicit MappedFile(const std::string& path) : path_(path) {
-    // O_NONBLOCK: a FIFO must not block the open; fstat then refuses anything not regular.
-    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd_ < 0) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      throw Error(path + ": not a regular file");
-    }
-    size_ = st.st_size;
-  }
+  using RegularFile::RegularFile;
   ~MappedFile() {
-    if (map_ && map_ != MAP_FAILED) ::munmap(map_, static_cast<size_t>(size_));
-    ::close(fd_);
+    if (map_ && map_ != MAP_FAILED) ::munmap(map_, static_cast<size_t>(size()));
   }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
 
-  int64_t size() const { return size_; }
-  // `n` bytes at `offset` read with pread (the header: never mapped, never trusted).
+  // `n` bytes at `offset` (the header: never mapped, never trusted).
   std::string read(int64_t offset, int64_t n) const {
     std::string out(static_cast<size_t>(n), '\0');
-    int64_t done = 0;
-    while (done < n) {
-      const ssize_t r = ::pread(fd_, out.data() + done, static_cast<size_t>(n - done), offset + done);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) throw Error(path_ + ": could not read " + std::to_string(n) + " bytes at " + std::to_string(offset));
-      done += r;
-    }
+    read_at(offset, out.data(), n);
     return out;
   }
-  // The whole file, mapped read-only on first use (pages come in as a tensor is converted).
   const uint8_t* data() const {
     if (!map_) {
-      map_ = ::mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_PRIVATE, fd_, 0);
-      if (map_ == MAP_FAILED) throw Error(path_ + ": cannot map (" + std::strerror(errno) + ")");
+      map_ = ::mmap(nullptr, static_cast<size_t>(size()), PROT_READ, MAP_PRIVATE, fd(), 0);
+      if (map_ == MAP_FAILED) throw Error(path() + ": cannot map (" + std::strerror(errno) + ")");
     }
     return static_cast<const uint8_t*>(map_);
   }
 
  private:
-  std::string path_;
-  int fd_ = -1;
-  int64_t size_ = 0;
   mutable void* map_ = nullptr;
 };
 
