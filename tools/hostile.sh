@@ -439,7 +439,7 @@ for d in "${hf_dirs[@]}"; do
   add "trace --model $H/$d --layer 0 --tokens 1,2"
   add "decode --model $H/$d --tokens 1,2 --steps 2"
 done
-for d in len62 deep nan kv-3; do add "heads --model $H/$d"; add "ablate --model $H/$d --tokens 1,2,3"; add "predict --model $H/$d --tokens 1"; done
+for d in len62 deep nan kv-3; do add "heads --model $H/$d"; add "experiment ablation --model $H/$d"; add "ablate --model $H/$d --tokens 1,2,3"; add "predict --model $H/$d --tokens 1"; done
 G=tests/golden/hf_llama_f32
 add "trace --model $G --tokens 1,,2"
 add "trace --model $G --tokens 99"
@@ -453,6 +453,10 @@ add "decode --model $G --tokens 1 --temperature -1"
 add "decode --model $G --tokens 1 --dump $W/full-dir"
 add "ablate --model $G --tokens 1,2 --heads 0.9"
 add "ablate --model $G"
+add "experiment streaming --model $G"
+add "experiment prune --model $G"
+add "experiment ablation --model $G --mem-limit 1K"
+add "experiment sink --model $G --out /nonexistent/dir/x.json"
 add "predict --model assets/models/induction --tokens 1"
 add "heads --model assets/models/induction --tokens 1"
 add "trace --frobnicate"

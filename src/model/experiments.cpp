@@ -20,32 +20,36 @@ const std::vector<std::string> kExperimentNames = {"roles", "ablation", "prune",
                                                  "streaming"};
 
 // The conclusions' sentence patterns (Conclusion): one per verdict.
-namespace {
-constexpr const char* kRolesAppeared =
+namespace conclusions {
+const char* const kRolesAppeared =
     "%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
     "for the next token";
-constexpr const char* kAblationCounts =
+const char* const kAblationCounts =
     "%s of %s heads are nearly free to remove, critical: %s (zero ablation, one at a time; base repeat "
     "accuracy %s%%)";
-constexpr const char* kPruneWins =
+const char* const kPruneWins =
     "pruning a trained 8-head model beat training the few heads from scratch in %s of %s sizes (repeat loss, same "
     "d_model and steps)";
-constexpr const char* kDkFlatter =
+const char* const kDkFlatter =
     "mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads spread their weights more";
-constexpr const char* kDkNotFlatter =
+const char* const kDkNotFlatter =
     "mean row entropy goes from %s nats at d_k=%s to %s at d_k=%s: smaller heads are not flatter here";
-constexpr const char* kManyBeatOne = "8 heads beat 1 head at the same parameter count (repeat loss %s vs %s)";
-constexpr const char* kOneMatchedMany =
+const char* const kManyBeatOne = "8 heads beat 1 head at the same parameter count (repeat loss %s vs %s)";
+const char* const kOneMatchedMany =
     "1 head matched or beat 8 heads at the same parameter count (repeat loss %s vs %s)";
-constexpr const char* kSinkCount = "%s of %s heads put at least half their weight on BOS";
-constexpr const char* kStreamingTail =
+const char* const kSinkCount = "%s of %s heads put at least half their weight on BOS";
+const char* const kStreamingTail =
     "at positions %s-%s the loss is %s nats with the full cache, %s once BOS is evicted (%s) and %s when it is "
     "kept (%s); repeat accuracy %s%% / %s%% / %s%%";
-}  // namespace
+const char* const kRolesOnRepeats =
+    "%s of %s heads take a role on repeated random tokens: %s induction, %s previous-token, %s first-token";
+}  // namespace conclusions
+using namespace conclusions;
 
 const std::vector<std::string>& conclusion_formats() {
   static const std::vector<std::string> all = {kRolesAppeared, kAblationCounts, kPruneWins,  kDkFlatter, kDkNotFlatter,
-                                               kManyBeatOne,   kOneMatchedMany, kSinkCount, kStreamingTail};
+                                               kManyBeatOne,   kOneMatchedMany, kSinkCount, kStreamingTail,
+                                               kRolesOnRepeats};
   return all;
 }
 

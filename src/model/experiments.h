@@ -41,6 +41,14 @@ struct Conclusion {
 // counts differ or the format has another conversion.
 std::string fill_format(const std::string& format, const std::vector<std::string>& values);
 const std::vector<std::string>& conclusion_formats();
+// The patterns the Hugging Face experiments (hf_experiments.h) share with the toy model's,
+// and the one of their own (roles without a "before": a pretrained model has no initial
+// weights on disk).
+namespace conclusions {
+extern const char* const kAblationCounts;
+extern const char* const kSinkCount;
+extern const char* const kRolesOnRepeats;
+}  // namespace conclusions
 
 struct ExperimentResult {
   std::string name;

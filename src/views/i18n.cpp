@@ -283,6 +283,8 @@ const std::pair<const char*, const char*> kTable[] = {
      "kept (%s); repeat accuracy %s%% / %s%% / %s%%",
      "위치 %s-%s의 손실은 캐시 전체일 때 %s nats, BOS를 내보내면 %s (%s), BOS를 붙잡아 두면 %s (%s). 반복 구간 "
      "정확도 %s%% / %s%% / %s%%"},
+    {"%s of %s heads take a role on repeated random tokens: %s induction, %s previous-token, %s first-token",
+     "반복된 무작위 토큰에서 헤드 %s개가 역할을 맡는다 (전체 %s개): 인덕션 헤드 %s개, 앞 토큰 헤드 %s개, 첫 토큰 헤드 %s개"},
 };
 
 }  // namespace
