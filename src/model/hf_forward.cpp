@@ -134,7 +134,7 @@ HfForward hf_forward(const HfModel& m, const std::vector<int32_t>& tokens, const
   HfForward r;
   Tensor x = embed(m, tokens, 0);  // (1,T,d) the residual stream
   for (int64_t l = 0; l < c.layers; ++l) {
-    const HfLayer& L = m.layers[static_cast<size_t>(l)];
+    const HfLayer L = m.layer(l);  // float32 (widened now from F16 / BF16)
     MhaInputs in;
     in.query = in.key = in.value = norm(c, x, L.norm1_w, L.norm1_b);  // (1,T,d)
     if (static_cast<size_t>(l) < o.patches.size()) in.head_patches = o.patches[static_cast<size_t>(l)];
@@ -180,7 +180,7 @@ std::vector<float> HfDecoder::feed(const std::vector<int32_t>& tokens, std::vect
   Tensor x = embed(model_, tokens, length_);  // (1,n,d)
   if (traces) traces->clear();
   for (int64_t l = 0; l < c.layers; ++l) {
-    const HfLayer& L = model_.layers[static_cast<size_t>(l)];
+    const HfLayer L = model_.layer(l);
     // attend_cached sets the RoPE position to the cache's length itself
     Trace t = attend_cached(a, L.attn, caches_[static_cast<size_t>(l)], norm(c, x, L.norm1_w, L.norm1_b), be);
     add_into(x, t.at("out").out);

@@ -48,106 +48,143 @@ std::string gpt2_prefix(const SafetensorsSet& st) {
   return st.find("transformer.wte.weight") ? "transformer." : "";
 }
 
-void load_gpt2(HfModel& m, const SafetensorsSet& st) {
+HfLayer read_gpt2_layer(const Names& n, const HfConfig& c, int64_t l) {
+  const int64_t d = c.d_model, ff = c.d_ff;
+  const std::string p = "h." + std::to_string(l) + ".";
+  HfLayer L;
+  L.norm1_w = take(n, p + "ln_1.weight", {d});
+  L.norm1_b = take(n, p + "ln_1.bias", {d});
+  // c_attn: (d, 3d) Conv1D, columns [q | k | v]; attn.bias / attn.masked_bias (the old
+  // causal buffers) are not read: the engine builds the causal mask itself
+  const Tensor qkv_w = take(n, p + "attn.c_attn.weight", {d, 3 * d});
+  const Tensor qkv_b = take(n, p + "attn.c_attn.bias", {3 * d});
+  L.attn.W_Q = {conv1d_slice(qkv_w, 0, d), vector_slice(qkv_b, 0, d)};
+  L.attn.W_K = {conv1d_slice(qkv_w, d, d), vector_slice(qkv_b, d, d)};
+  L.attn.W_V = {conv1d_slice(qkv_w, 2 * d, d), vector_slice(qkv_b, 2 * d, d)};
+  L.attn.W_O = {transposed(take(n, p + "attn.c_proj.weight", {d, d})), take(n, p + "attn.c_proj.bias", {d})};
+  L.norm2_w = take(n, p + "ln_2.weight", {d});
+  L.norm2_b = take(n, p + "ln_2.bias", {d});
+  L.fc = {transposed(take(n, p + "mlp.c_fc.weight", {d, ff})), take(n, p + "mlp.c_fc.bias", {ff})};
+  L.proj = {transposed(take(n, p + "mlp.c_proj.weight", {ff, d})), take(n, p + "mlp.c_proj.bias", {d})};
+  return L;
+}
+
+void load_gpt2(HfModel& m, const Names& n) {
   const HfConfig& c = m.config;
-  const int64_t d = c.d_model, V = c.vocab, ff = c.d_ff;
-  const Names n{st, gpt2_prefix(st)};
+  const int64_t d = c.d_model, V = c.vocab;
   m.embed = take(n, "wte.weight", {V, d});
   m.pos_embed = take(n, "wpe.weight", {c.max_positions, d});
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const std::string p = "h." + std::to_string(l) + ".";
-    HfLayer L;
-    L.norm1_w = take(n, p + "ln_1.weight", {d});
-    L.norm1_b = take(n, p + "ln_1.bias", {d});
-    // c_attn: (d, 3d) Conv1D, columns [q | k | v]; attn.bias / attn.masked_bias (the old
-    // causal buffers) are not read: the engine builds the causal mask itself
-    const Tensor qkv_w = take(n, p + "attn.c_attn.weight", {d, 3 * d});
-    const Tensor qkv_b = take(n, p + "attn.c_attn.bias", {3 * d});
-    L.attn.W_Q = {conv1d_slice(qkv_w, 0, d), vector_slice(qkv_b, 0, d)};
-    L.attn.W_K = {conv1d_slice(qkv_w, d, d), vector_slice(qkv_b, d, d)};
-    L.attn.W_V = {conv1d_slice(qkv_w, 2 * d, d), vector_slice(qkv_b, 2 * d, d)};
-    L.attn.W_O = {transposed(take(n, p + "attn.c_proj.weight", {d, d})), take(n, p + "attn.c_proj.bias", {d})};
-    L.norm2_w = take(n, p + "ln_2.weight", {d});
-    L.norm2_b = take(n, p + "ln_2.bias", {d});
-    L.fc = {transposed(take(n, p + "mlp.c_fc.weight", {d, ff})), take(n, p + "mlp.c_fc.bias", {ff})};
-    L.proj = {transposed(take(n, p + "mlp.c_proj.weight", {ff, d})), take(n, p + "mlp.c_proj.bias", {d})};
-    m.layers.push_back(std::move(L));
-  }
   m.norm_f_w = take(n, "ln_f.weight", {d});
   m.norm_f_b = take(n, "ln_f.bias", {d});
   m.unembed = m.embed;  // GPT2LMHeadModel ties lm_head to wte (a stored lm_head.weight is the same tensor)
 }
 
-void load_llama(HfModel& m, const SafetensorsSet& st) {
+HfLayer read_llama_layer(const Names& n, const HfConfig& c, int64_t l) {
+  const int64_t d = c.d_model, ff = c.d_ff, kv = c.kv_heads * c.head_dim();
+  const std::string p = "layers." + std::to_string(l) + ".";
+  HfLayer L;
+  L.norm1_w = take(n, p + "input_layernorm.weight", {d});
+  auto proj = [&](const char* name, int64_t out, bool bias) {
+    const std::string base = p + "self_attn." + name;
+    return Linear{take(n, base + ".weight", {out, d}), take_optional(n, base + ".bias", {out}, bias)};
+  };
+  L.attn.W_Q = proj("q_proj", d, c.qkv_bias);
+  L.attn.W_K = proj("k_proj", kv, c.qkv_bias);
+  L.attn.W_V = proj("v_proj", kv, c.qkv_bias);
+  L.attn.W_O = proj("o_proj", d, c.o_bias);
+  L.norm2_w = take(n, p + "post_attention_layernorm.weight", {d});
+  auto mlp = [&](const char* name, int64_t out, int64_t in) {
+    const std::string base = p + "mlp." + name;
+    return Linear{take(n, base + ".weight", {out, in}), take_optional(n, base + ".bias", {out}, c.mlp_bias)};
+  };
+  L.gate = mlp("gate_proj", ff, d);
+  L.up = mlp("up_proj", ff, d);
+  L.down = mlp("down_proj", d, ff);
+  return L;
+}
+
+void load_llama(HfModel& m, const Names& n) {
   const HfConfig& c = m.config;
-  const int64_t d = c.d_model, V = c.vocab, ff = c.d_ff, kv = c.kv_heads * c.head_dim();
-  const Names n{st, "model."};
+  const int64_t d = c.d_model, V = c.vocab;
   m.embed = take(n, "embed_tokens.weight", {V, d});
-  for (int64_t l = 0; l < c.layers; ++l) {
-    const std::string p = "layers." + std::to_string(l) + ".";
-    HfLayer L;
-    L.norm1_w = take(n, p + "input_layernorm.weight", {d});
-    auto proj = [&](const char* name, int64_t out, bool bias) {
-      const std::string base = p + "self_attn." + name;
-      return Linear{take(n, base + ".weight", {out, d}), take_optional(n, base + ".bias", {out}, bias)};
-    };
-    L.attn.W_Q = proj("q_proj", d, c.qkv_bias);
-    L.attn.W_K = proj("k_proj", kv, c.qkv_bias);
-    L.attn.W_V = proj("v_proj", kv, c.qkv_bias);
-    L.attn.W_O = proj("o_proj", d, c.o_bias);
-    L.norm2_w = take(n, p + "post_attention_layernorm.weight", {d});
-    auto mlp = [&](const char* name, int64_t out, int64_t in) {
-      const std::string base = p + "mlp." + name;
-      return Linear{take(n, base + ".weight", {out, in}), take_optional(n, base + ".bias", {out}, c.mlp_bias)};
-    };
-    L.gate = mlp("gate_proj", ff, d);
-    L.up = mlp("up_proj", ff, d);
-    L.down = mlp("down_proj", d, ff);
-    m.layers.push_back(std::move(L));
-  }
   m.norm_f_w = take(n, "norm.weight", {d});
   if (c.tied) {
     m.unembed = m.embed;
   } else {
-    const Names top{st, ""};
+    const Names top{n.st, ""};
     m.unembed = take(top, "lm_head.weight", {V, d});
   }
 }
 
-// Parameter elements the config implies (what load_* reads), in checked arithmetic.
-int64_t parameter_count(const HfConfig& c) {
-  const Size d = c.d_model, V = c.vocab, ff = c.d_ff, kv = Size(c.kv_heads) * c.head_dim();
-  Size per_layer;
-  if (c.family == Family::Gpt2) {
-    per_layer = Size(4) * d + d * d * 3 + d * 3 + d * d + d + d * ff * 2 + ff + d;
-    return (V * d + Size(c.max_positions) * d + Size(c.layers) * per_layer + Size(2) * d).value();
-  }
-  per_layer = Size(2) * d + d * d * 2 + kv * d * 2 + (c.qkv_bias ? d + kv * 2 : Size(0)) + (c.o_bias ? d : Size(0)) +
-              d * ff * 3 + (c.mlp_bias ? ff * 2 + d : Size(0));
-  return (V * d * (c.tied ? 1 : 2) + Size(c.layers) * per_layer + d).value();
+HfLayer read_layer(const Names& n, const HfConfig& c, int64_t l) {
+  return c.family == Family::Gpt2 ? read_gpt2_layer(n, c, l) : read_llama_layer(n, c, l);
+}
+
+// True when every tensor of the files is F32: then the layers are read once, at load.
+bool all_f32(const SafetensorsSet& st) {
+  for (const TensorInfo& t : st.tensors())
+    if (t.dtype != "F32") return false;
+  return true;
+}
+
+// Parameter elements the config implies (what load_* reads), in checked arithmetic: one
+// layer's, and the rest (embeddings, final norm, an untied lm_head).
+int64_t layer_parameter_count(const HfConfig& c) {
+  const Size d = c.d_model, ff = c.d_ff, kv = Size(c.kv_heads) * c.head_dim();
+  if (c.family == Family::Gpt2) return (Size(4) * d + d * d * 3 + d * 3 + d * d + d + d * ff * 2 + ff + d).value();
+  return (Size(2) * d + d * d * 2 + kv * d * 2 + (c.qkv_bias ? d + kv * 2 : Size(0)) + (c.o_bias ? d : Size(0)) +
+          d * ff * 3 + (c.mlp_bias ? ff * 2 + d : Size(0))).value();
+}
+
+int64_t outer_parameter_count(const HfConfig& c) {
+  const Size d = c.d_model, V = c.vocab;
+  if (c.family == Family::Gpt2) return (V * d + Size(c.max_positions) * d + Size(2) * d).value();
+  return (V * d * (c.tied ? 1 : 2) + d).value();
 }
 
 }  // namespace
 
 int64_t predict_hf_model_bytes(const std::string& dir) {
-  return checked_mul(parameter_count(read_hf_config(dir)), 4, "model bytes");  // float32, each once
+  const HfConfig c = read_hf_config(dir);
+  const Size layer = Size(layer_parameter_count(c)) * 4, outer = Size(outer_parameter_count(c)) * 4;
+  const SafetensorsSet st = SafetensorsSet::open_dir(dir);  // headers only
+  if (all_f32(st)) return (outer + layer * Size(c.layers)).value();
+  Size file;
+  for (const TensorInfo& t : st.tensors()) file += Size(t.end - t.begin);
+  return (outer + layer + file).value();  // the mapped files count: the page's mmap copies them
 }
 
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
   HfModel m;
   m.dir = dir;
   m.config = read_hf_config(dir);
-  const SafetensorsSet st = SafetensorsSet::open_dir(dir);  // every header checked, nothing read yet
+  auto st = std::make_shared<const SafetensorsSet>(SafetensorsSet::open_dir(dir));  // every header checked, nothing read yet
   check_fits(predict_hf_model_bytes(dir), mem_limit, "loading " + dir + " as float32",
              "a smaller model, or more memory");
   try {
-    if (m.config.family == Family::Gpt2) load_gpt2(m, st);
-    else load_llama(m, st);
+    const bool gpt2 = m.config.family == Family::Gpt2;
+    m.prefix = gpt2 ? gpt2_prefix(*st) : "model.";
+    const Names n{*st, m.prefix};
+    if (gpt2) load_gpt2(m, n);
+    else load_llama(m, n);
+    // every layer read once now: names, shapes and finite values checked before the model is
+    // used; kept when the files are F32, else widened again on each use
+    const bool keep = all_f32(*st);
+    for (int64_t l = 0; l < m.config.layers; ++l) {
+      HfLayer L = read_layer(n, m.config, l);
+      if (keep) m.layers.push_back(std::move(L));
+    }
+    if (!keep) m.source = std::move(st);
   } catch (const Error& e) {  // name the folder, once
     const std::string what = e.what();
     throw Error(what.rfind(dir, 0) == 0 ? what : dir + ": " + what);
   }
   return m;
+}
+
+HfLayer HfModel::layer(int64_t l) const {
+  if (!layers.empty()) return layers.at(static_cast<size_t>(l));
+  return read_layer(Names{*source, prefix}, config, l);
 }
 
 MhaConfig hf_attention_config(const HfConfig& hc, int64_t T, int64_t position0) {

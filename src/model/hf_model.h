@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ struct HfLayer {
   Linear gate, up, down;    // Llama: gate_proj, up_proj (ff,d), down_proj (d,ff)
 };
 
+class SafetensorsSet;  // hf_safetensors.h
+
+// Files in F32 are read into float32 at load. Files holding F16 or BF16 are kept mapped and
+// each layer is widened to float32 when it runs (layer()), so a half-precision model holds
+// its file plus one layer, not twice its size; the embeddings and final norm are widened at
+// load either way.
 struct HfModel {
   HfConfig config;
   std::string dir;
@@ -37,11 +44,19 @@ struct HfModel {
   Tensor pos_embed;          // (P,d) wpe; GPT-2 only
   Tensor norm_f_w, norm_f_b; // ln_f / norm (d)
   Tensor unembed;            // (V,d): the embedding itself when tied
-  std::vector<HfLayer> layers;
+  std::vector<HfLayer> layers;                   // float32 at load; empty when widened per use
+  std::shared_ptr<const SafetensorsSet> source;  // the mapped files, when widened per use
+  std::string prefix;                            // of the tensor names: "", "transformer.", "model."
+
+  // Layer l as float32: the loaded one, or one widened now from the mapped file (checked at
+  // load, so this does not fail on a file that has not changed since).
+  HfLayer layer(int64_t l) const;
+  bool widened_per_layer() const { return layers.empty() && config.layers > 0; }
 };
 
-// Bytes load_hf_model holds (every float32 parameter once), from config.json and the
-// safetensors headers alone.
+// Bytes load_hf_model holds, from config.json and the safetensors headers alone: every
+// float32 parameter once, or with F16 / BF16 files the widened embeddings, one widened layer
+// and the files' bytes.
 int64_t predict_hf_model_bytes(const std::string& dir);
 // Reads config.json and the safetensors, checking every name and shape the config implies.
 // Throws Error naming the file, the tensor and the problem; `mem_limit` 0 = the default limit.
