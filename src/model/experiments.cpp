@@ -122,6 +122,43 @@ Quality quality(const Model& m, const Ablation* ab = nullptr) {
   return {s.parts[kRepeat].loss(), s.parts[kRepeat].accuracy(), s.all.loss()};
 }
 
+}  // namespace
+
+// [SECTION] pieces the Hugging Face experiments share (experiments.h)
+
+void add_ablation_row(ExperimentResult& r, HeadRef head, double delta_loss, double delta_points, int& free_heads,
+                      int& critical) {
+  const bool is_free = delta_loss < kFreeLoss && -delta_points < kFreePoints, is_critical = -delta_points > kCriticalPoints;
+  free_heads += is_free;
+  critical += is_critical;
+  const char* verdict = is_critical ? "critical" : is_free ? "nearly free" : "matters";
+  char line[120];
+  std::snprintf(line, sizeof line, "%lld.%lld   %+12.4f  %+12.1f  %s\n", static_cast<long long>(head.layer),
+                static_cast<long long>(head.head), delta_loss, delta_points, verdict);
+  r.table += line;
+  r.json.push_back({{"layer", head.layer}, {"head", head.head}, {"delta_loss_repeat", delta_loss},
+                    {"delta_accuracy_points", delta_points}, {"verdict", verdict}});
+}
+
+ExperimentResult sink_result(const HeadTable& t) {
+  ExperimentResult r{"sink", "head   first-token share   role\n", {}, nlohmann::json::array()};
+  int sinks = 0;
+  for (int64_t l = 0; l < t.layers; ++l)
+    for (int64_t h = 0; h < t.heads; ++h) {
+      const HeadScores& s = t.at(l, h);
+      sinks += s.first >= kFirstThreshold;
+      char line[120];
+      std::snprintf(line, sizeof line, "%lld.%lld   %17.3f   %s\n", static_cast<long long>(l), static_cast<long long>(h),
+                    s.first, role_label(s).c_str());
+      r.table += line;
+      r.json.push_back({{"layer", l}, {"head", h}, {"first", s.first}, {"role", role_label(s)}});
+    }
+  r.conclusion = {kSinkCount, {std::to_string(sinks), std::to_string(t.cells.size())}};
+  return r;
+}
+
+namespace {
+
 // [SECTION] (a) roles
 
 ExperimentResult roles(const ExperimentOptions& o) {
@@ -161,16 +198,7 @@ ExperimentResult ablation(const ExperimentOptions& o) {
   for (const AblationRow& row : ablate_each_head(m, b, false)) {
     const double dl = row.stats.parts[kRepeat].loss() - base.parts[kRepeat].loss();
     const double dp = 100 * (row.stats.parts[kRepeat].accuracy() - base.parts[kRepeat].accuracy());
-    const bool is_free = dl < kFreeLoss && -dp < kFreePoints, is_critical = -dp > kCriticalPoints;
-    free_heads += is_free;
-    critical += is_critical;
-    const char* verdict = is_critical ? "critical" : is_free ? "nearly free" : "matters";
-    char line[120];
-    std::snprintf(line, sizeof line, "%lld.%lld   %+12.4f  %+12.1f  %s\n", static_cast<long long>(row.head.layer),
-                  static_cast<long long>(row.head.head), dl, dp, verdict);
-    r.table += line;
-    r.json.push_back({{"layer", row.head.layer}, {"head", row.head.head}, {"delta_loss_repeat", dl},
-                      {"delta_accuracy_points", dp}, {"verdict", verdict}});
+    add_ablation_row(r, row.head, dl, dp, free_heads, critical);
   }
   const int64_t n = m.config.layers * m.config.heads;
   r.conclusion = {kAblationCounts, {std::to_string(free_heads), std::to_string(n), std::to_string(critical),
@@ -269,21 +297,7 @@ ExperimentResult one_vs_many(const ExperimentOptions& o) {
 
 ExperimentResult sink(const ExperimentOptions& o) {
   const Model m = subject(o);
-  const HeadTable t = score_heads(m, scoring_batch(m.config));
-  ExperimentResult r{"sink", "head   first-token share   role\n", {}, nlohmann::json::array()};
-  int sinks = 0;
-  for (int64_t l = 0; l < t.layers; ++l)
-    for (int64_t h = 0; h < t.heads; ++h) {
-      const HeadScores& s = t.at(l, h);
-      sinks += s.first >= kFirstThreshold;
-      char line[120];
-      std::snprintf(line, sizeof line, "%lld.%lld   %17.3f   %s\n", static_cast<long long>(l), static_cast<long long>(h),
-                    s.first, role_label(s).c_str());
-      r.table += line;
-      r.json.push_back({{"layer", l}, {"head", h}, {"first", s.first}, {"role", role_label(s)}});
-    }
-  r.conclusion = {kSinkCount, {std::to_string(sinks), std::to_string(t.cells.size())}};
-  return r;
+  return sink_result(score_heads(m, scoring_batch(m.config)));
 }
 
 // [SECTION] streaming: StreamingLLM's cache policies on the trained model (issue 11)

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "heads.h"
 #include "train.h"
 
 namespace attnsim::model {
@@ -46,7 +47,6 @@ const std::vector<std::string>& conclusion_formats();
 // weights on disk).
 namespace conclusions {
 extern const char* const kAblationCounts;
-extern const char* const kSinkCount;
 extern const char* const kRolesOnRepeats;
 }  // namespace conclusions
 
@@ -72,5 +72,12 @@ ExperimentResult run_experiment(const std::string& name, const ExperimentOptions
 // Thresholds for (b): a head is nearly free when knocking it out costs < 0.05 nats on the
 // repeat and < 2 accuracy points; critical when it costs > 20 points.
 inline constexpr double kFreeLoss = 0.05, kFreePoints = 2.0, kCriticalPoints = 20.0;
+
+// What the toy model's and a Hugging Face model's experiments share: (b)'s row for one head
+// knocked out (its verdict by the thresholds above, counted into free_heads / critical), and
+// (f)'s whole result from a head table.
+void add_ablation_row(ExperimentResult& result, HeadRef head, double delta_loss, double delta_points,
+                      int& free_heads, int& critical);
+ExperimentResult sink_result(const HeadTable& table);
 
 }  // namespace attnsim::model

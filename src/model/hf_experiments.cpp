@@ -72,16 +72,7 @@ ExperimentResult ablation(const HfModel& m, const HfExperimentOptions& o) {
       patches[static_cast<size_t>(l)].push_back(HeadPatch{h, {}});  // zero ablation
       const RepeatQuality q = repeat_quality(m, o, patches);
       const double dl = q.loss_repeat - base.loss_repeat, dp = 100 * (q.accuracy_repeat - base.accuracy_repeat);
-      const bool is_free = dl < kFreeLoss && -dp < kFreePoints, is_critical = -dp > kCriticalPoints;
-      free_heads += is_free;
-      critical += is_critical;
-      const char* verdict = is_critical ? "critical" : is_free ? "nearly free" : "matters";
-      char line[120];
-      std::snprintf(line, sizeof line, "%lld.%lld   %+12.4f  %+12.1f  %s\n", static_cast<long long>(l),
-                    static_cast<long long>(h), dl, dp, verdict);
-      r.table += line;
-      r.json.push_back({{"layer", l}, {"head", h}, {"delta_loss_repeat", dl}, {"delta_accuracy_points", dp},
-                        {"verdict", verdict}});
+      add_ablation_row(r, HeadRef{l, h}, dl, dp, free_heads, critical);
     }
   // the baselines beside the base: chance on the first copy, the model's own first copy
   char line[240];
@@ -98,21 +89,7 @@ ExperimentResult ablation(const HfModel& m, const HfExperimentOptions& o) {
 }
 
 ExperimentResult sink(const HfModel& m, const HfExperimentOptions& o) {
-  const HeadTable t = score_hf_heads_repeated(m, o.repeat_len, o.sequences, o.seed);
-  ExperimentResult r{"sink", "head   first-token share   role\n", {}, nlohmann::json::array()};
-  int sinks = 0;
-  for (int64_t l = 0; l < t.layers; ++l)
-    for (int64_t h = 0; h < t.heads; ++h) {
-      const HeadScores& s = t.at(l, h);
-      sinks += s.first >= kFirstThreshold;
-      char line[120];
-      std::snprintf(line, sizeof line, "%lld.%lld   %17.3f   %s\n", static_cast<long long>(l), static_cast<long long>(h),
-                    s.first, role_label(s).c_str());
-      r.table += line;
-      r.json.push_back({{"layer", l}, {"head", h}, {"first", s.first}, {"role", role_label(s)}});
-    }
-  r.conclusion = {conclusions::kSinkCount, {std::to_string(sinks), std::to_string(t.cells.size())}};
-  return r;
+  return sink_result(score_hf_heads_repeated(m, o.repeat_len, o.sequences, o.seed));
 }
 
 }  // namespace

@@ -142,16 +142,19 @@ int64_t outer_parameter_count(const HfConfig& c) {
   return (V * d * (c.tied ? 1 : 2) + d).value();
 }
 
-}  // namespace
-
-int64_t predict_hf_model_bytes(const std::string& dir) {
-  const HfConfig c = read_hf_config(dir);
+// predict_hf_model_bytes's figure (hf_model.h), from the config and the opened headers.
+int64_t predict_model_bytes(const HfConfig& c, const SafetensorsSet& st) {
   const Size layer = Size(layer_parameter_count(c)) * 4, outer = Size(outer_parameter_count(c)) * 4;
-  const SafetensorsSet st = SafetensorsSet::open_dir(dir);  // headers only
   if (all_f32(st)) return (outer + layer * Size(c.layers)).value();
   Size file;
   for (const TensorInfo& t : st.tensors()) file += Size(t.end - t.begin);
   return (outer + layer + file).value();  // the mapped files count: the page's mmap copies them
+}
+
+}  // namespace
+
+int64_t predict_hf_model_bytes(const std::string& dir) {
+  return predict_model_bytes(read_hf_config(dir), SafetensorsSet::open_dir(dir));  // headers only
 }
 
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
@@ -159,7 +162,7 @@ HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
   m.dir = dir;
   m.config = read_hf_config(dir);
   auto st = std::make_shared<const SafetensorsSet>(SafetensorsSet::open_dir(dir));  // every header checked, nothing read yet
-  check_fits(predict_hf_model_bytes(dir), mem_limit, "loading " + dir + " as float32",
+  check_fits(predict_model_bytes(m.config, *st), mem_limit, "loading " + dir + " as float32",
              "a smaller model, or more memory");
   try {
     const bool gpt2 = m.config.family == Family::Gpt2;
