@@ -16,6 +16,7 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 if [[ -d lessons ]] && compgen -G "lessons/*.toml" >/dev/null; then
   build/attnsim-cli lesson check lessons
 fi
+tools/retrain-check.sh build/attnsim-cli  # training repeats the shipped runs bit for bit (~1.5 min)
 tools/hostile.sh --strict build/attnsim-cli  # one line, exit 2, nothing left; < 1 s, < 50 MB
 
 # Sanitizers: the engine, lessons and CLI (the GUI is left out: Mesa's own allocations are

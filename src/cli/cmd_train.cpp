@@ -26,6 +26,8 @@ struct TrainArgs {
   std::string tasks = "induction";
   std::string mem_limit;
   std::string init;  // start from a checkpoint instead of fresh weights
+  std::string recipe;  // train again with this checkpoint's config and recipe (model.json)
+  int64_t stop_at = 0;  // end the run after this many steps, the schedule still the recipe's
   bool force = false;  // replace a non-empty --out
   bool json = false;
   int64_t bench = 0;  // time this many steps (after 5 of warm-up) instead of a real run
@@ -70,6 +72,22 @@ int bench_steps(model::Model& m, model::TrainOptions t, int64_t n, bool json) {
                 median, 1000 / median, static_cast<long long>(n), ms.front(), ms.back(),
                 static_cast<long long>(model::param_count(m.config)));
   return 0;
+}
+
+// --recipe DIR: DIR's config (its seed included) and the recipe model.json keeps; what the
+// recipe does not say (log and checkpoint cadence, --out) stays as given.
+void use_recipe(const std::string& dir, model::ModelConfig& config, model::TrainOptions& t) {
+  const model::CheckpointHeader header = model::read_checkpoint_header(dir);
+  const std::optional<model::TrainOptions> recipe = model::recipe_options(header.meta);
+  if (!recipe) throw Error(dir + "/model.json: no training recipe (\"train\") to repeat");
+  config = header.config;
+  model::TrainOptions o = *recipe;
+  o.log_every = t.log_every;
+  o.score_every = t.score_every;
+  o.checkpoint_every = t.checkpoint_every;
+  o.out_dir = t.out_dir;
+  o.mem_limit = t.mem_limit;
+  t = o;
 }
 
 }  // namespace
@@ -122,6 +140,15 @@ Runner add_train_command(CLI::App& app) {
   for (const char* size : {"--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm", "--mlp",
                            "--no-bias", "--seed"})
     cmd->get_option(size)->excludes("--init");  // the checkpoint's config wins: a size given too would be ignored
+  cmd->add_option("--recipe", a->recipe,
+                  "train again from fresh weights with this checkpoint's config and recipe (model.json): the same bits "
+                  "as the run that made it")->check(not_empty())->excludes("--init");
+  for (const char* option : {"--task", "--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm",
+                             "--mlp", "--no-bias", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
+                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats"})
+    cmd->get_option(option)->excludes("--recipe");  // the recipe says it
+  cmd->add_option("--stop-at", a->stop_at, "end after N steps, the learning-rate schedule still that of --steps")
+      ->check(whole_number(1, 10'000'000));
   cmd->get_option("--bench")->excludes("--out");  // a benchmark writes nothing
   cmd->get_option("--force")->needs("--out");
   return [a] {
@@ -130,9 +157,13 @@ Runner add_train_command(CLI::App& app) {
     std::stringstream ss(a->tasks);
     for (std::string name; std::getline(ss, name, ',');) t.task.tasks.push_back(model::parse_task(name));
     if (!a->mem_limit.empty()) t.mem_limit = parse_size(a->mem_limit);
+    model::ModelConfig recipe_config;
+    if (!a->recipe.empty()) use_recipe(a->recipe, recipe_config, t);
     // Everything is checked and the memory predicted from the options (or --init's header)
     // before the model exists: init_model of a 16384-wide, 256-layer model is itself 1 TB.
-    const model::ModelConfig config = a->init.empty() ? a->config : model::read_checkpoint_header(a->init).config;
+    const model::ModelConfig config = !a->recipe.empty() ? recipe_config
+                                      : a->init.empty()  ? a->config
+                                                         : model::read_checkpoint_header(a->init).config;
     model::validate(config);
     t.task.vocab = config.vocab;
     t.task.len = config.seq_len;
@@ -144,7 +175,8 @@ Runner add_train_command(CLI::App& app) {
     auto run = [&](model::Model& m) {
       model::TrainHooks hooks;
       hooks.on_step = [&](const model::StepReport& r) { show_progress(r, t.steps, tty); };
-      hooks.stop = stop_requested;
+      const int64_t stop_at = a->stop_at;
+      hooks.stop = [stop_at, steps = int64_t{0}]() mutable { return stop_requested() || (stop_at > 0 && steps++ >= stop_at); };
       model::train(m, t, hooks);
     };
     model::Model m;

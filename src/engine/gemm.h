@@ -4,7 +4,9 @@
 // head of a transposed view is read in place, with no copy. beta = 0 never reads C.
 //
 // Two implementations, chosen by the build: OpenBLAS (gemm_openblas.cpp, the desktop) and
-// Eigen (gemm_eigen.cpp, WebAssembly, where its SSE packets compile to SIMD128).
+// Eigen (gemm_eigen.cpp, WebAssembly, where its SSE packets compile to SIMD128). While a
+// FixedOrderProducts guard is alive both hand the product to sgemm_fixed (gemm_fixed.h),
+// whose bits do not depend on the machine.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 // maps the SSE intrinsics of Eigen's SSE packets onto SIMD128, so its blocked GEBP kernel
 // runs four lanes wide. Row-major maps with outer strides read the engine's views in place.
 #include "gemm.h"
+#include "gemm_fixed.h"
 
 // The headers Eigen/Core reads, first and whole (see below).
 #include <algorithm>
@@ -59,6 +60,7 @@ void with_op(Op o, const float* X, int64_t rows, int64_t cols, int64_t ld, Fn&& 
 
 void sgemm(Op a, Op b, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
            const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (fixed_order_products()) return sgemm_fixed(a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   Mutable c(C, m, n, Eigen::OuterStride<>(ldc));
   if (k == 0) {  // no products: C = beta · C, and beta = 0 must not read C (it may hold NaN)
     if (beta == 0.0f) c.setZero();

@@ -17,19 +17,35 @@ namespace attnsim {
 
 inline int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+// What a worker inherits from the thread that started it; run_workers copies it in.
+struct ThreadContext {
+  // Set while a thread runs a worker of run_workers: a parallel_for inside one (a matrix
+  // product inside a per-head loop) then runs on that thread instead of starting threads of
+  // its own on cores that are already busy.
+  bool in_worker = false;
+  // Live FixedOrderProducts guards of the thread that started the work (gemm_fixed.h).
+  int fixed_order = 0;
+};
+inline thread_local ThreadContext thread_context;
+
 // Runs worker(t) for t in [0, threads), t = 0 on the calling thread; rethrows the first
 // exception a worker threw once all have finished.
 template <class Fn>
 void run_workers(int threads, Fn&& worker) {
   std::exception_ptr first;
   std::mutex mutex;
+  ThreadContext inherited = thread_context;  // copied into each worker
+  inherited.in_worker = true;
   auto guarded = [&](int t) {
+    const ThreadContext own = thread_context;
+    thread_context = inherited;
     try {
       worker(t);
     } catch (...) {
       std::lock_guard<std::mutex> lock(mutex);
       if (!first) first = std::current_exception();
     }
+    thread_context = own;
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
@@ -39,12 +55,13 @@ void run_workers(int threads, Fn&& worker) {
 }
 
 // Calls body(begin, end) over [0, n) in chunks of `grain` items taken from a shared counter,
-// on up to default_threads() threads (one thread when there is a single chunk).
+// on up to default_threads() threads (one thread when there is a single chunk, or when
+// called from inside a worker).
 template <class Fn>
 void parallel_for(int64_t n, int64_t grain, Fn&& body) {
   grain = std::max<int64_t>(grain, 1);
   const int64_t chunks = (n + grain - 1) / grain;
-  const int threads = static_cast<int>(std::min<int64_t>(default_threads(), chunks));
+  const int threads = thread_context.in_worker ? 1 : static_cast<int>(std::min<int64_t>(default_threads(), chunks));
   std::atomic<int64_t> next{0};
   run_workers(std::max(threads, 1), [&](int) {
     for (int64_t c; (c = next.fetch_add(1)) < chunks;) body(c * grain, std::min(n, (c + 1) * grain));

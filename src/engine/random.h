@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "fixed_math.h"
+
 namespace attnsim {
 
 // Streams keep weights, inputs and dropout independent for one seed.
@@ -27,12 +29,13 @@ inline float random_uniform(uint64_t seed, uint64_t stream, uint64_t index) {
   return static_cast<float>(random_bits(seed, stream, index) >> 40) * (1.0f / 16777216.0f);
 }
 
-// Standard normal (Box-Muller on two independent uniforms).
+// Standard normal (Box-Muller on two independent uniforms; fixed_math's log and cos, so a
+// seed gives the same weights on every CPU).
 inline float random_normal(uint64_t seed, uint64_t stream, uint64_t index) {
   const uint64_t bits = random_bits(seed, stream, index);
   const double u1 = (static_cast<double>(bits >> 40) + 1.0) / 16777217.0;  // (0, 1]
   const double u2 = static_cast<double>(bits & 0xFFFFFF) / 16777216.0;
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  return static_cast<float>(std::sqrt(-2.0 * fixed::log(u1)) * fixed::cos(6.283185307179586 * u2));
 }
 
 // Dropout keeps an element of alpha when its uniform draw is >= p.

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdint>
 
+#include "fixed_math.h"
+#include "gemm_fixed.h"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 extern "C" __m512 _ZGVeN16v_expf(__m512 x);
@@ -17,8 +20,10 @@ extern "C" __m256 _ZGVdN8v_expf(__m256 x);
 
 namespace attnsim {
 
-// y[j] = exp(x[j] - shift) for j < n; returns the sum of the y[j].
+// y[j] = exp(x[j] - shift) for j < n; returns the sum of the y[j]. Under FixedOrderProducts
+// (a training step) fixed::exp_shifted_sum instead: the same bits on every CPU.
 inline float exp_shifted_sum(const float* x, float shift, float* y, int64_t n) {
+  if (fixed_order_products()) return fixed::exp_shifted_sum(x, shift, y, n);
   int64_t j = 0;
   float sum = 0.0f;
 #if defined(__AVX512F__)

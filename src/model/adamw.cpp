@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/fixed_math.h"
+
 namespace attnsim::model {
 
 void validate(const AdamWConfig& c) {
@@ -15,7 +17,7 @@ float learning_rate(const AdamWConfig& c, int64_t step) {
   if (c.warmup > 0 && step < c.warmup) return c.lr * static_cast<float>(step + 1) / static_cast<float>(c.warmup);
   if (c.total <= c.warmup) return c.lr;
   const double progress = std::min(1.0, static_cast<double>(step - c.warmup) / static_cast<double>(c.total - c.warmup));
-  const double cosine = 0.5 * (1.0 + std::cos(3.141592653589793 * progress));
+  const double cosine = 0.5 * (1.0 + fixed::cos(3.141592653589793 * progress));
   return static_cast<float>(c.lr * (c.min_ratio + (1.0 - c.min_ratio) * cosine));
 }
 
@@ -37,8 +39,10 @@ double AdamW::step(Params& params, Params& grads) {
   }
   const float lr = learning_rate(c_, t_);
   ++t_;
-  const float bc1 = 1.0f - std::pow(c_.beta1, static_cast<float>(t_));
-  const float bc2 = 1.0f - std::pow(c_.beta2, static_cast<float>(t_));
+  // beta^t through fixed_math (glibc's pow differs in the last bit between CPUs)
+  const auto power = [&](float beta) { return static_cast<float>(fixed::exp(static_cast<double>(t_) * fixed::log(beta))); };
+  const float bc1 = 1.0f - power(c_.beta1);
+  const float bc2 = 1.0f - power(c_.beta2);
   for (size_t k = 0; k < params.tensors.size(); ++k) {
     Tensor& p = params.tensors[k];
     const float decay = p.dim() >= 2 ? 1.0f - lr * c_.weight_decay : 1.0f;

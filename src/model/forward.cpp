@@ -1,9 +1,11 @@
 // The model's forward pass and its loss; the backward is in backward.cpp.
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/fixed_math.h"
 #include "finite.h"
 #include "layers.h"
 #include "model.h"
@@ -187,6 +189,7 @@ LossStats cross_entropy(const Tensor& logits, const Batch& batch, Tensor* dlogit
   for (int32_t t : batch.targets) scored += t >= 0;
   if (dlogits) *dlogits = Tensor::zeros(logits.shape());
   const float inv = scored ? 1.0f / static_cast<float>(scored) : 0.0f;
+  std::vector<float> e(static_cast<size_t>(V));
   for (int64_t r = 0; r < N; ++r) {
     const int32_t target = batch.targets[r];
     if (target < 0) continue;
@@ -195,9 +198,9 @@ LossStats cross_entropy(const Tensor& logits, const Batch& batch, Tensor* dlogit
     int64_t arg = 0;
     for (int64_t v = 1; v < V; ++v)
       if (z[v] > mx) mx = z[v], arg = v;
-    double sum = 0;
-    for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(z[v] - mx));
-    const double loss = std::log(sum) - (z[target] - mx);
+    // exp(z - max) once, for the loss and the gradient (fixed_math.h: the same bits on every CPU)
+    const double sum = fixed::exp_shifted_sum(z, mx, e.data(), V);
+    const double loss = fixed::log(sum) - (z[target] - mx);
     for (PartStats* p : {&s.all, &s.parts[batch.part[r]]}) {
       p->loss_sum += loss;
       p->count += 1;
@@ -205,7 +208,8 @@ LossStats cross_entropy(const Tensor& logits, const Batch& batch, Tensor* dlogit
     }
     if (dlogits) {  // d(mean loss)/dz = (softmax(z) − onehot(target)) / scored
       float* g = dlogits->f32() + r * V;
-      for (int64_t v = 0; v < V; ++v) g[v] = static_cast<float>(std::exp(static_cast<double>(z[v] - mx)) / sum) * inv;
+      const float inv_sum = static_cast<float>(1.0 / sum);
+      for (int64_t v = 0; v < V; ++v) g[v] = e[v] * inv_sum * inv;
       g[target] -= inv;
     }
   }

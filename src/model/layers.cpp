@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/fixed_math.h"
 #include "engine/gemm.h"
 
 namespace attnsim::model {
@@ -69,9 +70,12 @@ void gelu_forward(const float* x, int64_t n, float* y) {
 }
 
 void gelu_backward(const float* dy, const float* x, int64_t n, float* dx) {
+  // dx first holds exp(-x²/2), by fixed_math's exp (the same bits on every CPU)
+  for (int64_t i = 0; i < n; ++i) dx[i] = -0.5f * x[i] * x[i];
+  (void)fixed::exp_shifted_sum(dx, 0.0f, dx, n);
   for (int64_t i = 0; i < n; ++i) {
     const float cdf = 0.5f * (1.0f + std::erf(x[i] * 0.70710678118654752f));
-    const float pdf = 0.3989422804014327f * std::exp(-0.5f * x[i] * x[i]);
+    const float pdf = 0.3989422804014327f * dx[i];
     dx[i] = dy[i] * (cdf + x[i] * pdf);
   }
 }

@@ -8,6 +8,7 @@
 #include "finite.h"
 #include "memory.h"
 #include "engine/cost.h"
+#include "engine/gemm_fixed.h"
 #include "engine/error.h"
 #include "engine/mha.h"
 
@@ -105,6 +106,7 @@ bool TrainRun::step() {
     finish();
     return false;
   }
+  const FixedOrderProducts fixed;  // this step's bits do not depend on the machine (gemm_fixed.h)
   const int64_t step = step_++;
   const Batch batch = make_batch(o_.task, o_.batch, o_.data_seed, static_cast<uint64_t>(step));
   const Activations acts = forward(model_, batch);

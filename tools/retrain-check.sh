@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Training repeats bit for bit on any machine: retrains one seed of each shipped recipe
+# (`train --recipe`, the run's own model.json) up to a step whose checkpoint ships with it,
+# and requires the same bytes in every parameter and the same log lines (all but the
+# wall-clock "seconds"). The fixed-order products and math (src/engine/gemm_fixed.h,
+# fixed_math.h) make that hold across CPUs, kernel sets and thread counts.
+#   tools/retrain-check.sh [build/attnsim-cli]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=${1:-build/attnsim-cli}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# recipe folder, step of the checkpoint compared
+runs=("induction 500" "induction-d64-h1 250" "induction-d64-h8 250" "induction-d64-h1-6k-s1 250" "induction-d64-h8-6k-s1 250")
+strip_seconds() { sed 's/"seconds":[0-9.e+-]*,//' "$1"; }
+for entry in "${runs[@]}"; do
+  read -r name step <<<"$entry"
+  shipped=assets/models/$name
+  ckpt=$shipped/checkpoints/$(printf 'step-%06d' "$step")
+  "$cli" train --recipe "$shipped" --stop-at "$step" --out "$tmp/$name" >/dev/null 2>&1 ||
+    { echo "retrain-check: $name: training failed" >&2; exit 1; }
+  for f in "$ckpt"/*.npy; do
+    cmp -s "$f" "$tmp/$name/$(basename "$f")" || { echo "retrain-check: $name step $step: $(basename "$f") differs" >&2; exit 1; }
+  done
+  lines=$(wc -l <"$tmp/$name/train_log.jsonl")
+  if ! diff -q <(strip_seconds "$tmp/$name/train_log.jsonl") <(strip_seconds "$shipped/train_log.jsonl" | head -n "$lines") >/dev/null; then
+    echo "retrain-check: $name: the log's first $lines lines differ from the shipped run's" >&2
+    exit 1
+  fi
+  echo "retrain-check: $name: $step steps, every parameter and log line identical"
+done
