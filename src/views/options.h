@@ -4,7 +4,7 @@
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
 //           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
 //           [--experiment NAME]
-//           [--model DIR] [--batch B]
+//           [--model DIR] [--batch B] [--layer L] [--ablate 1.2,0.3] [--text "..."]
 //           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
 //   attnsim --export FILE.{svg,pdf} | --export FILE.png --slide     the step as a slide (no window)
 //   attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]
@@ -35,6 +35,11 @@ struct Options {
   std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
   std::string lang;          // empty = from LANG
   std::string model;         // --model DIR: the checkpoint the model scenarios open
+  // A Hugging Face folder as --model (config.json): the layer on screen, heads knocked out
+  // ("1.2,0.3"), the text. Refused with any other model.
+  int layer = -1;            // -1 = layer 0
+  std::string ablate;
+  std::string text;
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
