@@ -100,6 +100,10 @@ struct App {
   int buglab_table_step = -1;       // step the bug lab's NaN table last scrolled to
   int64_t buglab_head = 0;          // the head the bug lab's triptych shows (--head)
   bool headless = false;
+  // A click the headless export makes (--click X,Y): the pointer there for 3 frames, pressed
+  // in the second, released in the third, as a user's click reaches ImGui.
+  ImVec2 click{0, 0};
+  int click_frames = 0;
   bool quit = false;
   std::vector<ImVec4> geometry_rows;  // tensor view: screen rect of every block row (tests)
   // Screen rects (x, y, w, h) of figure parts the panels drew this frame, from the figures'

@@ -217,6 +217,13 @@ int run_export(const Options& options) {
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
+  if (options.click_x >= 0) {
+    app.click = {options.click_x, options.click_y};
+    app.click_frames = 3;
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+    if (app.hf) app.hf->wait();  // what the click started (a Hugging Face recompute) lands
+    for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);
+  }
   if (app.presenting_decode && app.session.scenario().decode.enabled) {
     // Decode scenarios: --progress picks the frame (0 = the prefill, 1 = the last step).
     const int frames = decode_frame_count(app);

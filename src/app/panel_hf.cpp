@@ -152,7 +152,7 @@ void predictions(const HfView& v, const HfRun& r) {
   if (std::isnan(r.loss))
     ImGui::TextDisabled("%s", tr("next-token loss: needs 2 tokens"));
   else if (ablating)
-    ImGui::TextUnformatted(trf("next-token loss %.4f nats; with %zu heads knocked out %.4f (%+.4f)", r.loss,
+    ImGui::TextUnformatted(trf("next-token loss %.4f nats; with the heads knocked out (%zu): %.4f (%+.4f)", r.loss,
                                r.ablated.size(), r.loss_ablated, r.delta()).c_str());
   else
     ImGui::TextUnformatted(trf("next-token loss %.4f nats (mean over %zu predicted tokens)", r.loss, r.tokens.size() - 1).c_str());

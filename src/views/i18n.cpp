@@ -218,7 +218,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"token %zu: id %d", "토큰 %zu: id %d"},
     {"bytes %zu to %zu of the text", "텍스트의 %zu번째부터 %zu번째 바이트"},
     {"next-token loss: needs 2 tokens", "다음 토큰 손실: 토큰이 2개 이상 필요합니다"},
-    {"next-token loss %.4f nats; with %zu heads knocked out %.4f (%+.4f)",
+    {"next-token loss %.4f nats; with the heads knocked out (%zu): %.4f (%+.4f)",
      "다음 토큰 손실 %.4f nats, 헤드 %zu개를 끄면 %.4f (%+.4f)"},
     {"next-token loss %.4f nats (mean over %zu predicted tokens)", "다음 토큰 손실 %.4f nats (예측한 토큰 %zu개의 평균)"},
     {"rank", "순위"},

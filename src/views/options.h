@@ -5,7 +5,7 @@
 //           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
 //           [--experiment NAME]
 //           [--model DIR] [--batch B] [--layer L] [--ablate 1.2,0.3] [--text "..."]
-//           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
+//           [--transparent] [--geometry FILE.json] [--progress T] [--click X,Y]  one PNG, then exit
 //   attnsim --export FILE.{svg,pdf} | --export FILE.png --slide     the step as a slide (no window)
 //   attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]
 //                                                                   title page + one slide per step
@@ -47,6 +47,7 @@ struct Options {
   int bench_frames = 0;
   int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
   std::string action;        // --action check-hidden|first-nan|try-view: press that button first
+  float click_x = -1, click_y = -1;  // --click X,Y: a left click there (window pixels) before the export
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;
   std::string experiment;    // --experiment NAME: with --panel experiments, run it first
