@@ -56,14 +56,8 @@ void show_model_layer(App& app, int64_t layer) {
 // first run computed before the panel opens. Throws Error (one line) for a folder, text or
 // setting that is refused.
 static void load_hf_scenario(App& app, const std::string& name, const std::string& dir, bool from_options) {
-  auto view = std::make_shared<HfView>();
-  view->load(dir);
   const Options& o = app.options;
-  if (from_options && !o.text.empty()) view->set_text(o.text);
-  if (from_options && o.layer >= 0) view->set_layer(o.layer);
-  if (from_options && !o.ablate.empty()) view->set_ablated(model::hf::parse_hf_heads(o.ablate, view->config()));
-  view->wait();
-  if (!view->error().empty()) throw Error(view->error());
+  auto view = from_options ? open_hf_view(dir, o.text, o.layer, o.ablate) : open_hf_view(dir, "", -1, "");
   app.model.reset();
   app.hf = std::move(view);
   app.session.show(app.hf->run_data(), name, "alpha");

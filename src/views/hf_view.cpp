@@ -111,6 +111,18 @@ bool is_hf_folder(const std::string& dir) {
   return std::filesystem::is_regular_file(dir + "/config.json", ec) && !std::filesystem::exists(dir + "/model.json", ec);
 }
 
+std::shared_ptr<HfView> open_hf_view(const std::string& dir, const std::string& text, int64_t layer,
+                                     const std::string& ablate) {
+  auto view = std::make_shared<HfView>();
+  view->load(dir);
+  if (!text.empty()) view->set_text(text);
+  if (layer >= 0) view->set_layer(layer);
+  if (!ablate.empty()) view->set_ablated(hf::parse_hf_heads(ablate, view->config()));
+  view->wait();
+  if (!view->error().empty()) throw Error(view->error());
+  return view;
+}
+
 HfView::~HfView() {
   // A desktop task is a std::async future: its destructor waits anyway; say so here.
   if (worker_.valid()) worker_.wait();

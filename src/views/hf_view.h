@@ -143,6 +143,12 @@ class HfView {
   uint64_t decoder_epoch_ = 0;
 };
 
+// A folder as the command line asks for it (--model DIR --text ... --layer L --ablate 1.2,0.3:
+// empty text, layer -1 and empty ablate leave the defaults), its first run waited for. Throws
+// Error (one line) for anything refused, the run included.
+std::shared_ptr<HfView> open_hf_view(const std::string& dir, const std::string& text, int64_t layer,
+                                     const std::string& ablate);
+
 // The folders the app opens as a Hugging Face model: config.json and no model.json (an attnsim
 // checkpoint). What else is missing (the safetensors) is the loader's one-line refusal.
 bool is_hf_folder(const std::string& dir);
