@@ -7,6 +7,7 @@
 
 #include "views/i18n.h"
 #include "app/lesson_ui.h"
+#include "views/hf_view.h"
 #include "views/model_view.h"
 #include "engine/error.h"
 
@@ -51,13 +52,27 @@ void show_model_layer(App& app, int64_t layer) {
   app.session.show(std::move(data), app.session.scenario().name, "alpha");
 }
 
+// A Hugging Face folder: from the command line with its --text, --layer and --ablate; the
+// first run computed before the panel opens. Throws Error (one line) for a folder, text or
+// setting that is refused.
+static void load_hf_scenario(App& app, const std::string& name, const std::string& dir, bool from_options) {
+  const Options& o = app.options;
+  auto view = from_options ? open_hf_view(dir, o.text, o.layer, o.ablate) : open_hf_view(dir, "", -1, "");
+  app.model.reset();
+  app.hf = std::move(view);
+  app.session.show(app.hf->run_data(), name, "alpha");
+}
+
 // Opens the trained model: the shipped checkpoint (or --model DIR) on a repeated sequence;
-// "model-ablate-induction" knocks out every head labelled induction. Throws Error (one line
-// naming the file) when the checkpoint does not load.
+// "model-ablate-induction" knocks out every head labelled induction. A Hugging Face folder
+// opens in its own view. Throws Error (one line naming the file) when the folder does not load.
 static void load_model_scenario(App& app, const std::string& name, const std::string& model_dir) {
+  const std::string dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model;
+  if (is_hf_folder(dir)) return load_hf_scenario(app, name, dir, model_dir.empty());
   auto view = std::make_shared<ModelView>();
-  view->load(!model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model);
+  view->load(dir);
   if (name == "model-ablate-induction") view->set_ablated(view->heads_with_role("induction"));
+  app.hf.reset();
   app.model = std::move(view);
   app.model_layer = app.model->model().config.layers - 1;  // the induction heads' layer
   auto data = app.model->run_data(app.model_layer);
@@ -87,9 +102,11 @@ void app_load_scenario(App& app, const std::string& name, const std::string& mod
     load_model_scenario(app, name, model_dir);
   } else if (const Scenario& s = find_scenario(name); s.decode.trained) {
     app.model.reset();
+    app.hf.reset();
     load_trained_decode(app, s, model_dir);
   } else {
     app.model.reset();
+    app.hf.reset();
     app.decode_model_dir.clear();
     app.session.load(name);
   }
@@ -180,6 +197,7 @@ void end_panel() { ImGui::End(); }
 
 void app_frame(App& app, float dt) {
   app.frame_dt = dt;
+  if (app.hf && app.hf->poll()) show_hf_layer(app);  // a recompute of the Hugging Face view landed
   if (app.session.poll() || (app.data() && app.shown_generation != app.data()->generation))
     on_new_run(app);
   advance(app.playback, app.active_steps(), dt);
@@ -192,10 +210,11 @@ void app_frame(App& app, float dt) {
   if (lesson_frame(app)) return panel_banner(app);
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
-  const float left_w = std::clamp(w * (app.model ? 0.17f : 0.21f), 200.0f, 330.0f);
+  const bool model_column = app.model || app.hf;
+  const float left_w = std::clamp(w * (model_column ? 0.17f : 0.21f), 200.0f, 330.0f);
   // The head grid needs room for heads x a readable heatmap and a row of tokens.
   // Whole pixels: a panel export at 2x is then exactly twice the 1x one.
-  const float right_w = app.model ? std::floor(std::clamp(w * 0.46f, 420.0f, 900.0f))
+  const float right_w = model_column ? std::floor(std::clamp(w * 0.46f, 420.0f, 900.0f))
                                   : std::clamp(w * 0.22f, 250.0f, 360.0f);
   const float centre_w = std::max(200.0f, w - left_w - right_w);
   // The decode panel draws tokens, two caches per K/V head, alpha and a meter: it takes more
@@ -215,7 +234,9 @@ void app_frame(App& app, float dt) {
   else
     panel_tensor(app, {left_w, top, centre_w, tensor_h});
   panel_memory(app, {left_w, top + tensor_h, centre_w, h - tensor_h});
-  if (app.model)
+  if (app.hf)
+    panel_hf(app, {left_w + centre_w, top, right_w, h});
+  else if (app.model)
     panel_model(app, {left_w + centre_w, top, right_w, h});
   else
     panel_controls(app, {left_w + centre_w, top, right_w, h});

@@ -25,6 +25,8 @@ struct ModelPanelState;  // panel_model.cpp
 struct TimelinePanelState;  // panel_timeline.cpp
 struct ExperimentsPanelState;  // panel_experiments.cpp
 class ModelView;         // model_view.h
+class HfView;            // hf_view.h
+struct HfPanelState;     // panel_hf.cpp
 
 struct Banner {
   std::string text;
@@ -81,6 +83,11 @@ struct App {
   std::shared_ptr<TimelinePanelState> timeline;  // training live, and the run's log
   std::shared_ptr<ExperimentsPanelState> experiments;
   int64_t model_layer = 0;
+  // A Hugging Face folder (the model scenario with --model DIR holding config.json, or one
+  // opened): the right column is its panel; the other views show its chosen layer's trace.
+  std::shared_ptr<HfView> hf;
+  std::shared_ptr<HfPanelState> hf_panel;
+  std::vector<ImVec4> hf_cells;     // its head grid: screen rect of every cell (layer-major, tests)
   std::vector<ImVec4> model_cells;  // head grid: screen rect of every cell (layer-major, tests)
   bool presenting_decode = false;   // centre shows the decode panel (decode scenarios)
   std::shared_ptr<DecodePanelState> decode;
@@ -93,6 +100,10 @@ struct App {
   int buglab_table_step = -1;       // step the bug lab's NaN table last scrolled to
   int64_t buglab_head = 0;          // the head the bug lab's triptych shows (--head)
   bool headless = false;
+  // A click the headless export makes (--click X,Y): the pointer there for 3 frames, pressed
+  // in the second, released in the third, as a user's click reaches ImGui.
+  ImVec2 click{0, 0};
+  int click_frames = 0;
   bool quit = false;
   std::vector<ImVec4> geometry_rows;  // tensor view: screen rect of every block row (tests)
   // Screen rects (x, y, w, h) of figure parts the panels drew this frame, from the figures'
@@ -145,6 +156,10 @@ struct FlashPanelView {
 bool flash_panel_view(const App& app, FlashPanelView* view);
 void panel_controls(App& app, const ImVec4& rect);
 void panel_model(App& app, const ImVec4& rect);
+// The Hugging Face panel (panel_hf.cpp), and the view's run on screen in the pipeline, tensor
+// and memory views (called when a recompute lands; keeps the step the learner is on).
+void panel_hf(App& app, const ImVec4& rect);
+void show_hf_layer(App& app);
 // The model panel's Training tab (panel_timeline.cpp), drawn inside the current window.
 void model_timeline_tab(App& app);
 // True while a run trains (the window keeps drawing).

@@ -64,7 +64,7 @@ void Fonts::init(float base_px, float ui_scale) {
     want(s.title_ko + s.summary_ko);
     for (const auto& sentence : s.sentences) want(sentence);
   }
-  want("·√×→←↔Σ≈∞✓✗–—…");
+  want("·√×→←↔Σ≈∞✓✗–—…θ");  // θ: the RoPE steps' notes (rope θ=10000)
   dirty_ = true;
 }
 

@@ -19,6 +19,7 @@
 #include "app/capture.h"
 #include "app/gl.h"
 #include "views/i18n.h"
+#include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/slide_export.h"
 #include "app/window.h"
@@ -126,6 +127,25 @@ void write_geometry(const App& app, const std::string& path, int scale) {
     }
     out << "]";
   }
+  // The Hugging Face panel: the layer on screen, each head's cell and whether it is out.
+  if (app.hf && app.hf->run()) {
+    const auto it = app.panel_rects.find("model");
+    if (it != app.panel_rects.end())
+      out << ", \"model_panel\": [" << it->second.x << ", " << it->second.y << ", " << it->second.z << ", "
+          << it->second.w << "]";
+    const HfRun& r = *app.hf->run();
+    out << ", \"hf_layer\": " << r.layer << ", \"hf_tokens\": " << r.tokens.size() << ", \"hf_loss\": " << (std::isnan(r.loss) ? std::string("null") : std::to_string(r.loss))
+        << ", \"hf_cells\": [";
+    const int64_t heads = app.hf->config().heads;
+    for (size_t i = 0; i < app.hf_cells.size(); ++i) {
+      const ImVec4& c = app.hf_cells[i];
+      const int64_t l = static_cast<int64_t>(i) / heads, h = static_cast<int64_t>(i) % heads;
+      out << (i ? ", " : "") << "{\"layer\": " << l << ", \"head\": " << h << ", \"ablated\": "
+          << (app.hf->is_ablated({l, h}) ? "true" : "false") << ", \"rect\": [" << c.x << ", " << c.y << ", " << c.z
+          << ", " << c.w << "]}";
+    }
+    out << "]";
+  }
   out << "}\n";
   file.commit();
 }
@@ -146,8 +166,10 @@ int run_export(const Options& options) {
     app.presenting_flash = true;
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   }
-  if ((options.panel == "model" || options.panel == "timeline" || options.panel == "experiments") &&
-      !app.model) {
+  if (options.panel == "model" && app.hf) {
+    for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);  // the grid's glyphs and child window settle
+  } else if ((options.panel == "model" || options.panel == "timeline" || options.panel == "experiments") &&
+             !app.model) {
     std::fprintf(stderr, "attnsim: --panel %s needs --scenario model or model-ablate-induction\n",
                  options.panel.c_str());
     close_window(w);
@@ -195,6 +217,13 @@ int run_export(const Options& options) {
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
+  if (options.click_x >= 0) {
+    app.click = {options.click_x, options.click_y};
+    app.click_frames = 3;
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+    if (app.hf) app.hf->wait();  // what the click started (a Hugging Face recompute) lands
+    for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);
+  }
   if (app.presenting_decode && app.session.scenario().decode.enabled) {
     // Decode scenarios: --progress picks the frame (0 = the prefill, 1 = the last step).
     const int frames = decode_frame_count(app);

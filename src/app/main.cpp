@@ -13,6 +13,7 @@
 #include "app/app.h"
 #include "app/capture.h"
 #include "app/headless.h"
+#include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/i18n.h"
 #include "app/lesson_ui.h"
@@ -151,6 +152,11 @@ int main(int argc, char** argv) {
   Options options;
   try {
     options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    // --model DIR holding config.json: a Hugging Face folder, which the model scenario opens.
+    const bool hf = !options.model.empty() && is_hf_folder(options.model);
+    if (hf && options.scenario == "default") options.scenario = "model";
+    if (!hf && (options.layer >= 0 || !options.ablate.empty() || !options.text.empty()))
+      throw Error("--layer, --ablate and --text take a Hugging Face folder as --model DIR (config.json, model.safetensors)");
     if (!is_model_scenario(options.scenario))
       find_scenario(options.scenario);  // an unknown name fails here, with the list
   } catch (const Error& e) {

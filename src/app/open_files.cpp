@@ -11,6 +11,7 @@
 #include "engine/error.h"
 #include "engine/npy.h"
 #include "engine/zip_extract.h"
+#include "views/hf_view.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {
@@ -79,7 +80,8 @@ void open_zip(App& app, const std::string& path) {
                         (std::to_string(++count) + "-" + fs::path(path).stem().string());
   std::error_code ec;
   fs::create_directories(dest.parent_path(), ec);
-  constexpr int64_t kMaxUnpacked = int64_t{1} << 30;  // checkpoints and lessons are MBs
+  // Checkpoints and lessons are MBs; GPT-2 small's model.safetensors is 548 MB.
+  constexpr int64_t kMaxUnpacked = int64_t{1} << 30;
   extract_zip(path, dest.string(), kMaxUnpacked);     // throws naming the archive and the entry
   open_user_path(app, dest.string());
 }
@@ -89,7 +91,7 @@ void open_zip(App& app, const std::string& path) {
 void open_user_path(App& app, const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    if (fs::exists(fs::path(path) / "model.json", ec)) {
+    if (fs::exists(fs::path(path) / "model.json", ec) || is_hf_folder(path)) {
       app_load_scenario(app, "model", path);  // throws naming the file when it does not load
       app.show_banner(std::string(tr("Opened")) + ": " + path, false);
       return;
@@ -98,7 +100,8 @@ void open_user_path(App& app, const std::string& path) {
     std::vector<fs::path> entries;  // a folder holding one file or folder (a zip's top folder): that
     for (const auto& e : fs::directory_iterator(path, ec)) entries.push_back(e.path());
     if (entries.size() == 1) return open_user_path(app, entries[0].string());
-    throw Error(path + ": a folder to open holds model.json (a checkpoint) or W_Q.weight.npy (weights)");
+    throw Error(path + ": a folder to open holds model.json (a checkpoint), config.json + model.safetensors (a Hugging "
+                "Face model) or W_Q.weight.npy (weights)");
   }
   const std::string name = fs::path(path).filename().string();
   if (ends_with(name, ".toml")) {
@@ -110,7 +113,8 @@ void open_user_path(App& app, const std::string& path) {
     if (name.rfind("W_", 0) == 0) return open_weights(app, fs::path(path).parent_path().string());
     return open_input(app, path);
   }
-  throw Error(name + ": attnsim opens .npy inputs and weights, .toml lessons and checkpoint folders (or a .zip of one)");
+  throw Error(name + ": attnsim opens .npy inputs and weights, .toml lessons, checkpoint and Hugging Face model folders "
+                     "(or a .zip of one)");
 }
 
 }  // namespace attnsim::app

@@ -120,6 +120,12 @@ void render_frame(App& app, Window& w, float dt) {
   fonts().rebuild_if_needed();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  if (app.click_frames > 0) {  // --click: the pointer over app.click, the button down in the middle frame
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = app.click;
+    io.MouseDown[0] = app.click_frames == 2;
+    --app.click_frames;
+  }
   ImGui::NewFrame();
   app_frame(app, dt);
   ImGui::Render();

@@ -46,7 +46,7 @@ Runner add_bench_model_command(CLI::App& app) {
                                               static_cast<uint64_t>(c.vocab)));
     model::hf::check_tokens(c, tokens);
     const auto t0 = clock::now();
-    const model::hf::HfModel m = load_hf_checked(a->dir, model::hf::predict_hf_forward_bytes(c, static_cast<int64_t>(tokens.size()), false),
+    const model::hf::HfModel m = model::hf::load_hf_checked(a->dir, model::hf::predict_hf_forward_bytes(c, static_cast<int64_t>(tokens.size()), false),
                                                  a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), "benchmarking this model");
     const double load_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     model::hf::HfForwardOptions o;

@@ -13,7 +13,6 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/mha.h"
-#include "engine/random.h"
 #include "engine/trace_json.h"
 #include "hf_commands.h"
 #include "model/hf_eval.h"
@@ -24,20 +23,6 @@
 namespace attnsim::cli {
 
 namespace {
-
-// Greedy (temperature 0): the arg max. Else a draw from softmax(logits / temperature), seeded.
-int32_t choose(const std::vector<float>& logits, double temperature, uint64_t seed, int64_t step) {
-  if (temperature <= 0) return model::hf::top_k(logits, 1)[0].token;
-  const double mx = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> p(logits.size());
-  double z = 0;
-  for (size_t i = 0; i < logits.size(); ++i) z += p[i] = std::exp((logits[i] - mx) / temperature);
-  const double u = random_uniform(seed, static_cast<uint64_t>(Stream::Token), static_cast<uint64_t>(step)) * z;
-  double acc = 0;
-  for (size_t i = 0; i < p.size(); ++i)
-    if ((acc += p[i]) > u) return static_cast<int32_t>(i);
-  return static_cast<int32_t>(p.size() - 1);
-}
 
 struct StepRecord {
   int64_t first_position = 0, fed = 0;
@@ -56,7 +41,7 @@ std::string step_dir(const std::string& root, size_t index) {
 
 int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs& a) {
   const model::hf::HfConfig c = model::hf::read_hf_config(dir);
-  const HfText text = open_hf_text(dir, !in.text.empty());
+  const model::hf::HfText text = model::hf::open_hf_text(dir, !in.text.empty());
   const std::vector<int32_t> prompt = hf_input_tokens(in, dir, c, text);
   const int64_t T = static_cast<int64_t>(prompt.size()), t_max = checked_add(T, a.steps, "prompt + steps");
   if (t_max > c.max_positions)
@@ -67,7 +52,7 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
   const int64_t cache = (Size(c.layers) * 2 * c.kv_heads * c.head_dim() * t_max * 4).value();
   const int64_t call = model::hf::predict_hf_forward_bytes(c, T, true);
   const int64_t kept = a.dump.empty() ? 0 : (Size(a.steps) * c.layers * predict_trace_bytes(model::hf::hf_attention_config(c, 1, 0))).value();
-  const model::hf::HfModel m = load_hf_checked(dir, checked_add(checked_add(cache, call), kept), a.mem_limit,
+  const model::hf::HfModel m = model::hf::load_hf_checked(dir, checked_add(checked_add(cache, call), kept), a.mem_limit,
                                                "this decode (weights, caches and traces)");
   if (!a.dump.empty()) check_writable_folder(a.dump, false);
 
@@ -82,7 +67,7 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
     r.first_position = dec.length();
     r.fed = static_cast<int64_t>(fed.size());
     const std::vector<float> logits = dec.feed(fed, &traces);
-    r.next = choose(logits, a.temperature, a.seed, static_cast<int64_t>(records.size()));
+    r.next = model::hf::choose_next_token(logits, a.temperature, a.seed, static_cast<int64_t>(records.size()));
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     r.k_cache = traces[0].at("k_cache").out.shape();
     r.scores = traces[0].at("scores").out.shape();

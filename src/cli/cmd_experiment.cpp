@@ -29,7 +29,7 @@ int run_hf(const Args& a, int64_t mem_limit) {
   int64_t bytes = 0;
   for (const std::string& name : todo) bytes = std::max(bytes, model::hf::predict_hf_experiment_bytes(name, config, o));
   if (!a.out.empty()) check_writable_file(a.out);
-  const model::hf::HfModel m = load_hf_checked(a.model_dir, bytes, mem_limit, "experiment " + a.name);
+  const model::hf::HfModel m = model::hf::load_hf_checked(a.model_dir, bytes, mem_limit, "experiment " + a.name);
   nlohmann::json all = nlohmann::json::object();
   for (const std::string& name : todo) {
     const model::ExperimentResult r = model::hf::run_hf_experiment(name, m, o);

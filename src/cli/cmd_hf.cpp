@@ -17,7 +17,7 @@ constexpr int64_t kRepeatLen = 24, kRepeatSequences = 4;  // BOS + r + r, r of 2
 // The input tokens, the model loaded with one forward of `T_extra` more tokens predicted.
 struct Loaded {
   model::hf::HfConfig config;
-  HfText text;
+  model::hf::HfText text;
   std::vector<int32_t> tokens;
   model::hf::HfModel model;
 };
@@ -25,11 +25,11 @@ struct Loaded {
 Loaded load(const std::string& dir, const HfInput& in, bool tokens_optional, int64_t mem_limit, const std::string& what) {
   Loaded l;
   l.config = model::hf::read_hf_config(dir);
-  l.text = open_hf_text(dir, !in.text.empty());
+  l.text = model::hf::open_hf_text(dir, !in.text.empty());
   if (!tokens_optional || !in.tokens.empty() || !in.text.empty()) l.tokens = hf_input_tokens(in, dir, l.config, l.text);
   const int64_t T = std::max<int64_t>(static_cast<int64_t>(l.tokens.size()), 1 + 2 * kRepeatLen);
   // two passes alive at once (ablation: the plain and the ablated one)
-  l.model = load_hf_checked(dir, checked_mul(model::hf::predict_hf_forward_bytes(l.config, T, false), 2), mem_limit, what);
+  l.model = model::hf::load_hf_checked(dir, checked_mul(model::hf::predict_hf_forward_bytes(l.config, T, false), 2), mem_limit, what);
   return l;
 }
 

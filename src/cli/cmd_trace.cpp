@@ -40,7 +40,7 @@ std::pair<MhaConfig, ForwardResult> trace_hf_layer(const TraceOptions& o) {
                 std::to_string(config.layers - 1) + ")");
   const std::vector<int32_t> tokens = hf_input_tokens(o.hf, o.checkpoint, config);
   const int64_t T = static_cast<int64_t>(tokens.size());
-  const model::hf::HfModel m = load_hf_checked(o.checkpoint, model::hf::predict_hf_forward_bytes(config, T, false),
+  const model::hf::HfModel m = model::hf::load_hf_checked(o.checkpoint, model::hf::predict_hf_forward_bytes(config, T, false),
                                                o.model.mem_limit.empty() ? 0 : parse_size(o.model.mem_limit),
                                                "tracing this model");
   model::hf::HfForwardOptions fo;

@@ -1,12 +1,10 @@
 #include "hf_input.h"
 
-#include <filesystem>
 #include <limits>
 
 #include "engine/checked.h"
 #include "engine/error.h"
 #include "model/hf_forward.h"
-#include "model/memory.h"
 
 namespace attnsim::cli {
 
@@ -36,36 +34,13 @@ std::vector<int32_t> parse_token_ids(const std::string& text) {
   return out;
 }
 
-std::string HfText::label(int32_t id) const {
-  return tokenizer && id >= 0 && id < tokenizer->vocab_size() ? tokenizer->token_label(id) : std::to_string(id);
-}
-
-std::string HfText::text(const std::vector<int32_t>& ids) const {
-  if (tokenizer) return tokenizer->decode(ids);
-  std::string s;
-  for (int32_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
-  return s;
-}
-
-HfText open_hf_text(const std::string& dir, bool needed) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  HfText t;
-  const bool has = fs::exists(dir + "/tokenizer.json", ec) ||
-                   (fs::exists(dir + "/vocab.json", ec) && fs::exists(dir + "/merges.txt", ec));
-  if (has || needed) t.tokenizer = model::hf::load_tokenizer(dir);
-  return t;
-}
-
 std::vector<int32_t> hf_input_tokens(const HfInput& in, const std::string& dir, const model::hf::HfConfig& config,
-                                     const HfText& text) {
+                                     const model::hf::HfText& text) {
   std::vector<int32_t> ids;
   if (!in.tokens.empty()) {
     ids = parse_token_ids(in.tokens);
   } else if (!in.text.empty()) {
-    if (!text.tokenizer) throw Error(dir + ": --text needs the folder's tokenizer (tokenizer.json, or vocab.json + merges.txt)");
-    if (config.family == model::hf::Family::Llama && text.tokenizer->bos_id()) ids.push_back(*text.tokenizer->bos_id());
-    for (int32_t id : text.tokenizer->encode(in.text)) ids.push_back(id);
+    ids = text.encode(in.text, config, dir, nullptr);
   } else {
     throw Error("give the input as --tokens IDS (e.g. --tokens 15496,995) or --text \"...\"");
   }
@@ -74,14 +49,7 @@ std::vector<int32_t> hf_input_tokens(const HfInput& in, const std::string& dir, 
 }
 
 std::vector<int32_t> hf_input_tokens(const HfInput& in, const std::string& dir, const model::hf::HfConfig& config) {
-  return hf_input_tokens(in, dir, config, in.text.empty() ? HfText{} : open_hf_text(dir, true));
-}
-
-model::hf::HfModel load_hf_checked(const std::string& dir, int64_t command_bytes, int64_t mem_limit,
-                                   const std::string& what) {
-  const int64_t need = checked_add(model::hf::predict_hf_model_bytes(dir), command_bytes, "memory");
-  model::check_fits(need, mem_limit, what, "fewer tokens, or a smaller model");
-  return model::hf::load_hf_model(dir, mem_limit);
+  return hf_input_tokens(in, dir, config, in.text.empty() ? model::hf::HfText{} : model::hf::open_hf_text(dir, true));
 }
 
 }  // namespace attnsim::cli

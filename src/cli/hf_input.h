@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "model/hf_model.h"
-#include "model/hf_tokenizer.h"
+#include "model/hf_text.h"
 
 namespace attnsim::cli {
 
@@ -28,27 +28,12 @@ void refuse_hf_input(const HfInput& in);
 
 // "3,1,4" -> {3, 1, 4}: plain digits, one comma between ids; Error otherwise.
 std::vector<int32_t> parse_token_ids(const std::string& text);
-// The folder's tokenizer, when it has one (tokenizer.json, or vocab.json + merges.txt): how ids
-// read as text. Without one, tokens are shown as their ids.
-struct HfText {
-  std::optional<model::hf::Tokenizer> tokenizer;
-  std::string label(int32_t id) const;                  // "·world" with a tokenizer, "995" without
-  std::string text(const std::vector<int32_t>& ids) const;  // decoded, or the ids joined by commas
-};
-// Loads DIR's tokenizer if it has files for one (a malformed one is an Error); `needed`: Error
-// when it has none.
-HfText open_hf_text(const std::string& dir, bool needed);
-
 // The sequence the command runs on: --tokens, else --text encoded by the tokenizer (BOS first
 // for the Llama family, as its tokenizer's post-processor adds it); Error when neither is given.
 // Ids are checked against the config's vocabulary and positions.
 std::vector<int32_t> hf_input_tokens(const HfInput& in, const std::string& dir, const model::hf::HfConfig& config,
-                                     const HfText& text);
+                                     const model::hf::HfText& text);
 // The same, opening the tokenizer only for --text.
 std::vector<int32_t> hf_input_tokens(const HfInput& in, const std::string& dir, const model::hf::HfConfig& config);
-
-// Loads DIR after checking that the parameters + `command_bytes` fit under mem_limit (0 = default).
-model::hf::HfModel load_hf_checked(const std::string& dir, int64_t command_bytes, int64_t mem_limit,
-                                   const std::string& what);
 
 }  // namespace attnsim::cli

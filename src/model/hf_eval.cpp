@@ -50,6 +50,19 @@ double next_token_loss(const Tensor& logits, const std::vector<int32_t>& tokens)
   return sum / static_cast<double>(T - 1);
 }
 
+int32_t choose_next_token(const std::vector<float>& logits, double temperature, uint64_t seed, int64_t step) {
+  if (temperature <= 0) return top_k(logits, 1)[0].token;
+  const double mx = *std::max_element(logits.begin(), logits.end());
+  std::vector<double> p(logits.size());
+  double z = 0;
+  for (size_t i = 0; i < logits.size(); ++i) z += p[i] = std::exp((logits[i] - mx) / temperature);
+  const double u = random_uniform(seed, static_cast<uint64_t>(Stream::Token), static_cast<uint64_t>(step)) * z;
+  double acc = 0;
+  for (size_t i = 0; i < p.size(); ++i)
+    if ((acc += p[i]) > u) return static_cast<int32_t>(i);
+  return static_cast<int32_t>(p.size() - 1);
+}
+
 // [SECTION] head roles
 
 HeadTable score_hf_heads(const std::vector<HfForward>& runs, const std::vector<std::vector<int32_t>>& seqs,
@@ -108,6 +121,24 @@ std::vector<HeadRef> parse_hf_heads(const std::string& text, const HfConfig& c) 
   return parse_heads(text, shape);
 }
 
+std::vector<std::vector<HeadPatch>> head_patches(const HfConfig& c, const std::vector<HeadRef>& heads,
+                                                 const HfForward* base) {
+  std::vector<std::vector<HeadPatch>> out(static_cast<size_t>(c.layers));
+  const int64_t dk = c.head_dim();
+  for (const HeadRef& r : heads) {
+    HeadPatch p{r.head, {}};
+    if (base) {  // the head's ctx (1,h,T,dk) averaged over positions
+      const Tensor& ctx = base->ctx[static_cast<size_t>(r.layer)];
+      const int64_t T = ctx.size(2);
+      p.value.assign(static_cast<size_t>(dk), 0.0f);
+      for (int64_t t = 0; t < T; ++t)
+        for (int64_t e = 0; e < dk; ++e) p.value[static_cast<size_t>(e)] += ctx.f32()[(r.head * T + t) * dk + e] / static_cast<float>(T);
+    }
+    out[static_cast<size_t>(r.layer)].push_back(std::move(p));
+  }
+  return out;
+}
+
 std::vector<HeadAblation> ablate_hf_heads(const HfModel& m, const std::vector<int32_t>& tokens,
                                           const std::vector<HeadRef>& heads, bool mean, double* base_loss) {
   const HfConfig& c = m.config;
@@ -116,22 +147,10 @@ std::vector<HeadAblation> ablate_hf_heads(const HfModel& m, const std::vector<in
   const HfForward base = hf_forward(m, tokens, plain);
   const double loss0 = next_token_loss(base.logits, tokens);
   if (base_loss) *base_loss = loss0;
-  const int64_t T = static_cast<int64_t>(tokens.size()), dk = c.head_dim();
-  auto patch = [&](const HeadRef& r) {
-    HeadPatch p{r.head, {}};
-    if (mean) {  // the head's ctx (1,h,T,dk) averaged over positions
-      p.value.assign(static_cast<size_t>(dk), 0.0f);
-      const Tensor& ctx = base.ctx[static_cast<size_t>(r.layer)];
-      for (int64_t t = 0; t < T; ++t)
-        for (int64_t e = 0; e < dk; ++e) p.value[static_cast<size_t>(e)] += ctx.f32()[(r.head * T + t) * dk + e] / static_cast<float>(T);
-    }
-    return p;
-  };
   auto run = [&](const std::vector<HeadRef>& set) {
     HfForwardOptions o;
     o.keep_layer = 0;
-    o.patches.resize(static_cast<size_t>(c.layers));
-    for (const HeadRef& r : set) o.patches[static_cast<size_t>(r.layer)].push_back(patch(r));
+    o.patches = head_patches(c, set, mean ? &base : nullptr);
     const double loss = next_token_loss(hf_forward(m, tokens, o).logits, tokens);
     return HeadAblation{set, loss, loss - loss0};
   };

@@ -25,6 +25,9 @@ std::vector<Prediction> top_k(const std::vector<float>& logits, int64_t k);
 // Mean over positions 0..T-2 of −log softmax(logits[p])[tokens[p+1]] (nats), in double;
 // Error for fewer than 2 tokens (nothing is predicted).
 double next_token_loss(const Tensor& logits, const std::vector<int32_t>& tokens);
+// Greedy (temperature 0): the arg max. Else a draw from softmax(logits / temperature), seeded
+// by (seed, step): the same seed gives the same text.
+int32_t choose_next_token(const std::vector<float>& logits, double temperature, uint64_t seed, int64_t step);
 
 // [SECTION] head roles
 
@@ -47,6 +50,10 @@ struct HeadAblation {
 };
 // "0.1,11.3" -> heads; Error naming a bad item or a head outside the model.
 std::vector<HeadRef> parse_hf_heads(const std::string& text, const HfConfig& config);
+// HfForwardOptions::patches knocking `heads` out: zero, or (with `base`, the plain pass) each
+// head's ctx averaged over the sequence's positions.
+std::vector<std::vector<HeadPatch>> head_patches(const HfConfig& config, const std::vector<HeadRef>& heads,
+                                                 const HfForward* base = nullptr);
 // With `heads` empty, each head alone (layers × heads passes); else those heads together.
 // Zero ablation, or (mean) each head's mean ctx over the sequence's positions.
 std::vector<HeadAblation> ablate_hf_heads(const HfModel& model, const std::vector<int32_t>& tokens,

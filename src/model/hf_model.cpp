@@ -205,4 +205,10 @@ MhaConfig hf_attention_config(const HfConfig& hc, int64_t T, int64_t position0) 
   return c;
 }
 
+HfModel load_hf_checked(const std::string& dir, int64_t command_bytes, int64_t mem_limit, const std::string& what) {
+  const int64_t need = checked_add(predict_hf_model_bytes(dir), command_bytes, "memory");
+  check_fits(need, mem_limit, what, "fewer tokens, or a smaller model");
+  return load_hf_model(dir, mem_limit);
+}
+
 }  // namespace attnsim::model::hf

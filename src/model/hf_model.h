@@ -61,6 +61,10 @@ int64_t predict_hf_model_bytes(const std::string& dir);
 // Reads config.json and the safetensors, checking every name and shape the config implies.
 // Throws Error naming the file, the tensor and the problem; `mem_limit` 0 = the default limit.
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit = 0);
+// load_hf_model after checking that the parameters + `command_bytes` fit under mem_limit
+// (0 = the default): refused with the figures ("WHAT needs about ...", memory.h check_fits)
+// before any tensor is read.
+HfModel load_hf_checked(const std::string& dir, int64_t command_bytes, int64_t mem_limit, const std::string& what);
 
 // The engine config of one layer's attention on one sequence of T tokens starting at
 // position0: causal, RoPE when the family has it, GQA through kv_heads.

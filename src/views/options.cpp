@@ -15,8 +15,10 @@ const char* const kUsage =
     "               [--model DIR]  (scenarios model, model-ablate-induction, decode-model,\n"
     "               decode-model-sinks: default\n"
     "               assets/models/induction, or $ATTNSIM_MODEL)\n"
+    "               [--layer L] [--ablate 1.2,0.3] [--text \"...\"]  (--model DIR a Hugging Face\n"
+    "               folder: config.json, model.safetensors, tokenizer; it opens as the model scenario)\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
-    "               [--action check-hidden|first-nan|try-view]\n"
+    "               [--action check-hidden|first-nan|try-view] [--click X,Y]\n"
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
     "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
     "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME)\n"
@@ -139,6 +141,19 @@ Options parse_options(const std::vector<std::string>& args) {
                     "controls, model, timeline, experiments or slide, got '" + o.panel + "'");
     } else if (a == "--model") {
       o.model = value();
+    } else if (a == "--click") {
+      const std::string& v = value();
+      const size_t comma = v.find(',');
+      if (comma == std::string::npos) throw Error("--click takes X,Y in window pixels, got '" + v + "'");
+      o.click_x = static_cast<float>(parse_int(a, v.substr(0, comma)));
+      o.click_y = static_cast<float>(parse_int(a, v.substr(comma + 1)));
+    } else if (a == "--layer") {
+      o.layer = parse_int(a, value());
+    } else if (a == "--ablate") {
+      o.ablate = value();
+    } else if (a == "--text") {
+      o.text = value();
+      if (o.text.empty()) throw Error("--text needs some text");
     } else if (a == "--batch") {
       o.batch = parse_int(a, value());
     } else if (a == "--head") {

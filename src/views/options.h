@@ -4,8 +4,8 @@
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
 //           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
 //           [--experiment NAME]
-//           [--model DIR] [--batch B]
-//           [--transparent] [--geometry FILE.json] [--progress T]  one PNG, then exit
+//           [--model DIR] [--batch B] [--layer L] [--ablate 1.2,0.3] [--text "..."]
+//           [--transparent] [--geometry FILE.json] [--progress T] [--click X,Y]  one PNG, then exit
 //   attnsim --export FILE.{svg,pdf} | --export FILE.png --slide     the step as a slide (no window)
 //   attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]
 //                                                                   title page + one slide per step
@@ -35,6 +35,11 @@ struct Options {
   std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
   std::string lang;          // empty = from LANG
   std::string model;         // --model DIR: the checkpoint the model scenarios open
+  // A Hugging Face folder as --model (config.json): the layer on screen, heads knocked out
+  // ("1.2,0.3"), the text. Refused with any other model.
+  int layer = -1;            // -1 = layer 0
+  std::string ablate;
+  std::string text;
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
@@ -42,6 +47,7 @@ struct Options {
   int bench_frames = 0;
   int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
   std::string action;        // --action check-hidden|first-nan|try-view: press that button first
+  float click_x = -1, click_y = -1;  // --click X,Y: a left click there (window pixels) before the export
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;
   std::string experiment;    // --experiment NAME: with --panel experiments, run it first

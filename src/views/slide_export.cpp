@@ -8,6 +8,7 @@
 #include "views/flash_slides.h"
 #include "views/decode_slides.h"
 #include "views/gif_scenes.h"
+#include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/slide_scenes.h"
 #include "engine/atomic_file.h"
@@ -77,6 +78,28 @@ std::string index_html(const Deck& deck, const std::vector<std::string>& files, 
 
 int run_figure_export(const Options& o) {
   try {
+    if (is_model_scenario(o.scenario) && is_hf_folder(o.model)) {
+      // A Hugging Face folder: the chosen layer's step (--layer, --ablate, --text) as its slide.
+      const auto view = open_hf_view(o.model, o.text, o.layer, o.ablate);
+      const auto data = view->run_data();
+      Scenario scenario;
+      scenario.name = o.scenario;
+      scenario.title_en = o.model + ", layer " + std::to_string(view->layer());
+      scenario.title_ko = o.model + ", 레이어 " + std::to_string(view->layer());
+      scenario.focus_step = "alpha";
+      scenario.config = data->config;
+      SlideView v;
+      v.step = o.step;
+      v.batch = o.batch;
+      v.panel = o.panel == "memory" ? "memory" : "tensor";
+      v.head = o.head;
+      v.lang = lang_of(o);
+      v.theme = o.theme;
+      std::string error;
+      if (!write_one(step_slide(scenario, *data, v), o.output, pixel_width(o), &error)) throw Error(error);
+      std::printf("%s\n", o.output.c_str());
+      return 0;
+    }
     if (is_model_scenario(o.scenario)) {
       const figure::Figure f = o.panel == "experiments" ? model_experiment_slide(o.experiment, o.model, lang_of(o), o.theme)
                                : o.panel == "timeline"  ? model_timeline_slide(o.scenario, o.model, lang_of(o), o.theme)

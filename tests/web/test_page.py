@@ -11,7 +11,8 @@ got it by e-mail would. Checks (tools/test.sh runs this after tools/web.sh):
   - the right arrow key moves to the next step (the hash follows);
   - a lesson's number quiz is answered by typing, and the progress lands in localStorage;
   - a malformed .npy through the file input gives one error banner and the page runs on;
-  - a zipped checkpoint folder through the file input opens in the model scenario;
+  - a zipped checkpoint folder through the file input opens in the model scenario, and so
+    does a zipped tiny Hugging Face folder; one whose config.json lies is one error banner;
   - one slide's SVG exported from the page equals the desktop's SVG of the same slide;
   - Debian's Firefox ESR (under Xvfb: its headless mode offers no WebGL 2 here) opens the
     same file and reaches the ready line of a Korean deep link and a model one.
@@ -193,6 +194,32 @@ def main():
         banners = [l for l in lines if l.startswith("attnsim banner:")]
         check(len(banners) == 1 and " error: " not in banners[0] and "induction-d64-h1" in banners[0] and
               hash_becomes(d, "scenario=model"), "zipped checkpoint opens: %r, hash %s" % (banners, page_hash(d)))
+
+        # A tiny Hugging Face folder (config.json, model.safetensors, vocab.json + merges.txt)
+        # zipped through the same input: it opens in the model scenario; the same folder with a
+        # config.json that lies is one error banner naming config.json, and the page runs on.
+        _, lines = open_page(d, url, "#scenario=default&step=q_proj&lang=en")
+        zipped = shutil.make_archive(os.path.join(folder, "hf_gpt2_tok"), "zip", "tests/golden", "hf_gpt2_tok")
+        d.find_element(By.ID, "pick-files").send_keys(zipped)
+        wait_for(d, lambda l: l.startswith("attnsim banner:"), 30, lines)
+        banners = [l for l in lines if l.startswith("attnsim banner:")]
+        check(len(banners) == 1 and " error: " not in banners[0] and "hf_gpt2_tok" in banners[0] and
+              hash_becomes(d, "scenario=model"), "zipped Hugging Face folder opens: %r, hash %s" % (banners, page_hash(d)))
+        broken = os.path.join(folder, "hf-broken")
+        shutil.copytree("tests/golden/hf_gpt2_tok", os.path.join(broken, "hf-broken"))
+        with open(os.path.join(broken, "hf-broken", "config.json"), "w") as f:
+            f.write('{"model_type": "gpt2", "n_embd": 16, "n_head": 0, ')
+        zipped = shutil.make_archive(os.path.join(folder, "hf-broken"), "zip", broken, "hf-broken")
+        _, lines = open_page(d, url, "#scenario=default&step=q_proj&lang=en")
+        d.find_element(By.ID, "pick-files").send_keys(zipped)
+        wait_for(d, lambda l: l.startswith("attnsim banner:"), 20, lines)
+        time.sleep(1)
+        lines += console(d)
+        banners = [l for l in lines if l.startswith("attnsim banner:")]
+        check(len(banners) == 1 and " error: " in banners[0] and "config.json" in banners[0],
+              "broken Hugging Face folder: one banner %r" % banners)
+        press(d, Keys.ARROW_RIGHT)
+        check(hash_becomes(d, "step=k_proj"), "the page still runs after the broken folder (hash %s)" % page_hash(d))
 
         # One slide as SVG: the page's download equals the desktop's file.
         open_page(d, url, "#scenario=default&step=alpha&lang=en")
