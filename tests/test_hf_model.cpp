@@ -78,7 +78,8 @@ TEST_CASE("Qwen2's o_proj has no bias and its q/k/v do; Llama's untied lm_head i
   CHECK(l.layers[1].attn.W_K.weight.shape() == Dims{8, 16});  // (g·dk, d)
   // GPT-2's Conv1D c_attn (d, 3d) became three nn.Linear weights (d, d)
   const HfModel g = load_hf_model(golden("hf_gpt2_f16"));  // the "transformer."-prefixed file
-  CHECK(g.layers[0].attn.W_V.weight.shape() == Dims{16, 16});
+  REQUIRE(g.widened_per_layer());  // F16: each layer widened when it is used
+  CHECK(g.layer(0).attn.W_V.weight.shape() == Dims{16, 16});
 }
 
 TEST_CASE("head roles, ablation and predictions on a real layer's patterns") {
