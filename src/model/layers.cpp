@@ -70,12 +70,13 @@ void gelu_forward(const float* x, int64_t n, float* y) {
 }
 
 void gelu_backward(const float* dy, const float* x, int64_t n, float* dx) {
-  // dx first holds exp(-x²/2), by fixed_math's exp (the same bits on every CPU)
-  for (int64_t i = 0; i < n; ++i) dx[i] = -0.5f * x[i] * x[i];
-  (void)fixed::exp_shifted_sum(dx, 0.0f, dx, n);
+  // exp(-x²/2) by fixed_math's exp (the same bits on every CPU); dx may be dy itself
+  std::vector<float> e(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) e[i] = -0.5f * x[i] * x[i];
+  (void)fixed::exp_shifted_sum(e.data(), 0.0f, e.data(), n);
   for (int64_t i = 0; i < n; ++i) {
     const float cdf = 0.5f * (1.0f + std::erf(x[i] * 0.70710678118654752f));
-    const float pdf = 0.3989422804014327f * dx[i];
+    const float pdf = 0.3989422804014327f * e[i];
     dx[i] = dy[i] * (cdf + x[i] * pdf);
   }
 }
