@@ -2,20 +2,32 @@
 //
 // Not OpenMP on purpose: after a parallel region libgomp's threads spin for a while, and on
 // a 2-core machine they then compete with OpenBLAS's own threads in the very next sgemm
-// (measured: about 5 ms of an 70 ms forward pass). Threads here exit when the work does.
+// (measured: about 5 ms of an 70 ms forward pass). The threads here are parked on a
+// condition variable between jobs (parallel.cpp), so an idle one takes no core; starting a
+// fresh thread per loop instead cost a training step of the tiny model about a third of its
+// time (clone, and glibc reading /sys for the core count on every call).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace attnsim {
 
-inline int default_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+// The machine's cores, read once.
+int default_threads();
+
+namespace detail {
+// Runs task(t) for t in [0, threads): t = 0 on the calling thread, the rest on the parked
+// pool threads, and returns once all have. False, with nothing run, when another thread's
+// job holds the pool (the app's worker beside its UI): the caller then starts threads of its own.
+bool run_on_pool(int threads, const std::function<void(int)>& task);
+}  // namespace detail
 
 // What a worker inherits from the thread that started it; run_workers copies it in.
 struct ThreadContext {
@@ -47,10 +59,14 @@ void run_workers(int threads, Fn&& worker) {
     }
     thread_context = own;
   };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
-  guarded(0);
-  for (auto& th : pool) th.join();
+  if (threads <= 1) {
+    guarded(0);
+  } else if (!detail::run_on_pool(threads, guarded)) {
+    std::vector<std::thread> own;
+    for (int t = 1; t < threads; ++t) own.emplace_back(guarded, t);
+    guarded(0);
+    for (auto& th : own) th.join();
+  }
   if (first) std::rethrow_exception(first);
 }
 

@@ -37,29 +37,22 @@ const char* step_kind_name(StepKind kind) {
   return "?";
 }
 
-// Most tensors have no NaN or inf at all, so first test each block with a branch-free check
-// that vectorises (an exponent of all ones marks both), and classify only inside blocks that hit.
-static bool block_has_nonfinite(const float* p, int64_t n) {
-  uint32_t hit = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, p + i, 4);
-    hit |= static_cast<uint32_t>((bits & 0x7F800000u) == 0x7F800000u);
-  }
-  return hit != 0;
-}
-
-static void visit(float v, NonFinite& c) {
-  if (std::isnan(v)) ++c.nan;
-  else if (std::isinf(v)) ++(v < 0 ? c.neginf : c.posinf);
-}
-
+// Branch-free over the bits, so it vectorises: a masked row of -inf fills is as cheap to
+// count as a row of finite values (classifying each hit with a branch cost a training step
+// about 5 %). NaN: exponent all ones and a mantissa; ±inf: exactly the two infinities.
 void count_nonfinite_into(const float* p, int64_t n, NonFinite& c) {
-  constexpr int64_t kBlock = 4096;
+  constexpr int64_t kBlock = 1 << 16;  // 32-bit lane counters cannot overflow within a block
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
-    if (!block_has_nonfinite(p + start, len)) continue;
-    for (int64_t i = start; i < start + len; ++i) visit(p[i], c);
+    uint32_t nan = 0, posinf = 0, neginf = 0;
+    for (int64_t i = start; i < start + len; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, p + i, 4);
+      nan += (bits & 0x7FFFFFFFu) > 0x7F800000u;
+      posinf += bits == 0x7F800000u;
+      neginf += bits == 0xFF800000u;
+    }
+    c.nan += nan, c.posinf += posinf, c.neginf += neginf;
   }
 }
 
@@ -76,7 +69,7 @@ NonFinite count_nonfinite(const Tensor& t) {
     });
   } else {
     const float* base = t.f32() - t.offset();
-    for_each_element(t, [&](int64_t, int64_t pos) { visit(base[pos], c); });
+    for_each_element(t, [&](int64_t, int64_t pos) { count_nonfinite_into(base + pos, 1, c); });
   }
   return c;
 }

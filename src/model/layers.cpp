@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "engine/fixed_math.h"
+#include "engine/blas_kernels.h"
 #include "engine/gemm.h"
+#include "engine/parallel.h"
 
 namespace attnsim::model {
 
@@ -127,37 +129,44 @@ void attention_backward(const Trace& trace, const MhaWeights& w, int64_t heads, 
     for (int64_t row = 0; row < N; ++row)
       for (int64_t e = 0; e < dk; ++e) dctx.f32()[row * d + head * dk + e] = 0.0f;
 
-  // per (b, h): the heads are (T,dk) slices of the (B,T,d) and (B,T,g·dk) buffers. Query
-  // head hh read K/V head hh / r, so dk and dv of a K/V head SUM over its r query heads
-  // (beta = 1 into zeroed buffers).
+  // per (b, K/V head): the heads are (T,dk) slices of the (B,T,d) and (B,T,g·dk) buffers.
+  // Query heads hh of one K/V head (hh / r) all add into its dk and dv (beta = 1 into zeroed
+  // buffers), in order of hh on one thread, so the sums do not depend on the thread count;
+  // different K/V heads write disjoint slices and run on the engine's threads.
   Tensor dq = Tensor::empty({N * d});
   Tensor dk_ = Tensor::zeros({N * kv});
   Tensor dv = Tensor::zeros({N * kv});
-  Tensor dA = Tensor::empty({T * T});
   const int t = static_cast<int>(T), D = static_cast<int>(d), KV = static_cast<int>(kv), K = static_cast<int>(dk);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t hh = 0; hh < h; ++hh) {
-      const int64_t off = b * T * d + hh * dk, kv_off = b * T * kv + (hh / r) * dk;
-      const float* A = alpha.f32() + (b * h + hh) * T * T;  // (T,T)
-      const float* dC = dctx.f32() + off;                    // (T,dk), ld d
-      const float* q = q_proj.f32() + off;
-      const float* k = k_proj.f32() + kv_off;                // (T,dk), ld g·dk
-      const float* v = v_proj.f32() + kv_off;
-      // dalpha (T,T) = dctx · vᵀ;  dv (T,dk) += alphaᵀ · dctx
-      sgemm(Op::N, Op::T, t, t, K, 1.0f, dC, D, v, KV, 0.0f, dA.f32(), t);
-      sgemm(Op::T, Op::N, t, K, t, 1.0f, A, t, dC, D, 1.0f, dv.f32() + kv_off, KV);
-      // softmax: dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale; hidden keys have A = 0
-      for (int64_t i = 0; i < T; ++i) {
-        const float* a = A + i * T;
-        float* row = dA.f32() + i * T;
-        float dot = 0;
-        for (int64_t j = 0; j < T; ++j) dot += row[j] * a[j];
-        for (int64_t j = 0; j < T; ++j) row[j] = a[j] * (row[j] - dot) * scale;
+  const int64_t groups = h / r;
+  const BlasOnCallingThread one;
+  parallel_for(B * groups, 1, [&](int64_t first, int64_t last) {
+    std::vector<float> dA(static_cast<size_t>(T * T));  // one head's dalpha, then dS   (T,T)
+    for (int64_t item = first; item < last; ++item) {
+      const int64_t b = item / groups, grp = item % groups;
+      for (int64_t hh = grp * r; hh < (grp + 1) * r; ++hh) {
+        const int64_t off = b * T * d + hh * dk, kv_off = b * T * kv + grp * dk;
+        const float* A = alpha.f32() + (b * h + hh) * T * T;  // (T,T)
+        const float* dC = dctx.f32() + off;                    // (T,dk), ld d
+        const float* q = q_proj.f32() + off;
+        const float* k = k_proj.f32() + kv_off;                // (T,dk), ld g·dk
+        const float* v = v_proj.f32() + kv_off;
+        // dalpha (T,T) = dctx · vᵀ;  dv (T,dk) += alphaᵀ · dctx
+        sgemm(Op::N, Op::T, t, t, K, 1.0f, dC, D, v, KV, 0.0f, dA.data(), t);
+        sgemm(Op::T, Op::N, t, K, t, 1.0f, A, t, dC, D, 1.0f, dv.f32() + kv_off, KV);
+        // softmax: dS = A ⊙ (dA − rowsum(dA ⊙ A)), times the scale; hidden keys have A = 0
+        for (int64_t i = 0; i < T; ++i) {
+          const float* a = A + i * T;
+          float* row = dA.data() + i * T;
+          float dot = 0;
+          for (int64_t j = 0; j < T; ++j) dot += row[j] * a[j];
+          for (int64_t j = 0; j < T; ++j) row[j] = a[j] * (row[j] - dot) * scale;
+        }
+        // dq (T,dk) = dS · k;  dk (T,dk) += dSᵀ · q
+        sgemm(Op::N, Op::N, t, K, t, 1.0f, dA.data(), t, k, KV, 0.0f, dq.f32() + off, D);
+        sgemm(Op::T, Op::N, t, K, t, 1.0f, dA.data(), t, q, D, 1.0f, dk_.f32() + kv_off, KV);
       }
-      // dq (T,dk) = dS · k;  dk (T,dk) += dSᵀ · q
-      sgemm(Op::N, Op::N, t, K, t, 1.0f, dA.f32(), t, k, KV, 0.0f, dq.f32() + off, D);
-      sgemm(Op::T, Op::N, t, K, t, 1.0f, dA.f32(), t, q, D, 1.0f, dk_.f32() + kv_off, KV);
     }
+  });
 
   // the three projections read the same x: dx = dq·W_Q + dk·W_K + dv·W_V
   Tensor part = Tensor::empty({N * d});
