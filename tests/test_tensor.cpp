@@ -1,10 +1,12 @@
 // Tensor layout: the properties PyTorch's semantics promise (minitorch-style invariants).
 #include <catch2/catch.hpp>
+#include <limits>
 #include <numeric>
 #include <set>
 
 #include "engine/error.h"
 #include "engine/tensor.h"
+#include "engine/trace.h"
 #include "helpers.h"
 
 using namespace attnsim;
@@ -124,4 +126,31 @@ TEST_CASE("prefaulted buffers wait in the pool and the next tensor of that size 
     CHECK(pooled_buffer_bytes() == before);
   }
   CHECK(pooled_buffer_bytes() == before + n + 4);  // released back, not to the system
+}
+
+TEST_CASE("is_dense: permutations of a contiguous block, not slices or broadcasts") {
+  const Tensor x = arange({2, 3, 4, 5});
+  CHECK(x.is_dense());
+  CHECK(x.transpose(1, 2).is_dense());
+  CHECK(x.permute({3, 1, 0, 2}).is_dense());
+  CHECK(x.view({6, 20}).transpose(0, 1).is_dense());
+  CHECK_FALSE(x.narrow(3, 1, 3).is_dense());   // skips storage cells
+  CHECK_FALSE(x.narrow(0, 1, 1).transpose(1, 2).is_contiguous());
+  CHECK(x.narrow(0, 1, 1).transpose(1, 2).is_dense());  // the second half, permuted: offset 60
+  CHECK_FALSE(arange({2, 1, 3}).expand({2, 4, 3}).is_dense());  // stride 0 repeats cells
+}
+
+TEST_CASE("count_nonfinite counts a view's own elements: dense permutations in one block, slices by index") {
+  Tensor x = arange({4, 6});
+  float* p = x.f32();
+  p[1] = std::numeric_limits<float>::quiet_NaN();  // row 0
+  p[7] = std::numeric_limits<float>::infinity();   // row 1
+  p[20] = -std::numeric_limits<float>::infinity(); // row 3
+  p[23] = -std::numeric_limits<float>::quiet_NaN();
+  const NonFinite all = count_nonfinite(x.transpose(0, 1));
+  CHECK((all.nan == 2 && all.posinf == 1 && all.neginf == 1));
+  const NonFinite rows = count_nonfinite(x.narrow(0, 1, 2).transpose(0, 1));  // rows 1, 2
+  CHECK((rows.nan == 0 && rows.posinf == 1 && rows.neginf == 0));
+  const NonFinite cols = count_nonfinite(x.narrow(1, 1, 1));  // column 1: p[1], p[7], p[13], p[19]
+  CHECK((cols.nan == 1 && cols.posinf == 1 && cols.neginf == 0));
 }

@@ -10,11 +10,13 @@ rounds=${ROUNDS:-5}
 steps=${STEPS:-40}
 threads=${THREADS:-$(nproc)}  # THREADS=1: both on one core (fairer on a loaded machine)
 source tools/bench-common.sh
+# both pinned to the same cores: attnsim sizes its pool from its CPU affinity, PyTorch is told
+pin=(taskset -c "0-$((threads - 1))")
 echo "BLAS kernels for both: $kernels; $threads threads; median of $steps steps per round"
 ratios=()
 for ((r = 1; r <= rounds; r++)); do
-  ours=$(OPENBLAS_NUM_THREADS=$threads build/attnsim-cli train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
-  torch=$(OPENBLAS_CORETYPE=$kernels /usr/bin/python3 tools/bench_train_torch.py "$steps" "$threads")
+  ours=$(OPENBLAS_NUM_THREADS=$threads "${pin[@]}" build/attnsim-cli train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+  torch=$(OPENBLAS_CORETYPE=$kernels "${pin[@]}" /usr/bin/python3 tools/bench_train_torch.py "$steps" "$threads")
   ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
   ratios+=("$ratio")
   echo "round $r: attnsim ${ours} ms/step   pytorch ${torch} ms/step   pytorch/attnsim ${ratio}x"

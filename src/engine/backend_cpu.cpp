@@ -251,18 +251,36 @@ class CpuBackend final : public Backend {
     const Dims& ms = mask.strides();
     const uint8_t* m = mask.b8() + b * ms[0] + h * ms[1] + i * ms[2];
     const int64_t step = ms[3];
+    const float fill = spec.fill;  // a local: dst might alias spec, which would reload it per element
     if (spec.additive) {
       for (int64_t j = 0; j < Tk; ++j) dst[j] = src[j] + (m[j * step] ? 1.0f : 0.0f);
+    } else if (step == 1) {  // a row of a (.., Tq, Tk) mask: vectorises
+      for (int64_t j = 0; j < Tk; ++j) dst[j] = m[j] ? fill : src[j];
     } else {
-      for (int64_t j = 0; j < Tk; ++j) dst[j] = m[j * step] ? spec.fill : src[j];
+      for (int64_t j = 0; j < Tk; ++j) dst[j] = m[j * step] ? fill : src[j];
     }
+  }
+
+  // max over the row in lanes, then across them: `x > mx ? x : mx` skips NaN either way, and
+  // the only order effect (max(+0, −0)) cannot change exp(x − max).
+  static float row_max(const float* x, int64_t n) {
+    using fixed::F8, fixed::F8U;
+    F8 lanes = F8{} - INFINITY;
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+      const F8 v = *reinterpret_cast<const F8U*>(x + j);
+      lanes = v > lanes ? v : lanes;
+    }
+    float mx = -INFINITY;
+    for (int l = 0; l < 8; ++l) mx = lanes[l] > mx ? lanes[l] : mx;
+    for (; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
+    return mx;
   }
 
   // IEEE semantics on purpose: a row of -inf has max -inf, and -inf - -inf is NaN, as in
   // PyTorch, so a fully hidden row comes out NaN and the trace can follow it downstream.
   static void softmax_row(const float* x, float* y, int64_t n) {
-    float mx = -INFINITY;
-    for (int64_t j = 0; j < n; ++j) mx = x[j] > mx ? x[j] : mx;  // vectorises; a NaN in x stays NaN below
+    const float mx = row_max(x, n);  // a NaN in x stays NaN below
     const float inv = 1.0f / exp_shifted_sum(x, mx, y, n);
     for (int64_t j = 0; j < n; ++j) y[j] *= inv;
   }

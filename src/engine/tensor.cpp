@@ -187,13 +187,19 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
-float* Tensor::f32() { return reinterpret_cast<float*>(storage_->bytes.get()) + offset_; }
-const float* Tensor::f32() const {
-  return reinterpret_cast<const float*>(storage_->bytes.get()) + offset_;
-}
-uint8_t* Tensor::b8() { return reinterpret_cast<uint8_t*>(storage_->bytes.get()) + offset_; }
-const uint8_t* Tensor::b8() const {
-  return reinterpret_cast<const uint8_t*>(storage_->bytes.get()) + offset_;
+bool Tensor::is_dense() const {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dims that move
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (shape_[d] == 0) return true;  // no elements
+    if (shape_[d] != 1) dims.emplace_back(strides_[d], shape_[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
 }
 
 int64_t Tensor::storage_index(const Dims& index) const {

@@ -69,6 +69,9 @@ class Tensor {
   DType dtype() const { return dtype_; }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   bool is_contiguous() const;
+  // Its elements are exactly storage [offset, offset + numel) in some order (a permutation of
+  // a contiguous tensor: a transpose, the view into heads): PyTorch's non-overlapping and dense.
+  bool is_dense() const;
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
   // The same elements of the same storage (offset, shape, strides): not merely equal values.
   // Both undefined counts as the same.
@@ -78,10 +81,11 @@ class Tensor {
   }
 
   // Pointers to element (0, ..., 0); index with strides().
-  float* f32();
-  const float* f32() const;
-  uint8_t* b8();
-  const uint8_t* b8() const;
+  // Inline: the engine's loops call these per row.
+  float* f32() { return reinterpret_cast<float*>(storage_->bytes.get()) + offset_; }
+  const float* f32() const { return reinterpret_cast<const float*>(storage_->bytes.get()) + offset_; }
+  uint8_t* b8() { return reinterpret_cast<uint8_t*>(storage_->bytes.get()) + offset_; }
+  const uint8_t* b8() const { return reinterpret_cast<const uint8_t*>(storage_->bytes.get()) + offset_; }
 
   // Storage index (in elements) of a logical index, and the value there (Bool reads 0/1).
   int64_t storage_index(const Dims& index) const;

@@ -59,7 +59,10 @@ void count_nonfinite_into(const float* p, int64_t n, NonFinite& c) {
 NonFinite count_nonfinite(const Tensor& t) {
   NonFinite c;
   if (!t.defined() || t.dtype() != DType::F32) return c;
-  if (t.is_contiguous()) {  // large tensors in chunks on all cores: the scan is memory-bound
+  // A contiguous tensor or a permutation of one (a transpose, the view into heads) has its
+  // elements in one block, and counts do not depend on order: large blocks in chunks on all
+  // cores (the scan is memory-bound).
+  if (t.is_dense()) {
     std::mutex mutex;
     parallel_for(t.numel(), int64_t{1} << 20, [&](int64_t first, int64_t last) {
       NonFinite part;

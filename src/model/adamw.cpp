@@ -23,8 +23,10 @@ float learning_rate(const AdamWConfig& c, int64_t step) {
 
 double global_norm(const Params& grads) {
   double sum = 0;
-  for (const Tensor& g : grads.tensors)
-    for (int64_t i = 0; i < g.numel(); ++i) sum += static_cast<double>(g.f32()[i]) * g.f32()[i];
+  for (const Tensor& g : grads.tensors) {
+    const float* x = g.f32();
+    for (int64_t i = 0, n = g.numel(); i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
+  }
   return std::sqrt(sum);
 }
 
@@ -34,8 +36,10 @@ double AdamW::step(Params& params, Params& grads) {
   const double norm = global_norm(grads);
   if (c_.clip > 0 && norm > c_.clip) {
     const float k = static_cast<float>(c_.clip / (norm + 1e-6));
-    for (Tensor& g : grads.tensors)
-      for (int64_t i = 0; i < g.numel(); ++i) g.f32()[i] *= k;
+    for (Tensor& g : grads.tensors) {
+      float* x = g.f32();
+      for (int64_t i = 0, n = g.numel(); i < n; ++i) x[i] *= k;
+    }
   }
   const float lr = learning_rate(c_, t_);
   ++t_;
@@ -43,6 +47,8 @@ double AdamW::step(Params& params, Params& grads) {
   const auto power = [&](float beta) { return static_cast<float>(fixed::exp(static_cast<double>(t_) * fixed::log(beta))); };
   const float bc1 = 1.0f - power(c_.beta1);
   const float bc2 = 1.0f - power(c_.beta2);
+  // the constants in locals: stores through w, m, v could alias c_, which stops vectorising
+  const float beta1 = c_.beta1, beta2 = c_.beta2, eps = c_.eps;
   for (size_t k = 0; k < params.tensors.size(); ++k) {
     Tensor& p = params.tensors[k];
     const float decay = p.dim() >= 2 ? 1.0f - lr * c_.weight_decay : 1.0f;
@@ -50,11 +56,11 @@ double AdamW::step(Params& params, Params& grads) {
     const float* g = grads.tensors[k].f32();
     float* m = m_.tensors[k].f32();
     float* v = v_.tensors[k].f32();
-    for (int64_t i = 0; i < p.numel(); ++i) {
+    for (int64_t i = 0, n = p.numel(); i < n; ++i) {
       w[i] *= decay;
-      m[i] = c_.beta1 * m[i] + (1.0f - c_.beta1) * g[i];
-      v[i] = c_.beta2 * v[i] + (1.0f - c_.beta2) * g[i] * g[i];
-      w[i] -= lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + c_.eps);
+      m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+      v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+      w[i] -= lr * (m[i] / bc1) / (std::sqrt(v[i] / bc2) + eps);
     }
   }
   return norm;

@@ -6,6 +6,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/fixed_math.h"
+#include "engine/parallel.h"
 #include "finite.h"
 #include "layers.h"
 #include "model.h"
@@ -189,28 +190,39 @@ LossStats cross_entropy(const Tensor& logits, const Batch& batch, Tensor* dlogit
   for (int32_t t : batch.targets) scored += t >= 0;
   if (dlogits) *dlogits = Tensor::zeros(logits.shape());
   const float inv = scored ? 1.0f / static_cast<float>(scored) : 0.0f;
-  std::vector<float> e(static_cast<size_t>(V));
+  // rows on the engine's threads, each row's loss and argmax kept; then summed in row order
+  // below, so the totals have the same bits at any thread count
+  std::vector<double> row_loss(static_cast<size_t>(N));
+  std::vector<int64_t> row_arg(static_cast<size_t>(N));
+  parallel_for(N, 64, [&](int64_t first, int64_t last) {
+    std::vector<float> e(static_cast<size_t>(V));
+    for (int64_t r = first; r < last; ++r) {
+      const int32_t target = batch.targets[r];
+      if (target < 0) continue;
+      const float* z = logits.f32() + r * V;
+      float mx = z[0];
+      int64_t arg = 0;
+      for (int64_t v = 1; v < V; ++v)
+        if (z[v] > mx) mx = z[v], arg = v;
+      // exp(z - max) once, for the loss and the gradient (fixed_math.h: the same bits on every CPU)
+      const double sum = fixed::exp_shifted_sum(z, mx, e.data(), V);
+      row_loss[r] = fixed::log(sum) - (z[target] - mx);
+      row_arg[r] = arg;
+      if (dlogits) {  // d(mean loss)/dz = (softmax(z) − onehot(target)) / scored
+        float* g = dlogits->f32() + r * V;
+        const float inv_sum = static_cast<float>(1.0 / sum);
+        for (int64_t v = 0; v < V; ++v) g[v] = e[v] * inv_sum * inv;
+        g[target] -= inv;
+      }
+    }
+  });
   for (int64_t r = 0; r < N; ++r) {
     const int32_t target = batch.targets[r];
     if (target < 0) continue;
-    const float* z = logits.f32() + r * V;
-    float mx = z[0];
-    int64_t arg = 0;
-    for (int64_t v = 1; v < V; ++v)
-      if (z[v] > mx) mx = z[v], arg = v;
-    // exp(z - max) once, for the loss and the gradient (fixed_math.h: the same bits on every CPU)
-    const double sum = fixed::exp_shifted_sum(z, mx, e.data(), V);
-    const double loss = fixed::log(sum) - (z[target] - mx);
     for (PartStats* p : {&s.all, &s.parts[batch.part[r]]}) {
-      p->loss_sum += loss;
+      p->loss_sum += row_loss[r];
       p->count += 1;
-      p->correct += arg == target;
-    }
-    if (dlogits) {  // d(mean loss)/dz = (softmax(z) − onehot(target)) / scored
-      float* g = dlogits->f32() + r * V;
-      const float inv_sum = static_cast<float>(1.0 / sum);
-      for (int64_t v = 0; v < V; ++v) g[v] = e[v] * inv_sum * inv;
-      g[target] -= inv;
+      p->correct += row_arg[r] == target;
     }
   }
   return s;
