@@ -1,7 +1,6 @@
 #include "trace.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <mutex>
 
