@@ -4,6 +4,7 @@
 // (model.runs_*), and held-out accuracy pooled per token.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -284,4 +285,66 @@ TEST_CASE("pooled_accuracy counts every predictable token once", "[lessons][mode
   ModelSettings h1;
   h1.checkpoint = "induction-d64-h1";
   CHECK(num(h1, "unseen_accuracy") == Approx(0.802).margin(2e-3));  // the audit's per-token 80.2 %
+}
+
+TEST_CASE("model.runs_* with of, keep, and the d_k sweep's runs", "[lessons][model][runs]") {
+  // of: the spread of any numeric field, each run read under the table's other settings
+  ModelSettings loss;
+  loss.runs = "induction-d64-h2-6k-s1,induction-d64-h2-6k-s2,induction-d64-h2-6k-s3";
+  loss.of = "repeat_loss";
+  std::vector<double> each;
+  for (const char* run : {"induction-d64-h2-6k-s1", "induction-d64-h2-6k-s2", "induction-d64-h2-6k-s3"}) {
+    ModelSettings one;
+    one.checkpoint = run;
+    each.push_back(num(one, "repeat_loss"));
+  }
+  std::sort(each.begin(), each.end());
+  CHECK(num(loss, "runs_min") == each[0]);
+  CHECK(num(loss, "runs_median") == each[1]);
+  CHECK(num(loss, "runs_max") == each[2]);
+  loss.of = "role";
+  loss.layer = 1;
+  loss.head = 0;
+  CHECK_THROWS_WITH(model_field(loss, "runs_median"), Catch::Contains("not a number"));
+  loss.of = "runs_count";
+  CHECK_THROWS_WITH(model_field(loss, "runs_median"), Catch::Contains("not a model field a run has"));
+  // d_k = 4 (16 heads of a 64-wide model) learns in no seed of 6,000 steps; d_k = 16 in every one
+  ModelSettings narrow, mid;
+  narrow.runs = "induction-d64-h16-6k-s1,induction-d64-h16-6k-s2,induction-d64-h16-6k-s3";
+  mid.runs = "induction-d64-h4-6k-s1,induction-d64-h4-6k-s2,induction-d64-h4-6k-s3";
+  CHECK(num(narrow, "runs_learned") == 0);
+  CHECK(num(mid, "runs_learned") == 3);
+  narrow.of = mid.of = "mean_entropy";
+  CHECK(num(narrow, "runs_min") > num(mid, "runs_max"));  // the narrow heads are flatter
+  // keep: the loss fields on the model pruned to its most important heads per layer
+  ModelSettings pruned;
+  pruned.checkpoint = "induction-d64-h8-6k-s1";
+  const double intact = num(pruned, "repeat_accuracy");
+  pruned.keep = 8;
+  CHECK(num(pruned, "repeat_accuracy") == intact);  // keeping every head zeroes none
+  pruned.keep = 2;
+  CHECK(num(pruned, "repeat_accuracy") < intact);
+  CHECK_THROWS_WITH(model_field(pruned, "best_induction"), Catch::Contains("does not read keep"));
+  pruned.keep = int64_t{1} << 62;
+  CHECK_THROWS_WITH(model_field(pruned, "repeat_accuracy"), Catch::Contains("the model has 8"));
+}
+
+TEST_CASE("model.gap_*: the head whose weight on position 0 most exceeds its contribution", "[lessons][model]") {
+  ModelSettings m;
+  m.checkpoint = "induction";
+  const double l = num(m, "gap_layer"), h = num(m, "gap_head");
+  ModelSettings one = m;
+  one.layer = static_cast<int64_t>(l);
+  one.head = static_cast<int64_t>(h);
+  CHECK(num(m, "gap_first") == num(one, "first"));
+  CHECK(num(m, "gap_contribution") == num(one, "first_contribution"));
+  CHECK(num(m, "gap_contribution") < num(m, "gap_first"));
+  // no other head has a larger gap
+  for (int64_t ll = 0; ll < 2; ++ll)
+    for (int64_t hh = 0; hh < 4; ++hh) {
+      ModelSettings o = m;
+      o.layer = ll;
+      o.head = hh;
+      CHECK(num(o, "first") - num(o, "first_contribution") <= num(m, "gap_first") - num(m, "gap_contribution"));
+    }
 }

@@ -311,3 +311,62 @@ TEST_CASE("shipped checkpoint: >= 95% on every held-out repeat length, a previou
   CHECK(best_prev >= 0.7);
   CHECK(best_induction >= 0.7);
 }
+
+TEST_CASE("first_contribution: position 0's share of ‖α·W_O v‖, against a plain loop", "[model]") {
+  for (const int64_t g : {int64_t{0}, int64_t{1}}) {  // MHA, then one K/V head (stride-0 group view)
+    ModelConfig c = small_config();
+    if (g) c.kv_heads = g;
+    const Model m = init_model(c);
+    const Batch b = scoring_batch(c);
+    const Activations acts = forward(m, b);
+    const HeadTable t = score_heads(m, acts, b);
+    const int64_t h = c.heads, dk = c.head_dim(), d = c.d_model, T = b.len, kv = c.kv_group_count();
+    for (int64_t l = 0; l < c.layers; ++l) {
+      const Tensor& alpha = acts.layers[static_cast<size_t>(l)].attn.at("alpha").out;
+      const Tensor& v = acts.layers[static_cast<size_t>(l)].attn.at("v_heads").out;
+      const Tensor& wo = m.params.get("layers." + std::to_string(l) + ".attn.W_O.weight");
+      for (int64_t hh = 0; hh < h; ++hh) {
+        auto norm = [&](int64_t bb, int64_t j) {
+          double sq = 0;
+          for (int64_t o = 0; o < d; ++o) {
+            double y = 0;
+            for (int64_t k = 0; k < dk; ++k) y += wo.at({o, hh * dk + k}) * v.at({bb, hh / (h / kv), j, k});
+            sq += y * y;
+          }
+          return std::sqrt(sq);
+        };
+        double want = 0;
+        for (int64_t bb = 0; bb < b.batch; ++bb) {
+          std::vector<double> n(static_cast<size_t>(T));
+          for (int64_t j = 0; j < T; ++j) n[static_cast<size_t>(j)] = norm(bb, j);
+          for (int64_t i = 1; i < T; ++i) {
+            double mass = 0;
+            for (int64_t j = 0; j <= i; ++j) mass += alpha.at({bb, hh, i, j}) * n[static_cast<size_t>(j)];
+            want += alpha.at({bb, hh, i, 0}) * n[0] / mass;
+          }
+        }
+        want /= static_cast<double>(b.batch * (T - 1));
+        CHECK(t.at(l, hh).first_contribution == Approx(want).epsilon(1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("prune_to: keeps the heads whose single ablation costs the most", "[model]") {
+  const Model m = init_model(small_config());
+  const ModelConfig& c = m.config;
+  const Batch b = ablation_batch(c);
+  CHECK(prune_to(m, b, c.heads).heads.empty());
+  const Ablation one = prune_to(m, b, 1);
+  REQUIRE(one.heads.size() == static_cast<size_t>(c.layers * (c.heads - 1)));
+  const double base = cross_entropy(forward(m, b).logits, b).parts[kRepeat].loss();
+  for (int64_t l = 0; l < c.layers; ++l) {  // the head left has the largest rise of its layer
+    int64_t kept = -1;
+    double best = -1e300;
+    for (const AblationRow& r : ablate_each_head(m, b, false))
+      if (r.head.layer == l && r.stats.parts[kRepeat].loss() - base > best) best = r.stats.parts[kRepeat].loss() - base, kept = r.head.head;
+    for (const HeadRef& z : one.heads) CHECK_FALSE((z.layer == l && z.head == kept));
+  }
+  CHECK_THROWS_AS(prune_to(m, b, 0), Error);
+  CHECK_THROWS_AS(prune_to(m, b, c.heads + 1), Error);
+}

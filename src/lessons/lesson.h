@@ -114,7 +114,11 @@ struct ModelSettings {
   std::optional<std::string> role;        // role_count: heads labelled this role
   std::optional<int64_t> kv_heads;        // the loss fields on model::convert_to_gqa(model, kv_heads):
                                           // K/V heads mean-pooled, no uptraining
+  std::optional<int64_t> keep;            // the loss fields with every layer pruned to its `keep`
+                                          // most important heads (model::prune_to)
   std::optional<std::string> runs;        // runs_*: "a,b,c", checkpoints of one recipe (seeds 1..N)
+  std::optional<std::string> of;          // runs_min / median / max: the field read per run
+                                          // (default repeat_accuracy)
 };
 
 // [SECTION] Claims the engine must confirm -------------------------------------------------

@@ -125,7 +125,7 @@ std::string suggestion(const std::string& text, const BareNumber& n, const TextR
                               "standard_traffic", "tiled_traffic"})
           qs.push_back(std::string("flash.") + n);
       if (c->quantity.rfind("model.", 0) == 0)
-        for (const char* n : {"step", "layer", "head", "repeat", "kv_heads", "params", "d_model", "heads", "layers", "head_dim"})
+        for (const char* n : {"step", "layer", "head", "repeat", "kv_heads", "keep", "params", "d_model", "heads", "layers", "head_dim"})
           qs.push_back(std::string("model.") + n);
       for (const auto& q : qs) {
         if (q == c->quantity) continue;

@@ -407,7 +407,9 @@ ModelSettings read_model_table(Reader& parent, const std::string& key) {
   m.repeat = r.integer("repeat");
   m.role = r.string("role");
   m.kv_heads = r.integer("kv_heads");
+  m.keep = r.integer("keep");
   m.runs = r.string("runs");
+  m.of = r.string("of");
   r.finish();
   return m;
 }

@@ -32,15 +32,21 @@ const std::vector<std::string> kModelFields = {
     // the checkpoint's sizes and step
     "step", "params", "d_model", "heads", "layers", "head_dim",
     // one head (layer, head): per-target-row scores on model::scoring_batch, its label
-    "previous", "induction", "duplicate", "first", "role", "layer", "head",
-    // every head
-    "best_previous", "best_induction", "role_count",
+    "previous", "induction", "duplicate", "first", "first_contribution", "role", "layer", "head",
+    // every head; gap_*: the head whose weight on position 0 (first) exceeds what position 0
+    // contributes to its output (first_contribution) the most: its layer, head and both shares
+    "best_previous", "best_induction", "role_count", "gap_layer", "gap_head", "gap_first", "gap_contribution",
+    // every head's mean row entropy (nats) on the scoring batch, and the same of uniform rows
+    // (ln(i+1) at row i: the flattest a causal row can be)
+    "mean_entropy", "uniform_entropy",
     // on model::ablation_batch, with `ablate` knocked out (zeros) when given
     "repeat_accuracy", "repeat_loss", "first_loss", "repeat_accuracy_drop", "repeat_loss_rise",
     // held-out lengths (evaluate_repeats)
     "length_accuracy", "repeat", "unseen_accuracy",
     // the table's kv_heads (repeat_accuracy ... on the mean-pooled GQA conversion)
     "kv_heads",
+    // the table's keep (repeat_accuracy ... on the model pruned to keep heads per layer)
+    "keep",
     // baselines on the same batch: a uniform guess over the tokens that can be targets
     // (1/(V-1), ln(V-1); BOS is never one), a uniform pick among the distinct tokens seen so
     // far, and how often the model's own top guess is such a token
@@ -84,10 +90,11 @@ std::string disk_key(const std::string& dir, const ModelSettings& s, const std::
   const auto size = fs::file_size(mj, ec);
   // (long long: libc++'s file clock counts in __int128, which has no to_string)
   const auto time = static_cast<long long>(fs::last_write_time(mj, ec).time_since_epoch().count());
-  return "v1|" + fs::absolute(dir, ec).string() + "|" + std::to_string(size) + "|" + std::to_string(time) + "|" + f +
+  return "v2|" + fs::absolute(dir, ec).string() + "|" + std::to_string(size) + "|" + std::to_string(time) + "|" + f +
          "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
          (s.head ? std::to_string(*s.head) : "") + "|" + (s.repeat ? std::to_string(*s.repeat) : "") + "|" +
-         s.role.value_or("") + "|" + (s.kv_heads ? std::to_string(*s.kv_heads) : "") + "|" + s.runs.value_or("");
+         s.role.value_or("") + "|" + (s.kv_heads ? std::to_string(*s.kv_heads) : "") + "|" + s.runs.value_or("") + "|" +
+         (s.keep ? std::to_string(*s.keep) : "") + "|" + s.of.value_or("");
 }
 
 std::string checkpoint_name(const ModelSettings& s) {
@@ -156,17 +163,22 @@ const model::HeadScores& one_head(Loaded& l, const ModelSettings& s, const std::
   return roles(l).at(*s.layer, *s.head);
 }
 
-// With kv_heads, on the model with its K/V heads mean-pooled to that many (model/gqa.h).
-const model::LossStats& losses(Loaded& l, const std::string& ablate, std::optional<int64_t> kv_heads = std::nullopt) {
-  const std::string key = ablate + (kv_heads ? "|kv=" + std::to_string(*kv_heads) : "");
+// With kv_heads, on the model with its K/V heads mean-pooled to that many (model/gqa.h); with
+// keep, on the model pruned to its `keep` most important heads per layer (model::prune_to).
+const model::LossStats& losses(Loaded& l, const std::string& ablate, std::optional<int64_t> kv_heads = std::nullopt,
+                               std::optional<int64_t> keep = std::nullopt) {
+  const std::string key = ablate + (kv_heads ? "|kv=" + std::to_string(*kv_heads) : "") +
+                          (keep ? "|keep=" + std::to_string(*keep) : "");
   if (auto it = l.losses.find(key); it != l.losses.end()) return it->second;
+  if (keep && (!ablate.empty() || kv_heads)) throw Error("keep prunes the model itself: give it without ablate or kv_heads");
   const model::Batch batch = model::ablation_batch(l.model.config);
   model::Ablation ab;
   if (!ablate.empty()) ab.heads = model::parse_heads(ablate, l.model.config);
+  if (keep) ab = model::prune_to(l.model, batch, *keep);
   std::optional<model::Model> pooled;
   if (kv_heads) pooled = model::convert_to_gqa(l.model, *kv_heads);
-  const model::LossStats stats =
-      model::cross_entropy(model::forward_finite(pooled ? *pooled : l.model, batch, ablate.empty() ? nullptr : &ab).logits, batch);
+  const model::LossStats stats = model::cross_entropy(
+      model::forward_finite(pooled ? *pooled : l.model, batch, ab.heads.empty() ? nullptr : &ab).logits, batch);
   return l.losses.emplace(key, stats).first->second;
 }
 
@@ -324,45 +336,72 @@ Value model_field(const ModelSettings& s, const std::string& f) {
   return v;
 }
 
+namespace {
+
+Value field_locked(const ModelSettings& s, const std::string& f);
+
+// runs_*: the field `of` (default repeat_accuracy) on every run of the table's runs, each
+// under the table's other settings; runs_learned counts the runs whose repeat accuracy is at
+// least kRunLearned.
+Value over_runs(const ModelSettings& s, const std::string& f) {
+  if (!s.runs || s.runs->empty())
+    throw Error("model." + f + " reads several runs: give the model table runs = \"name,name,...\"");
+  if (s.checkpoint) throw Error("model." + f + ": give runs, not checkpoint");
+  const std::string of = f == "runs_learned" ? "repeat_accuracy" : s.of.value_or("repeat_accuracy");
+  if (of.rfind("runs_", 0) == 0 || std::find(kModelFields.begin(), kModelFields.end(), of) == kModelFields.end())
+    throw Error("model." + f + ": of = \"" + of + "\" is not a model field a run has");
+  std::vector<double> values;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = s.runs->find(',', start);
+    ModelSettings one = s;
+    one.runs.reset();
+    one.of.reset();
+    one.checkpoint = s.runs->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const Value v = field_locked(one, of);
+    const double* d = std::get_if<double>(&v);
+    if (!d) throw Error("model." + f + ": of = \"" + of + "\" is not a number");
+    values.push_back(*d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::sort(values.begin(), values.end());
+  if (f == "runs_count") return static_cast<double>(values.size());
+  if (f == "runs_learned")
+    return static_cast<double>(std::count_if(values.begin(), values.end(), [](double a) { return a >= kRunLearned; }));
+  if (f == "runs_min") return values.front();
+  if (f == "runs_max") return values.back();
+  if (f != "runs_median") throw Error("unknown model field '" + f + "'");
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
 static Value model_field_uncached(const ModelSettings& s, const std::string& f) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  return field_locked(s, f);
+}
+
+namespace {
+
+Value field_locked(const ModelSettings& s, const std::string& f) {
   if (f == "layer" || f == "head" || f == "repeat") {  // the table's own figures, for {value:model.layer@ID}
     const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : s.repeat;
     if (!v) throw Error("the model table has no " + f);
     return static_cast<double>(*v);
   }
-  if (f.rfind("runs_", 0) == 0) {
-    if (!s.runs || s.runs->empty())
-      throw Error("model." + f + " reads several runs: give the model table runs = \"name,name,...\"");
-    if (s.checkpoint) throw Error("model." + f + ": give runs, not checkpoint");
-    std::vector<double> acc;
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = s.runs->find(',', start);
-      ModelSettings one;
-      one.checkpoint = s.runs->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      one.step = s.step;
-      Loaded& r = *load(step_dir(one));
-      acc.push_back(losses(r, s.ablate.value_or("")).parts[model::kRepeat].accuracy());
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    std::sort(acc.begin(), acc.end());
-    if (f == "runs_count") return static_cast<double>(acc.size());
-    if (f == "runs_learned")
-      return static_cast<double>(std::count_if(acc.begin(), acc.end(), [](double a) { return a >= kRunLearned; }));
-    if (f == "runs_min") return acc.front();
-    if (f == "runs_max") return acc.back();
-    const size_t n = acc.size();
-    return n % 2 ? acc[n / 2] : (acc[n / 2 - 1] + acc[n / 2]) / 2;  // runs_median
-  }
+  if (f.rfind("runs_", 0) == 0) return over_runs(s, f);
   if (s.runs) throw Error("model." + f + " reads one checkpoint: the table's runs are for runs_* only");
+  if (s.of) throw Error("model." + f + ": the table's of names what runs_min / median / max read");
   // kv_heads changes the model the loss fields run; a field it would silently not change is refused
-  static const std::vector<std::string> kReadsKv = {"repeat_accuracy", "repeat_loss", "first_loss", "kv_heads",
+  static const std::vector<std::string> kReadsKv = {"repeat_accuracy", "repeat_loss", "first_loss", "kv_heads", "keep",
                                                     "step", "d_model", "heads", "layers", "head_dim",
                                                     "vocab_targets", "chance_accuracy", "uniform_loss"};
   if (s.kv_heads && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
     throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
+  if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
+    throw Error("model." + f + " does not read keep (repeat_accuracy, repeat_loss, first_loss do)");
   const std::string dir = step_dir(s);
   Loaded& l = *load(dir);
   const model::ModelConfig& c = l.model.config;
@@ -376,11 +415,33 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
   if (f == "induction") return one_head(l, s, f).induction;
   if (f == "duplicate") return one_head(l, s, f).duplicate;
   if (f == "first") return one_head(l, s, f).first;
+  if (f == "first_contribution") return one_head(l, s, f).first_contribution;
   if (f == "role") return model::role_label(one_head(l, s, f));
   if (f == "best_previous" || f == "best_induction") {
     double best = 0;
     for (const auto& h : roles(l).cells) best = std::max(best, f == "best_previous" ? h.previous : h.induction);
     return best;
+  }
+  if (f.rfind("gap_", 0) == 0) {
+    const model::HeadTable& t = roles(l);
+    size_t top = 0;  // the first in layer, head order among equal gaps
+    for (size_t i = 1; i < t.cells.size(); ++i)
+      if (t.cells[i].first - t.cells[i].first_contribution > t.cells[top].first - t.cells[top].first_contribution) top = i;
+    if (f == "gap_layer") return static_cast<double>(static_cast<int64_t>(top) / t.heads);
+    if (f == "gap_head") return static_cast<double>(static_cast<int64_t>(top) % t.heads);
+    if (f == "gap_first") return t.cells[top].first;
+    if (f == "gap_contribution") return t.cells[top].first_contribution;
+  }
+  if (f == "mean_entropy") {
+    double sum = 0;
+    for (const auto& h : roles(l).cells) sum += h.entropy;
+    return sum / static_cast<double>(roles(l).cells.size());
+  }
+  if (f == "uniform_entropy") {  // over the rows score_pattern averages (i >= 1)
+    const int64_t T = model::scoring_batch(c).len;
+    double sum = 0;
+    for (int64_t i = 1; i < T; ++i) sum += std::log(static_cast<double>(i + 1));
+    return sum / static_cast<double>(T - 1);
   }
   if (f == "role_count") {
     if (!s.role) throw Error("model.role_count counts the heads of one role: give the model table role");
@@ -393,9 +454,13 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
     if (!s.kv_heads) throw Error("the model table has no kv_heads");
     return static_cast<double>(*s.kv_heads);
   }
-  if (f == "repeat_accuracy") return losses(l, ablate, s.kv_heads).parts[model::kRepeat].accuracy();
-  if (f == "repeat_loss") return losses(l, ablate, s.kv_heads).parts[model::kRepeat].loss();
-  if (f == "first_loss") return losses(l, ablate, s.kv_heads).parts[model::kFirst].loss();
+  if (f == "keep") {
+    if (!s.keep) throw Error("the model table has no keep");
+    return static_cast<double>(*s.keep);
+  }
+  if (f == "repeat_accuracy") return losses(l, ablate, s.kv_heads, s.keep).parts[model::kRepeat].accuracy();
+  if (f == "repeat_loss") return losses(l, ablate, s.kv_heads, s.keep).parts[model::kRepeat].loss();
+  if (f == "first_loss") return losses(l, ablate, s.kv_heads, s.keep).parts[model::kFirst].loss();
   if (f == "repeat_accuracy_drop" || f == "repeat_loss_rise") {
     if (ablate.empty()) throw Error("model." + f + " compares with heads knocked out: give the model table ablate");
     const auto& base = losses(l, "").parts[model::kRepeat];
@@ -430,5 +495,7 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
   if (f.rfind("late_loss_", 0) == 0 || f.rfind("stream_", 0) == 0) return streaming(l, dir, f);
   throw Error("unknown model field '" + f + "'");
 }
+
+}  // namespace
 
 }  // namespace attnsim::lessons

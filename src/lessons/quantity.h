@@ -101,7 +101,11 @@
 //                          model::convert_to_gqa (K/V heads mean-pooled, no uptraining);
 //                          runs = "a,b,c" in the table (checkpoints of one recipe, one per
 //                          seed): runs_count, runs_learned (repeat_accuracy >= 0.5),
-//                          runs_min runs_median runs_max (of repeat_accuracy)
+//                          runs_min runs_median runs_max (of repeat_accuracy, or of the
+//                          table's `of` field); keep = k in the table: repeat_accuracy
+//                          repeat_loss first_loss with each layer pruned to k heads
+//                          (model::prune_to); first_contribution (one head), gap_layer
+//                          gap_head gap_first gap_contribution, mean_entropy uniform_entropy
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

@@ -46,6 +46,23 @@ std::vector<AblationRow> ablate_each_head(const Model& model, const Batch& batch
   return rows;
 }
 
+Ablation prune_to(const Model& model, const Batch& batch, int64_t keep) {
+  const ModelConfig& c = model.config;
+  if (keep < 1 || keep > c.heads)
+    throw Error("keep " + std::to_string(keep) + " heads per layer: the model has " + std::to_string(c.heads));
+  const double base = cross_entropy(forward_finite(model, batch).logits, batch).parts[kRepeat].loss();
+  std::vector<std::vector<std::pair<double, int64_t>>> rise(static_cast<size_t>(c.layers));  // (rise, head)
+  for (const AblationRow& row : ablate_each_head(model, batch, false))
+    rise[static_cast<size_t>(row.head.layer)].push_back({row.stats.parts[kRepeat].loss() - base, row.head.head});
+  Ablation ab;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    auto& v = rise[static_cast<size_t>(l)];
+    std::sort(v.begin(), v.end());  // least important first (equal rises: the lower index)
+    for (int64_t i = 0; i < c.heads - keep; ++i) ab.heads.push_back({l, v[static_cast<size_t>(i)].second});
+  }
+  return ab;
+}
+
 Batch ablation_batch(const ModelConfig& c) {
   TaskSpec s;
   s.vocab = c.vocab;

@@ -23,6 +23,11 @@ struct AblationRow {
 };
 std::vector<AblationRow> ablate_each_head(const Model& model, const Batch& batch, bool mean);
 
+// Pruning after training: in every layer, the heads to zero so that only the `keep` most
+// important stay, importance being the rise in repeat loss on `batch` when a head alone is
+// zeroed (of equal rises, the lower index is zeroed first). Throws Error unless 1 <= keep <= heads.
+Ablation prune_to(const Model& model, const Batch& batch, int64_t keep);
+
 // The evaluation batch the CLI and the app use: the task's own sequences (BOS, noise, r, r)
 // with repeat lengths across the trained range, fixed seed.
 Batch ablation_batch(const ModelConfig& config);

@@ -213,20 +213,10 @@ ExperimentResult prune(const ExperimentOptions& o) {
   big.heads = 8;
   if (big.d_model % 8) throw Error("the prune experiment needs d_model divisible by 8");
   const Model m = trained(big, o, "8 heads (to prune)");
-  const Batch b = ablation_batch(m.config);
-  // importance of each head: repeat-loss increase when it alone is knocked out
-  const LossStats base = cross_entropy(forward_finite(m, b).logits, b);
-  std::vector<std::vector<std::pair<double, int64_t>>> order(static_cast<size_t>(big.layers));
-  for (const AblationRow& row : ablate_each_head(m, b, false))
-    order[static_cast<size_t>(row.head.layer)].push_back(
-        {row.stats.parts[kRepeat].loss() - base.parts[kRepeat].loss(), row.head.head});
-  for (auto& v : order) std::sort(v.begin(), v.end());  // least important first
   ExperimentResult r{"prune", "heads/layer  prune-after: loss  acc     train-few: loss  acc\n", {}, nlohmann::json::array()};
   int prune_wins = 0, rows = 0;
   for (int64_t k : {1, 2, 4}) {
-    Ablation ab;
-    for (int64_t l = 0; l < big.layers; ++l)
-      for (int64_t i = 0; i < 8 - k; ++i) ab.heads.push_back({l, order[static_cast<size_t>(l)][static_cast<size_t>(i)].second});
+    const Ablation ab = prune_to(m, ablation_batch(m.config), k);
     const Quality pruned = quality(m, &ab);
     ModelConfig few = o.base;
     few.heads = k;

@@ -7,7 +7,7 @@
 
 namespace attnsim::model {
 
-HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64_t T) {
+HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64_t T, const float* value_norms) {
   HeadScores s;
   double sum_a = 0;                                  // ΣA over every row (the "mul" denominator)
   double mul[3] = {0, 0, 0}, per[3] = {0, 0, 0};     // previous, duplicate, induction
@@ -38,6 +38,12 @@ HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64
       for (int64_t j = 0; j <= i; ++j)
         if (a[j] > 0) h -= a[j] * std::log(static_cast<double>(a[j]));
       s.entropy += h;
+      if (value_norms) {
+        const float* vn = value_norms + b * T;
+        double mass = 0;
+        for (int64_t j = 0; j <= i; ++j) mass += static_cast<double>(a[j]) * vn[j];
+        if (mass > 0) s.first_contribution += static_cast<double>(a[0]) * vn[0] / mass;
+      }
     }
   }
   auto ratio = [](double x, double n) { return n > 0 ? x / n : 0.0; };
@@ -52,6 +58,7 @@ HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64
   s.previous_share = ratio(s.previous_share, n);
   s.first = ratio(s.first, n);
   s.entropy = ratio(s.entropy, n);
+  s.first_contribution = ratio(s.first_contribution, n);
   return s;
 }
 
@@ -88,12 +95,32 @@ HeadTable score_heads(const Model& model, const Activations& acts, const Batch& 
   table.heads = c.heads;
   const int64_t B = batch.batch, T = batch.len, h = c.heads;
   for (int64_t l = 0; l < c.layers; ++l) {
-    const Tensor& alpha = acts.layers[static_cast<size_t>(l)].attn.at("alpha").out;  // (B,h,T,T)
-    std::vector<float> one(static_cast<size_t>(B * T * T));
+    const Trace& trace = acts.layers[static_cast<size_t>(l)].attn;
+    const Tensor& alpha = trace.at("alpha").out;  // (B,h,T,T) contiguous
+    // (B,g,T,dk), a view of v_proj: read through strides; query head hh reads K/V head
+    // hh / (h/g) (the engine's consecutive groups). norms = ‖W_O^hh v_j‖ per (b, j).
+    const Tensor& v = trace.at("v_heads").out;
+    const int64_t group = h / v.size(1), d = c.d_model, dk = c.head_dim();
+    // W_O (d, d), nn.Linear's (out, in): head hh's slice is columns hh·dk .. hh·dk + dk − 1
+    const Tensor wo = model.params.get("layers." + std::to_string(l) + ".attn.W_O.weight").contiguous();
+    const auto& st = v.strides();
+    std::vector<float> one(static_cast<size_t>(B * T * T)), norms(static_cast<size_t>(B * T));
     for (int64_t hh = 0; hh < h; ++hh) {
-      for (int64_t b = 0; b < B; ++b)
+      for (int64_t b = 0; b < B; ++b) {
         std::copy_n(alpha.f32() + (b * h + hh) * T * T, T * T, one.data() + b * T * T);
-      table.cells.push_back(score_pattern(one.data(), batch.tokens.data(), B, T));
+        for (int64_t t = 0; t < T; ++t) {
+          const float* row = v.f32() + b * st[0] + (hh / group) * st[1] + t * st[2];
+          double sq = 0;
+          for (int64_t o = 0; o < d; ++o) {  // (W_O's head slice · v)[o]
+            const float* w = wo.f32() + o * d + hh * dk;
+            double y = 0;
+            for (int64_t k = 0; k < dk; ++k) y += static_cast<double>(w[k]) * row[k * st[3]];
+            sq += y * y;
+          }
+          norms[static_cast<size_t>(b * T + t)] = static_cast<float>(std::sqrt(sq));
+        }
+      }
+      table.cells.push_back(score_pattern(one.data(), batch.tokens.data(), B, T, norms.data()));
     }
   }
   return table;

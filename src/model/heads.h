@@ -13,6 +13,11 @@
 //              per-target-row score, used for the role labels.
 // The article's shares (mean over query rows i ≥ 1; row 0 sees only itself):
 //   diagonal = A[i][i], previous = A[i][i-1], first = A[i][0]; entropy = −Σ_j A log A (nats).
+// Weight is not contribution: what position j adds to the residual stream through the head at
+// row i is A[i][j]·f_j, f_j = W_O^h v_j (v_j its value row, W_O^h the head's slice of W_O), of
+// norm A[i][j]·‖f_j‖ (Kobayashi et al., 2020, "Attention is Not Only a Weight").
+// first_contribution = A[i][0]‖f_0‖ / Σ_j A[i][j]‖f_j‖, the same mean over rows i ≥ 1: a sink
+// whose f is short takes weight and contributes little.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +33,13 @@ struct HeadScores {
   double previous_mul = 0, duplicate_mul = 0, induction_mul = 0;  // TransformerLens "mul"
   double diagonal = 0, previous_share = 0, first = 0;             // the article's shares
   double entropy = 0;
+  double first_contribution = 0;                                   // needs the value norms
 };
 
-// Scores of one head: patterns A (B,T,T) row-major and the tokens (B,T) they were made on.
-HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64_t T);
+// Scores of one head: patterns A (B,T,T) row-major and the tokens (B,T) they were made on;
+// with value_norms (B,T: ‖f_j‖ = ‖W_O^h v_j‖, see above) also first_contribution.
+HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64_t T,
+                         const float* value_norms = nullptr);
 
 // Role labels. A head takes the role whose score is highest relative to its threshold,
 // when at least one reaches its threshold; "clear" means the score is ≥ 0.7.
