@@ -53,7 +53,8 @@ struct BandSeries {
 };
 
 // A horizontal line across the axes at y (a baseline: the uniform guess's loss), dashed, its
-// label over it at the right end (or where the marker labels leave room).
+// label over it at the right end (or under it, or at the left end, where the marker labels
+// leave room; in a plot too short for any of those, in the legend with a dashed swatch).
 struct Level {
   double y = 0;
   std::string label;
@@ -85,7 +86,7 @@ struct PlotLayout {
   std::vector<std::pair<size_t, size_t>> series_lines;
   std::vector<size_t> marker_lines;  // per marker: its Line item
   std::vector<size_t> band_items;    // per band: its Band item
-  std::vector<size_t> level_lines, level_labels;  // per level: its Line and its Text (kNoItem: no label)
+  std::vector<size_t> level_lines, level_labels;  // per level: its Line and its Text (kNoItem: in the legend)
 };
 
 // Draws the plot inside `area`. Throws Error for an empty or inverted range.
