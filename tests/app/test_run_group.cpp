@@ -13,7 +13,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -217,6 +216,20 @@ TEST_CASE("the timeline slide of a seed draws the spread's band, median and each
   CHECK(ib.x.size() == 25);  // the scored lines: every 250 steps and step 1
   CHECK(figure::overlapping_texts(s.figure).empty());
   CHECK(figure::texts_outside(s.figure).empty());
+
+  // In Korean, the same line and count (trf_in: the Korean pattern with the same values).
+  ModelSlideText ko;
+  ko.lang = lessons::Lang::Ko;
+  const TimelineSlide k = timeline_slide(shipped("induction-d64-h8-6k-s1"), 6000, ko);
+  bool ko_level = false, ko_count = false;
+  for (const auto& item : k.figure.items)
+    if (const auto* t = std::get_if<figure::Text>(&item)) {
+      ko_level |= t->text == "균등 추측: ln 64 = 4.16";
+      ko_count |= t->text.find("시드가 학습됨 (전체 3개, 반복 구간 정확도 50% 이상)") != std::string::npos;
+    }
+  CHECK(ko_level);
+  CHECK(ko_count);
+  CHECK(figure::overlapping_texts(k.figure).empty());
 
   // A single run: its own curves and the line, no band.
   const TimelineSlide one = timeline_slide(shipped("induction"), -1, {});
