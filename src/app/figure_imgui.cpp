@@ -184,6 +184,17 @@ void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scal
                                 col(l->color));
         }
       }
+    } else if (const auto* band = std::get_if<fig::Band>(&item)) {
+      // ImGui fills convex shapes only: one quad per interval (each is convex: vertical
+      // sides). Without anti-aliased edges, so neighbouring quads meet without a seam.
+      const ImDrawListFlags flags = dl->Flags;
+      dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
+      for (size_t i = 1; i < band->x.size(); ++i) {
+        const ImVec2 q[4] = {X.p(band->x[i - 1], band->hi[i - 1]), X.p(band->x[i], band->hi[i]),
+                             X.p(band->x[i], band->lo[i]), X.p(band->x[i - 1], band->lo[i - 1])};
+        dl->AddConvexPolyFilled(q, 4, col(band->fill));
+      }
+      dl->Flags = flags;
     } else if (const auto* h = std::get_if<fig::Heatmap>(&item)) {
       draw_heatmap(dl, X, *h, th);
     }

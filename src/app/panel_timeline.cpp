@@ -4,6 +4,9 @@
 //   - each head's role scores (induction, previous-token, first-token) against the step
 //   - the phase change: where the largest head's induction score jumps (training.h)
 //   - where the scrubbed checkpoint sits
+//   - the uniform guess's loss, ln(V-1), as a dashed line
+//   - for a run whose recipe was trained with several seeds (run_group.h): the spread over
+//     them (band, median, each seed, the open one highlighted) and how many learned
 // The plots are the timeline slide's (model_slides.h add_timeline_plots), in one column,
 // drawn through the ImGui sink: the tab and `--export --slide --panel timeline` show one
 // figure.
@@ -13,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 
 #include <unistd.h>
 
@@ -21,7 +25,10 @@
 #include "views/i18n.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
+#include "views/run_group.h"
 #include "views/training.h"
+#include "model/baselines.h"
+#include "model/checkpoint.h"
 #include "engine/error.h"
 #include "figure/slide.h"
 
@@ -43,6 +50,9 @@ struct TimelinePanelState {
   TrainSettings settings;
   std::string log_path;  // the loaded run's log, read once
   Timeline log;
+  RunGroup group;             // the loaded run and the other seeds of its recipe
+  std::optional<model::ModelConfig> config;  // the loaded run's (its vocabulary sets the baseline)
+  std::optional<LearnedCount> learned;  // several seeds: how many learned the task
   Timeline live;              // the trainer's points so far (Trainer::update appends)
   uint64_t live_run = 0;
   bool trained_here = false;  // the plots show the trainer's run, not the log
@@ -169,11 +179,28 @@ void model_timeline_tab(App& app) {
     if (path != s.log_path) {
       s.log_path = path;
       s.log = {};
+      s.group = {};
+      s.config.reset();
+      s.learned.reset();
       if (!path.empty() && std::filesystem::exists(path)) {
+        const std::string run = std::filesystem::path(path).parent_path().string();
         try {
-          s.log = read_train_log(path);
+          // Read once per run: the seeds' logs, and their final checkpoints evaluated for
+          // the learned count (a few forward passes of the evaluation batch).
+          s.group = read_run_group(run);
+          s.log = s.group.timelines[s.group.open];
+          s.config = s.group.config;
+          if (s.group.several()) s.learned = count_learned(s.group);
         } catch (const Error& e) {
+          // The run alone, when its recipe's seeds cannot be read or do not line up.
           app.show_banner(e.what(), true, 8.0);
+          s.group = {};
+          try {
+            s.log = read_train_log(path);
+            s.config = model::read_checkpoint_header(run).config;
+          } catch (const Error& again) {
+            app.show_banner(again.what(), true, 8.0);
+          }
         }
       }
     }
@@ -187,6 +214,11 @@ void model_timeline_tab(App& app) {
   const int64_t x_max = s.trained_here ? std::max<int64_t>(s.trainer.steps(), last.step) : last.step;
   ImGui::TextUnformatted(
       trf("step %lld, loss %.3f, %.0f s", static_cast<long long>(last.step), last.loss, last.seconds).c_str());
+  const bool group = !s.trained_here && s.group.several();
+  if (group && s.learned)
+    ImGui::TextUnformatted(trf("%lld of %lld seeds learned (repeat accuracy >= %.0f%%)",
+                               static_cast<long long>(s.learned->learned), static_cast<long long>(s.learned->runs),
+                               100 * model::kRunLearned).c_str());
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
   const float width = ImGui::GetContentRegionAvail().x / scale;
   const int64_t shown = v.loaded() && v.step() > 0 ? v.step() : -1;
@@ -204,7 +236,12 @@ void model_timeline_tab(App& app) {
     f.background = th.background;
     f.width = width;
     f.height = 4 * 420;
-    add_timeline_plots(f, th, {8, 8, width - 16, f.height - 16}, *tl, static_cast<double>(x_max), shown, lang, false);
+    // The baseline's vocabulary: the loaded run's, or the built-in task's for a run trained here.
+    TimelineExtras extras;
+    extras.config = s.trained_here ? model::ModelConfig{} : s.config;
+    extras.group = group ? &s.group : nullptr;
+    add_timeline_plots(f, th, {8, 8, width - 16, f.height - 16}, *tl, static_cast<double>(x_max), shown, lang, false,
+                       extras);
     want_figure_glyphs(f);
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();

@@ -160,6 +160,16 @@ void draw_box(cairo_t* cr, const Box& b, const Theme& theme) {
   }
 }
 
+void draw_band(cairo_t* cr, const Band& b) {
+  if (b.x.size() < 2) return;
+  set_color(cr, b.fill);
+  cairo_move_to(cr, b.x[0], b.hi[0]);
+  for (size_t i = 1; i < b.x.size(); ++i) cairo_line_to(cr, b.x[i], b.hi[i]);
+  for (size_t i = b.x.size(); i-- > 0;) cairo_line_to(cr, b.x[i], b.lo[i]);
+  cairo_close_path(cr);
+  cairo_fill(cr);
+}
+
 void draw_line(cairo_t* cr, const Line& l) {
   set_color(cr, l.color);
   cairo_set_line_width(cr, l.width);
@@ -205,6 +215,7 @@ void draw_cairo(const Figure& f, cairo_t* cr, double scale) {
     if (const auto* t = std::get_if<Text>(&item)) draw_text(cr, *t);
     else if (const auto* b = std::get_if<Box>(&item)) draw_box(cr, *b, theme);
     else if (const auto* l = std::get_if<Line>(&item)) draw_line(cr, *l);
+    else if (const auto* band = std::get_if<Band>(&item)) draw_band(cr, *band);
     else if (const auto* h = std::get_if<Heatmap>(&item)) draw_heatmap(cr, *h, theme, scale);
   }
   cairo_restore(cr);

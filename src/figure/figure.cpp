@@ -33,6 +33,11 @@ Line& Figure::line(float x1, float y1, float x2, float y2, Color c, float width,
   return std::get<Line>(items.back());
 }
 
+Band& Figure::band(Band b) {
+  items.emplace_back(std::move(b));
+  return std::get<Band>(items.back());
+}
+
 Heatmap& Figure::heatmap(Heatmap h) {
   items.emplace_back(std::move(h));
   return std::get<Heatmap>(items.back());

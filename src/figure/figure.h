@@ -2,7 +2,7 @@
 //
 // Index
 //   [SECTION] Geometry and colour       Rect, Color, Mark
-//   [SECTION] Items                     Text, Box, Line, Heatmap
+//   [SECTION] Items                     Text, Box, Line, Band, Heatmap
 //   [SECTION] The figure                Figure
 //
 // A Figure is a flat display list in its own units (a slide is 1920 x 1080 units, so "28
@@ -91,6 +91,14 @@ struct Line {
   bool dashed = false;
 };
 
+// A filled band between two curves over the same x's (a spread over runs: min..max per
+// step): one polygon along `hi` left to right and back along `lo`, so a vector sink keeps it
+// one shape.
+struct Band {
+  std::vector<float> x, lo, hi;  // figure units: x ascending, the two curves' y at each x
+  Color fill;
+};
+
 enum class ColorMapId : uint8_t { Viridis, Cividis, Diverging, Mask };
 
 // rows x cols values (row-major) drawn as cells filling `rect`. NaN / ±inf cells get their
@@ -108,7 +116,7 @@ struct Heatmap {
 };
 inline constexpr int64_t kImageCells = 64 * 64;
 
-using Item = std::variant<Text, Box, Line, Heatmap>;
+using Item = std::variant<Text, Box, Line, Band, Heatmap>;
 
 // [SECTION] The figure -------------------------------------------------------------------------
 
@@ -123,6 +131,7 @@ struct Figure {
              bool bold = false, std::string role = "note");
   Box& box(const Rect& r, Color fill, Color stroke = {0, 0, 0, 0}, float stroke_width = 0);
   Line& line(float x1, float y1, float x2, float y2, Color c, float width = 2, bool arrow = false);
+  Band& band(Band b);
   Heatmap& heatmap(Heatmap h);
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "engine/error.h"
 #include "figure/slide.h"
@@ -34,14 +35,17 @@ std::vector<std::vector<size_t>> legend_rows(const std::vector<std::string>& lab
   return rows;
 }
 
+enum class Swatch : uint8_t { Box, Line, Dashed };  // a bar or band, a series, a level
+
 void draw_legend(Figure& f, const Theme& th, float x0, float y0, float width, const std::vector<std::vector<size_t>>& rows,
-                 const std::vector<std::string>& labels, const std::vector<Color>& colors, bool boxes) {
+                 const std::vector<std::string>& labels, const std::vector<Color>& colors,
+                 const std::vector<Swatch>& swatches) {
   for (size_t r = 0; r < rows.size(); ++r) {
     float x = x0;
     const float y = y0 + kRow * static_cast<float>(r) + kRow / 2;
     for (size_t i : rows[r]) {
-      if (boxes) f.box({x, y - 12, kSwatch, 24}, colors[i]);
-      else f.line(x, y, x + kSwatch, y, colors[i], 5);
+      if (swatches[i] == Swatch::Box) f.box({x, y - 12, kSwatch, 24}, colors[i]);
+      else f.line(x, y, x + kSwatch, y, colors[i], swatches[i] == Swatch::Dashed ? 3 : 5).dashed = swatches[i] == Swatch::Dashed;
       const std::string text = fit_text(labels[i], kLabelMin, width - kSwatch - 10);
       f.text(x + kSwatch + 10, y, text, kLabelMin, th.text, Anchor::Start, false, "legend");
       x += kSwatch + 10 + text_width(text, kLabelMin) + 28;
@@ -97,7 +101,12 @@ float y_label_width(const LinePlot& p) {
   return w;
 }
 
-PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const LinePlot& p) {
+namespace {
+
+// One layout of the plot; with `levels_in_legend` the levels' labels go into the legend
+// instead of over their lines. *unplaced: a level label found no free room over its line.
+PlotLayout line_plot_once(Figure& f, const Theme& th, const Rect& area, const LinePlot& p, bool levels_in_legend,
+                          bool* unplaced) {
   if (!(p.x_hi > p.x_lo) || !(p.y_hi > p.y_lo) || !std::isfinite(p.x_hi - p.x_lo) || !std::isfinite(p.y_hi - p.y_lo))
     throw Error("plot '" + p.title + "': the axis range is empty");
   PlotLayout L;
@@ -110,10 +119,23 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
   const float tick_w = std::max(p.y_label_w, y_label_width(p));
   std::vector<std::string> labels;
   std::vector<Color> colors;
+  std::vector<Swatch> swatches;
+  for (const BandSeries& b : p.bands) {
+    labels.push_back(b.label);
+    colors.push_back(b.color);
+    swatches.push_back(Swatch::Box);
+  }
   for (const Series& s : p.series) {
     labels.push_back(s.label);
     colors.push_back(s.color);
+    swatches.push_back(Swatch::Line);
   }
+  if (levels_in_legend)
+    for (const Level& lv : p.levels) {
+      labels.push_back(lv.label);
+      colors.push_back(lv.color);
+      swatches.push_back(Swatch::Dashed);
+    }
   const auto rows = legend_rows(labels, area.w);
   const float legend_h = kRow * static_cast<float>(rows.size());
   L.axes = {area.x + tick_w + 12, area.y + kRow + 20, 0, 0};
@@ -152,12 +174,27 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
     left_edge = b.right();
   }
 
+  for (const BandSeries& b : p.bands) {
+    L.band_items.push_back(f.items.size());
+    Band& band = f.band({{}, {}, {}, b.color});
+    for (const auto& [x, lo, hi] : b.points) {
+      band.x.push_back(L.x_at(x));
+      band.lo.push_back(L.y_at(lo));
+      band.hi.push_back(L.y_at(hi));
+    }
+  }
   for (const Series& s : p.series) {
     const size_t first = f.items.size();
     for (size_t i = 1; i < s.points.size(); ++i)
       f.line(L.x_at(s.points[i - 1].first), L.y_at(s.points[i - 1].second), L.x_at(s.points[i].first),
              L.y_at(s.points[i].second), s.color, s.width);
     L.series_lines.emplace_back(first, f.items.size() - first);
+  }
+  // Levels' lines under the markers' labels; the levels' labels last, where those leave room.
+  for (const Level& lv : p.levels) {
+    const float y = L.y_at(lv.y);
+    L.level_lines.push_back(f.items.size());
+    f.line(L.axes.x, y, L.axes.right(), y, lv.color, 2.5f).dashed = true;
   }
   // Markers: the line, then the label at the top, moved down a row while it would hit an
   // earlier marker's label.
@@ -185,8 +222,46 @@ PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const Lin
     f.box({b.x - 4, b.y, b.w + 8, b.h}, plate);
     f.items.emplace_back(t);
   }
-  draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, false);
+  // A level's label: over its line at the right end; where a marker's label is in the way,
+  // under the line, then at the left end.
+  for (const Level& lv : p.levels) {
+    const float y = L.y_at(lv.y);
+    L.level_labels.push_back(kNoItem);
+    if (lv.label.empty() || levels_in_legend) continue;
+    const std::string text = fit_text(lv.label, kLabelMin, L.axes.w - 16);
+    const float dy = kLabelMin * 0.5f + 6;
+    for (const auto& [x, anchor, ty] : {std::tuple{L.axes.right() - 8, Anchor::End, y - dy},
+                                       std::tuple{L.axes.right() - 8, Anchor::End, y + dy},
+                                       std::tuple{L.axes.x + 8, Anchor::Start, y - dy},
+                                       std::tuple{L.axes.x + 8, Anchor::Start, y + dy}}) {
+      const Text t{x, ty, text, kLabelMin, lv.color, anchor, false, "label"};
+      const Rect b = text_box(t);
+      if (!L.axes.contains(b) || std::any_of(placed.begin(), placed.end(), [&](const Rect& r) { return r.overlaps(b); }))
+        continue;
+      placed.push_back(b);
+      Color plate = th.background;
+      plate.a = 0.85f;
+      f.box({b.x - 4, b.y, b.w + 8, b.h}, plate);
+      L.level_labels.back() = f.items.size();
+      f.items.emplace_back(t);
+      break;
+    }
+    if (L.level_labels.back() == kNoItem) *unplaced = true;
+  }
+  draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, swatches);
   return L;
+}
+
+}  // namespace
+
+PlotLayout add_line_plot(Figure& f, const Theme& th, const Rect& area, const LinePlot& p) {
+  const size_t start = f.items.size();
+  bool unplaced = false;
+  PlotLayout L = line_plot_once(f, th, area, p, false, &unplaced);
+  if (!unplaced) return L;
+  // A short plot whose marker labels cover the level's place: its label in the legend.
+  f.items.erase(f.items.begin() + static_cast<std::ptrdiff_t>(start), f.items.end());
+  return line_plot_once(f, th, area, p, true, &unplaced);
 }
 
 // [SECTION] bar chart ------------------------------------------------------------------------
@@ -251,7 +326,7 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
     f.text(L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + below + 24,
            fit_text(c.groups[g].name, kLabelMin, slot - 8), kLabelMin, th.text, Anchor::Middle, false, "label");
   }
-  draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, true);
+  draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, std::vector<Swatch>(labels.size(), Swatch::Box));
   return L;
 }
 

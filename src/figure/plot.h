@@ -3,9 +3,11 @@
 // each appends items inside a rectangle and says where it put them, so tests can check that
 // a drawn point is the value it stands for.
 //
-//   add_line_plot(f, theme, area, plot)   axes box, 3 ticks per axis, one polyline per series
-//                                         (Line segments), vertical markers with labels, a
-//                                         legend under the axes (rows as needed)
+//   add_line_plot(f, theme, area, plot)   axes box, 3 ticks per axis, shaded bands (a spread
+//                                         over runs) under one polyline per series (Line
+//                                         segments), horizontal levels (a baseline) and
+//                                         vertical markers with labels, a legend under the
+//                                         axes (rows as needed)
 //   add_bar_chart(f, theme, area, chart)  groups of bars from 0 (up or down), the value beyond
 //                                         each bar's end,
 //                                         group names under the axis, a legend under them
@@ -14,6 +16,7 @@
 // not fit is cut with "…" (fit_text), marker labels that would collide move down a row.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -39,11 +42,32 @@ struct Marker {
   bool dashed = false;
 };
 
+inline constexpr size_t kNoItem = static_cast<size_t>(-1);  // a layout's "no item here"
+
+// A shaded band between two curves (min .. max over the seeds of one recipe), drawn under
+// the series.
+struct BandSeries {
+  std::string label;  // legend entry (a box swatch); "" = not in the legend
+  Color color;        // the fill: opaque, a tint on the background (no seams where it folds)
+  std::vector<std::array<double, 3>> points;  // (x, lo, hi) in drawing order
+};
+
+// A horizontal line across the axes at y (a baseline: the uniform guess's loss), dashed, its
+// label over it at the right end (or under it, or at the left end, where the marker labels
+// leave room; in a plot too short for any of those, in the legend with a dashed swatch).
+struct Level {
+  double y = 0;
+  std::string label;
+  Color color;
+};
+
 struct LinePlot {
   std::string title;                 // above the axes
   double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;  // the axes' ranges (values outside are clamped)
   std::string x_unit;                // after the last x tick: "step 3000"
+  std::vector<BandSeries> bands;     // drawn first, in the legend first
   std::vector<Series> series;
+  std::vector<Level> levels;
   std::vector<Marker> markers;
   float y_label_w = 0;               // room for the y tick labels (0: what they need); plots
                                      // stacked in a column pass the widest so their axes line up
@@ -61,6 +85,8 @@ struct PlotLayout {
   // Per series: the first Line item and how many (points - 1 segments, drawn in order).
   std::vector<std::pair<size_t, size_t>> series_lines;
   std::vector<size_t> marker_lines;  // per marker: its Line item
+  std::vector<size_t> band_items;    // per band: its Band item
+  std::vector<size_t> level_lines, level_labels;  // per level: its Line and its Text (kNoItem: in the legend)
 };
 
 // Draws the plot inside `area`. Throws Error for an empty or inverted range.
@@ -90,8 +116,6 @@ struct BarLayout {
   // Per group, per bar: the Box item of the bar (npos for a NaN value) and its value text.
   std::vector<std::vector<size_t>> bar_boxes, bar_texts;
 };
-inline constexpr size_t kNoItem = static_cast<size_t>(-1);
-
 // Draws the chart inside `area`. Throws Error when the axis does not hold 0 (y_lo <= 0 <= y_hi,
 // y_lo < y_hi) or a group's value count differs from the number of bars.
 BarLayout add_bar_chart(Figure& f, const Theme& theme, const Rect& area, const BarChart& chart);

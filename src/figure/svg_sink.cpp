@@ -186,6 +186,12 @@ std::string svg_document(const Figure& f, int width) {
              num(l->x2 - ux * head + uy * head * 0.5) + "," + num(l->y2 - uy * head - ux * head * 0.5) + "\"" +
              paint("fill", l->color) + "/>\n";
       }
+    } else if (const auto* band = std::get_if<Band>(&item)) {
+      if (band->x.size() < 2) continue;
+      s += "<polygon class=\"band\" points=\"";
+      for (size_t i = 0; i < band->x.size(); ++i) s += num(band->x[i]) + "," + num(band->hi[i]) + " ";
+      for (size_t i = band->x.size(); i-- > 0;) s += num(band->x[i]) + "," + num(band->lo[i]) + (i ? " " : "");
+      s += "\"" + paint("fill", band->fill) + "/>\n";
     } else if (const auto* h = std::get_if<Heatmap>(&item)) {
       heatmap_svg(s, *h, th);
     }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cctype>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +16,7 @@
 #include "engine/error.h"
 #include "engine/nesting.h"
 #include "model/ablate.h"
+#include "model/baselines.h"
 #include "model/checkpoint.h"
 #include "model/experiments.h"
 #include "model/gqa.h"
@@ -56,15 +56,12 @@ const std::vector<std::string> kModelFields = {
     // experiment streaming: mean loss at the last positions under three KV caches
     "late_loss_full", "late_loss_window", "late_loss_sink",
     // over the runs of one recipe (the table's runs: checkpoint names, one per seed): how many
-    // copy (repeat_accuracy >= kRunLearned), how many there are, and the spread of repeat_accuracy
+    // copy (model::run_learned: repeat_accuracy >= 0.5), how many there are, and the spread of repeat_accuracy
     "runs_learned", "runs_count", "runs_min", "runs_median", "runs_max",
     // experiment streaming: accuracy on the predictable second copies under the three caches
     "stream_accuracy_full", "stream_accuracy_window", "stream_accuracy_sink", "stream_sequences"};
 
 namespace {
-
-// A run "learned" the task when it gets at least half of the predictable second copies right.
-constexpr double kRunLearned = 0.5;
 
 // One checkpoint folder and what has been computed on it.
 struct Loaded {
@@ -342,7 +339,7 @@ Value field_locked(const ModelSettings& s, const std::string& f);
 
 // runs_*: the field `of` (default repeat_accuracy) on every run of the table's runs, each
 // under the table's other settings; runs_learned counts the runs whose repeat accuracy is at
-// least kRunLearned.
+// least model::kRunLearned.
 Value over_runs(const ModelSettings& s, const std::string& f) {
   if (!s.runs || s.runs->empty())
     throw Error("model." + f + " reads several runs: give the model table runs = \"name,name,...\"");
@@ -368,7 +365,7 @@ Value over_runs(const ModelSettings& s, const std::string& f) {
   std::sort(values.begin(), values.end());
   if (f == "runs_count") return static_cast<double>(values.size());
   if (f == "runs_learned")
-    return static_cast<double>(std::count_if(values.begin(), values.end(), [](double a) { return a >= kRunLearned; }));
+    return static_cast<double>(std::count_if(values.begin(), values.end(), model::run_learned));
   if (f == "runs_min") return values.front();
   if (f == "runs_max") return values.back();
   if (f != "runs_median") throw Error("unknown model field '" + f + "'");
@@ -486,9 +483,9 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     }
     return *l.unseen;
   }
-  if (f == "vocab_targets") return static_cast<double>(c.vocab - 1);
-  if (f == "chance_accuracy") return 1.0 / static_cast<double>(c.vocab - 1);
-  if (f == "uniform_loss") return std::log(static_cast<double>(c.vocab - 1));
+  if (f == "vocab_targets") return static_cast<double>(model::vocab_targets(c));
+  if (f == "chance_accuracy") return model::chance_accuracy(c);
+  if (f == "uniform_loss") return model::uniform_loss(c);
   if (f == "seen_accuracy") return seen_baseline(l, ablate).first;
   if (f == "seen_guess_share") return seen_baseline(l, ablate).second;
   if (f == "phase_change_step") return phase_change_step(run_dir(s));

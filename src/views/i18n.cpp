@@ -269,6 +269,18 @@ const std::pair<const char*, const char*> kTable[] = {
     {"induction score per head", "헤드별 인덕션 점수"},
     {"previous-token score per head", "헤드별 앞 토큰 점수"},
     {"first-token share per head", "헤드별 첫 토큰 비중"},
+    // model: Training tab, a recipe trained with several seeds (run_group.h)
+    {"loss per part over %d seeds (nats)", "시드 %d개의 부분별 손실 (nats)"},
+    {"best induction score (any head) over %d seeds", "시드 %d개의 최고 인덕션 점수 (헤드 중 최대)"},
+    {"repeated part: min-max of %d seeds", "반복 구간: 시드 %d개의 최소-최대"},
+    {"repeated part: median", "반복 구간: 중앙값"},
+    {"first copy: median", "첫 사본: 중앙값"},
+    {"min-max of %d seeds", "시드 %d개의 최소-최대"},
+    {"median", "중앙값"},
+    {"other seeds", "다른 시드"},
+    {"this run (seed %llu)", "이 실행 (시드 %llu)"},
+    {"uniform guess: ln %lld = %.2f", "균등 추측: ln %lld = %.2f"},
+    {"%lld of %lld seeds learned (repeat accuracy >= %.0f%%)", "%lld개 시드가 학습됨 (전체 %lld개, 반복 구간 정확도 %.0f%% 이상)"},
     // model: Experiments tab (panel_experiments.cpp)
     {"repeat accuracy change when the head is knocked out (points)",
      "헤드를 하나씩 껐을 때 반복 구간 정확도 변화 (퍼센트포인트)"},
@@ -362,14 +374,12 @@ std::string tr_filled(const std::string& english_pattern, const std::vector<std:
   return model::fill_format(tr(english_pattern.c_str()), values);
 }
 
-std::string trf(const char* english_format, ...) {
-  const char* format = tr(english_format);
-  std::va_list args;
-  va_start(args, english_format);
+namespace {
+
+std::string vformat(const char* format, std::va_list args) {
   std::va_list again;
   va_copy(again, args);
   const int n = std::vsnprintf(nullptr, 0, format, args);
-  va_end(args);
   std::string out;
   if (n > 0) {
     out.resize(static_cast<size_t>(n) + 1);
@@ -377,6 +387,24 @@ std::string trf(const char* english_format, ...) {
     out.resize(static_cast<size_t>(n));
   }
   va_end(again);
+  return out;
+}
+
+}  // namespace
+
+std::string trf(const char* english_format, ...) {
+  std::va_list args;
+  va_start(args, english_format);
+  std::string out = vformat(tr(english_format), args);
+  va_end(args);
+  return out;
+}
+
+std::string trf_in(Lang lang, const char* english_format, ...) {
+  std::va_list args;
+  va_start(args, english_format);
+  std::string out = vformat(tr_in(lang, english_format), args);
+  va_end(args);
   return out;
 }
 

@@ -22,6 +22,7 @@ const char* tr_in(Lang lang, const char* english);
 // format against the arguments; a Korean entry whose placeholders differ from its English ones
 // (same conversions, same order) is never used, so the checked format is the one that runs.
 std::string trf(const char* english_format, ...) __attribute__((format(printf, 1, 2)));
+std::string trf_in(Lang lang, const char* english_format, ...) __attribute__((format(printf, 2, 3)));  // trf() in `lang`
 // tr() for a pattern whose "%s" are filled at run time with values computed elsewhere
 // (model::Conclusion): the Korean pattern, with the same values in the same order.
 std::string tr_filled(const std::string& english_pattern, const std::vector<std::string>& values);

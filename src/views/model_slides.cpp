@@ -19,6 +19,7 @@
 #include "figure/tensor_figure.h"
 #include "figure/text_metrics.h"
 #include "model/ablate.h"
+#include "model/baselines.h"
 #include "model/tasks.h"
 
 namespace attnsim::app {
@@ -390,9 +391,62 @@ std::string run_of_checkpoint(const std::string& checkpoint_dir) {
   return dir.string();
 }
 
+namespace {
+
+// A family's shades: the band a tint of the colour on the background, the other seeds a
+// lighter line, the open run in the text colour (it stands out on print and projector).
+struct Family {
+  fig::Color line, band, seeds;
+};
+Family family(const fig::Theme& th, fig::Color c) { return {c, fig::mix(th.background, c, 0.25f), fig::mix(th.background, c, 0.55f)}; }
+
+// Over the seeds of a group, one value per logged step: the band (min..max) and the median,
+// and each seed as a thin line, the open run last and highlighted. `pick` reads a spread
+// point (nullopt: not logged by every run there), `value` a run's point (< 0: not logged).
+template <class Pick, class Value>
+void add_group_curves(fig::LinePlot& p, const fig::Theme& th, const RunGroup& g, const Family& fam, Pick pick,
+                      Value value, size_t stride, const std::string& band_label, const std::string& median_label,
+                      Lang ui, double* hi) {
+  fig::BandSeries band{band_label, fam.band, {}};
+  fig::Series median{median_label, fam.line, {}, 4};
+  const size_t n = g.spread.size();
+  for (size_t i = 0; i < n; ++i) {
+    const std::optional<Spread> sp = pick(g.spread[i]);
+    if (!sp) continue;
+    *hi = std::max(*hi, sp->max);
+    if (i % stride != 0 && i + 1 != n) continue;
+    const double x = static_cast<double>(g.spread[i].step);
+    band.points.push_back({x, sp->min, sp->max});
+    median.points.emplace_back(x, sp->median);
+  }
+  bool others_named = false;
+  std::vector<fig::Series> seeds;
+  for (size_t r = 0; r < g.runs.size(); ++r) {
+    const bool open = r == g.open;
+    std::string label;
+    if (open) label = trf_in(ui, "this run (seed %llu)", static_cast<unsigned long long>(g.seeds[r]));
+    else if (!others_named) label = tr_in(ui, "other seeds"), others_named = true;
+    fig::Series sr{label, open ? th.text : fam.seeds, {}, open ? 2.5f : 1.5f};
+    const std::vector<TimelinePoint>& pts = g.timelines[r].points;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      const double v = value(pts[i]);
+      if (v < 0 || (i % stride != 0 && i + 1 != pts.size())) continue;
+      sr.points.emplace_back(static_cast<double>(pts[i].step), v);
+    }
+    seeds.push_back(std::move(sr));
+  }
+  std::rotate(seeds.begin() + static_cast<std::ptrdiff_t>(g.open), seeds.begin() + static_cast<std::ptrdiff_t>(g.open) + 1,
+              seeds.end());  // the open run drawn over the others
+  p.bands.push_back(std::move(band));
+  for (fig::Series& sr : seeds) p.series.push_back(std::move(sr));
+  p.series.push_back(std::move(median));
+}
+
+}  // namespace
+
 std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme& th, const fig::Rect& visual,
                                                const Timeline& tl, double x_hi, int64_t shown_step, lessons::Lang lang,
-                                               bool grid) {
+                                               bool grid, const TimelineExtras& extras) {
   std::vector<fig::PlotLayout> plots;
   std::vector<fig::Marker> markers;
   if (const int64_t phase = tl.phase_change_step(); phase >= 0)
@@ -402,6 +456,8 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
   const char* step_word = in_lang(lang, "단계", "step");
   const Lang ui = lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
   x_hi = std::max(x_hi, 1.0);
+  const RunGroup* group = extras.group && extras.group->several() ? extras.group : nullptr;
+  const int seeds = group ? static_cast<int>(group->runs.size()) : 1;
 
   // 2 x 2 (a slide) or one column (the Training tab): the loss per part, then one role score
   // per plot.
@@ -412,26 +468,59 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
     return fig::Rect{visual.x + static_cast<float>(col) * (w + gx), visual.y + static_cast<float>(row) * (h + gy), w, h};
   };
   // A live run logs every step: a loss line keeps at most ~400 of its points (every k-th and
-  // the last); the y range still covers them all.
+  // the last); the y range still covers them all. (The runs of a group log the same steps.)
   const size_t stride = std::max<size_t>(1, (tl.points.size() + 399) / 400);
+  const fig::Color blue = fig::rgb(0x3B75AF), orange = fig::rgb(0xE69F00), green = fig::rgb(0x009E73);
   std::vector<fig::LinePlot> specs;
   {
     fig::LinePlot p;
-    p.title = tr_in(ui, "loss per part (nats)");
     p.x_hi = x_hi;
     p.x_unit = step_word;
-    fig::Series first{in_lang(lang, "첫 사본", "first copy"), fig::rgb(0x3B75AF), {}, 4};
-    fig::Series repeat{in_lang(lang, "반복 구간", "repeated part"), fig::rgb(0xE69F00), {}, 4};
     double hi = 0;
-    for (size_t i = 0; i < tl.points.size(); ++i) {
-      const TimelinePoint& q = tl.points[i];
-      hi = std::max({hi, q.loss_first, q.loss_repeat});
-      if (i % stride != 0 && i + 1 != tl.points.size()) continue;
-      if (q.loss_first >= 0) first.points.emplace_back(static_cast<double>(q.step), q.loss_first);
-      if (q.loss_repeat >= 0) repeat.points.emplace_back(static_cast<double>(q.step), q.loss_repeat);
+    if (group) {
+      // The seeds' spread: the first copy's band and median (random tokens: it stays near the
+      // uniform guess), the repeated part's band, median and every seed.
+      p.title = trf_in(ui, "loss per part over %d seeds (nats)", seeds);
+      const Family first = family(th, blue);
+      fig::BandSeries first_band{"", first.band, {}};
+      fig::Series first_median{tr_in(ui, "first copy: median"), first.line, {}, 4};
+      for (size_t i = 0; i < group->spread.size(); ++i) {
+        const SpreadPoint& sp = group->spread[i];
+        if (!sp.loss_first) continue;
+        hi = std::max(hi, sp.loss_first->max);
+        if (i % stride != 0 && i + 1 != group->spread.size()) continue;
+        first_band.points.push_back({static_cast<double>(sp.step), sp.loss_first->min, sp.loss_first->max});
+        first_median.points.emplace_back(static_cast<double>(sp.step), sp.loss_first->median);
+      }
+      p.bands.push_back(std::move(first_band));
+      p.series.push_back(std::move(first_median));
+      add_group_curves(
+          p, th, *group, family(th, orange), [](const SpreadPoint& sp) { return sp.loss_repeat; },
+          [](const TimelinePoint& q) { return q.loss_repeat; }, stride,
+          trf_in(ui, "repeated part: min-max of %d seeds", seeds), tr_in(ui, "repeated part: median"), ui, &hi);
+    } else {
+      p.title = tr_in(ui, "loss per part (nats)");
+      fig::Series first{in_lang(lang, "첫 사본", "first copy"), blue, {}, 4};
+      fig::Series repeat{in_lang(lang, "반복 구간", "repeated part"), orange, {}, 4};
+      for (size_t i = 0; i < tl.points.size(); ++i) {
+        const TimelinePoint& q = tl.points[i];
+        hi = std::max({hi, q.loss_first, q.loss_repeat});
+        if (i % stride != 0 && i + 1 != tl.points.size()) continue;
+        if (q.loss_first >= 0) first.points.emplace_back(static_cast<double>(q.step), q.loss_first);
+        if (q.loss_repeat >= 0) repeat.points.emplace_back(static_cast<double>(q.step), q.loss_repeat);
+      }
+      p.series = {first, repeat};
+    }
+    if (extras.config) {
+      // The baseline: a uniform guess over the V - 1 tokens that can be targets.
+      const double u = model::uniform_loss(*extras.config);
+      hi = std::max(hi, u);
+      p.levels.push_back({u,
+                          trf_in(ui, "uniform guess: ln %lld = %.2f",
+                                 static_cast<long long>(model::vocab_targets(*extras.config)), u),
+                          th.muted});
     }
     p.y_hi = std::max(1.0, std::ceil(hi));
-    p.series = {first, repeat};
     p.markers = markers;
     specs.push_back(std::move(p));
   }
@@ -444,9 +533,22 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
                               {"first-token share per head", &model::HeadScores::first}};
   for (int i = 0; i < 3; ++i) {
     fig::LinePlot p;
-    p.title = tr_in(ui, role_plots[i].title);
     p.x_hi = x_hi;
     p.x_unit = step_word;
+    p.markers = markers;
+    if (group && i == 0) {
+      // Over the seeds: the best head's induction score (where the phase change is read).
+      p.title = trf_in(ui, "best induction score (any head) over %d seeds", seeds);
+      double hi = 1;
+      add_group_curves(
+          p, th, *group, family(th, green), [](const SpreadPoint& sp) { return sp.best_induction; },
+          [](const TimelinePoint& q) { return q.scored ? best_induction(q.scores) : -1.0; }, stride,
+          trf_in(ui, "min-max of %d seeds", seeds), tr_in(ui, "median"), ui, &hi);
+      p.y_hi = std::ceil(hi);
+      specs.push_back(std::move(p));
+      continue;
+    }
+    p.title = tr_in(ui, role_plots[i].title);
     for (int64_t l = 0; l < tl.layers; ++l)
       for (int64_t hd = 0; hd < tl.heads; ++hd) {
         // Layer 0 in blues, layer 1 in oranges, ...: one hue family per layer.
@@ -465,7 +567,6 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
             sr.points.emplace_back(static_cast<double>(q.step), q.scores.at(l, hd).*(role_plots[i].field));
         p.series.push_back(std::move(sr));
       }
-    p.markers = markers;
     specs.push_back(std::move(p));
   }
   // One room for the y labels, so the axes of a column (and of a grid's columns) line up.
@@ -481,20 +582,31 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
 TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_step, const ModelSlideText& text) {
   const fig::Theme& th = fig::theme_by_name(text.theme);
   TimelineSlide out;
-  out.timeline = read_train_log((fs::path(run_of_checkpoint(checkpoint_dir)) / "train_log.jsonl").string());
+  // The run and the other seeds of its recipe (run_group.h): refused, with the reason, when
+  // their logs do not line up step for step.
+  out.group = read_run_group(run_of_checkpoint(checkpoint_dir));
+  out.timeline = out.group.timelines[out.group.open];
   const Timeline& tl = out.timeline;
   if (tl.points.empty()) throw Error(checkpoint_dir + ": the training log is empty");
   out.phase_step = tl.phase_change_step();
   out.shown_step = shown_step;
+  const Lang ui = text.lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
 
   fig::SlideSpec spec;
   spec.title = text.title;
   spec.caption = text.caption;
+  if (out.group.several()) {
+    out.learned = count_learned(out.group);
+    spec.caption += (spec.caption.empty() ? "" : " ") +
+                    trf_in(ui, "%lld of %lld seeds learned (repeat accuracy >= %.0f%%)",
+                           static_cast<long long>(out.learned->learned), static_cast<long long>(out.learned->runs),
+                           100 * model::kRunLearned);
+  }
   spec.footer = text.footer;
   spec.has_legend = false;
   fig::Slide s = fig::make_slide(spec, th);
   out.plots = add_timeline_plots(s.figure, th, s.visual, tl, static_cast<double>(std::max<int64_t>(1, tl.points.back().step)),
-                                 shown_step, text.lang, true);
+                                 shown_step, text.lang, true, {out.group.config, &out.group});
   out.figure = std::move(s.figure);
   return out;
 }

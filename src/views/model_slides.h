@@ -11,14 +11,18 @@
 //   timeline_slide    a run's train_log.jsonl as curves: loss per part, and the induction,
 //                     previous-token and first-token score of every head against the step,
 //                     with the phase-change marker (Timeline::phase_change_step) and the
-//                     step of the checkpoint shown
+//                     step of the checkpoint shown; the uniform guess's loss as a dashed line;
+//                     for a recipe trained with several seeds (run_group.h) the spread over
+//                     them (band, median, each seed) and how many learned
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "views/model_view.h"
+#include "views/run_group.h"
 #include "views/training.h"
 #include "figure/plot.h"
 #include "figure/slide.h"
@@ -76,23 +80,40 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
 
 struct TimelineSlide {
   figure::Figure figure;
-  Timeline timeline;
+  Timeline timeline;     // the open run's
+  RunGroup group;        // it and the other seeds of its recipe
+  std::optional<LearnedCount> learned;  // several seeds: how many learned (in the caption)
   int64_t phase_step = -1, shown_step = -1;
-  // loss per part, induction, previous-token, first-token; series: loss [first, repeat],
-  // scores [layer * heads + head]; markers: [phase change (when found), shown]
+  // loss per part, induction, previous-token, first-token; layouts below
   std::vector<figure::PlotLayout> plots;
 };
-// The four training plots of `tl` (loss per part; induction, previous-token and first-token
-// score per head) inside `area`: 2 x 2 when `grid` (a slide), else one column (the Training
-// tab). x runs from 0 to `x_hi` (a live run: its planned steps); markers at the phase change
-// and at `shown_step` (-1: none). Returns the plots' layouts in that order.
+
+// What the plots draw beyond the run's own curves.
+struct TimelineExtras {
+  std::optional<model::ModelConfig> config;  // the run's: the loss plot's uniform-guess line (model/baselines.h)
+  const RunGroup* group = nullptr;           // several seeds: the spread (`tl` is the open run's timeline)
+};
+
+// The four training plots of `tl` inside `area`: 2 x 2 when `grid` (a slide), else one column
+// (the Training tab). x runs from 0 to `x_hi` (a live run: its planned steps); markers at the
+// phase change (when found) and at `shown_step` (-1: none). Returns the layouts in order:
+//   0 loss       one run:   series [first copy, repeated part]
+//                a group:   bands [first copy, repeated part: min..max over the seeds],
+//                           series [first copy median, each other seed's repeated part,
+//                           the open run's (highlighted), repeated part median]
+//                levels [uniform guess ln(V-1)] when extras.config is given
+//   1 induction  one run:   series [layer * heads + head]
+//                a group:   bands [best induction score (any head): min..max],
+//                           series [each other seed, the open run, median]
+//   2 previous-token, 3 first-token share: series [layer * heads + head] of `tl`
 std::vector<figure::PlotLayout> add_timeline_plots(figure::Figure& f, const figure::Theme& th, const figure::Rect& area,
                                                    const Timeline& tl, double x_hi, int64_t shown_step,
-                                                   lessons::Lang lang, bool grid);
+                                                   lessons::Lang lang, bool grid, const TimelineExtras& extras = {});
 
 // The log of the run `checkpoint_dir` belongs to (RUN/train_log.jsonl, RUN = the folder or
-// the run it is a saved step of); `shown_step` marks the checkpoint's step (-1: none).
-// Throws Error when the log is missing or broken.
+// the run it is a saved step of), with the other seeds of its recipe; `shown_step` marks the
+// checkpoint's step (-1: none). Throws Error when a model.json or log is missing or broken, or
+// when the seeds' logs do not line up step for step (run_spread).
 TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_step, const ModelSlideText& text);
 
 // The run folder of a checkpoint: RUN for RUN/checkpoints/step-NNNNNN, else the folder.

@@ -58,13 +58,13 @@ model::HeadTable table_from_json(const nlohmann::json& j) {
   return t;
 }
 
-double max_induction(const model::HeadTable& t) {
+}  // namespace
+
+double best_induction(const model::HeadTable& t) {
   double m = 0;
   for (const auto& c : t.cells) m = std::max(m, c.induction);
   return m;
 }
-
-}  // namespace
 
 // [SECTION] timeline
 
@@ -73,7 +73,7 @@ int64_t Timeline::phase_change_step() const {
   double best = kPhaseJump, prev = -1;
   for (const TimelinePoint& p : points) {
     if (!p.scored) continue;
-    const double now = max_induction(p.scores);
+    const double now = best_induction(p.scores);
     if (prev >= 0 && now - prev >= best) {
       best = now - prev;
       best_step = p.step;

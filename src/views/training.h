@@ -34,6 +34,10 @@ struct Timeline {
 };
 inline constexpr double kPhaseJump = 0.2;
 
+// The largest induction score of any head (0 for an empty table): the curve the phase change
+// is read from, and the one a group of runs is compared on (run_group.h).
+double best_induction(const model::HeadTable& scores);
+
 // Reads a run's train_log.jsonl; throws Error naming the file and line.
 Timeline read_train_log(const std::string& path);
 TimelinePoint timeline_point(const model::StepReport& r);
