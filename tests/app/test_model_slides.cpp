@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "train_log_lines.h"
 #include "views/model_slides.h"
 #include "views/slide_scenes.h"
 #include "engine/error.h"
@@ -30,15 +31,6 @@ bool have_model() {
   return false;
 }
 
-std::vector<nlohmann::json> log_lines(const std::string& run) {
-  std::ifstream in(run + "/train_log.jsonl");
-  std::vector<nlohmann::json> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
 // A drawn segment's start, mapped back through the plot's axes.
 std::pair<double, double> value_at(const figure::PlotLayout& L, const figure::Line& ln) {
   return {L.x_lo + (ln.x1 - L.axes.x) / L.axes.w * (L.x_hi - L.x_lo),
@@ -51,7 +43,7 @@ TEST_CASE("the timeline slide plots the run log's values and marks the phase cha
   if (!have_model()) return;
   const std::string run = default_model_dir();
   const TimelineSlide s = timeline_slide(run + "/checkpoints/step-000750", 750, {});
-  const auto log = log_lines(run);
+  const auto log = test::train_log_lines(run);
   REQUIRE(s.plots.size() == 4);
 
   // Loss per part: series 1 is the repeated part, one point per log line that has it.

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "train_log_lines.h"
 #include "views/model_slides.h"
 #include "views/run_group.h"
 #include "engine/error.h"
@@ -39,15 +40,6 @@ bool have(const std::string& name) {
 std::vector<std::string> names(const std::vector<std::string>& dirs) {
   std::vector<std::string> out;
   for (const auto& d : dirs) out.push_back(fs::path(d).filename().string());
-  return out;
-}
-
-std::vector<nlohmann::json> log_lines(const std::string& run) {
-  std::ifstream in(run + "/train_log.jsonl");
-  std::vector<nlohmann::json> out;
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
   return out;
 }
 
@@ -109,7 +101,7 @@ TEST_CASE("the spread per step is the min, median and max of the seeds' logged v
     INFO(runs.front());
     const RunGroup g = read_run_group(runs.front());
     std::vector<std::vector<nlohmann::json>> logs;
-    for (const auto& r : runs) logs.push_back(log_lines(r));
+    for (const auto& r : runs) logs.push_back(test::train_log_lines(r));
     REQUIRE(g.spread.size() == logs[0].size());
     for (size_t i : {size_t{0}, logs[0].size() / 3, logs[0].size() / 2, logs[0].size() - 1}) {
       INFO("line " << i + 1);
