@@ -1,5 +1,6 @@
 // attnsim-cli flash: JSON summary, --compare, --dump (out.npy + tiles.json), errors.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -110,4 +111,34 @@ TEST_CASE("cli flash --dump --tiles-head B:H: one head's events, counters still 
   CHECK(run_cli("flash --tq 8 --d-model 8 --heads 2 --tiles-head 0:5 --dump " + dir).code == 2);
   CHECK(run_cli("flash --tq 8 --d-model 8 --heads 2 --tiles-head x").code == 2);
   CHECK_FALSE(fs::exists(dir));
+}
+
+TEST_CASE("cli flash --bench N --sweep-tq: one row per length, times and the IO model's bytes, JSON complete") {
+  const auto r = run_cli("flash --batch 1 --d-model 32 --heads 2 --bench 3 --sweep-tq 16,64 --threads 1 --json");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = json_of(r.output)["sweep"];
+  CHECK(j["runs"] == 3);
+  CHECK(j["mask"] == "none");
+  REQUIRE(j["rows"].size() == 2);
+  const auto& row = j["rows"][1];
+  CHECK(row["t"] == 64);
+  CHECK(row["standard_seconds"].size() == 3);
+  CHECK(row["tiled_seconds"].size() == 3);
+  const int64_t heads = 2, T = 64, dk = 16;
+  CHECK(row["io_standard"]["writes"] == heads * (2 * T * T + T * dk));
+  CHECK(row["standard_score_steps_bytes"] == 3 * heads * T * T * 4);
+  CHECK(row["tiled_median_s"].get<double>() > 0);
+}
+
+TEST_CASE("cli flash --sweep-tq: bad lengths, no --bench, a mask, or a length that cannot fit: one line, exit 2") {
+  for (const char* args : {"--bench 2 --sweep-tq 256,x", "--bench 2 --sweep-tq 0", "--bench 2 --sweep-tq ,",
+                           "--sweep-tq 256", "--bench 2 --sweep-tq 256 --mask causal",
+                           "--bench 2 --sweep-tq 4611686018427387904", "--bench 2000 --sweep-tq 16",
+                           "--bench 2 --sweep-tq 65536 --mem-limit 64M"}) {
+    const auto r = run_cli(std::string("flash --batch 1 --d-model 32 --heads 2 ") + args);
+    INFO(args << "\n" << r.output);
+    CHECK(r.code == 2);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  }
 }

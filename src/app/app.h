@@ -146,6 +146,10 @@ void wait_model_slide(App& app);
 void set_flash_progress(App& app, float t);
 // True while the flash panel plays its tiles (the window keeps drawing).
 bool flash_playing(const App& app);
+// Starts the flash panel's "Measure on this machine" at the run's sizes (the lesson action
+// measure-flash, --action measure-flash); wait_flash_measurement blocks until it is done.
+void start_flash_measurement(App& app);
+void wait_flash_measurement(App& app);
 // What the flash panel shows now (its run, head, blocks and event), for the slide view; false
 // before the panel has a tile trace.
 struct FlashPanelView {

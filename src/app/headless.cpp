@@ -217,6 +217,11 @@ int run_export(const Options& options) {
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
+  if (options.action == "measure-flash") {  // the flash panel's measurement, to its last pass
+    start_flash_measurement(app);
+    wait_flash_measurement(app);
+    for (int i = 0; i < 2; ++i) render_frame(app, w, 0.0f);
+  }
   if (options.click_x >= 0) {
     app.click = {options.click_x, options.click_y};
     app.click_frames = 3;

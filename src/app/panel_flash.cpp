@@ -16,6 +16,7 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
+#include "views/flash_measure.h"
 #include "views/flash_slides.h"
 #include "views/flash_view.h"
 #include "views/i18n.h"
@@ -47,6 +48,8 @@ struct FlashPanelState {
   // The figure at `view_key` (trace, event, size, language, theme): rebuilt when one changes.
   std::string view_key;
   FlashView view;
+  FlashMeasurement measure;  // "Measure on this machine"
+  bool measure_open = false; // the lesson's action opens the section
 };
 
 namespace {
@@ -148,6 +151,85 @@ void hover_tooltip(const RunData& d, const FlashPanelState& f, float x, float y)
 
 }  // namespace
 
+// [SECTION] measure on this machine
+
+namespace {
+
+void start_measure(App& app, FlashPanelState& f) {
+  const RunData* d = app.data();
+  if (!d) return;
+  const MhaConfig& c = d->config;
+  f.measure.start(measure_spec(c.batch, c.heads, c.d_model, c.bias, c.seed, c.tq));
+  f.measure_open = true;
+}
+
+// The button, the progress, the table (T, blocks, both times and their ratio, the IO model's
+// bytes of both paths and their ratio, what the standard trace held in S and P) and what the
+// figures are on a CPU.
+void measure_section(App& app, FlashPanelState& f) {
+  if (f.measure_open) ImGui::SetNextItemOpen(true);
+  f.measure_open = false;
+  if (!ImGui::CollapsingHeader(tr("Measure on this machine"))) return;
+  const MeasureSnapshot m = f.measure.snapshot();
+  if (m.running) {
+    ImGui::ProgressBar(m.total ? static_cast<float>(m.done) / static_cast<float>(m.total) : 0.0f, {240, 0});
+    ImGui::SameLine();
+    ImGui::TextUnformatted(trf("%lld of %lld passes", static_cast<long long>(m.done), static_cast<long long>(m.total)).c_str());
+  } else if (ImGui::Button(tr("Measure standard vs tiled"))) {
+    start_measure(app, f);
+  }
+  if (!m.error.empty()) ImGui::TextColored({1, 0.45f, 0.4f, 1}, "%s", m.error.c_str());
+  if (!m.rows.empty() &&
+      ImGui::BeginTable("##flash-measure", 9, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    for (const char* h : {"T", "Br x Bc", tr("standard ms"), tr("tiled ms"), tr("std / tiled"), tr("IO bytes, standard"),
+                          tr("IO bytes, tiled"), tr("IO ratio"), tr("S, P held")})
+      ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const FlashBenchRow& r : m.rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(r.t));
+      ImGui::TableNextColumn();
+      if (!r.refused.empty()) {
+        ImGui::TextColored({1, 0.45f, 0.4f, 1}, "%s", r.refused.c_str());
+        continue;
+      }
+      ImGui::Text("%lld x %lld", static_cast<long long>(r.shape.block_q), static_cast<long long>(r.shape.block_k));
+      const bool timed = !r.standard_seconds.empty() && !r.tiled_seconds.empty();
+      ImGui::TableNextColumn();
+      if (!r.standard_seconds.empty()) ImGui::Text("%.3f", 1e3 * r.standard_median());
+      ImGui::TableNextColumn();
+      if (!r.tiled_seconds.empty()) ImGui::Text("%.3f", 1e3 * r.tiled_median());
+      ImGui::TableNextColumn();
+      if (timed) ImGui::Text("%.2f", r.standard_median() / r.tiled_median());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(human_bytes(r.standard_io_bytes()).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(human_bytes(r.tiled_io_bytes()).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2f", static_cast<double>(r.standard_io_bytes()) / static_cast<double>(r.tiled_io_bytes()));
+      ImGui::TableNextColumn();
+      if (r.score_bytes >= 0) ImGui::TextUnformatted(human_bytes(r.score_bytes).c_str());
+    }
+    ImGui::EndTable();
+  }
+  const int64_t l2 = flash_l2_bytes();
+  const std::string cache = l2 > 0 ? trf("this core's L2 cache, %s (sysconf)", human_bytes(l2).c_str())
+                                   : std::string(tr("an L2 cache of 1 MiB (the size is unknown here)"));
+  ImGui::TextWrapped("%s", trf("No mask, medians of %d runs of each path, interleaved. The tiles were sized for %s: on a CPU the fast memory is the L1/L2 cache and the slow memory is RAM, not a GPU's SRAM and HBM, and the standard path's products run in a tuned BLAS, so the time ratio here need not follow the IO model's ratio of bytes.", kMeasureRuns, cache.c_str()).c_str());
+}
+
+}  // namespace
+
+void start_flash_measurement(App& app) {
+  if (!app.flash) app.flash = std::make_shared<FlashPanelState>();
+  start_measure(app, *app.flash);
+}
+
+void wait_flash_measurement(App& app) {
+  if (app.flash) app.flash->measure.wait();
+}
+
 // [SECTION] the panel
 
 bool flash_playing(const App& app) { return app.flash && app.flash->playing; }
@@ -219,6 +301,7 @@ void panel_flash(App& app, const ImVec4& rect) {
   ImGui::Text("%s %s  ·  %s %s %s %s S+P %s", tr("held by the trace"), human_bytes(e.held_bytes).c_str(), tr("memory"),
               tr("tiled"), human_bytes(st.core_bytes).c_str(), tr("standard"),
               human_bytes(st.standard_core_bytes).c_str());
+  measure_section(app, f);
 
   // The figure takes the room the note below leaves it, at the scale that makes its 28-unit
   // labels the UI's text size, smaller when the panel is too narrow for the figure's columns.

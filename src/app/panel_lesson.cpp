@@ -927,6 +927,7 @@ bool lesson_frame(App& app) {
     if (action == "check-hidden") buglab_check_hidden(app);
     else if (action == "first-nan") buglab_first_nan(app);
     else if (action == "try-view") memory_try_view(app);
+    else if (action == "measure-flash") start_flash_measurement(app);
   }
   // Presenter type is large: rasterise glyphs at 2x so they stay sharp (exports set their own).
   if (!app.headless) fonts().set_raster_scale(ui.presenting ? 2.0f : 1.0f);

@@ -1,6 +1,8 @@
 // attnsim-cli flash: the forward pass with the tiled FlashAttention core (online softmax),
 // its tile counts, memory and slow-memory traffic beside the standard path's, optionally
-// checked against the standard path (--compare) and timed against it (--bench N).
+// checked against the standard path (--compare) and timed against it (--bench N), at the
+// model's own size or at a sweep of lengths (--bench N --sweep-tq 256,1024,4096: the engine's
+// FlashBench, the measurement the app's flash panel runs), the IO model's bytes beside.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/flash.h"
+#include "engine/flash_bench.h"
 #include "engine/flash_json.h"
 #include "engine/gemm_floor.h"
 #include "engine/npy.h"
@@ -34,16 +37,11 @@ struct FlashCliOptions {
   bool compare = false;
   bool json = false;
   int bench = 0;
+  std::string sweep_tq;  // "256,1024,4096": --bench at each T instead of the model's own size
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void parse_tiles_head(const std::string& text, FlashOptions& o) {
@@ -69,6 +67,106 @@ nlohmann::json figures_json(const FlashCompareFigures& f) {
           {"nan_mismatches", f.nan_mismatches}, {"ok", f.ok()}};
 }
 
+// "256,1024,4096" -> lengths; one line naming the bad item otherwise.
+std::vector<int64_t> parse_lengths(const std::string& text) {
+  std::vector<int64_t> out;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = text.find(',', at);
+    const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    size_t used = 0;
+    int64_t v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || v < 1 || item[0] == '+')
+      throw Error("--sweep-tq '" + text + "': '" + item + "' is not a whole number from 1 to 2^63-1 (lengths, e.g. 256,1024,4096)");
+    out.push_back(v);
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
+// The options a sweep does not take: it builds its own inputs at each length, without a
+// mask (the IO model's counts), on the CPU.
+void check_sweep_options(const FlashCliOptions& o, const CLI::App& cmd) {
+  const ModelOptions& m = o.model;
+  for (const char* name : {"--tq", "--tk", "--block-q", "--block-k", "--dump", "--compare", "--tiles-head", "--input",
+                           "--query", "--key", "--value", "--weights", "--mask", "--mask-file", "--mask-bug", "--bug",
+                           "--dropout", "--train", "--wo-identity", "--kv-heads", "--kv-repeat-copy", "--backend"}) {
+    const std::string n = name;
+    if (cmd.count(name) == 0 || (n == "--mask" && m.mask == "none") || (n == "--backend" && m.backend == "cpu")) continue;
+    throw Error("--sweep-tq runs its own inputs at each length, without a mask, on the CPU: drop " + n);
+  }
+  if (o.bench < 1) throw Error("--sweep-tq needs --bench N (N runs of each path at each length)");
+}
+
+nlohmann::json sweep_row_json(const FlashBenchRow& r) {
+  nlohmann::json j = {{"t", r.t}, {"block_q", r.shape.block_q}, {"block_k", r.shape.block_k},
+                      {"standard_seconds", r.standard_seconds}, {"tiled_seconds", r.tiled_seconds},
+                      {"standard_median_s", r.standard_median()}, {"tiled_median_s", r.tiled_median()},
+                      {"ratio_standard_over_tiled", r.standard_median() / r.tiled_median()},
+                      {"io_standard", io_json(r.io_standard)}, {"io_tiled", io_json(r.io_tiled)},
+                      {"io_ratio", double(r.standard_io_bytes()) / double(r.tiled_io_bytes())},
+                      {"standard_score_steps_bytes", r.score_bytes}, {"tiled_core_bytes", r.tiled_core_bytes},
+                      {"predicted_bytes", r.needed_bytes}};
+  return j;
+}
+
+// --bench N --sweep-tq LIST: the engine's FlashBench, every row, then one table or JSON.
+int run_sweep(const FlashCliOptions& o, const CLI::App& cmd) {
+  check_sweep_options(o, cmd);
+  FlashBenchSpec spec;
+  spec.batch = o.model.batch;
+  spec.heads = o.model.heads;
+  spec.d_model = o.model.d_model;
+  spec.bias = !o.model.no_bias;
+  spec.seed = o.model.seed;
+  spec.lengths = parse_lengths(o.sweep_tq);
+  spec.runs = o.bench;
+  spec.threads = o.threads;
+  if (!o.model.mem_limit.empty()) spec.mem_limit = parse_size(o.model.mem_limit);
+  FlashBench bench(spec);
+  // Every length is predicted before any runs: one that cannot is the whole command's error.
+  if (const std::string no = bench.first_refusal(); !no.empty()) throw Error(no);
+  while (bench.step()) {
+  }
+  if (const std::string no = bench.first_refusal(); !no.empty()) throw Error(no);  // a pass that failed
+  const int64_t l2 = flash_l2_bytes();
+  const std::string kernels = blas_kernels().core;
+  if (o.json) {
+    nlohmann::json j;
+    j["sweep"] = {{"batch", spec.batch}, {"heads", spec.heads}, {"d_model", spec.d_model},
+                  {"head_dim", spec.d_model / spec.heads}, {"mask", "none"}, {"runs", spec.runs},
+                  {"l2_bytes", l2}, {"l2_known", l2 > 0}, {"blas_kernels", kernels}};
+    j["sweep"]["rows"] = nlohmann::json::array();
+    for (const FlashBenchRow& r : bench.rows()) j["sweep"]["rows"].push_back(sweep_row_json(r));
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("flash vs standard on this CPU: B=%lld h=%lld d_model=%lld d_k=%lld, no mask; medians of %d runs each, "
+              "the two paths interleaved\n",
+              (long long)spec.batch, (long long)spec.heads, (long long)spec.d_model,
+              (long long)(spec.d_model / spec.heads), spec.runs);
+  std::printf("fast memory: %s, tiles sized for a quarter of it; BLAS kernels %s. Slow memory is RAM, not HBM.\n",
+              l2 > 0 ? ("this core's L2, " + human_bytes(l2) + " (sysconf)").c_str() : "L2 unknown, 1 MiB assumed",
+              kernels.c_str());
+  std::printf("%7s %9s %12s %10s %9s %14s %14s %9s %14s\n", "T", "Br x Bc", "standard ms", "tiled ms", "std/tiled",
+              "IO std bytes", "IO tiled bytes", "IO ratio", "S,P held");
+  for (const FlashBenchRow& r : bench.rows()) {
+    const std::string blocks = std::to_string(r.shape.block_q) + " x " + std::to_string(r.shape.block_k);
+    std::printf("%7lld %9s %12.3f %10.3f %9.2f %14s %14s %9.2f %14s\n", (long long)r.t, blocks.c_str(),
+                1e3 * r.standard_median(), 1e3 * r.tiled_median(), r.standard_median() / r.tiled_median(),
+                human_bytes(r.standard_io_bytes()).c_str(), human_bytes(r.tiled_io_bytes()).c_str(),
+                double(r.standard_io_bytes()) / double(r.tiled_io_bytes()), human_bytes(r.score_bytes).c_str());
+  }
+  std::printf("IO bytes: the IO model's slow-memory reads + writes (flash.h); S,P held: what the standard trace "
+              "allocated in its score-sized steps.\n");
+  return 0;
+}
+
 const char* const kFlashNotes =
     "The tiled path (FlashAttention-2 order: query blocks of Br rows outside, key/value blocks of\n"
     "Bc rows inside) keeps a running max m and sum l per row and never holds the (Tq,Tk) scores.\n"
@@ -78,7 +176,8 @@ const char* const kFlashNotes =
     "teaching bugs and train-mode dropout are refused (correct math only); the score-sized steps\n"
     "are listed as skipped. Fully hidden rows are NaN in both paths, at the same places.\n"
     "Slow-memory traffic follows the paper's IO model (elements; the standard path writes S and P\n"
-    "out and reads them back). Example: flash --batch 1 --tq 4096 --d-model 512 --heads 8 --bench 5";
+    "out and reads them back). Example: flash --batch 1 --tq 4096 --d-model 512 --heads 8 --bench 5\n"
+    "A sweep over lengths (own inputs, no mask): flash --batch 1 --d-model 512 --heads 8 --bench 5 --sweep-tq 256,1024,4096";
 
 }  // namespace
 
@@ -100,8 +199,12 @@ Runner add_flash_command(CLI::App& app) {
                 "also run the standard path: max abs difference and the tolerance 2·|std32 − f64| + floor (exit 1 if over)");
   cmd->add_option("--bench", opts->bench, "time N runs of the tiled and of the standard path, interleaved; print medians")
       ->check(whole_number(0, 1000000));
+  cmd->add_option("--sweep-tq", opts->sweep_tq,
+                  "with --bench N: time both paths at each length T (Tq = Tk, comma list, e.g. 256,1024,4096), no mask; "
+                  "prints the IO model's bytes beside the times");
   cmd->add_flag("--json", opts->json, "print the summary as JSON");
-  return [opts] {
+  return [opts, cmd] {
+    if (!opts->sweep_tq.empty()) return run_sweep(*opts, *cmd);
     FlashOptions fo;
     fo.block_q = opts->block_q;
     fo.block_k = opts->block_k;
@@ -135,6 +238,7 @@ Runner add_flash_command(CLI::App& app) {
     if (opts->compare) cmp = compare_flash_with_standard(m.config, m.weights, m.inputs, r, backend);
 
     std::vector<double> t_flash, t_std;
+    int64_t std_score_bytes = 0;
     if (opts->bench > 0) {
       FlashOptions quiet = fo;
       quiet.record_tiles = false;
@@ -143,7 +247,10 @@ Runner add_flash_command(CLI::App& app) {
         { const FlashResult x = flash_forward(m.config, m.weights, m.inputs, quiet, backend); }
         t_flash.push_back(seconds_since(a));
         a = std::chrono::steady_clock::now();
-        { const ForwardResult y = forward(m.config, m.weights, m.inputs, backend); }
+        {
+          const ForwardResult y = forward(m.config, m.weights, m.inputs, backend);
+          if (i == 0) std_score_bytes = score_step_bytes(y.trace);  // after the clock: the trace's own count
+        }
         t_std.push_back(seconds_since(a));
       }
     }
@@ -195,8 +302,11 @@ Runner add_flash_command(CLI::App& app) {
                         {"standard_trace_held", cmp.standard_bytes}};
       }
       if (opts->bench > 0)
-        j["bench"] = {{"runs", opts->bench}, {"tiled_median_s", median(t_flash)},
-                      {"standard_median_s", median(t_std)}, {"ratio_tiled_over_standard", median(t_flash) / median(t_std)}};
+        j["bench"] = {{"runs", opts->bench}, {"tiled_median_s", median_of(t_flash)},
+                      {"standard_median_s", median_of(t_std)}, {"ratio_tiled_over_standard", median_of(t_flash) / median_of(t_std)},
+                      {"io_tiled_bytes", 4 * (st.io.reads + st.io.writes)},
+                      {"io_standard_bytes", 4 * (st.io_standard.reads + st.io_standard.writes)},
+                      {"standard_score_steps_bytes", std_score_bytes}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
       const MhaConfig& c = m.config;
@@ -230,8 +340,12 @@ Runner add_flash_command(CLI::App& app) {
                       (long long)f->nan_count, (long long)f->nan_mismatches, f->ok() ? "OK" : "FAIL");
       }
       if (opts->bench > 0)
-        std::printf("bench          %d runs: tiled median %.3f s, standard median %.3f s, ratio %.2f\n", opts->bench,
-                    median(t_flash), median(t_std), median(t_flash) / median(t_std));
+        std::printf("bench          %d runs: tiled median %.3f s, standard median %.3f s, ratio %.2f; IO model %s vs %s, "
+                    "the standard trace's score-sized steps held %s\n", opts->bench,
+                    median_of(t_flash), median_of(t_std), median_of(t_flash) / median_of(t_std),
+                    human_bytes(4 * (st.io.reads + st.io.writes)).c_str(),
+                    human_bytes(4 * (st.io_standard.reads + st.io_standard.writes)).c_str(),
+                    human_bytes(std_score_bytes).c_str());
       if (!opts->dump.empty()) std::printf("dumped         %s/out.npy, tiles.json (%s events), trace.json\n",
                                            opts->dump.c_str(), format_count(r.core.events.size()).c_str());
     }

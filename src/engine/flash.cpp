@@ -149,13 +149,18 @@ bool FlashMask::hidden(int64_t b, int64_t h, int64_t i, int64_t j, int64_t tq, i
 
 // [SECTION] block sizes and the IO model -------------------------------------------------------
 
+int64_t flash_l2_bytes() {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return l2 > 0 ? l2 : 0;
+#else
+  return 0;  // no such query (WebAssembly)
+#endif
+}
+
 FlashBlocks default_flash_blocks(int64_t dk, int64_t l2_bytes) {
   if (l2_bytes <= 0) {
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#else
-    const long l2 = 0;  // no such query (WebAssembly): assume 1 MiB
-#endif
+    const int64_t l2 = flash_l2_bytes();
     l2_bytes = l2 > 0 ? l2 : (1 << 20);
   }
   for (int64_t b : {128, 96, 64, 48, 32, 16, 8, 4, 2})  // multiples of the kernels' padding first

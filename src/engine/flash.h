@@ -108,6 +108,10 @@ struct FlashBlocks {
 // (L2 = 2 MiB: dk = 64 -> 128 x 128 (193 KiB); dk = 512 -> 48 x 48 (393 KiB).)
 FlashBlocks default_flash_blocks(int64_t head_dim, int64_t l2_bytes = 0);
 
+// This core's L2 in bytes as sysconf reports it, 0 where the system does not say (the
+// WebAssembly build): the cache default_flash_blocks sizes the tiles for (1 MiB when 0).
+int64_t flash_l2_bytes();
+
 // [SECTION] The IO model (slow-memory traffic) ----------------------------------------------
 //
 // The paper's model: slow memory (HBM; here RAM) holds q, k, v, the output, and for the
@@ -252,6 +256,11 @@ struct FlashResult {
   int64_t predicted_bytes = 0;    // predict_flash_bytes(config, options)
   int64_t standard_trace_bytes = 0;  // predict_trace_bytes(config): what `trace` would hold
 };
+
+// The sizes flash_forward runs the core at: the config's, with options' blocks (0: the
+// default_flash_blocks of this machine), a block longer than the sequence cut to it. Throws
+// Error for a block size below 1.
+FlashShape flash_shape(const MhaConfig& config, const FlashOptions& options);
 
 // Bytes flash_forward will hold (trace tensors + core working memory + tile events when
 // recorded), computed before anything is allocated.

@@ -17,19 +17,6 @@ namespace attnsim {
 
 namespace {
 
-FlashShape shape_of(const MhaConfig& c, const FlashOptions& o) {
-  const int64_t dk = c.head_dim();
-  const FlashBlocks def = default_flash_blocks(dk);
-  FlashShape s{c.batch, c.heads, c.tq, c.tk, dk, o.block_q ? o.block_q : def.block_q,
-               o.block_k ? o.block_k : def.block_k};
-  if (s.block_q < 1 || s.block_k < 1)
-    throw Error("flash: block sizes must be positive, got --block-q " + std::to_string(s.block_q) +
-                " --block-k " + std::to_string(s.block_k));
-  s.block_q = std::min(s.block_q, s.tq);
-  s.block_k = std::min(s.block_k, s.tk);
-  return s;
-}
-
 void check_supported(const MhaConfig& c) {
   if (c.bug != Bug::None && c.bug != Bug::NoScale)
     throw Error(std::string("the tiled path runs the correct math only; bug '") + bug_name(c.bug) +
@@ -62,9 +49,22 @@ void check_supported(const MhaConfig& c) {
 
 }  // namespace
 
+FlashShape flash_shape(const MhaConfig& c, const FlashOptions& o) {
+  const int64_t dk = c.head_dim();
+  const FlashBlocks def = default_flash_blocks(dk);
+  FlashShape s{c.batch, c.heads, c.tq, c.tk, dk, o.block_q ? o.block_q : def.block_q,
+               o.block_k ? o.block_k : def.block_k};
+  if (s.block_q < 1 || s.block_k < 1)
+    throw Error("flash: block sizes must be positive, got --block-q " + std::to_string(s.block_q) +
+                " --block-k " + std::to_string(s.block_k));
+  s.block_q = std::min(s.block_q, s.tq);
+  s.block_k = std::min(s.block_k, s.tk);
+  return s;
+}
+
 int64_t predict_flash_bytes(const MhaConfig& c, const FlashOptions& o) {
   validate(c);
-  const FlashShape s = shape_of(c, o);
+  const FlashShape s = flash_shape(c, o);
   const Size f = 4, B = c.batch, Tq = c.tq, Tk = c.tk, d = c.d_model, h = c.heads;  // checked
   const Size q_side = B * Tq * d * f, k_side = B * Tk * d * f;
   const Size threads = o.threads > 0 ? o.threads : default_threads();
@@ -88,7 +88,7 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   result.predicted_bytes = predict_flash_bytes(c, o);
   result.standard_trace_bytes = predict_trace_bytes(c);
   if (result.predicted_bytes > o.mem_limit) {
-    const int64_t tiles = predict_flash_tile_trace_bytes(shape_of(c, o), o);
+    const int64_t tiles = predict_flash_tile_trace_bytes(flash_shape(c, o), o);
     throw Error("the tiled path needs " + human_bytes(result.predicted_bytes) + " (" +
                 format_count(result.predicted_bytes) + " bytes), over the limit of " + human_bytes(o.mem_limit) +
                 (tiles > 0 ? "; the tile trace would hold " + human_bytes(tiles) +

@@ -216,7 +216,8 @@ bool is_panel_name(const std::string& name);
 // The app's button actions a step can press.
 // "ablate-induction" (model / timeline panels): opens the model with every head labelled
 // induction knocked out (the app's scenario model-ablate-induction).
-inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view", "ablate-induction"};
+// "measure-flash" (flash panel): starts "Measure on this machine" (views/flash_measure.h).
+inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view", "ablate-induction", "measure-flash"};
 
 struct LessonStep {
   std::string id;          // unique in the lesson
