@@ -339,6 +339,7 @@ TEST_CASE("model.gap_*: the head whose weight on position 0 most exceeds its con
   CHECK(num(m, "gap_first") == num(one, "first"));
   CHECK(num(m, "gap_contribution") == num(one, "first_contribution"));
   CHECK(num(m, "gap_contribution") < num(m, "gap_first"));
+  CHECK(num(m, "gap_size") == num(m, "gap_first") - num(m, "gap_contribution"));
   // no other head has a larger gap
   for (int64_t ll = 0; ll < 2; ++ll)
     for (int64_t hh = 0; hh < 4; ++hh) {

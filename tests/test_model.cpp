@@ -312,7 +312,7 @@ TEST_CASE("shipped checkpoint: >= 95% on every held-out repeat length, a previou
   CHECK(best_induction >= 0.7);
 }
 
-TEST_CASE("first_contribution: position 0's share of ‖α·W_O v‖, against a plain loop", "[model]") {
+TEST_CASE("first_contribution, output_norms and contribution_pattern: ‖α·W_O v‖ against a plain loop", "[model]") {
   for (const int64_t g : {int64_t{0}, int64_t{1}}) {  // MHA, then one K/V head (stride-0 group view)
     ModelConfig c = small_config();
     if (g) c.kv_heads = g;
@@ -325,6 +325,9 @@ TEST_CASE("first_contribution: position 0's share of ‖α·W_O v‖, against a 
       const Tensor& alpha = acts.layers[static_cast<size_t>(l)].attn.at("alpha").out;
       const Tensor& v = acts.layers[static_cast<size_t>(l)].attn.at("v_heads").out;
       const Tensor& wo = m.params.get("layers." + std::to_string(l) + ".attn.W_O.weight");
+      const std::vector<float> norms = output_norms(m, acts.layers[static_cast<size_t>(l)].attn, l);
+      const Tensor contrib = contribution_pattern(alpha, norms);
+      REQUIRE(contrib.shape() == alpha.shape());
       for (int64_t hh = 0; hh < h; ++hh) {
         auto norm = [&](int64_t bb, int64_t j) {
           double sq = 0;
@@ -339,6 +342,18 @@ TEST_CASE("first_contribution: position 0's share of ‖α·W_O v‖, against a 
         for (int64_t bb = 0; bb < b.batch; ++bb) {
           std::vector<double> n(static_cast<size_t>(T));
           for (int64_t j = 0; j < T; ++j) n[static_cast<size_t>(j)] = norm(bb, j);
+          for (int64_t j = 0; j < T; ++j)
+            CHECK(norms[static_cast<size_t>((bb * h + hh) * T + j)] == Approx(n[static_cast<size_t>(j)]).epsilon(1e-5));
+          for (int64_t i = 0; i < T; ++i) {  // every row, row 0 included; future keys get 0
+            double mass = 0, sum = 0;
+            for (int64_t j = 0; j < T; ++j) mass += alpha.at({bb, hh, i, j}) * n[static_cast<size_t>(j)];
+            for (int64_t j = 0; j < T; ++j) {
+              const double c_ij = contrib.at({bb, hh, i, j});
+              CHECK(c_ij == Approx(alpha.at({bb, hh, i, j}) * n[static_cast<size_t>(j)] / mass).margin(1e-6));
+              sum += c_ij;
+            }
+            CHECK(sum == Approx(1.0).epsilon(1e-5));
+          }
           for (int64_t i = 1; i < T; ++i) {
             double mass = 0;
             for (int64_t j = 0; j <= i; ++j) mass += alpha.at({bb, hh, i, j}) * n[static_cast<size_t>(j)];

@@ -217,6 +217,7 @@ int run_export(const Options& options) {
   if (options.action == "check-hidden") buglab_check_hidden(app);
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
+  if (options.action == "show-contribution" && app.model) app.model->set_show_contribution(true);
   if (options.action == "measure-flash") {  // the flash panel's measurement, to its last pass
     start_flash_measurement(app);
     wait_flash_measurement(app);

@@ -158,6 +158,7 @@ void apply_step(App& app) {
       app.show_banner(e.what(), true, 8.0);
       return;
     }
+    if (app.model) app.model->set_show_contribution(step.action == "show-contribution");
     open_model_tab(app, step.panel == "timeline" ? "training" : "heads");
     ui.player.record(ui.progress);
     save(app, ui);

@@ -165,6 +165,21 @@ void score_lines(const model::HeadScores& s) {
       trf("induction %.3f   previous-token %.3f   duplicate %.3f", s.induction, s.previous, s.duplicate).c_str());
   ImGui::TextUnformatted(
       trf("first-token share %.3f   diagonal %.3f   entropy %.2f nats", s.first, s.diagonal, s.entropy).c_str());
+  ImGui::TextUnformatted(
+      trf("first token: weight %.3f, contribution %.3f", s.first, s.first_contribution).c_str());
+}
+
+// What the cells draw: where each head's weight goes, or what each position contributes to
+// what the head writes (Kobayashi et al. 2020: a sink with a short W_O v takes weight and adds
+// little).
+void cell_values(ModelView& v) {
+  int what = v.show_contribution() ? 1 : 0;
+  ImGui::TextUnformatted(tr("cells show:"));
+  ImGui::SameLine();
+  bool changed = ImGui::RadioButton(tr("weight alpha"), &what, 0);
+  ImGui::SameLine();
+  changed |= ImGui::RadioButton(tr("contribution ||alpha W_O v||"), &what, 1);
+  if (changed) v.set_show_contribution(what == 1);
 }
 
 void grid(App& app, ModelView& v, ModelPanelState& s) {
@@ -305,6 +320,7 @@ void panel_model(App& app, const ImVec4& rect) {
     if (ImGui::BeginTabItem(tr("Heads###model-heads"))) {
       numbers(v);
       ImGui::Separator();
+      cell_values(v);
       grid(app, v, s);
       ImGui::Separator();
       tokens(v);

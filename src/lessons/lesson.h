@@ -217,7 +217,10 @@ bool is_panel_name(const std::string& name);
 // "ablate-induction" (model / timeline panels): opens the model with every head labelled
 // induction knocked out (the app's scenario model-ablate-induction).
 // "measure-flash" (flash panel): starts "Measure on this machine" (views/flash_measure.h).
-inline constexpr const char* kActionNames[] = {"check-hidden", "first-nan", "try-view", "ablate-induction", "measure-flash"};
+// "show-contribution" (model panel): the head grid draws each position's share of ‖α·W_O v‖
+// instead of alpha (ModelView::set_show_contribution).
+inline constexpr const char* kActionNames[] = {"check-hidden",     "first-nan",     "try-view",
+                                               "ablate-induction", "measure-flash", "show-contribution"};
 
 struct LessonStep {
   std::string id;          // unique in the lesson

@@ -34,8 +34,10 @@ const std::vector<std::string> kModelFields = {
     // one head (layer, head): per-target-row scores on model::scoring_batch, its label
     "previous", "induction", "duplicate", "first", "first_contribution", "role", "layer", "head",
     // every head; gap_*: the head whose weight on position 0 (first) exceeds what position 0
-    // contributes to its output (first_contribution) the most: its layer, head and both shares
+    // contributes to its output (first_contribution) the most: its layer, head, both shares
+    // and their difference (0 when every position's W_O v is as long as the others')
     "best_previous", "best_induction", "role_count", "gap_layer", "gap_head", "gap_first", "gap_contribution",
+    "gap_size",
     // every head's mean row entropy (nats) on the scoring batch, and the same of uniform rows
     // (ln(i+1) at row i: the flattest a causal row can be)
     "mean_entropy", "uniform_entropy",
@@ -428,6 +430,7 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     if (f == "gap_head") return static_cast<double>(static_cast<int64_t>(top) % t.heads);
     if (f == "gap_first") return t.cells[top].first;
     if (f == "gap_contribution") return t.cells[top].first_contribution;
+    if (f == "gap_size") return t.cells[top].first - t.cells[top].first_contribution;
   }
   if (f == "mean_entropy") {
     double sum = 0;

@@ -105,7 +105,8 @@
 //                          table's `of` field); keep = k in the table: repeat_accuracy
 //                          repeat_loss first_loss with each layer pruned to k heads
 //                          (model::prune_to); first_contribution (one head), gap_layer
-//                          gap_head gap_first gap_contribution, mean_entropy uniform_entropy
+//                          gap_head gap_first gap_contribution gap_size (first − contribution),
+//                          mean_entropy uniform_entropy
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

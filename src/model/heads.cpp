@@ -88,6 +88,50 @@ double role_score(const HeadScores& s, const std::string& role) {
   return 0.0;
 }
 
+std::vector<float> output_norms(const Model& model, const Trace& trace, int64_t layer) {
+  const ModelConfig& c = model.config;
+  // (B,g,T,dk), a view of v_proj: read through strides; query head hh reads K/V head
+  // hh / (h/g) (the engine's consecutive groups).
+  const Tensor& v = trace.at("v_heads").out;
+  const int64_t B = v.size(0), T = v.size(2), h = c.heads, group = h / v.size(1), d = c.d_model, dk = c.head_dim();
+  // W_O (d, d), nn.Linear's (out, in): head hh's slice is columns hh·dk .. hh·dk + dk − 1
+  const Tensor wo = model.params.get("layers." + std::to_string(layer) + ".attn.W_O.weight").contiguous();
+  const auto& st = v.strides();
+  std::vector<float> norms(static_cast<size_t>(B * h * T));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t hh = 0; hh < h; ++hh)
+      for (int64_t t = 0; t < T; ++t) {
+        const float* row = v.f32() + b * st[0] + (hh / group) * st[1] + t * st[2];
+        double sq = 0;
+        for (int64_t o = 0; o < d; ++o) {  // (W_O's head slice · v)[o]
+          const float* w = wo.f32() + o * d + hh * dk;
+          double y = 0;
+          for (int64_t k = 0; k < dk; ++k) y += static_cast<double>(w[k]) * row[k * st[3]];
+          sq += y * y;
+        }
+        norms[static_cast<size_t>((b * h + hh) * T + t)] = static_cast<float>(std::sqrt(sq));
+      }
+  return norms;
+}
+
+Tensor contribution_pattern(const Tensor& alpha, const std::vector<float>& norms) {
+  const Tensor a = alpha.contiguous();
+  const int64_t rows = a.size(0) * a.size(1), T = a.size(2);
+  Tensor c = Tensor::zeros(a.shape());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* n = norms.data() + r * T;
+    for (int64_t i = 0; i < T; ++i) {
+      const float* in = a.f32() + (r * T + i) * T;
+      float* out = c.f32() + (r * T + i) * T;
+      double mass = 0;
+      for (int64_t j = 0; j < T; ++j) mass += static_cast<double>(in[j]) * n[j];
+      if (mass > 0)
+        for (int64_t j = 0; j < T; ++j) out[j] = static_cast<float>(static_cast<double>(in[j]) * n[j] / mass);
+    }
+  }
+  return c;
+}
+
 HeadTable score_heads(const Model& model, const Activations& acts, const Batch& batch) {
   const ModelConfig& c = model.config;
   HeadTable table;
@@ -97,28 +141,12 @@ HeadTable score_heads(const Model& model, const Activations& acts, const Batch& 
   for (int64_t l = 0; l < c.layers; ++l) {
     const Trace& trace = acts.layers[static_cast<size_t>(l)].attn;
     const Tensor& alpha = trace.at("alpha").out;  // (B,h,T,T) contiguous
-    // (B,g,T,dk), a view of v_proj: read through strides; query head hh reads K/V head
-    // hh / (h/g) (the engine's consecutive groups). norms = ‖W_O^hh v_j‖ per (b, j).
-    const Tensor& v = trace.at("v_heads").out;
-    const int64_t group = h / v.size(1), d = c.d_model, dk = c.head_dim();
-    // W_O (d, d), nn.Linear's (out, in): head hh's slice is columns hh·dk .. hh·dk + dk − 1
-    const Tensor wo = model.params.get("layers." + std::to_string(l) + ".attn.W_O.weight").contiguous();
-    const auto& st = v.strides();
+    const std::vector<float> all_norms = output_norms(model, trace, l);  // (B,h,T)
     std::vector<float> one(static_cast<size_t>(B * T * T)), norms(static_cast<size_t>(B * T));
     for (int64_t hh = 0; hh < h; ++hh) {
       for (int64_t b = 0; b < B; ++b) {
         std::copy_n(alpha.f32() + (b * h + hh) * T * T, T * T, one.data() + b * T * T);
-        for (int64_t t = 0; t < T; ++t) {
-          const float* row = v.f32() + b * st[0] + (hh / group) * st[1] + t * st[2];
-          double sq = 0;
-          for (int64_t o = 0; o < d; ++o) {  // (W_O's head slice · v)[o]
-            const float* w = wo.f32() + o * d + hh * dk;
-            double y = 0;
-            for (int64_t k = 0; k < dk; ++k) y += static_cast<double>(w[k]) * row[k * st[3]];
-            sq += y * y;
-          }
-          norms[static_cast<size_t>(b * T + t)] = static_cast<float>(std::sqrt(sq));
-        }
+        std::copy_n(all_norms.data() + (b * h + hh) * T, T, norms.data() + b * T);
       }
       table.cells.push_back(score_pattern(one.data(), batch.tokens.data(), B, T, norms.data()));
     }

@@ -59,6 +59,14 @@ struct HeadTable {
 HeadTable score_heads(const Model& model, const Batch& batch, const Ablation* ablation = nullptr);
 HeadTable score_heads(const Model& model, const Activations& acts, const Batch& batch);
 
+// ‖f_j‖ = ‖W_O^h v_j‖ of every head at every position of layer `layer`'s trace: (B,h,T),
+// row-major; GQA/MQA traces read each query head's K/V group.
+std::vector<float> output_norms(const Model& model, const Trace& trace, int64_t layer);
+// What each position contributes to each row, as a share: C[i][j] = A[i][j]‖f_j‖ / Σ_j
+// A[i][j]‖f_j‖, for alpha (B,h,T,T) and its output_norms; a row whose mass is 0 stays 0. Rows
+// sum to 1 like alpha's, so the two draw on one scale.
+Tensor contribution_pattern(const Tensor& alpha, const std::vector<float>& norms);
+
 // The standard scoring batch: BOS + r + r with the longest r the model's positions allow
 // (at most 20), 64 sequences, a fixed seed.
 Batch scoring_batch(const ModelConfig& config);

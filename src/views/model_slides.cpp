@@ -143,7 +143,9 @@ std::vector<fig::Rect> draw_head_grid(fig::Figure& f, const fig::Theme& th, cons
   for (int64_t l = 0; l < layers; ++l) {
     const Step* alpha = view.shown().traces[static_cast<size_t>(l)].find("alpha");
     if (!alpha || !alpha->out.defined()) throw Error("layer " + std::to_string(l) + " has no alpha");
-    const auto blocks = fig::tensor_blocks("alpha", alpha->out, 0);
+    // Contribution shares sum to 1 per row like alpha, so they draw on alpha's 0..1 scale.
+    const auto blocks = fig::tensor_blocks(
+        "alpha", view.show_contribution() ? view.shown().contributions[static_cast<size_t>(l)] : alpha->out, 0);
     const float y = at.y + static_cast<float>(l) * at.row_pitch() + at.badge_h();
     if (at.label_x >= 0)
       f.text(at.label_x, y + at.cell / 2, in_lang(lang, "층 ", "L") + std::to_string(l), fig::kLabelMin, th.muted,
@@ -248,7 +250,7 @@ void add_role_legend(fig::Figure& f, const fig::Theme& th, float x, float y, flo
   }
 }
 
-fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th) {
+fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th, bool contribution) {
   fig::SlideSpec spec;
   spec.title = text.title;
   spec.caption = text.caption;
@@ -256,7 +258,8 @@ fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th) {
   spec.legend.map = fig::ColorMapId::Viridis;
   spec.legend.lo = 0;
   spec.legend.hi = 1;
-  spec.legend.what = in_lang(text.lang, "alpha (어텐션 가중치)", "alpha (attention weight)");
+  spec.legend.what = contribution ? in_lang(text.lang, "‖α·W_O v‖의 몫 (기여)", "share of ‖α·W_O v‖ (contribution)")
+                                  : in_lang(text.lang, "alpha (어텐션 가중치)", "alpha (attention weight)");
   return fig::make_slide(spec, th);
 }
 
@@ -304,7 +307,7 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
   const lessons::Lang lang = text.lang;
   HeadGridSlide out;
   out.numbers = ablation_numbers(view);
-  fig::Slide s = grid_slide_frame(text, th);
+  fig::Slide s = grid_slide_frame(text, th, view.show_contribution());
   // Left: the grid (62 % of the width); right: the two bar charts.
   const fig::Rect grid_area{s.visual.x, s.visual.y, s.visual.w * 0.62f, s.visual.h};
   const fig::Rect charts{grid_area.right() + 40, s.visual.y, s.visual.right() - grid_area.right() - 40, s.visual.h};
@@ -329,7 +332,7 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
   const fig::Theme& th = fig::theme_by_name(text.theme);
   const lessons::Lang lang = text.lang;
   CompareSlide out;
-  fig::Slide s = grid_slide_frame(text, th);
+  fig::Slide s = grid_slide_frame(text, th, false);
   // The bars on the right, narrower than on the single grid slide; the grids side
   // by side on one row per layer, every cell the same size, so the one-head model's cells
   // are as large as the eight-head model's and every badge has the same width to fill.

@@ -195,7 +195,12 @@ ModelRun ModelView::run(const model::Ablation* ablation) const {
   const model::Activations acts = model::forward(model_, batch, ablation);
   ModelRun r;
   r.stats = model::cross_entropy(acts.logits, batch);
-  for (const model::LayerActs& l : acts.layers) r.traces.push_back(l.attn);
+  for (size_t l = 0; l < acts.layers.size(); ++l) {
+    const Trace& attn = acts.layers[l].attn;
+    r.traces.push_back(attn);
+    r.contributions.push_back(model::contribution_pattern(
+        attn.at("alpha").out, model::output_norms(model_, attn, static_cast<int64_t>(l))));
+  }
   r.patterns = model::score_heads(model_, acts, batch);
   // Top-3 of the softmax at every position: logits (1, T, V).
   const int64_t T = batch.len, V = model_.config.vocab;
@@ -221,6 +226,12 @@ ModelRun ModelView::run(const model::Ablation* ablation) const {
     }
   }
   return r;
+}
+
+void ModelView::set_show_contribution(bool on) {
+  if (on == show_contribution_) return;
+  show_contribution_ = on;
+  ++revision_;
 }
 
 void ModelView::recompute(bool sequence_changed) {

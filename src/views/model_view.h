@@ -37,6 +37,8 @@ struct ModelRun {
   model::LossStats stats;                // parts indexed by model::Part (kFirst, kRepeat)
   std::vector<Prediction> predictions;   // one per position
   std::vector<Trace> traces;             // per layer: the engine's 25 steps
+  std::vector<Tensor> contributions;     // per layer (1,h,T,T): each row's shares of ‖α·W_O^h v‖
+                                         // (model::contribution_pattern)
   model::HeadTable patterns;             // role scores of each head on this sequence alone
 };
 
@@ -76,6 +78,11 @@ class ModelView {
   bool mean_ablation() const { return ablation_.mean; }
   void set_mean_ablation(bool mean);
 
+  // What the head grid draws in each cell: alpha (where the weight goes), or each position's
+  // share of what the head writes, ‖α·W_O^h v‖ (ModelRun::contributions). Bumps revision().
+  bool show_contribution() const { return show_contribution_; }
+  void set_show_contribution(bool on);
+
   const ModelRun& base() const { return base_; }      // as trained
   const ModelRun& shown() const { return ablation_.heads.empty() ? base_ : ablated_; }
   const ModelRun& ablated() const { return shown(); }
@@ -103,6 +110,7 @@ class ModelView {
   std::vector<std::vector<std::vector<float>>> means_;
   std::vector<int32_t> tokens_;
   model::Ablation ablation_;
+  bool show_contribution_ = false;
   ModelRun base_, ablated_;
   uint64_t revision_ = 0;
   uint64_t load_id_ = 0;

@@ -316,6 +316,7 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
     return compare_slide(models, text).figure;
   }
   if (st.action == "ablate-induction") views[0].set_ablated(views[0].heads_with_role("induction"));
+  views[0].set_show_contribution(st.action == "show-contribution");
   return head_grid_slide(views[0], text).figure;
 }
 

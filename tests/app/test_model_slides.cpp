@@ -278,3 +278,44 @@ TEST_CASE("the model scenarios export as slides: the head grid with its crosses,
   CHECK(crosses(model_scenario_slide("model-ablate-induction", "", lessons::Lang::En, "projector")) == 8);
   CHECK_THROWS_AS(model_scenario_slide("model", "/nonexistent/model", lessons::Lang::En, "print"), Error);
 }
+
+TEST_CASE("the head grid draws each position's share of ||alpha W_O v|| when asked, and says so in the legend") {
+  if (!have_model()) return;
+  ModelView v;
+  v.load(default_model_dir());
+  v.repeated_random(16, 7);
+  auto maps = [](const figure::Figure& f) {  // the head cells' heatmaps, in drawing order
+    std::vector<const figure::Heatmap*> out;
+    for (const auto& it : f.items)
+      if (const auto* h = std::get_if<figure::Heatmap>(&it); h && h->rows > 1) out.push_back(h);
+    return out;
+  };
+  auto says = [](const figure::Figure& f, const std::string& what) {
+    for (const auto& it : f.items)
+      if (const auto* t = std::get_if<figure::Text>(&it); t && t->text.find(what) != std::string::npos) return true;
+    return false;
+  };
+  const uint64_t before = v.revision();
+  const HeadGridSlide weight = head_grid_slide(v, {});
+  v.set_show_contribution(true);
+  CHECK(v.revision() == before + 1);  // the panel's figure cache keys on it
+  const HeadGridSlide contrib = head_grid_slide(v, {});
+  CHECK(says(weight.figure, "alpha (attention weight)"));
+  CHECK(says(contrib.figure, "(contribution)"));
+  const auto w = maps(weight.figure), c = maps(contrib.figure);
+  const int64_t layers = v.model().config.layers, heads = v.model().config.heads, T = static_cast<int64_t>(v.tokens().size());
+  REQUIRE(w.size() == static_cast<size_t>(layers * heads));
+  REQUIRE(c.size() == w.size());
+  bool differs = false;
+  for (int64_t l = 0; l < layers; ++l)
+    for (int64_t h = 0; h < heads; ++h) {
+      const figure::Heatmap& cell = *c[static_cast<size_t>(l * heads + h)];
+      const Tensor& want = v.shown().contributions[static_cast<size_t>(l)];
+      REQUIRE(cell.values.size() == static_cast<size_t>(T * T));
+      for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j)
+          CHECK(cell.values[static_cast<size_t>(i * T + j)] == Approx(want.at({0, h, i, j})));
+      differs |= cell.values != w[static_cast<size_t>(l * heads + h)]->values;
+    }
+  CHECK(differs);  // a grid of the same alphas would pass the value check if contributions were alpha
+}
