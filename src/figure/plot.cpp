@@ -326,6 +326,20 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
     f.text(L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + below + 24,
            fit_text(c.groups[g].name, kLabelMin, slot - 8), kLabelMin, th.text, Anchor::Middle, false, "label");
   }
+  for (const Level& lv : c.levels) {
+    const float y = L.y_at(lv.y);
+    L.level_lines.push_back(f.items.size());
+    f.line(L.axes.x, y, L.axes.right(), y, lv.color, 2.5f).dashed = true;
+    const float dy = kLabelMin * 0.5f + 6;
+    Text t{L.axes.right() - 8, y - dy >= L.axes.y + dy ? y - dy : y + dy,
+           fit_text(lv.label, kLabelMin, L.axes.w - 16), kLabelMin, lv.color, Anchor::End, false, "label"};
+    const Rect b = text_box(t);
+    Color plate = th.background;  // readable over a bar
+    plate.a = 0.85f;
+    f.box({b.x - 4, b.y, b.w + 8, b.h}, plate);
+    L.level_labels.push_back(f.items.size());
+    f.items.emplace_back(t);
+  }
   draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, std::vector<Swatch>(labels.size(), Swatch::Box));
   return L;
 }

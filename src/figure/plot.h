@@ -107,6 +107,9 @@ struct BarChart {
   double value_scale = 1;
   std::string suffix;
   bool legend = true;  // false: a chart beside another with the same bars says it once
+  // Baselines across the axes over the bars (chance accuracy, the uniform guess's loss),
+  // dashed, each label over its line at the right end (under it where the top is too close).
+  std::vector<Level> levels;
 };
 
 struct BarLayout {
@@ -115,6 +118,7 @@ struct BarLayout {
   float y_at(double v) const;  // figure units of a value (clamped to the axis)
   // Per group, per bar: the Box item of the bar (npos for a NaN value) and its value text.
   std::vector<std::vector<size_t>> bar_boxes, bar_texts;
+  std::vector<size_t> level_lines, level_labels;  // per level: its Line and its Text
 };
 // Draws the chart inside `area`. Throws Error when the axis does not hold 0 (y_lo <= 0 <= y_hi,
 // y_lo < y_hi) or a group's value count differs from the number of bars.

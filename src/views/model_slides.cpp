@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -264,10 +265,11 @@ fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th, bo
 }
 
 // Loss (nats) and top-1 accuracy on the first copy and the repeated part, one bar per run,
-// stacked in `charts`.
+// stacked in `charts`, each over its baseline: the uniform guess's loss ln(V-1) and its
+// accuracy 1/(V-1) (model/baselines.h).
 void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts, lessons::Lang lang,
-                   const std::vector<std::pair<std::string, fig::Color>>& bars, const std::vector<model::LossStats>& runs,
-                   fig::BarLayout& loss_out, fig::BarLayout& acc_out) {
+                   const model::ModelConfig& config, const std::vector<std::pair<std::string, fig::Color>>& bars,
+                   const std::vector<model::LossStats>& runs, fig::BarLayout& loss_out, fig::BarLayout& acc_out) {
   auto values = [&](auto get) {
     std::vector<double> v;
     for (const model::LossStats& r : runs) v.push_back(get(r));
@@ -283,7 +285,16 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   double hi = 0;
   for (const auto& g : loss.groups)
     for (double v : g.values) hi = std::max(hi, v);
-  loss.y_hi = std::max(1.0, hi * 1.1);
+  auto fixed = [](double v, int decimals) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return std::string(buf);
+  };
+  const double uniform = model::uniform_loss(config), chance = model::chance_accuracy(config);
+  const auto targets = static_cast<long long>(model::vocab_targets(config));
+  loss.y_hi = std::max(1.0, std::max(hi, uniform) * 1.1);
+  loss.levels.push_back({uniform, in_lang(lang, "균등 추측: ", "uniform guess: ") + ("ln " + std::to_string(targets)) +
+                                      " = " + fixed(uniform, 2), th.muted});
   loss.legend = false;  // the accuracy chart under it has the same bars and says it
   fig::BarChart acc;
   acc.title = in_lang(lang, "정확도 (top-1)", "accuracy (top-1)");
@@ -294,6 +305,8 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   acc.decimals = 1;
   acc.value_scale = 100;
   acc.suffix = " %";
+  acc.levels.push_back({chance, in_lang(lang, "균등 추측: ", "uniform guess: ") + ("1/" + std::to_string(targets)) + " = " +
+                                    fixed(100 * chance, 1) + " %", th.muted});
   const float half = (charts.h - 30) / 2;
   loss_out = fig::add_bar_chart(f, th, {charts.x, charts.y, charts.w, half}, loss);
   acc_out = fig::add_bar_chart(f, th, {charts.x, charts.y + half + 30, charts.w, half}, acc);
@@ -322,7 +335,7 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
                       kKnocked);
     runs.push_back(n.ablated);
   }
-  add_part_bars(s.figure, th, charts, lang, bars, runs, out.loss, out.accuracy);
+  add_part_bars(s.figure, th, charts, lang, view.model().config, bars, runs, out.loss, out.accuracy);
   out.figure = std::move(s.figure);
   return out;
 }
@@ -380,7 +393,8 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
   // The roles' colours under the grids (a narrow cell's badge may leave the word out).
   add_role_legend(s.figure, th, grid_area.x, at.y + static_cast<float>(layers) * at.row_pitch() + legend_h / 2,
                   grid_area.right(), roles, lang);
-  add_part_bars(s.figure, th, charts, lang, bars, out.stats, out.loss, out.accuracy);
+  add_part_bars(s.figure, th, charts, lang, models.front().second->model().config, bars, out.stats, out.loss,
+                out.accuracy);  // the baselines of the first: the compared runs share a vocabulary
   out.figure = std::move(s.figure);
   return out;
 }

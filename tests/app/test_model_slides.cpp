@@ -319,3 +319,23 @@ TEST_CASE("the head grid draws each position's share of ||alpha W_O v|| when ask
     }
   CHECK(differs);  // a grid of the same alphas would pass the value check if contributions were alpha
 }
+
+TEST_CASE("the slides' loss and accuracy bars draw the uniform guess: ln(V-1) and 1/(V-1)") {
+  if (!have_model()) return;
+  ModelView v;
+  v.load(default_model_dir());
+  v.repeated_random(16, 7);
+  const HeadGridSlide s = head_grid_slide(v, {});
+  const model::ModelConfig& c = v.model().config;
+  for (const auto& [layout, want] : {std::pair{&s.loss, std::log(static_cast<double>(c.vocab - 1))},
+                                     std::pair{&s.accuracy, 1.0 / static_cast<double>(c.vocab - 1)}}) {
+    REQUIRE(layout->level_lines.size() == 1);
+    const auto& line = std::get<figure::Line>(s.figure.items[layout->level_lines[0]]);
+    CHECK(line.dashed);
+    CHECK(line.y1 == Approx(layout->y_at(want)));
+    CHECK(line.x1 == Approx(layout->axes.x));
+    CHECK(line.x2 == Approx(layout->axes.right()));
+    const auto& label = std::get<figure::Text>(s.figure.items[layout->level_labels[0]]);
+    CHECK(label.text.find(std::to_string(c.vocab - 1)) != std::string::npos);
+  }
+}
