@@ -3,7 +3,8 @@
 # (`train --recipe`, the run's own model.json) up to a step whose checkpoint ships with it,
 # and requires the same bytes in every parameter and the same log lines (all but the
 # wall-clock "seconds"). The fixed-order products and math (src/engine/gemm_fixed.h,
-# fixed_math.h) make that hold across CPUs, kernel sets and thread counts.
+# fixed_math.h) make that hold across CPUs, kernel sets and thread counts. Then redoes one
+# shipped MHA -> GQA conversion (`gqa-convert --uptrain`) and requires the same parameters.
 #   tools/retrain-check.sh [build/attnsim-cli]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,4 +30,16 @@ for entry in "${runs[@]}"; do
     exit 1
   fi
   echo "retrain-check: $name: $step steps, every parameter and log line identical"
+done
+# MHA -> GQA: one shipped conversion, mean-pooled and uptrained again with its recipe.
+# converted folder, source run, K/V heads, uptraining steps
+conversions=("induction-d64-h8-6k-s1-kv2-up300 induction-d64-h8-6k-s1 2 300")
+for entry in "${conversions[@]}"; do
+  read -r name from g steps <<<"$entry"
+  "$cli" gqa-convert --model "assets/models/$from" --kv-heads "$g" --uptrain "$steps" --out "$tmp/$name" >/dev/null 2>&1 ||
+    { echo "retrain-check: $name: gqa-convert failed" >&2; exit 1; }
+  for f in "assets/models/$name"/*.npy; do
+    cmp -s "$f" "$tmp/$name/$(basename "$f")" || { echo "retrain-check: $name: $(basename "$f") differs" >&2; exit 1; }
+  done
+  echo "retrain-check: $name: mean-pooled to $g K/V heads and uptrained $steps steps, every parameter identical"
 done

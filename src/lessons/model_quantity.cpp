@@ -31,6 +31,9 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kModelFields = {
     // the checkpoint's sizes and step
     "step", "params", "d_model", "heads", "layers", "head_dim",
+    // its own K/V heads (g; = heads for MHA), and for a `gqa-convert --out` checkpoint the
+    // steps it was uptrained after mean-pooling (0 for any other)
+    "kv_groups", "uptrain_steps",
     // one head (layer, head): per-target-row scores on model::scoring_batch, its label
     "previous", "induction", "duplicate", "first", "first_contribution", "role", "layer", "head",
     // every head; gap_*: the head whose weight on position 0 (first) exceeds what position 0
@@ -410,6 +413,8 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
   if (f == "heads") return static_cast<double>(c.heads);
   if (f == "layers") return static_cast<double>(c.layers);
   if (f == "head_dim") return static_cast<double>(c.head_dim());
+  if (f == "kv_groups") return static_cast<double>(c.kv_group_count());
+  if (f == "uptrain_steps") return l.meta.contains("gqa") ? l.meta["gqa"].value("uptrain_steps", 0.0) : 0.0;
   if (f == "previous") return one_head(l, s, f).previous;
   if (f == "induction") return one_head(l, s, f).induction;
   if (f == "duplicate") return one_head(l, s, f).duplicate;

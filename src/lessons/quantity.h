@@ -106,7 +106,9 @@
 //                          repeat_loss first_loss with each layer pruned to k heads
 //                          (model::prune_to); first_contribution (one head), gap_layer
 //                          gap_head gap_first gap_contribution gap_size (first − contribution),
-//                          mean_entropy uniform_entropy
+//                          mean_entropy uniform_entropy; kv_groups (the checkpoint's own
+//                          K/V heads), uptrain_steps (a gqa-convert --out checkpoint's
+//                          uptraining; 0 for others)
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's
