@@ -330,6 +330,10 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
     const float y = L.y_at(lv.y);
     L.level_lines.push_back(f.items.size());
     f.line(L.axes.x, y, L.axes.right(), y, lv.color, 2.5f).dashed = true;
+    if (lv.label.empty()) {  // said elsewhere (the model slides: in the chart's title)
+      L.level_labels.push_back(kNoItem);
+      continue;
+    }
     const float dy = kLabelMin * 0.5f + 6;
     Text t{L.axes.right() - 8, y - dy >= L.axes.y + dy ? y - dy : y + dy,
            fit_text(lv.label, kLabelMin, L.axes.w - 16), kLabelMin, lv.color, Anchor::End, false, "label"};

@@ -86,7 +86,7 @@ struct PlotLayout {
   std::vector<std::pair<size_t, size_t>> series_lines;
   std::vector<size_t> marker_lines;  // per marker: its Line item
   std::vector<size_t> band_items;    // per band: its Band item
-  std::vector<size_t> level_lines, level_labels;  // per level: its Line and its Text (kNoItem: in the legend)
+  std::vector<size_t> level_lines, level_labels;  // per level: its Line and its Text (kNoItem: no label)
 };
 
 // Draws the plot inside `area`. Throws Error for an empty or inverted range.
@@ -108,7 +108,8 @@ struct BarChart {
   std::string suffix;
   bool legend = true;  // false: a chart beside another with the same bars says it once
   // Baselines across the axes over the bars (chance accuracy, the uniform guess's loss),
-  // dashed, each label over its line at the right end (under it where the top is too close).
+  // dashed, each label over its line at the right end (under it where the top is too close;
+  // none for an empty label).
   std::vector<Level> levels;
 };
 

@@ -293,8 +293,10 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   const double uniform = model::uniform_loss(config), chance = model::chance_accuracy(config);
   const auto targets = static_cast<long long>(model::vocab_targets(config));
   loss.y_hi = std::max(1.0, std::max(hi, uniform) * 1.1);
-  loss.levels.push_back({uniform, in_lang(lang, "균등 추측: ", "uniform guess: ") + ("ln " + std::to_string(targets)) +
-                                      " = " + fixed(uniform, 2), th.muted});
+  // The baselines' labels go in the titles: over the bars they would cover the values.
+  loss.title += in_lang(lang, " · 점선: 균등 추측 ln ", " · dashed: uniform guess ln ") + std::to_string(targets) + " = " +
+                fixed(uniform, 2);
+  loss.levels.push_back({uniform, "", th.muted});
   loss.legend = false;  // the accuracy chart under it has the same bars and says it
   fig::BarChart acc;
   acc.title = in_lang(lang, "정확도 (top-1)", "accuracy (top-1)");
@@ -305,8 +307,9 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   acc.decimals = 1;
   acc.value_scale = 100;
   acc.suffix = " %";
-  acc.levels.push_back({chance, in_lang(lang, "균등 추측: ", "uniform guess: ") + ("1/" + std::to_string(targets)) + " = " +
-                                    fixed(100 * chance, 1) + " %", th.muted});
+  acc.title += in_lang(lang, " · 점선: 균등 추측 1/", " · dashed: uniform guess 1/") + std::to_string(targets) + " = " +
+               fixed(100 * chance, 1) + " %";
+  acc.levels.push_back({chance, "", th.muted});
   const float half = (charts.h - 30) / 2;
   loss_out = fig::add_bar_chart(f, th, {charts.x, charts.y, charts.w, half}, loss);
   acc_out = fig::add_bar_chart(f, th, {charts.x, charts.y + half + 30, charts.w, half}, acc);
