@@ -102,7 +102,7 @@ Runner add_train_command(CLI::App& app) {
   const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
   const CLI::Validator count = whole_number(0, std::numeric_limits<int64_t>::max());
   const CLI::Validator steps = whole_number(0, 10'000'000);
-  cmd->add_option("--task", a->tasks, "induction | copy-prev | induction,copy-prev (sequences alternate)")->capture_default_str();
+  cmd->add_option("--task", a->tasks, "induction | copy-prev | recall | gist, or several joined by commas (sequences alternate)")->capture_default_str();
   cmd->add_option("--layers", c.layers, "layers")->capture_default_str()->check(size);
   cmd->add_option("--heads", c.heads, "heads per layer")->capture_default_str()->check(size);
   cmd->add_option("--kv-heads", c.kv_heads, "key/value heads g dividing --heads (GQA; 1 = MQA; default: heads)")->check(size);
@@ -129,6 +129,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--holdout-repeats", t.task.holdout_repeats, "induction: lengths in the range never trained on (e.g. 5,11,17)")->delimiter(',')->check(size);
+  cmd->add_option("--pairs", t.task.pairs, "recall / gist: key-value pairs (context tokens) before the queries")->capture_default_str()->check(size);
   cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str()->check(count);
   cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str()->check(count);
   cmd->add_option("--out", t.out_dir, "checkpoint folder to write: new or empty (the run is renamed into place when it ends)")
@@ -145,7 +146,7 @@ Runner add_train_command(CLI::App& app) {
                   "as the run that made it")->check(not_empty())->excludes("--init");
   for (const char* option : {"--task", "--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm",
                              "--mlp", "--no-bias", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
-                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats"})
+                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs"})
     cmd->get_option(option)->excludes("--recipe");  // the recipe says it
   cmd->add_option("--stop-at", a->stop_at, "end after N steps, the learning-rate schedule still that of --steps")
       ->check(whole_number(1, 10'000'000));
@@ -199,6 +200,20 @@ Runner add_train_command(CLI::App& app) {
     }
     const auto& tasks = t.task.tasks;
     const bool induction = std::find(tasks.begin(), tasks.end(), model::Task::Induction) != tasks.end();
+    if (model::uses_pairs(tasks)) {  // recall / gist: the answers' accuracy on held-out sequences, by part
+      const model::LossStats ls = model::evaluate_task(m, t.task, t.data_seed);
+      nlohmann::json parts = nlohmann::json::object();
+      for (int p = 0; p < model::kPartCount; ++p) {
+        const model::PartStats& s = ls.parts[static_cast<size_t>(p)];
+        if (s.count == 0 || p == model::kOther) continue;
+        parts[model::part_name(p)] = {{"count", s.count}, {"loss", s.loss()}, {"accuracy", s.accuracy()}};
+        if (!a->json)
+          std::printf("held-out %-10s %6lld answers  loss %.4f  accuracy %5.1f%%\n", model::part_name(p),
+                      static_cast<long long>(s.count), s.loss(), 100 * s.accuracy());
+      }
+      if (a->json) std::printf("%s\n", nlohmann::json{{"task_eval", parts}}.dump().c_str());
+      return 0;  // the repeat-length report below measures induction, which these runs were not trained on
+    }
     print_model_report(m, a->json, induction ? std::optional(t.task) : std::nullopt);
     return 0;
   };

@@ -72,6 +72,67 @@ void copy_prev_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
   }
 }
 
+// recall and gist split the vocabulary in two halves: 1..K (keys, the "lower" class) and
+// K+1..vocab-1 (values, the "upper" class).
+int64_t lower_half(int64_t vocab) { return (vocab - 1) / 2; }
+
+// BOS, k1 v1 .. kP vP (distinct keys, random values), then q a pairs to the end: q a stored key,
+// every key once (in random order) before any is asked again, a its value (part kRecall).
+void recall_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
+  const int64_t K = lower_half(s.vocab), P = s.pairs;
+  const std::vector<int32_t> keys = distinct_tokens(rng, K + 1, P);  // P distinct tokens of 1..K
+  std::vector<int32_t> values;
+  for (int64_t i = 0; i < P; ++i) values.push_back(static_cast<int32_t>(K + 1 + rng.below(s.vocab - 1 - K)));
+  std::vector<int32_t> tokens{0};
+  std::vector<uint8_t> part{kOther};
+  for (int64_t i = 0; i < P; ++i) {
+    tokens.insert(tokens.end(), {keys[i], values[i]});
+    part.insert(part.end(), {kOther, kOther});
+  }
+  std::vector<int32_t> order;  // indices of the keys still to ask in this round
+  while (static_cast<int64_t>(tokens.size()) < s.len) {
+    if (order.empty()) {
+      order = distinct_tokens(rng, P + 1, P);  // a permutation of 1..P
+      for (int32_t& i : order) --i;
+    }
+    const int32_t i = order.back();
+    order.pop_back();
+    tokens.push_back(keys[i]);
+    part.push_back(kOther);  // which key is asked is random
+    if (static_cast<int64_t>(tokens.size()) == s.len) break;
+    tokens.push_back(values[i]);
+    part.push_back(kRecall);
+  }
+  fill_row(out, b, tokens, part);
+}
+
+// BOS, 2P context tokens with n from the lower half (n drawn from 0..2P less P, so one half is
+// always the majority), then q a pairs to the end: q a context token picked at random, a = 1 when
+// the lower half is the majority, K+1 when the upper one is (parts kGistFirst, then kGist).
+void gist_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
+  const int64_t K = lower_half(s.vocab), P = s.pairs;
+  int64_t n = rng.below(2 * P);  // 0..2P-1, then P..2P-1 shifted up: 0..2P without P
+  if (n >= P) ++n;
+  std::vector<int32_t> context;
+  for (int64_t i = 0; i < 2 * P; ++i)
+    context.push_back(static_cast<int32_t>(i < n ? 1 + rng.below(K) : K + 1 + rng.below(s.vocab - 1 - K)));
+  for (int64_t i = 2 * P - 1; i > 0; --i) std::swap(context[i], context[rng.below(i + 1)]);  // Fisher-Yates
+  const int32_t answer = static_cast<int32_t>(n > P ? 1 : K + 1);
+  std::vector<int32_t> tokens{0};
+  tokens.insert(tokens.end(), context.begin(), context.end());
+  std::vector<uint8_t> part(tokens.size(), kOther);
+  bool first = true;
+  while (static_cast<int64_t>(tokens.size()) < s.len) {
+    tokens.push_back(context[rng.below(2 * P)]);
+    part.push_back(kOther);
+    if (static_cast<int64_t>(tokens.size()) == s.len) break;
+    tokens.push_back(answer);
+    part.push_back(first ? kGistFirst : kGist);
+    first = false;
+  }
+  fill_row(out, b, tokens, part);
+}
+
 Batch empty_batch(int64_t B, int64_t T) {
   Batch out;
   out.batch = B;
@@ -94,16 +155,29 @@ std::vector<int64_t> training_lengths(const TaskSpec& s) {
 }  // namespace
 
 const char* part_name(int part) {
-  static const char* const names[] = {"other", "first", "repeat-start", "repeat", "copy"};
+  static const char* const names[] = {"other", "first", "repeat-start", "repeat", "copy", "recall", "gist-first", "gist"};
   return part >= 0 && part < kPartCount ? names[part] : "?";
 }
 
-const char* task_name(Task task) { return task == Task::Induction ? "induction" : "copy-prev"; }
+const char* task_name(Task task) {
+  switch (task) {
+    case Task::Induction: return "induction";
+    case Task::CopyPrev: return "copy-prev";
+    case Task::Recall: return "recall";
+    case Task::Gist: return "gist";
+  }
+  return "?";
+}
 
 Task parse_task(const std::string& name) {
-  if (name == "induction") return Task::Induction;
-  if (name == "copy-prev") return Task::CopyPrev;
-  throw Error("unknown task '" + name + "' (valid: induction, copy-prev)");
+  for (Task t : {Task::Induction, Task::CopyPrev, Task::Recall, Task::Gist})
+    if (name == task_name(t)) return t;
+  throw Error("unknown task '" + name + "' (valid: induction, copy-prev, recall, gist)");
+}
+
+bool uses_pairs(const std::vector<Task>& tasks) {
+  return std::find(tasks.begin(), tasks.end(), Task::Recall) != tasks.end() ||
+         std::find(tasks.begin(), tasks.end(), Task::Gist) != tasks.end();
 }
 
 bool TaskSpec::trains_on(int64_t repeat) const {
@@ -115,6 +189,15 @@ void validate(const TaskSpec& s) {
   if (s.tasks.empty()) throw Error("no task given");
   if (s.vocab < 3) throw Error("a task needs at least 2 tokens besides BOS (vocab >= 3)");
   if (s.len < 2) throw Error("sequences need at least 2 tokens");
+  if (uses_pairs(s.tasks)) {
+    const int64_t K = lower_half(s.vocab);
+    if (s.pairs < 1 || s.pairs > K)
+      throw Error("recall / gist need 1.." + std::to_string(K) + " pairs (distinct keys from the lower half of " +
+                  std::to_string(s.vocab) + " tokens), got " + std::to_string(s.pairs));
+    if (2 * s.pairs + 3 > s.len)
+      throw Error(std::to_string(s.pairs) + " pairs plus BOS and one query need " + std::to_string(2 * s.pairs + 3) +
+                  " positions, the sequence has " + std::to_string(s.len));
+  }
   for (Task t : s.tasks) {
     if (t != Task::Induction) continue;
     if (s.min_repeat < 1 || s.min_repeat > s.max_repeat)
@@ -140,10 +223,12 @@ Batch make_batch(const TaskSpec& s, int64_t B, uint64_t seed, uint64_t index) {
   const std::vector<int64_t> lengths = training_lengths(s);
   for (int64_t b = 0; b < B; ++b) {
     Rng rng = rng_for(seed, index, b);
-    if (s.tasks[static_cast<size_t>(b) % s.tasks.size()] == Task::Induction)
-      induction_row(out, b, s, lengths, rng);
-    else
-      copy_prev_row(out, b, s, rng);
+    switch (s.tasks[static_cast<size_t>(b) % s.tasks.size()]) {
+      case Task::Induction: induction_row(out, b, s, lengths, rng); break;
+      case Task::CopyPrev: copy_prev_row(out, b, s, rng); break;
+      case Task::Recall: recall_row(out, b, s, rng); break;
+      case Task::Gist: gist_row(out, b, s, rng); break;
+    }
   }
   return out;
 }

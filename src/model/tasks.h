@@ -11,6 +11,18 @@
 //               position ~32 on sequences of short repeats).
 //   copy-prev   BOS, random tokens      position t must output the token at t-1: a
 //               previous-token head solves it in one layer.
+//   recall      BOS, k1 v1 .. kP vP, q a, q a, ...   associative recall: P pairs with distinct
+//               keys k from the lower half of the vocabulary (1..K, K = (vocab-1)/2) and random
+//               values v from the upper half (K+1..vocab-1), then queries to the end: each q is
+//               a stored key (every key once before any repeats) and a is its value. The answer
+//               a is one exact token that sits up to 2P positions back: it must be looked up.
+//   gist        BOS, x1 .. x2P, q a, q a, ...   the same length and vocabulary: 2P context
+//               tokens from the two halves, n of them from the lower half with n drawn from
+//               0..2P less P (never a tie), then queries to the end: q is a context token
+//               picked at random and a names the majority half of the context (token 1 for the
+//               lower, K+1 for the upper; chance 1/2). The answer depends on a count over the
+//               whole context, not on one position: a uniform average is enough. Every answer
+//               after the first can be copied from the one before, so the first has its own part.
 // Every sequence starts with BOS (token 0), so first-token ("sink") heads can form.
 // Position t's target is what it must predict; its part says where that target sits.
 #pragma once
@@ -29,11 +41,15 @@ enum Part : uint8_t {
   kRepeatStart = 2,  // the second copy's first token: unpredictable
   kRepeat = 3,       // the rest of the second copy: predictable by induction
   kCopy = 4,         // copy-prev targets
-  kPartCount = 5,
+  kRecall = 5,       // recall's answers: the value stored with the query key
+  kGistFirst = 6,    // gist's first answer: the majority half, with no earlier answer to copy
+  kGist = 7,         // gist's later answers (the same token as the first)
+  kPartCount = 8,
 };
-const char* part_name(int part);  // "other", "first", "repeat-start", "repeat", "copy"
+// "other", "first", "repeat-start", "repeat", "copy", "recall", "gist-first", "gist"
+const char* part_name(int part);
 
-enum class Task { Induction, CopyPrev };
+enum class Task { Induction, CopyPrev, Recall, Gist };
 const char* task_name(Task task);
 Task parse_task(const std::string& name);  // throws Error listing the valid names
 
@@ -43,10 +59,12 @@ struct TaskSpec {
   int64_t len = 48;                          // tokens per sequence, BOS included
   int64_t min_repeat = 8, max_repeat = 19;   // induction's segment length range
   std::vector<int64_t> holdout_repeats;      // lengths in that range never drawn: unseen at test time
+  int64_t pairs = 12;                        // recall / gist: key-value pairs (2·pairs context tokens)
 
   bool trains_on(int64_t repeat) const;  // in [min_repeat, max_repeat] and not held out
 };
 void validate(const TaskSpec& spec);  // throws Error: 2·max_repeat+1 > len, too few tokens, ...
+bool uses_pairs(const std::vector<Task>& tasks);  // recall or gist among them (TaskSpec::pairs applies)
 
 // Batch number `index` of a run with this seed: the same arguments give the same batch.
 Batch make_batch(const TaskSpec& spec, int64_t batch, uint64_t seed, uint64_t index);

@@ -92,12 +92,12 @@ void TrainRun::save(const std::string& dir, int64_t step) const {
   nlohmann::json tasks = nlohmann::json::array();
   for (Task t : o_.task.tasks) tasks.push_back(task_name(t));
   // the recipe travels with the weights: the bar test evaluates on lengths outside it
-  save_checkpoint(model_, dir,
-                  {{"step", step},
-                   {"train", {{"tasks", tasks}, {"min_repeat", o_.task.min_repeat}, {"max_repeat", o_.task.max_repeat},
-                              {"holdout_repeats", o_.task.holdout_repeats},
-                              {"batch", o_.batch}, {"steps", o_.steps}, {"lr", adamw_.lr}, {"warmup", adamw_.warmup},
-                              {"weight_decay", adamw_.weight_decay}, {"clip", adamw_.clip}, {"data_seed", o_.data_seed}}}});
+  nlohmann::json recipe{{"tasks", tasks}, {"min_repeat", o_.task.min_repeat}, {"max_repeat", o_.task.max_repeat},
+                        {"holdout_repeats", o_.task.holdout_repeats},
+                        {"batch", o_.batch}, {"steps", o_.steps}, {"lr", adamw_.lr}, {"warmup", adamw_.warmup},
+                        {"weight_decay", adamw_.weight_decay}, {"clip", adamw_.clip}, {"data_seed", o_.data_seed}};
+  if (uses_pairs(o_.task.tasks)) recipe["pairs"] = o_.task.pairs;  // only where it applies: older recipes stay as they were
+  save_checkpoint(model_, dir, {{"step", step}, {"train", recipe}});
 }
 
 bool TrainRun::step() {
@@ -232,6 +232,11 @@ std::optional<TrainOptions> recipe_options(const nlohmann::json& meta) {
     throw Error("the checkpoint's training recipe (model.json \"train\"): " + std::string(e.what()));
   }
   return o;
+}
+
+LossStats evaluate_task(const Model& model, const TaskSpec& task, uint64_t data_seed, int64_t sequences) {
+  const Batch b = make_batch(task, sequences, data_seed, uint64_t{1} << 40);
+  return cross_entropy(forward_finite(model, b).logits, b);
 }
 
 double pooled_accuracy(const std::vector<RepeatEval>& evals) {

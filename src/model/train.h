@@ -95,6 +95,11 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
 // length with more predictable targets per sequence weighs more).
 double pooled_accuracy(const std::vector<RepeatEval>& evals);
 
+// Loss and accuracy per part on `sequences` fresh sequences of the training task, drawn from
+// the run's data seed at a batch index no run reaches (training uses 0..steps-1 < 2^32), so
+// they are held out: for recall and gist, whose answers are scored by part.
+LossStats evaluate_task(const Model& model, const TaskSpec& task, uint64_t data_seed, int64_t sequences = 512);
+
 // The induction task a checkpoint was trained on, read back from its model.json "train"
 // entry; nullopt when the entry is missing or not the shape train() writes.
 std::optional<TaskSpec> recipe_task(const nlohmann::json& meta);
