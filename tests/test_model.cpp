@@ -61,7 +61,7 @@ std::vector<float> one_hot_pattern(int64_t T, const std::function<int64_t(int64_
 
 }  // namespace
 
-TEST_CASE("induction task: held-out lengths are never drawn; the recipe comes back from model.json", "[model]") {
+TEST_CASE("induction task: held-out lengths are never drawn; the recipe (any task) comes back from model.json", "[model]") {
   TaskSpec s;
   s.len = 48;
   s.min_repeat = 2;
@@ -93,6 +93,16 @@ TEST_CASE("induction task: held-out lengths are never drawn; the recipe comes ba
   meta["train"]["holdout_repeats"] = "3";  // a model.json that lies: no recipe, not a crash
   CHECK_FALSE(recipe_task(meta).has_value());
   CHECK_FALSE(recipe_task(nlohmann::json::object()).has_value());
+  // recall / gist recipes carry pairs, not repeat lengths
+  meta = {{"train", {{"tasks", {"recall", "gist"}}, {"pairs", 10}}}};
+  const std::optional<TaskSpec> pairs = recipe_task(meta);
+  REQUIRE(pairs.has_value());
+  CHECK(pairs->tasks == std::vector<Task>{Task::Recall, Task::Gist});
+  CHECK(pairs->pairs == 10);
+  meta["train"].erase("pairs");
+  CHECK_FALSE(recipe_task(meta).has_value());
+  meta["train"]["tasks"] = {"recall", "lookup"};
+  CHECK_FALSE(recipe_task(meta).has_value());
 
   s.holdout_repeats = {9};
   CHECK_THROWS_WITH(validate(s), "held-out repeat length 9 is outside the training range 2..8");

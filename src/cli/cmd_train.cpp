@@ -198,23 +198,7 @@ Runner add_train_command(CLI::App& app) {
       });
       t.out_dir = out;
     }
-    const auto& tasks = t.task.tasks;
-    const bool induction = std::find(tasks.begin(), tasks.end(), model::Task::Induction) != tasks.end();
-    if (model::uses_pairs(tasks)) {  // recall / gist: the answers' accuracy on held-out sequences, by part
-      const model::LossStats ls = model::evaluate_task(m, t.task, t.data_seed);
-      nlohmann::json parts = nlohmann::json::object();
-      for (int p = 0; p < model::kPartCount; ++p) {
-        const model::PartStats& s = ls.parts[static_cast<size_t>(p)];
-        if (s.count == 0 || p == model::kOther) continue;
-        parts[model::part_name(p)] = {{"count", s.count}, {"loss", s.loss()}, {"accuracy", s.accuracy()}};
-        if (!a->json)
-          std::printf("held-out %-10s %6lld answers  loss %.4f  accuracy %5.1f%%\n", model::part_name(p),
-                      static_cast<long long>(s.count), s.loss(), 100 * s.accuracy());
-      }
-      if (a->json) std::printf("%s\n", nlohmann::json{{"task_eval", parts}}.dump().c_str());
-      return 0;  // the repeat-length report below measures induction, which these runs were not trained on
-    }
-    print_model_report(m, a->json, induction ? std::optional(t.task) : std::nullopt);
+    print_model_report(m, a->json, t.task);
     return 0;
   };
 }

@@ -1,5 +1,6 @@
 #include "model_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "model/train.h"
@@ -35,8 +36,39 @@ void print_head_table(const model::HeadTable& t) {
   std::printf("scores per target row; * = TransformerLens \"mul\" score Σ(A⊙D)/ΣA over all rows\n");
 }
 
-void print_model_report(const model::Model& m, bool json, const std::optional<model::TaskSpec>& recipe) {
+namespace {
+
+// recall / gist: the answers' loss and accuracy by part, on held-out sequences of the task
+// (gist-first apart: the later gist answers can be copied from it).
+void print_task_report(const model::Model& m, bool json, model::TaskSpec task, const model::HeadTable& table) {
+  task.vocab = m.config.vocab;
+  task.len = m.config.seq_len;
+  const model::LossStats ls = model::evaluate_task(m, task);
+  nlohmann::json parts = nlohmann::json::object();
+  for (int p = 0; p < model::kPartCount; ++p) {
+    const model::PartStats& s = ls.parts[static_cast<size_t>(p)];
+    if (s.count == 0 || p == model::kOther) continue;
+    parts[model::part_name(p)] = {{"count", s.count}, {"loss", s.loss()}, {"accuracy", s.accuracy()}};
+    if (!json)
+      std::printf("held-out %-10s %6lld answers  loss %.4f  accuracy %5.1f%%\n", model::part_name(p),
+                  static_cast<long long>(s.count), s.loss(), 100 * s.accuracy());
+  }
+  if (json) {
+    std::printf("%s\n", nlohmann::json{{"heads", head_table_json(table)}, {"task_eval", parts}}.dump(1).c_str());
+    return;
+  }
+  print_head_table(table);
+}
+
+}  // namespace
+
+void print_model_report(const model::Model& m, bool json, const std::optional<model::TaskSpec>& trained) {
   const model::HeadTable table = model::score_heads(m, model::scoring_batch(m.config));
+  if (trained && model::uses_pairs(trained->tasks)) return print_task_report(m, json, *trained, table);
+  // lengths are marked seen or unseen only for a model trained on induction
+  const bool induction = trained && std::find(trained->tasks.begin(), trained->tasks.end(), model::Task::Induction) !=
+                                        trained->tasks.end();
+  const std::optional<model::TaskSpec> recipe = induction ? trained : std::nullopt;
   // every length a sequence holds twice (distinct tokens), each marked seen or unseen in training
   std::vector<int64_t> repeats;
   for (int64_t L = 2; 2 * L + 1 <= m.config.seq_len && L < m.config.vocab; ++L) repeats.push_back(L);

@@ -64,7 +64,11 @@ const std::vector<std::string> kModelFields = {
     // copy (model::run_learned: repeat_accuracy >= 0.5), how many there are, and the spread of repeat_accuracy
     "runs_learned", "runs_count", "runs_min", "runs_median", "runs_max",
     // experiment streaming: accuracy on the predictable second copies under the three caches
-    "stream_accuracy_full", "stream_accuracy_window", "stream_accuracy_sink", "stream_sequences"};
+    "stream_accuracy_full", "stream_accuracy_window", "stream_accuracy_sink", "stream_sequences",
+    // a recall / gist run, on held-out sequences of its recipe's task (model::evaluate_task):
+    // recall's answers, gist's first answers (the later ones can be copied from it), and every
+    // answer of the task pooled per token (the one average score)
+    "recall_accuracy", "gist_accuracy", "answer_accuracy"};
 
 namespace {
 
@@ -78,6 +82,7 @@ struct Loaded {
   std::optional<double> unseen;
   std::map<std::string, double> streaming;
   std::map<std::string, std::pair<double, double>> seen;  // by ablate: seen_accuracy, seen_guess_share
+  std::optional<model::LossStats> task;                   // evaluate_task on the recipe's task
 };
 
 std::mutex g_mutex;
@@ -253,6 +258,27 @@ double streaming(Loaded& l, const std::string& dir, const std::string& field) {
     }
   }
   return l.streaming.at(field);
+}
+
+// recall_accuracy, gist_accuracy, answer_accuracy (see kModelFields).
+double task_field(Loaded& l, const std::string& name, const std::string& f) {
+  if (!l.task) {
+    std::optional<model::TaskSpec> task = model::recipe_task(l.meta);
+    if (!task || !model::uses_pairs(task->tasks))
+      throw Error("model." + f + " scores a recall / gist run: checkpoint '" + name + "' was not trained on either");
+    task->vocab = l.model.config.vocab;
+    task->len = l.model.config.seq_len;
+    l.task = model::evaluate_task(l.model, *task);
+  }
+  const auto& p = l.task->parts;
+  const model::PartStats& one = p[f == "recall_accuracy" ? model::kRecall : model::kGistFirst];
+  if (f != "answer_accuracy") {
+    if (one.count == 0) throw Error("checkpoint '" + name + "' has no " + (f == "recall_accuracy" ? "recall" : "gist") + " answers");
+    return one.accuracy();
+  }
+  int64_t correct = 0, count = 0;
+  for (int part : {model::kRecall, model::kGistFirst, model::kGist}) correct += p[part].correct, count += p[part].count;
+  return static_cast<double>(correct) / static_cast<double>(count);  // uses_pairs: at least one answer
 }
 
 }  // namespace
@@ -498,6 +524,7 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
   if (f == "seen_guess_share") return seen_baseline(l, ablate).second;
   if (f == "phase_change_step") return phase_change_step(run_dir(s));
   if (f.rfind("late_loss_", 0) == 0 || f.rfind("stream_", 0) == 0) return streaming(l, dir, f);
+  if (f == "recall_accuracy" || f == "gist_accuracy" || f == "answer_accuracy") return task_field(l, checkpoint_name(s), f);
   throw Error("unknown model field '" + f + "'");
 }
 

@@ -32,7 +32,7 @@ int64_t predict_train_bytes(const ModelConfig& c, const TrainOptions& o) {
 
 int64_t predict_report_bytes(const ModelConfig& c) {
   // the scoring forward, then evaluate_repeats' 256 full-length sequences (one repeat length at
-  // a time). Counted as a sum, not the larger one: measured at vocab 16384 the peak held both
+  // a time; evaluate_task's for recall / gist are as many). Counted as a sum, not the larger one: measured at vocab 16384 the peak held both
   // (1.14 GB resident for 0.88 GiB predicted as a max, 1.03 GiB as the sum)
   return add(checkpoint_bytes(c), add(scoring_forward(c), predict_forward_bytes(c, 256, c.seq_len)));
 }

@@ -169,9 +169,14 @@ const char* task_name(Task task) {
   return "?";
 }
 
-Task parse_task(const std::string& name) {
+std::optional<Task> find_task(const std::string& name) {
   for (Task t : {Task::Induction, Task::CopyPrev, Task::Recall, Task::Gist})
     if (name == task_name(t)) return t;
+  return std::nullopt;
+}
+
+Task parse_task(const std::string& name) {
+  if (const std::optional<Task> t = find_task(name)) return *t;
   throw Error("unknown task '" + name + "' (valid: induction, copy-prev, recall, gist)");
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,8 @@ const char* part_name(int part);
 
 enum class Task { Induction, CopyPrev, Recall, Gist };
 const char* task_name(Task task);
-Task parse_task(const std::string& name);  // throws Error listing the valid names
+std::optional<Task> find_task(const std::string& name);  // nullopt for an unknown name
+Task parse_task(const std::string& name);                // throws Error listing the valid names
 
 struct TaskSpec {
   std::vector<Task> tasks{Task::Induction};  // sequence b uses tasks[b % size]

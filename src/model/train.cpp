@@ -178,12 +178,21 @@ std::optional<TaskSpec> recipe_task(const nlohmann::json& meta) {
   const auto train = meta.find("train");
   if (train == meta.end() || !train->is_object()) return std::nullopt;
   const auto tasks = train->find("tasks");
-  if (tasks == train->end() || !tasks->is_array() ||
-      std::find(tasks->begin(), tasks->end(), nlohmann::json(task_name(Task::Induction))) == tasks->end())
-    return std::nullopt;
-  const auto whole = [&](const char* key) { return train->contains(key) && train->at(key).is_number_integer(); };
-  if (!whole("min_repeat") || !whole("max_repeat")) return std::nullopt;
+  if (tasks == train->end() || !tasks->is_array() || tasks->empty()) return std::nullopt;
   TaskSpec s;
+  s.tasks.clear();
+  for (const auto& name : *tasks) {  // the sequences alternate between the tasks, as in the run
+    const std::optional<Task> t = name.is_string() ? find_task(name.get<std::string>()) : std::nullopt;
+    if (!t) return std::nullopt;
+    s.tasks.push_back(*t);
+  }
+  const auto whole = [&](const char* key) { return train->contains(key) && train->at(key).is_number_integer(); };
+  if (uses_pairs(s.tasks)) {
+    if (!whole("pairs")) return std::nullopt;
+    s.pairs = train->at("pairs").get<int64_t>();
+  }
+  if (std::find(s.tasks.begin(), s.tasks.end(), Task::Induction) == s.tasks.end()) return s;
+  if (!whole("min_repeat") || !whole("max_repeat")) return std::nullopt;
   s.min_repeat = train->at("min_repeat").get<int64_t>();
   s.max_repeat = train->at("max_repeat").get<int64_t>();
   if (const auto h = train->find("holdout_repeats"); h != train->end()) {
@@ -212,11 +221,6 @@ std::optional<TrainOptions> recipe_options(const nlohmann::json& meta) {
   };
   TrainOptions o;
   o.task = *task;
-  o.task.tasks.clear();
-  for (const auto& name : r.at("tasks")) {  // the sequences alternate between the tasks, as in the run
-    if (!name.is_string()) return std::nullopt;
-    o.task.tasks.push_back(parse_task(name.get<std::string>()));
-  }
   if (!whole("batch", o.batch) || !whole("steps", o.steps) || !whole("warmup", o.adamw.warmup) ||
       !real("lr", o.adamw.lr) || !real("weight_decay", o.adamw.weight_decay) || !real("clip", o.adamw.clip) ||
       !r.contains("data_seed") || !r.at("data_seed").is_number_unsigned())
@@ -234,8 +238,8 @@ std::optional<TrainOptions> recipe_options(const nlohmann::json& meta) {
   return o;
 }
 
-LossStats evaluate_task(const Model& model, const TaskSpec& task, uint64_t data_seed, int64_t sequences) {
-  const Batch b = make_batch(task, sequences, data_seed, uint64_t{1} << 40);
+LossStats evaluate_task(const Model& model, const TaskSpec& task, int64_t sequences) {
+  const Batch b = make_batch(task, sequences, 0, uint64_t{1} << 40);
   return cross_entropy(forward_finite(model, b).logits, b);
 }
 

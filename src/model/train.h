@@ -95,13 +95,15 @@ std::vector<RepeatEval> evaluate_repeats(const Model& model, const std::vector<i
 // length with more predictable targets per sequence weighs more).
 double pooled_accuracy(const std::vector<RepeatEval>& evals);
 
-// Loss and accuracy per part on `sequences` fresh sequences of the training task, drawn from
-// the run's data seed at a batch index no run reaches (training uses 0..steps-1 < 2^32), so
-// they are held out: for recall and gist, whose answers are scored by part.
-LossStats evaluate_task(const Model& model, const TaskSpec& task, uint64_t data_seed, int64_t sequences = 512);
+// Loss and accuracy per part on `sequences` fresh sequences of the task, at a batch index no
+// run reaches (training uses 0..steps-1 < 2^32), so they are held out; seed 0 for every run, so
+// runs of one recipe are scored on the same sequences: for recall and gist, scored by part.
+// (256: what predict_report_bytes counts for evaluate_repeats' batch.)
+LossStats evaluate_task(const Model& model, const TaskSpec& task, int64_t sequences = 256);
 
-// The induction task a checkpoint was trained on, read back from its model.json "train"
-// entry; nullopt when the entry is missing or not the shape train() writes.
+// The task a checkpoint was trained on (tasks; induction's lengths, recall / gist's pairs), read
+// back from its model.json "train" entry; nullopt when the entry is missing or not the shape
+// train() writes. vocab and len are the model's (its config), not set here.
 std::optional<TaskSpec> recipe_task(const nlohmann::json& meta);
 // The whole recipe (task, batch, steps, data_seed, AdamW lr / warmup / weight_decay / clip)
 // for continuing a checkpoint's training; nullopt as recipe_task(), or when a number is
