@@ -13,7 +13,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # recipe folder, step of the checkpoint compared
 runs=("induction 500" "induction-d64-h1 250" "induction-d64-h8 250" "induction-d64-h1-6k-s1 250" "induction-d64-h8-6k-s1 250"
-      "induction-d64-h2-6k-s1 250" "induction-d64-h4-6k-s1 250" "induction-d64-h16-6k-s1 250")
+      "induction-d64-h2-6k-s1 250" "induction-d64-h4-6k-s1 250" "induction-d64-h16-6k-s1 250"
+      "recall-d64-h8-kv1-8k-s1 250")
 strip_seconds() { sed 's/"seconds":[0-9.e+-]*,//' "$1"; }
 for entry in "${runs[@]}"; do
   read -r name step <<<"$entry"

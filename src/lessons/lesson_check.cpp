@@ -197,7 +197,8 @@ void check_prose(Lesson& lesson, Evaluator& eval, std::vector<Diagnostic>& out) 
 // ({value:model.uniform_loss@ID}). Random weights (an initialisation, not a level) are exempt.
 
 const std::vector<std::string> kBaselineQuantities = {"model.chance_accuracy", "model.uniform_loss",
-                                                      "model.seen_accuracy", "alpha.entropy_uniform"};
+                                                      "model.seen_accuracy", "alpha.entropy_uniform",
+                                                      "model.recall_chance", "model.gist_chance"};
 
 struct ChanceWord {
   size_t offset = 0;

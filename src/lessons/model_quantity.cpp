@@ -68,7 +68,9 @@ const std::vector<std::string> kModelFields = {
     // a recall / gist run, on held-out sequences of its recipe's task (model::evaluate_task):
     // recall's answers, gist's first answers (the later ones can be copied from it), and every
     // answer of the task pooled per token (the one average score)
-    "recall_accuracy", "gist_accuracy", "answer_accuracy"};
+    "recall_accuracy", "gist_accuracy", "answer_accuracy",
+    // their baselines: a uniform guess among the value tokens, a coin flip between the halves
+    "recall_chance", "gist_chance"};
 
 namespace {
 
@@ -520,6 +522,8 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
   if (f == "vocab_targets") return static_cast<double>(model::vocab_targets(c));
   if (f == "chance_accuracy") return model::chance_accuracy(c);
   if (f == "uniform_loss") return model::uniform_loss(c);
+  if (f == "recall_chance") return model::recall_chance(c);
+  if (f == "gist_chance") return model::kGistChance;
   if (f == "seen_accuracy") return seen_baseline(l, ablate).first;
   if (f == "seen_guess_share") return seen_baseline(l, ablate).second;
   if (f == "phase_change_step") return phase_change_step(run_dir(s));

@@ -11,6 +11,7 @@ namespace attnsim::model {
 int64_t vocab_targets(const ModelConfig& c) { return c.vocab - 1; }
 double chance_accuracy(const ModelConfig& c) { return 1.0 / static_cast<double>(vocab_targets(c)); }
 double uniform_loss(const ModelConfig& c) { return std::log(static_cast<double>(vocab_targets(c))); }
+double recall_chance(const ModelConfig& c) { return 1.0 / static_cast<double>(value_tokens(c.vocab)); }
 
 bool run_learned(double repeat_accuracy) { return repeat_accuracy >= kRunLearned; }
 

@@ -15,6 +15,10 @@ namespace attnsim::model {
 int64_t vocab_targets(const ModelConfig& config);   // V - 1
 double chance_accuracy(const ModelConfig& config);  // 1 / (V - 1)
 double uniform_loss(const ModelConfig& config);     // ln(V - 1), nats
+// The tasks recall and gist: a uniform guess among the value tokens (every recall answer is
+// one), and a coin flip between the two halves (gist's answer is one of two tokens).
+double recall_chance(const ModelConfig& config);  // 1 / value_tokens(V)
+inline constexpr double kGistChance = 0.5;
 
 inline constexpr double kRunLearned = 0.5;
 bool run_learned(double repeat_accuracy);  // repeat_accuracy >= kRunLearned

@@ -72,14 +72,10 @@ void copy_prev_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
   }
 }
 
-// recall and gist split the vocabulary in two halves: 1..K (keys, the "lower" class) and
-// K+1..vocab-1 (values, the "upper" class).
-int64_t lower_half(int64_t vocab) { return (vocab - 1) / 2; }
-
 // BOS, k1 v1 .. kP vP (distinct keys, random values), then q a pairs to the end: q a stored key,
 // every key once (in random order) before any is asked again, a its value (part kRecall).
 void recall_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
-  const int64_t K = lower_half(s.vocab), P = s.pairs;
+  const int64_t K = key_tokens(s.vocab), P = s.pairs;
   const std::vector<int32_t> keys = distinct_tokens(rng, K + 1, P);  // P distinct tokens of 1..K
   std::vector<int32_t> values;
   for (int64_t i = 0; i < P; ++i) values.push_back(static_cast<int32_t>(K + 1 + rng.below(s.vocab - 1 - K)));
@@ -110,7 +106,7 @@ void recall_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
 // always the majority), then q a pairs to the end: q a context token picked at random, a = 1 when
 // the lower half is the majority, K+1 when the upper one is (parts kGistFirst, then kGist).
 void gist_row(Batch& out, int64_t b, const TaskSpec& s, Rng& rng) {
-  const int64_t K = lower_half(s.vocab), P = s.pairs;
+  const int64_t K = key_tokens(s.vocab), P = s.pairs;
   int64_t n = rng.below(2 * P);  // 0..2P-1, then P..2P-1 shifted up: 0..2P without P
   if (n >= P) ++n;
   std::vector<int32_t> context;
@@ -195,7 +191,7 @@ void validate(const TaskSpec& s) {
   if (s.vocab < 3) throw Error("a task needs at least 2 tokens besides BOS (vocab >= 3)");
   if (s.len < 2) throw Error("sequences need at least 2 tokens");
   if (uses_pairs(s.tasks)) {
-    const int64_t K = lower_half(s.vocab);
+    const int64_t K = key_tokens(s.vocab);
     if (s.pairs < 1 || s.pairs > K)
       throw Error("recall / gist need 1.." + std::to_string(K) + " pairs (distinct keys from the lower half of " +
                   std::to_string(s.vocab) + " tokens), got " + std::to_string(s.pairs));
@@ -264,5 +260,8 @@ Batch batch_from_tokens(const std::vector<std::vector<int32_t>>& seqs) {
   }
   return out;
 }
+
+int64_t key_tokens(int64_t vocab) { return (vocab - 1) / 2; }
+int64_t value_tokens(int64_t vocab) { return vocab - 1 - key_tokens(vocab); }
 
 }  // namespace attnsim::model

@@ -67,6 +67,10 @@ struct TaskSpec {
 };
 void validate(const TaskSpec& spec);  // throws Error: 2·max_repeat+1 > len, too few tokens, ...
 bool uses_pairs(const std::vector<Task>& tasks);  // recall or gist among them (TaskSpec::pairs applies)
+// recall / gist split tokens 1..vocab-1 in two halves: keys (the lower, 1..K) and values (the
+// upper, K+1..vocab-1), K = (vocab-1)/2. Recall's answers are values: vocab-1-K of them.
+int64_t key_tokens(int64_t vocab);
+int64_t value_tokens(int64_t vocab);
 
 // Batch number `index` of a run with this seed: the same arguments give the same batch.
 Batch make_batch(const TaskSpec& spec, int64_t batch, uint64_t seed, uint64_t index);
