@@ -11,16 +11,17 @@ cd "$(dirname "$0")/.."
 cli=${1:-build/attnsim-cli}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# recipe folder, step of the checkpoint compared
+# recipe folder, step of the checkpoint compared, the run's --score-every where not the default 250
+# (a log cadence, not part of the recipe)
 runs=("induction 500" "induction-d64-h1 250" "induction-d64-h8 250" "induction-d64-h1-6k-s1 250" "induction-d64-h8-6k-s1 250"
       "induction-d64-h2-6k-s1 250" "induction-d64-h4-6k-s1 250" "induction-d64-h16-6k-s1 250"
-      "recall-d64-h8-kv1-8k-s1 250")
+      "recall-d64-h8-kv1-8k-s1 1000 1000")
 strip_seconds() { sed 's/"seconds":[0-9.e+-]*,//' "$1"; }
 for entry in "${runs[@]}"; do
-  read -r name step <<<"$entry"
+  read -r name step every <<<"$entry"
   shipped=assets/models/$name
   ckpt=$shipped/checkpoints/$(printf 'step-%06d' "$step")
-  "$cli" train --recipe "$shipped" --stop-at "$step" --out "$tmp/$name" >/dev/null 2>&1 ||
+  "$cli" train --recipe "$shipped" --stop-at "$step" --score-every "${every:-250}" --out "$tmp/$name" >/dev/null 2>&1 ||
     { echo "retrain-check: $name: training failed" >&2; exit 1; }
   for f in "$ckpt"/*.npy; do
     cmp -s "$f" "$tmp/$name/$(basename "$f")" || { echo "retrain-check: $name step $step: $(basename "$f") differs" >&2; exit 1; }
