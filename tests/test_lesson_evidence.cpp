@@ -155,6 +155,42 @@ text.en = "{value:config.heads} heads, {value:config.heads} ways."
   CHECK_FALSE(any_says(fine, "takes"));
 }
 
+TEST_CASE("lesson check reports a wrong particle after a quoted figure or a formula's constant too", "[lessons][particles]") {
+  // {quote:512} reads 오백십이: 는, not 은; {math:3} reads 삼: 과, not 와
+  const auto wrong = checked(R"(text.ko = "폭 {quote:512}은 그대로, {math:3}와 곱한다."
+text.en = "Width {quote:512} stays; times {math:3}."
+)");
+  CHECK(any_says(wrong, "'512' takes 는, not 은"));
+  CHECK(any_says(wrong, "'3' takes 과, not 와"));
+  // only a value's pair is filled, so a pair after a quote is refused rather than shown
+  const auto pair = checked(R"(text.ko = "폭 {quote:512}은/는 그대로."
+text.en = "Width {quote:512} stays."
+)");
+  CHECK(any_says(pair, "a particle pair after {quote:512} is not filled"));
+  const auto fine = checked(R"(text.ko = "폭 {quote:512}는 그대로, {math:3}과 곱한다."
+text.en = "Width {quote:512} stays; times {math:3}."
+)");
+  CHECK_FALSE(any_says(fine, "takes"));
+  CHECK_FALSE(any_says(fine, "not filled"));
+}
+
+TEST_CASE("lesson check reports the copula's short form after a figure that ends in a consonant", "[lessons][particles]") {
+  // config.d_model = 16 (십육): 16다 is wrong, 16이다 right; config.heads = 4 (사): 4다 and 4이다 both fit
+  CHECK(bare_copula_at("다.", 0) == "다");
+  CHECK(bare_copula_at("**였다", 0) == "였");
+  CHECK(bare_copula_at("다음", 0).empty());
+  CHECK(bare_copula_at("이다", 0).empty());
+  const auto wrong = checked(R"(text.ko = "폭은 {value:config.d_model}다. 폭은 **{value:config.d_model}**였다."
+text.en = "The width is {value:config.d_model}."
+)");
+  CHECK(any_says(wrong, "'16' takes 이다, not 다"));
+  CHECK(any_says(wrong, "'16' takes 이었, not 였"));
+  const auto fine = checked(R"(text.ko = "폭은 {value:config.d_model}이다. 헤드는 {value:config.heads}다. {value:config.d_model}다음."
+text.en = "The width is {value:config.d_model}."
+)");
+  CHECK_FALSE(any_says(fine, "takes"));
+}
+
 // [SECTION] Baselines ---------------------------------------------------------------------
 
 TEST_CASE("chance_words_at: chance and random words, random weights exempt", "[lessons][baselines]") {

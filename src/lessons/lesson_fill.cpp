@@ -90,6 +90,31 @@ void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
   std::vector<std::pair<size_t, std::string>> mark_problems;
   const std::vector<Mark> marks = find_marks(src.text, &mark_problems);
   for (const auto& [offset, message] : mark_problems) problem(offset, message);
+  // Korean: the particle after a figure must fit its final sound (prose.h), whether the
+  // figure is the engine's, a formula's constant or a quoted one ("{quote:512}은" reads 오백십이은).
+  // Only a value's pair is filled (fill_marks): the others are written as they read.
+  auto check_particle = [&](const Mark& m, const std::string& figure, const std::string& mark) {
+    if (std::string(lang) != "ko" || figure == "?") return;
+    std::string written;
+    const bool pair = particle_pair_at(src.text, m.end).length > 0;
+    if (pair && m.kind != Mark::Kind::Value)
+      problem(m.end, "a particle pair after " + mark + " is not filled: write the particle itself");
+    else if (pair && korean_final_sound(figure) == FinalSound::Unknown)
+      problem(m.end, "cannot tell the final sound of '" + figure + "' for the particle after " + mark +
+                         ": write the particle itself");
+    else if (const std::string copula = bare_copula_at(src.text, m.end);
+             !copula.empty() && korean_final_sound(figure) != FinalSound::Vowel)
+      // 16다 reads 십육다: after a consonant (or a sound unknown) the copula keeps its 이
+      problem(m.end, "'" + figure + "' takes 이" + (copula == "다" ? "다" : "었") + ", not " + copula +
+                         ": write " + mark + (copula == "다" ? "이다" : "이었") + " (right after any figure)");
+    else if (const std::string right = wrong_particle(src.text, m.end, figure, &written); !right.empty())
+      problem(m.end, "'" + figure + "' takes " + right + ", not " + written + ": write " + mark + right +
+                         " or the pair (" + (right == "는" || right == "은" ? "은/는" :
+                                             right == "가" || right == "이" ? "이/가" :
+                                             right == "를" || right == "을" ? "을/를" :
+                                             right == "와" || right == "과" ? "와/과" : "으로/로") +
+                         ") so the fill picks it");
+  };
   std::vector<std::string> filled;
   values.clear();
   for (const Mark& m : marks) {
@@ -102,28 +127,17 @@ void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
       }
       filled.push_back(figure);
       values.push_back(figure);
-      // Korean: the particle after a figure must fit its final sound (prose.h).
-      if (std::string(lang) == "ko" && figure != "?") {
-        std::string written;
-        if (particle_pair_at(src.text, m.end).length && korean_final_sound(figure) == FinalSound::Unknown)
-          problem(m.end, "cannot tell the final sound of '" + figure + "' for the particle after {value:" + m.body +
-                             "}: write the particle itself");
-        else if (const std::string right = wrong_particle(src.text, m.end, figure, &written); !right.empty())
-          problem(m.end, "'" + figure + "' takes " + right + ", not " + written + ": write {value:" + m.body + "}" +
-                             right + " or the pair (" + (right == "는" || right == "은" ? "은/는" :
-                                                          right == "가" || right == "이" ? "이/가" :
-                                                          right == "를" || right == "을" ? "을/를" :
-                                                          right == "와" || right == "과" ? "와/과" : "으로/로") +
-                             ") so the fill picks it");
-      }
+      check_particle(m, figure, "{value:" + m.body + "}");
     } else if (m.kind == Mark::Kind::Math) {
       if (m.body.size() != 1 || m.body[0] < '2' || m.body[0] > '9')
         problem(m.begin, "{math:" + m.body + "} must be one digit from 2 to 9 (a formula's "
                          "constant); an engine figure is {value:...}, a quoted one {quote:...}");
       values.push_back(m.body);
+      check_particle(m, m.body, "{math:" + m.body + "}");
     } else {
       if (m.body.empty()) problem(m.begin, "empty {quote:}");
       values.push_back(m.body);
+      if (!m.body.empty()) check_particle(m, m.body, "{quote:" + m.body + "}");
     }
   }
   shown = fill_marks(src.text, marks, filled);

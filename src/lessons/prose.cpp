@@ -303,6 +303,15 @@ std::string pick_particle(const ParticlePair& pair, FinalSound sound) {
   return "";
 }
 
+std::string bare_copula_at(const std::string& text, size_t at) {
+  size_t p = at;
+  while (p < text.size() && (text[p] == '*' || text[p] == '`')) ++p;
+  if (text.compare(p, std::strlen("였"), "였") == 0) return "였";
+  if (text.compare(p, std::strlen("다"), "다") != 0) return "";
+  size_t len = 0;  // 다음, 다섯: a word, not the copula
+  return is_hangul(code_point_at(text, p + std::strlen("다"), &len)) ? "" : "다";
+}
+
 std::string wrong_particle(const std::string& text, size_t at, const std::string& figure, std::string* written) {
   size_t p = at;
   while (p < text.size() && (text[p] == '*' || text[p] == '`')) ++p;

@@ -101,5 +101,8 @@ std::string pick_particle(const ParticlePair& pair, FinalSound sound);
 // follows them (이다, 가지, 로그 are not particles).
 std::string wrong_particle(const std::string& text, size_t at, const std::string& figure,
                            std::string* written = nullptr);
+// The copula's short form right after a figure (at text[at], after '*' and '`'): "다" or "였",
+// else "". It fits only a figure that ends in a vowel (4다, 4였다); 이다 / 이었다 fit any.
+std::string bare_copula_at(const std::string& text, size_t at);
 
 }  // namespace attnsim::lessons
