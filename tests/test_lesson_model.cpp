@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -15,6 +18,7 @@
 #include "lessons/model_quantity.h"
 #include "lessons/player.h"
 #include "lessons/quantity.h"
+#include "model/checkpoint.h"
 
 using namespace attnsim;
 using namespace attnsim::lessons;
@@ -180,6 +184,42 @@ TEST_CASE("model.* values kept on disk come back the same, and only when asked",
   use_model_value_cache("");
   CHECK(num(head(1, 3), "induction") == computed);
   std::remove(file.c_str());
+}
+
+TEST_CASE("model.* values on disk are keyed by the shipped name and model.json's content, not the path or time",
+          "[lessons][model]") {
+  // The page unpacks its checkpoints (new path, new times) and reads values computed from
+  // the source tree: the same run must find them, a changed run must not.
+  namespace fs = std::filesystem;
+  const fs::path tmp = fs::temp_directory_path() / ("attnsim-test-value-keys-" + std::to_string(::getpid()));
+  const std::string file = (tmp / "values.json").string();
+  fs::create_directories(tmp / "a");
+  fs::copy(model::shipped_models_dir() + "/induction", tmp / "a" / "induction", fs::copy_options::recursive);
+  const std::string before = std::getenv("ATTNSIM_MODELS") ? std::getenv("ATTNSIM_MODELS") : "";
+  ::setenv("ATTNSIM_MODELS", (tmp / "a").c_str(), 1);
+  use_model_value_cache(file);
+  const double computed = num(head(1, 3), "induction");
+  std::ifstream in(file);
+  nlohmann::json cache = nlohmann::json::parse(in);
+  REQUIRE(cache.size() == 1);
+  const std::string key = cache.begin().key();
+  CHECK(key.rfind("v3|shipped/induction|", 0) == 0);
+  CHECK(key.find(tmp.string()) == std::string::npos);
+  // a copy elsewhere, with new file times, finds the value (planted, to tell it from a recompute)
+  fs::create_directories(tmp / "b");
+  fs::copy(tmp / "a" / "induction", tmp / "b" / "induction", fs::copy_options::recursive);
+  ::setenv("ATTNSIM_MODELS", (tmp / "b").c_str(), 1);
+  cache[key] = 123.5;
+  model::write_text_file(file, cache.dump());
+  use_model_value_cache(file);
+  CHECK(num(head(1, 3), "induction") == 123.5);
+  // a run whose model.json says something else does not
+  std::ofstream(tmp / "b" / "induction" / "model.json", std::ios::app) << "\n";
+  CHECK(num(head(1, 3), "induction") == computed);
+  use_model_value_cache("");
+  if (before.empty()) ::unsetenv("ATTNSIM_MODELS");
+  else ::setenv("ATTNSIM_MODELS", before.c_str(), 1);
+  fs::remove_all(tmp);
 }
 
 // [SECTION] try-it tasks on the model panel

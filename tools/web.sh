@@ -23,7 +23,8 @@ elif [[ -n ${1:-} ]]; then
 fi
 
 packages=(emscripten binaryen libeigen3-dev libstb-dev nlohmann-json3-dev libtomlplusplus-dev
-          fonts-nanum fonts-dejavu-core dpkg-dev cmake make)
+          fonts-nanum fonts-dejavu-core dpkg-dev cmake make
+          g++ pkg-config libopenblas-dev libcli11-dev libcairo2-dev libgif-dev)  # the native attnsim-cli (below)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -65,20 +66,36 @@ fi
 # emcc's JS optimizer loads acorn from Debian's node-acorn; the machine's node may not be
 # Debian's, so point it there.
 export NODE_PATH=/usr/share/nodejs
-# The page's files, at the paths the desktop finds them (the source tree's under /attnsim).
+# The lessons' trained-model values (forward passes over the shipped checkpoints: seconds
+# natively, about twenty in the page, where opening any lesson fills them all), computed by
+# the native attnsim-cli from the same sources into the file the app's value cache reads
+# (lessons/model_quantity.h). build/ when it is configured, else a CLI-only build here.
+native=build
+if [[ ! -f build/CMakeCache.txt ]]; then
+  native=$out/native
+  cmake -S . -B "$native" -DCMAKE_BUILD_TYPE=Release -DATTNSIM_GUI=OFF -DATTNSIM_CUDA=OFF -DBUILD_TESTING=OFF >/dev/null
+fi
+cmake --build "$native" -j"$(nproc)" --target attnsim-cli
+mkdir -p "$out"
+"$native/attnsim-cli" lesson check --quiet --value-cache "$out/model-values.json" lessons
+# The page's files (lessons, checkpoints, fonts, those values) at the paths the app reads
+# them from, as one zip written into the page as text (tools/web_files.py says how and why).
 nanum=/usr/share/fonts/truetype/nanum/NanumGothic.ttf dejavu=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
-embed="$PWD/lessons@/attnsim/lessons;$PWD/assets@/attnsim/assets;$nanum@$nanum;$dejavu@$dejavu"
+/usr/bin/python3 tools/web_files.py "$out/attnsim-files.part" "$nanum" "$dejavu" \
+  "$out/model-values.json@/home/web_user/.cache/attnsim/model-values.json"
 emcmake cmake -S . -B "$out" -DCMAKE_BUILD_TYPE=Release -DATTNSIM_IMGUI_SRC="$PWD/$imgui" \
-  -DATTNSIM_WEB_EMBED="$embed" -DATTNSIM_WEB_THREADS=$threads >/dev/null
+  -DATTNSIM_WEB_THREADS=$threads >/dev/null
 cmake --build "$out" -j"$(nproc)" --target attnsim
 
-# [SECTION] the page: Debian's HTML minifier crashes, so the shell is ours and the script
-# (with the wasm inside, base64) goes in whole; the threaded variant links its files instead.
+# [SECTION] the page: Debian's HTML minifier crashes, so the shell is ours; the page's files
+# go in as text, then the script (with the wasm inside, base64) whole; the threaded variant
+# links its script files instead.
 js=$out/attnsim.js
 grep -q '</script' "$js" && { echo "web.sh: attnsim.js contains '</script'" >&2; exit 1; }
 tmp=$out/attnsim.html.tmp
 {
   sed -n '1,/<!-- ATTNSIM_SCRIPT -->/p' src/app/shell.html | sed '$d'
+  cat "$out/attnsim-files.part"
   if [[ $threads == ON ]]; then
     printf '<script src="attnsim.js"></script>\n'  # its workers load it again by this URL
   else

@@ -18,6 +18,8 @@
 // Between two frames the main loop runs the tasks (tasks.h): recomputes, slices of a
 // training run. Files come in through the page's file input and drag and drop (the shell
 // writes them into /upload and calls attnsim_open_file) and go out as downloads.
+// The page's own files (lessons, checkpoints, fonts) are one deflated zip inside it, unpacked
+// at start to the paths the desktop reads them from (unpack_page_files).
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #define GLFW_INCLUDE_NONE
@@ -26,6 +28,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -40,6 +43,7 @@
 #include "app/window.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
+#include "engine/zip_extract.h"
 #include "lessons/progress.h"
 #include "views/i18n.h"
 #include "views/model_view.h"
@@ -360,7 +364,44 @@ EMSCRIPTEN_KEEPALIVE void attnsim_hash_changed() {
 
 }  // extern "C"
 
+namespace {
+
+// The lessons, the shipped checkpoints and the fonts come as one zip whose entries carry
+// their absolute paths (attnsim/lessons/..., usr/share/fonts/...), which the page's shell
+// wrote to kPageFiles before main() (tools/web_files.py says why a zip, and how it travels
+// in the page). It is checked like any other (engine/zip_extract.h), unpacked into a
+// scratch folder, and each top-level folder moved to its place, merged into one that exists.
+constexpr const char* kPageFiles = "/attnsim-files.zip";
+
+void move_into(const std::filesystem::path& from, const std::filesystem::path& to) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(to)) {
+    fs::rename(from, to);
+    return;
+  }
+  if (!fs::is_directory(from) || !fs::is_directory(to))
+    throw Error("the page's file " + to.string() + " is there twice");
+  for (const auto& e : fs::directory_iterator(from)) move_into(e.path(), to / e.path().filename());
+  fs::remove(from);
+}
+
+void unpack_page_files() {
+  namespace fs = std::filesystem;
+  const fs::path scratch = "/attnsim-files";
+  try {
+    extract_zip(kPageFiles, scratch.string(), int64_t{1} << 30);
+    for (const auto& e : fs::directory_iterator(scratch)) move_into(e.path(), "/" / e.path().filename());
+    fs::remove(scratch);
+    fs::remove(kPageFiles);
+  } catch (const std::exception& e) {  // the page still opens: no lessons or checkpoints, '?' for Korean
+    std::printf("attnsim: the page's files did not unpack: %s\n", e.what());
+  }
+}
+
+}  // namespace
+
 int main() {
+  unpack_page_files();  // before the App reads a font, a lesson or a checkpoint
   Page& p = page();
   std::string why;
   if (!open_window(p.window, 1440, 900, true, &why)) {

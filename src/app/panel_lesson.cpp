@@ -218,8 +218,9 @@ bool open_lesson_file(App& app, const std::string& path) {
 }
 
 bool open_lesson_by_id(App& app, const std::string& id, int step) {
-  std::vector<lessons::Diagnostic> problems;
-  for (const lessons::Lesson& l : lessons::load_lesson_dir(lessons::default_lesson_dir(), &problems))
+  LessonUi& ui = lesson_ui();
+  ensure_library(ui);  // loaded (every value filled) once, shared with the browser
+  for (const lessons::Lesson& l : ui.library)
     if (l.id == id) {
       open_lesson(app, l, std::clamp(step, 0, std::max(static_cast<int>(l.steps.size()) - 1, 0)));
       return true;

@@ -1,17 +1,22 @@
 // attnsim-cli lesson: check lesson files against the engine, list them.
 //
-//   attnsim-cli lesson check [FILES or DIRS]   (default: the lessons/ folder)
+//   attnsim-cli lesson check [FILES or DIRS] [--value-cache FILE]   (default: lessons/)
 //   attnsim-cli lesson list  [DIR]
 //   attnsim-cli lesson show  FILE [--lang ko|en]
-// check prints one line per problem as file:line:column: message and exits 2 on any.
+// check prints one line per problem as file:line:column: message and exits 2 on any; with
+// --value-cache it also writes every trained-model value it computed, keyed as the app reads
+// them (model_quantity.h), once the check passed (tools/web.sh puts the file in the page).
 // show prints a lesson's text as the learner reads it: every {value:...} filled by the
 // engine, quoted figures between «», markup removed.
 #include <cstdio>
+#include <filesystem>
 
 #include "commands.h"
 #include "engine/error.h"
 #include "lessons/lesson.h"
 #include "lessons/markup.h"
+#include "lessons/model_quantity.h"
+#include "model/checkpoint.h"
 
 namespace attnsim::cli {
 
@@ -22,6 +27,7 @@ struct LessonOptions {
   std::string list_dir;
   std::string show_file;
   std::string show_lang = "en";
+  std::string value_cache;  // check: write the model values here when the check passes
   bool quiet = false;
 };
 
@@ -33,6 +39,19 @@ std::vector<std::string> default_paths() {
 
 int run_check(const LessonOptions& o) {
   const auto files = lessons::lesson_files(o.check_paths.empty() ? default_paths() : o.check_paths);
+  // The values go to a scratch file beside FILE as they are computed, from an empty start (so
+  // each is recomputed), and become FILE only when every lesson agreed.
+  namespace fs = std::filesystem;
+  const std::string scratch = o.value_cache.empty() ? "" : o.value_cache + ".partial";
+  if (!scratch.empty()) {
+    std::error_code ec;
+    if (fs::is_directory(o.value_cache, ec)) throw Error("--value-cache " + o.value_cache + " is a folder");
+    const fs::path parent = fs::path(o.value_cache).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec))
+      throw Error("--value-cache " + o.value_cache + ": no folder " + parent.string());
+    fs::remove(scratch, ec);
+    lessons::use_model_value_cache(scratch);
+  }
   std::vector<lessons::Diagnostic> problems;
   std::vector<lessons::Lesson> loaded;
   int steps = 0, quizzes = 0, claims = 0;
@@ -56,6 +75,14 @@ int run_check(const LessonOptions& o) {
   }
   lessons::check_lesson_set(loaded, problems);
   for (const auto& p : problems) std::fprintf(stderr, "%s\n", p.str().c_str());
+  std::error_code ec;
+  if (!scratch.empty() && problems.empty()) {
+    if (!fs::exists(scratch, ec)) model::write_text_file(scratch, "{}");  // no model values in these lessons
+    fs::rename(scratch, o.value_cache, ec);
+    if (ec) throw Error("cannot write " + o.value_cache + ": " + ec.message());
+  } else if (!scratch.empty()) {
+    fs::remove(scratch, ec);
+  }
   if (!problems.empty()) {
     std::fprintf(stderr, "attnsim-cli: lesson check: %zu problem%s in %zu file%s\n", problems.size(),
                  problems.size() == 1 ? "" : "s", files.size(), files.size() == 1 ? "" : "s");
@@ -128,6 +155,9 @@ Runner add_lesson_command(CLI::App& app) {
       "on any problem");
   check->add_option("paths", o->check_paths, "lesson files or folders (default: lessons/)");
   check->add_flag("-q,--quiet", o->quiet, "print problems only");
+  check->add_option("--value-cache", o->value_cache,
+                    "when every lesson agrees, write each trained-model value computed to this file, keyed "
+                    "as the app's cache reads them (tools/web.sh puts one in the page)");
   CLI::App* list = cmd->add_subcommand("list", "list the lessons of a folder in order");
   list->add_option("dir", o->list_dir, "folder (default: lessons/)");
   CLI::App* show = cmd->add_subcommand(

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "engine/error.h"
@@ -92,15 +93,38 @@ std::map<std::string, std::shared_ptr<Loaded>> g_loaded;  // by folder
 std::string g_cache_file;                                 // "" = no disk cache
 nlohmann::json g_disk;                                    // its content: key -> value
 
-// What a value depends on: the folder's model.json (size and time), the field, the table.
+// A file's bytes as FNV-1a 64 in hex ("-" when it cannot be read): what a cached value's
+// checkpoint was, without trusting file times (an unpacked copy has new ones).
+std::string content_hash(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return "-";
+  uint64_t h = 1469598103934665603ull;
+  for (std::istreambuf_iterator<char> it(in), end; it != end; ++it) {
+    h ^= static_cast<unsigned char>(*it);
+    h *= 1099511628211ull;
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+// What a value depends on: the checkpoint (its folder under the shipped models, so that a
+// value computed from the source tree serves the page's copy of it, and its model.json's
+// content), every run a claim over runs reads, the field and the table.
 std::string disk_key(const std::string& dir, const ModelSettings& s, const std::string& f) {
   std::error_code ec;
-  const fs::path mj = fs::path(dir) / "model.json";
-  const auto size = fs::file_size(mj, ec);
-  // (long long: libc++'s file clock counts in __int128, which has no to_string)
-  const auto time = static_cast<long long>(fs::last_write_time(mj, ec).time_since_epoch().count());
-  return "v2|" + fs::absolute(dir, ec).string() + "|" + std::to_string(size) + "|" + std::to_string(time) + "|" + f +
-         "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
+  const fs::path shipped = fs::weakly_canonical(model::shipped_models_dir(), ec);
+  const fs::path full = fs::weakly_canonical(dir, ec);
+  const fs::path rel = full.lexically_relative(shipped);
+  const bool inside = !rel.empty() && *rel.begin() != "..";
+  std::string key = "v3|" + (inside ? "shipped/" + rel.generic_string() : full.string()) + "|" +
+                    content_hash(fs::path(dir) / "model.json");
+  if (s.runs) {
+    std::stringstream names(*s.runs);
+    for (std::string run; std::getline(names, run, ',');)
+      key += "|" + content_hash(shipped / run / "model.json");
+  }
+  return key + "|" + f + "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
          (s.head ? std::to_string(*s.head) : "") + "|" + (s.repeat ? std::to_string(*s.repeat) : "") + "|" +
          s.role.value_or("") + "|" + (s.kv_heads ? std::to_string(*s.kv_heads) : "") + "|" + s.runs.value_or("") + "|" +
          (s.keep ? std::to_string(*s.keep) : "") + "|" + s.of.value_or("");

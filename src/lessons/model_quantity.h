@@ -30,10 +30,12 @@ std::string model_dir_of(const ModelSettings& settings);
 const model::Model& loaded_model(const std::string& dir);
 
 // A file that keeps model.* values across runs (the app: opening the lesson library
-// evaluates every lesson's model claims, seconds of forward passes). Keyed by the folder,
-// its model.json's size and time, the field and the table; "" (the default) turns it off, so
-// `lesson check` always recomputes. The file is written through a temporary and a rename;
-// an unreadable or broken one is ignored.
+// evaluates every lesson's model claims, seconds of forward passes). Keyed by the folder
+// (relative to the shipped models when it is one of them), the content of its model.json and
+// of every run a claim over runs reads, the field and the table; "" (the default) turns it
+// off, so `lesson check` always recomputes. `lesson check --value-cache FILE` writes one from
+// scratch, which tools/web.sh puts in the page. The file is written through a temporary and
+// a rename; an unreadable or broken one is ignored.
 void use_model_value_cache(const std::string& file);
 // $XDG_CACHE_HOME/attnsim/model-values.json (or ~/.cache/...); "" without either.
 std::string default_model_value_cache();

@@ -133,6 +133,8 @@ def main():
     os.mkdir(page_dir)
     shutil.copy(os.path.join(WEB, "attnsim.html"), page_dir)  # the file alone, nothing beside it
     url = "file://" + os.path.join(page_dir, "attnsim.html")
+    size = os.path.getsize(os.path.join(page_dir, "attnsim.html"))
+    check(size <= 20 * 10**6, "attnsim.html is %.1f MB (the issue's limit: 20 MB)" % (size / 1e6))
     d = browser(downloads)
     try:
         # Deep links, both languages: scenario, step and language come back in the ready line.
@@ -141,9 +143,12 @@ def main():
                  ("query-padding-nan", "alpha", "en"), ("decode-model", "alpha", "en")]
         for scenario, step, lang in links:
             t0 = time.time()
-            ready, _ = open_page(d, url, "#scenario=%s&step=%s&lang=%s" % (scenario, step, lang))
+            ready, lines = open_page(d, url, "#scenario=%s&step=%s&lang=%s" % (scenario, step, lang))
             want = "attnsim ready: scenario=%s step=%s lang=%s" % (scenario, step, lang)
             check(ready == want, "deep link %s/%s/%s -> %r (%.1f s)" % (scenario, step, lang, ready, time.time() - t0))
+            # the page's own files (lessons, checkpoints, NanumGothic) unpacked from the zip inside it
+            missing = [l for l in lines if "did not unpack" in l or "font not found" in l]
+            check(not missing, "the page's files and the Korean font are there %r" % missing)
 
         # The page's trace against the desktop's, step by step.
         for scenario in ["default", "query-padding-nan", "mask-two-fills", "model", "decode-gqa"]:

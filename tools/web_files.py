@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""The page's own files for tools/web.sh: the lessons, the shipped checkpoints and the fonts,
+as one deflated zip whose entries carry the absolute paths the desktop reads them from
+(attnsim/lessons/..., attnsim/assets/..., usr/share/fonts/...), written into the page as the
+text of one element that src/app/shell.html decodes and main_web.cpp unpacks at start.
+
+Why not emcc --embed-file: its bytes go through SINGLE_FILE's base64 (8 bits of text for 6 of
+data) and are not compressed. Deflate takes the fonts and the training logs to half or less,
+and the text form here spends 8 bits on 7:
+
+  the zip's bits, 7 at a time -> one character each: the value itself (ASCII, one UTF-8
+  byte), except NUL, CR and '<', which an HTML parser would replace or read as a tag; those
+  become U+0100 + value (two UTF-8 bytes). The last group is padded with zero bits.
+
+Intermediate checkpoints (a run's checkpoints/step-N/) ship for tools/retrain-check.sh; the
+page carries those of the runs named in PAGE_TIMELINES only (lesson 14 scrubs `induction`'s).
+
+Usage: web_files.py OUT.html-part FILE[@PATH]...   (from the repository root)
+  the lessons/ and assets/ folders go in as /attnsim/..., each FILE at PATH (default: FILE)"""
+import io
+import os
+import sys
+import zipfile
+
+PAGE_TIMELINES = {"induction"}
+ESCAPED = {0x00, 0x0D, 0x3C}
+
+
+def page_files(extra):
+    files = [(f.split("@")[0], f.split("@")[-1].lstrip("/")) for f in extra]
+    for top in ("lessons", "assets"):
+        for root, dirs, names in os.walk(top):
+            dirs.sort()
+            parts = root.split(os.sep)
+            if "checkpoints" in parts and parts[parts.index("checkpoints") - 1] not in PAGE_TIMELINES:
+                continue
+            files += [(os.path.join(root, n), "attnsim/" + os.path.join(root, n)) for n in sorted(names)]
+    return files
+
+
+def zipped(files):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for src, name in files:  # sorted, with a fixed time: the same sources give the same page
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with open(src, "rb") as f:
+                z.writestr(info, f.read(), compresslevel=9)
+    return buf.getvalue()
+
+
+def seven_bit_text(data):
+    values = bytearray()
+    for i in range(0, len(data), 7):  # 7 bytes = 56 bits = 8 characters
+        chunk = data[i:i + 7]
+        n = int.from_bytes(chunk.ljust(7, b"\0"), "big")
+        groups = (len(chunk) * 8 + 6) // 7
+        values += bytes((n >> (49 - 7 * k)) & 0x7F for k in range(groups))
+    table = {v: chr(0x100 + v) for v in ESCAPED}
+    return values.decode("latin-1").translate(table)
+
+
+def main():
+    out, extra = sys.argv[1], sys.argv[2:]
+    data = zipped(page_files(extra))
+    text = seven_bit_text(data)
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.write('<script type="application/octet-stream" id="attnsim-files" data-bytes="%d">' % len(data))
+        f.write(text)
+        f.write("</script>\n")
+    os.replace(out + ".tmp", out)
+    print("page files: %.1f MB zipped, %.1f MB as text" % (len(data) / 1e6, os.path.getsize(out) / 1e6))
+
+
+if __name__ == "__main__":
+    main()
