@@ -435,6 +435,8 @@ add "decode --dump /proc/attnsim-decode"
 for f in "${lesson_files[@]}"; do add "lesson check $L/$f.toml"; done
 add "lesson check $L/fifo.toml"
 add "lesson check /nonexistent"
+add "lesson check --value-cache /nonexistent/values.json lessons/01-one-budget.toml"   # no such folder
+add "lesson check --value-cache $W lessons/01-one-budget.toml"                     # a folder, not a file
 add "lesson check $'$L/new\nline.toml'"
 add "lesson list /nonexistent"
 add "lesson"

@@ -87,8 +87,10 @@ std::vector<int64_t> parse_kv_heads(const std::string& text, int64_t g0) {
   }
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
-    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
       throw Error("--kv-heads: '" + item + "' is not a whole number (e.g. --kv-heads 2, 2,1 or all)");
+    if (item.size() > 9)  // a digit string past any head count; stoll would overflow at 20 digits
+      throw Error("--kv-heads " + item + ": too many K/V heads (the model has " + std::to_string(g0) + ")");
     const int64_t g = std::stoll(item);
     if (std::find(out.begin(), out.end(), g) != out.end()) throw Error("--kv-heads: " + item + " is listed twice");
     out.push_back(g);
