@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "views/i18n.h"
@@ -497,7 +498,17 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
     p.x_hi = x_hi;
     p.x_unit = step_word;
     double hi = 0;
-    if (group) {
+    // Induction runs log the loss per part (first copy, repeated part); recall and gist runs
+    // log parts of their own, and their plot is the whole loss.
+    const bool parts = std::any_of(tl.points.begin(), tl.points.end(),
+                                   [](const TimelinePoint& q) { return q.loss_repeat >= 0; });
+    if (group && !parts) {
+      p.title = trf_in(ui, "loss over %d seeds (nats)", seeds);
+      add_group_curves(
+          p, th, *group, family(th, orange), [](const SpreadPoint& sp) { return std::optional<Spread>(sp.loss); },
+          [](const TimelinePoint& q) { return q.loss; }, stride, trf_in(ui, "loss: min-max of %d seeds", seeds),
+          tr_in(ui, "loss: median"), ui, &hi);
+    } else if (group) {
       // The seeds' spread: the first copy's band and median (random tokens: it stays near the
       // uniform guess), the repeated part's band, median and every seed.
       p.title = trf_in(ui, "loss per part over %d seeds (nats)", seeds);
@@ -518,6 +529,15 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
           p, th, *group, family(th, orange), [](const SpreadPoint& sp) { return sp.loss_repeat; },
           [](const TimelinePoint& q) { return q.loss_repeat; }, stride,
           trf_in(ui, "repeated part: min-max of %d seeds", seeds), tr_in(ui, "repeated part: median"), ui, &hi);
+    } else if (!parts) {
+      p.title = tr_in(ui, "loss (nats)");
+      fig::Series all{in_lang(lang, "손실", "loss"), orange, {}, 4};
+      for (size_t i = 0; i < tl.points.size(); ++i) {
+        hi = std::max(hi, tl.points[i].loss);
+        if (i % stride == 0 || i + 1 == tl.points.size())
+          all.points.emplace_back(static_cast<double>(tl.points[i].step), tl.points[i].loss);
+      }
+      p.series = {all};
     } else {
       p.title = tr_in(ui, "loss per part (nats)");
       fig::Series first{in_lang(lang, "첫 사본", "first copy"), blue, {}, 4};

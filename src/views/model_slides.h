@@ -101,6 +101,8 @@ struct TimelineExtras {
 //                a group:   bands [first copy, repeated part: min..max over the seeds],
 //                           series [first copy median, each other seed's repeated part,
 //                           the open run's (highlighted), repeated part median]
+//                a run that logs no repeated part (recall, gist): the whole loss, as
+//                           series [loss] or band [min..max], series [seeds, open, median]
 //                levels [uniform guess ln(V-1)] when extras.config is given
 //   1 induction  one run:   series [layer * heads + head]
 //                a group:   bands [best induction score (any head): min..max],

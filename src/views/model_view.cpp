@@ -96,8 +96,7 @@ std::vector<std::string> ModelView::list_timeline() const {
   const fs::path dir(dir_);
   const fs::path run = dir.parent_path().filename() == "checkpoints" ? dir.parent_path().parent_path() : dir;
   std::error_code ec;
-  if (!fs::is_directory(run / "checkpoints", ec)) return out;
-  for (const auto& e : fs::directory_iterator(run / "checkpoints", ec))
+  for (const auto& e : fs::directory_iterator(run / "checkpoints", ec))  // none: ec set, no entries
     if (e.is_directory() && e.path().filename().string().rfind("step-", 0) == 0)
       out.push_back(e.path().string());
   std::sort(out.begin(), out.end());  // step-NNNNNN: zero-padded, so text order is step order

@@ -58,7 +58,7 @@ class ModelView {
 
   // The saved checkpoints of this model's run: RUN/checkpoints/step-NNNNNN, oldest first,
   // then RUN itself (the final model); RUN is the loaded folder, or the run it is a step of.
-  // Empty when the run kept no checkpoints.
+  // A run that kept no checkpoints is RUN alone (its log is still the Training tab's).
   std::vector<std::string> timeline() const;
 
   // The sequence (BOS first). Each setter recomputes; throws Error on bad input.

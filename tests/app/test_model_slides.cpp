@@ -98,6 +98,29 @@ TEST_CASE("the timeline slide plots the run log's values and marks the phase cha
   CHECK_THROWS_AS(timeline_slide("/nonexistent/run", -1, {}), Error);
 }
 
+TEST_CASE("a run that logs no repeated part (recall, gist) plots its whole loss, not empty part lines") {
+  Timeline tl;
+  tl.layers = 1;
+  tl.heads = 2;
+  for (int64_t step = 50; step <= 1000; step += 50) {
+    TimelinePoint q;
+    q.step = step;
+    q.loss = 4.5 - 1.5 * static_cast<double>(step) / 1000;  // no loss_first / loss_repeat (-1)
+    tl.points.push_back(q);
+  }
+  figure::Figure f;
+  f.width = 900;
+  f.height = 1600;
+  const auto plots = add_timeline_plots(f, figure::print_theme(), {0, 0, 900, 1600}, tl, 1000, -1, lessons::Lang::En, false);
+  const figure::PlotLayout& loss = plots.at(0);
+  REQUIRE(loss.series_lines.size() == 1);
+  REQUIRE(loss.series_lines[0].second == tl.points.size() - 1);  // one segment between each two points
+  for (size_t i = 0; i < loss.series_lines[0].second; ++i) {
+    const auto v = value_at(loss, std::get<figure::Line>(f.items[loss.series_lines[0].first + i]));
+    CHECK(v.second == Approx(tl.points[i].loss).margin(1e-3));
+  }
+}
+
 TEST_CASE("the Training tab's plots: one column, a live run's 3000 steps thinned to every k-th point and the last") {
   Timeline tl;
   tl.layers = 1;

@@ -13,6 +13,7 @@
 
 #include "views/model_view.h"
 #include "engine/error.h"
+#include "model/checkpoint.h"
 #include "model/tasks.h"
 
 using namespace attnsim;
@@ -90,6 +91,16 @@ TEST_CASE("the timeline scrubber loads checkpoint k and the grid matches `attnsi
     }
     REQUIRE(v.timeline() == steps);  // a step folder knows its run
   }
+}
+
+TEST_CASE("a run that kept no checkpoints is its own timeline, so the Training tab finds its log") {
+  // the shipped recall / gist runs keep none (and the page carries only induction's)
+  const std::string run = model::shipped_models_dir() + "/gist-d64-h8-kv1-4k-s2";
+  if (!std::filesystem::is_regular_file(run + "/model.json")) return;
+  REQUIRE_FALSE(std::filesystem::exists(run + "/checkpoints"));
+  ModelView v;
+  v.load(run);
+  CHECK(v.timeline() == std::vector<std::string>{run});
 }
 
 TEST_CASE("a broken checkpoint throws one line naming the file and the view keeps its model") {
