@@ -357,11 +357,12 @@ void draw_figures(LessonUi& ui) {
   }
   const figure::Figure& fig = cache.view.figure;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), fig, origin, scale, Backdrop::Window);
-  ImGui::InvisibleButton("##figures-table", {fig.width * scale, fig.height * scale});
+  const float drawn = std::min(scale, avail / fig.width);  // a table laid out wider than asked (cost_view)
+  draw_figure(ImGui::GetWindowDrawList(), fig, origin, drawn, Backdrop::Window);
+  ImGui::InvisibleButton("##figures-table", {fig.width * drawn, fig.height * drawn});
   if (!ImGui::IsItemHovered()) return;
   const ImVec2 m = ImGui::GetIO().MousePos;
-  const figure::Rect at{(m.x - origin.x) / scale, (m.y - origin.y) / scale, 0, 0};
+  const figure::Rect at{(m.x - origin.x) / drawn, (m.y - origin.y) / drawn, 0, 0};
   for (size_t r = 0; r < cache.view.layout.cells.size() && r < ui.figures.size(); ++r) {
     const figure::Rect name = figure::text_box(std::get<figure::Text>(fig.items[cache.view.layout.cells[r][0]]));
     if (at.x >= name.x && at.x <= name.right() && at.y >= name.y && at.y <= name.bottom())

@@ -49,22 +49,28 @@ TableLayout add_table(Figure& f, const Theme& th, const Rect& area, const TableS
       fit->widths[c] = natural(c, size) + kPad;
       rest -= fit->widths[c];
     }
-    fit->widths[0] = rest;
-    if (cols > 1 && rest < area.w / 4) return false;
+    // Column 0 keeps a quarter even when the others leave less (the table then runs past the
+    // area's right edge, and fits_width says how wide it needed to be).
+    fit->widths[0] = std::max(rest, area.w / 4);
+    const bool room = cols == 1 || rest >= area.w / 4;
     fit->names.clear();
     const float line = size * 1.25f;
     fit->height = size * 1.8f;  // the header
     for (const auto& r : spec.rows) {
       fit->names.push_back(wrap_text(r[0], size, fit->widths[0] - kPad, 2));
+      if (fit->names.back().empty()) fit->names.back().emplace_back();  // an empty name: one blank line
       fit->height += static_cast<float>(fit->names.back().size()) * line + size * 0.6f;
     }
-    return fit->height <= area.h;
+    return room && fit->height <= area.h;
   };
   Fit fit;
   bool ok = false;
   for (float size = std::max(spec.largest, kLabelMin); size >= kLabelMin && !ok; size -= 2) ok = fit_at(size, &fit);
   if (!ok) fit_at(kLabelMin, &fit);  // too many rows: the ones that fit, then "… N more"
   out.size = fit.size;
+  float others = 0;
+  for (size_t c = 1; c < cols; ++c) others += fit.widths[c];
+  out.fits_width = cols > 1 ? others * 4 / 3 : 0;
   const float size = fit.size, line = size * 1.25f;
   // A short table: rows spaced out (up to 1.2 x the type size more each), the whole table
   // centred in the height it is given, so the slide is not a strip of text over a gap.

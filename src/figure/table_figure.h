@@ -34,6 +34,9 @@ struct TableLayout {
   float size = 0;                            // the type size chosen
   size_t rows_shown = 0;
   float bottom = 0;                          // where the last row (or "… N more") ends
+  float fits_width = 0;                      // the narrowest area in which the columns after
+                                             // the first leave it a quarter: a narrower one
+                                             // squeezes the names out (a panel widens to it)
   std::vector<std::vector<size_t>> cells;    // [row][column]: the first item index of the cell's
                                              // text (a wrapped name: its first line)
 };

@@ -39,14 +39,21 @@ CostView cost_view(const std::vector<StepFigure>& figures, lessons::Lang lang, c
   fig::TableSpec t = cost_table(figures, lang);
   t.largest = fig::kLabelMin;  // the UI's text size (the panel's scale makes 28 units that)
   t.spread = false;
-  CostView v;
-  v.figure.width = width;
-  v.figure.background = th.background;
-  v.figure.theme = th.name;
-  v.figure.title = lang == lessons::Lang::Ko ? "엔진이 계산한 수치" : "Figures computed by the engine";
   const float pad = 12;
+  CostView v;
   // every row: a table taller than any step states (the rows are packed from the top)
-  v.layout = fig::add_table(v.figure, th, {pad, pad, width - 2 * pad, 100000}, t);
+  auto lay_out = [&](float w) {
+    v.figure = {};
+    v.figure.width = w;
+    v.figure.background = th.background;
+    v.figure.theme = th.name;
+    v.figure.title = lang == lessons::Lang::Ko ? "엔진이 계산한 수치" : "Figures computed by the engine";
+    v.layout = fig::add_table(v.figure, th, {pad, pad, w - 2 * pad, 100000}, t);
+  };
+  lay_out(width);
+  // Too narrow for the sizes and values beside the names: wider, and the panel scales it
+  // down, rather than names squeezed to nothing and rows drawn over each other.
+  if (v.layout.fits_width > width - 2 * pad) lay_out(v.layout.fits_width + 2 * pad);
   v.figure.height = v.layout.bottom + pad;
   return v;
 }

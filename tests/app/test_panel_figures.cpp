@@ -315,6 +315,30 @@ TEST_CASE("the Figures panel draws the cost slide's table, rows packed at the UI
   }
 }
 
+TEST_CASE("a Figures table too wide for its panel is laid out wider (the panel scales it), never squeezing the names") {
+  // lesson 10's GQA step at a 1366-pixel window: the sizes and values left the names no room,
+  // and the rows were drawn over each other
+  const std::vector<StepFigure> figures = {
+      {"cost.kv_cache_bytes", "d=4096 h=32 g=32 L=32 B=1 T=4096 fp16", "2,147,483,648 B (2.00 GiB, 2.15 GB)"},
+      {"cost.kv_cache_bytes", "d=4096 h=32 g=8 L=32 B=1 T=4096 fp16", "536,870,912 B (512.00 MiB, 536.87 MB)"},
+      {"cost.kv_cache_bytes", "d=4096 h=32 g=4 L=32 B=1 T=4096 fp16", "268,435,456 B (256.00 MiB, 268.44 MB)"}};
+  for (lessons::Lang lang : {lessons::Lang::En, lessons::Lang::Ko})
+    for (float width : {600.0f, 1700.0f, 4000.0f}) {
+      INFO(width);
+      const CostView v = cost_view(figures, lang, "projector", width);
+      REQUIRE(v.layout.rows_shown == figures.size());
+      CHECK(v.figure.width >= width);
+      CHECK(v.figure.width - 24 >= v.layout.fits_width);
+      if (width == 4000.0f) CHECK(v.figure.width == width);  // wide enough: as asked
+      for (size_t r = 0; r < figures.size(); ++r) {
+        CHECK_FALSE(text_at(v.figure, v.layout.cells[r][0]).empty());
+        CHECK(text_at(v.figure, v.layout.cells[r][2]) == figures[r].value);
+      }
+      CHECK(fig::overlapping_texts(v.figure).empty());
+      CHECK(fig::texts_outside(v.figure).empty());
+    }
+}
+
 // [SECTION] one colour map, one panel theme
 
 TEST_CASE("the GL shader's colour stops are figure::colormap's, and the shader has no colours of its own") {
