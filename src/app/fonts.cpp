@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "app/symbol_glyphs.h"
 #include "views/i18n.h"
 #include "engine/scenario.h"
 
@@ -120,13 +121,19 @@ void Fonts::build() {
       path_.clear();
       io.Fonts->AddFontDefault();
     } else if (std::filesystem::is_regular_file(kSymbolFont)) {
-      // Symbols NanumGothic lacks (the transpose mark in "q·kᵀ") come from DejaVu Sans,
-      // which Debian installs with most desktops; glyphs Nanum has are not replaced.
-      static const ImWchar symbols[] = {0x1D40, 0x1D40, 0x2211, 0x2211, 0x221A, 0x221A, 0};
+      // Symbols NanumGothic lacks come from DejaVu Sans (symbol_glyphs.h), which Debian
+      // installs with most desktops and the page carries; glyphs Nanum has are not replaced.
+      static ImVector<ImWchar> symbols;  // must outlive the atlas build
+      symbols.clear();
+      for (const auto& [first, last] : kSymbolGlyphs) {
+        symbols.push_back(static_cast<ImWchar>(first));
+        symbols.push_back(static_cast<ImWchar>(last));
+      }
+      symbols.push_back(0);
       ImFontConfig merge;
       merge.MergeMode = true;
       merge.OversampleH = merge.OversampleV = 1;
-      io.Fonts->AddFontFromFileTTF(kSymbolFont, px, &merge, symbols);
+      io.Fonts->AddFontFromFileTTF(kSymbolFont, px, &merge, symbols.Data);
     }
   }
   io.Fonts->Build();
