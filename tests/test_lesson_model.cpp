@@ -215,6 +215,7 @@ TEST_CASE("model.* values on disk are keyed by the shipped name and model.json's
   CHECK(num(head(1, 3), "induction") == 123.5);
   // a run whose model.json says something else does not
   std::ofstream(tmp / "b" / "induction" / "model.json", std::ios::app) << "\n";
+  use_model_value_cache(file);  // a new start (model.json is read once per start)
   CHECK(num(head(1, 3), "induction") == computed);
   use_model_value_cache("");
   if (before.empty()) ::unsetenv("ATTNSIM_MODELS");

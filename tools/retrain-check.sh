@@ -2,17 +2,18 @@
 # Training repeats bit for bit on any machine: retrains one seed of each shipped recipe
 # (`train --recipe`, the run's own model.json) up to a step, and requires the same log lines
 # (all but the wall-clock "seconds": the loss and gradient norm to 17 digits) and, where a
-# checkpoint of that step ships with the run, the same bytes in every parameter. The fixed-order products and math (src/engine/gemm_fixed.h,
-# fixed_math.h) make that hold across CPUs, kernel sets and thread counts. Then redoes one
-# shipped MHA -> GQA conversion (`gqa-convert --uptrain`) and requires the same parameters.
+# checkpoint of that step ships with the run, the same bytes in every parameter. The
+# fixed-order products and math (src/engine/gemm_fixed.h, fixed_math.h) make that hold
+# across CPUs, kernel sets and thread counts. Then redoes each shipped MHA -> GQA conversion
+# of one seed (`gqa-convert --uptrain`, g = 4, 2, 1) and requires the same parameters.
 #   tools/retrain-check.sh [build/attnsim-cli]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=${1:-build/attnsim-cli}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# recipe folder, step of the checkpoint compared, the run's --score-every where not the default 250
-# (a log cadence, not part of the recipe)
+# recipe folder, step compared (its checkpoint too where one ships), and the run's
+# --score-every where not the default 250 (a log cadence, not part of the recipe)
 runs=("induction 500" "induction-d64-h1 250" "induction-d64-h8 250" "induction-d64-h1-6k-s1 250" "induction-d64-h8-6k-s1 250"
       "induction-d64-h2-6k-s1 250" "induction-d64-h4-6k-s1 250" "induction-d64-h16-6k-s1 250"
       "recall-d64-h8-kv1-8k-s1 1000 1000" "recall-d64-h8-kv8-8k-s1 250 1000"
@@ -38,7 +39,7 @@ for entry in "${runs[@]}"; do
   fi
   echo "retrain-check: $name: $step steps, $what identical"
 done
-# MHA -> GQA: one shipped conversion, mean-pooled and uptrained again with its recipe.
+# MHA -> GQA: the shipped conversions, mean-pooled and uptrained again with their recipe.
 # converted folder, source run, K/V heads, uptraining steps
 conversions=("induction-d64-h8-6k-s1-kv4-up300 induction-d64-h8-6k-s1 4 300"
              "induction-d64-h8-6k-s1-kv2-up300 induction-d64-h8-6k-s1 2 300"

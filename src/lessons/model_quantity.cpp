@@ -93,11 +93,16 @@ std::map<std::string, std::shared_ptr<Loaded>> g_loaded;  // by folder
 std::string g_cache_file;                                 // "" = no disk cache
 nlohmann::json g_disk;                                    // its content: key -> value
 
+std::map<std::string, std::string> g_hashes;  // model.json -> content_hash, per cache start
+
 // A file's bytes as FNV-1a 64 in hex ("-" when it cannot be read): what a cached value's
-// checkpoint was, without trusting file times (an unpacked copy has new ones).
+// checkpoint was, without trusting file times (an unpacked copy has new ones). Read once per
+// use_model_value_cache (a claim over 12 runs would read 13 files for every value).
 std::string content_hash(const fs::path& file) {
+  const auto [slot, fresh] = g_hashes.try_emplace(file.string());
+  if (!fresh) return slot->second;
   std::ifstream in(file, std::ios::binary);
-  if (!in) return "-";
+  if (!in) return slot->second = "-";
   uint64_t h = 1469598103934665603ull;
   for (std::istreambuf_iterator<char> it(in), end; it != end; ++it) {
     h ^= static_cast<unsigned char>(*it);
@@ -105,7 +110,7 @@ std::string content_hash(const fs::path& file) {
   }
   char out[17];
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
-  return out;
+  return slot->second = out;
 }
 
 // What a value depends on: the checkpoint (its folder under the shipped models, so that a
@@ -343,6 +348,7 @@ void use_model_value_cache(const std::string& file) {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_cache_file = file;
   g_disk = nlohmann::json::object();
+  g_hashes.clear();
   if (file.empty()) return;
   std::ifstream in(file);
   if (!in) return;
