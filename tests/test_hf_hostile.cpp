@@ -12,6 +12,7 @@
 #include "model/hf_config.h"
 #include "model/hf_model.h"
 #include "model/hf_safetensors.h"
+#include "model/hf_text.h"
 
 using namespace attnsim;
 using namespace attnsim::model::hf;
@@ -120,5 +121,96 @@ TEST_CASE("a folder whose tensors disagree with its config is refused before a b
   fs::remove(d / "model.safetensors");
   std::ofstream(d / "model.safetensors.index.json") << R"({"weight_map":{"wte.weight":"../x.safetensors"}})";
   CHECK_THROWS_WITH(load_hf_model(d.string()), Catch::Contains("must be a plain file name"));
+  fs::remove_all(d);
+}
+
+// [SECTION] issue 37: bounded work, files that change under a pass, ids past the tokenizer
+
+TEST_CASE("rope_theta and bos_token_id outside what the model can use name their field") {
+  const std::string llama = R"({"model_type":"llama","hidden_size":16,"num_attention_heads":4,"num_hidden_layers":1,)"
+                            R"("vocab_size":10,"intermediate_size":8)";
+  CHECK_THAT(config_error(llama + R"(,"rope_theta":1e-300})"), Catch::Contains("rope_theta 1e-300 is outside what RoPE can use"));
+  CHECK_THAT(config_error(llama + R"(,"rope_theta":0.5})"), Catch::Contains("rope_theta 0.5"));
+  CHECK(config_error(llama + R"(,"rope_theta":500000.0})") == "(accepted)");
+  CHECK_THAT(config_error(llama + R"(,"bos_token_id":10})"), Catch::Contains("bos_token_id 10 is not a token id of the model (vocab_size 10)"));
+  CHECK(config_error(llama + R"(,"bos_token_id":9})") == "(accepted)");
+}
+
+TEST_CASE("a shard truncated while a pass reads it is one Error (pread), not SIGBUS (mmap)") {
+  const fs::path d = fs::temp_directory_path() / ("attnsim-st-shrink-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  const std::string header = R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[600000],"data_offsets":[8,1200008]}})";
+  std::ofstream(d / "model.safetensors", std::ios::binary) << safetensors_bytes(header, 1200008);
+  const SafetensorsSet st = SafetensorsSet::open_file((d / "model.safetensors").string());
+  CHECK(st.read_f32("b").numel() == 600000);
+  fs::resize_file(d / "model.safetensors", 8 + header.size() + 100000);  // another process cuts it short
+  CHECK(st.read_f32("a").numel() == 4);
+  CHECK_THROWS_WITH(st.read_f32("b"), Catch::Contains("file shrank"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("40,000 tensors open in linear time, each found by name") {
+  const fs::path d = fs::temp_directory_path() / ("attnsim-st-many-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  std::string header = "{";
+  for (int i = 0; i < 40000; ++i)
+    header += (i ? "," : "") + std::string("\"t") + std::to_string(i) + R"(":{"dtype":"F32","shape":[1],"data_offsets":[)" +
+              std::to_string(4 * i) + "," + std::to_string(4 * i + 4) + "]}";
+  std::string bytes = safetensors_bytes(header + "}", 4 * 40000);
+  const float seven = 7.0f;
+  std::memcpy(bytes.data() + bytes.size() - 4, &seven, 4);  // t39999
+  std::ofstream(d / "model.safetensors", std::ios::binary) << bytes;
+  const SafetensorsSet st = SafetensorsSet::open_file((d / "model.safetensors").string());
+  CHECK(st.tensors().size() == 40000);
+  CHECK(st.read_f32("t39999").f32()[0] == 7.0f);
+  CHECK(st.find("t40000") == nullptr);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a shard index is read as a stream and checked both ways against its shards") {
+  const fs::path d = fs::temp_directory_path() / ("attnsim-st-index-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "s1.safetensors", std::ios::binary)
+      << safetensors_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8);
+  auto index_error = [&](const std::string& json) -> std::string {
+    std::ofstream(d / "model.safetensors.index.json") << json;
+    try {
+      SafetensorsSet::open_dir(d.string());
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  CHECK(index_error(R"({"metadata": {"total_size": 8}, "weight_map": {"a": "s1.safetensors", "b": "s1.safetensors"}})") == "(accepted)");
+  CHECK_THAT(index_error(R"({"weight_map": {"a": "s1.safetensors", "b": "s1.safetensors", "c": "s1.safetensors"}})"),
+             Catch::Contains("'c' is not in s1.safetensors"));
+  CHECK_THAT(index_error(R"({"weight_map": {"a": "s1.safetensors"}})"), Catch::Contains("does not list 'b'"));
+  CHECK_THAT(index_error(R"({"weight_map": {"a": "s1.safetensors", "a": "s1.safetensors"}})"), Catch::Contains("'a' is listed twice"));
+  CHECK_THAT(index_error(R"({"weight_map": {"a": 3}})"), Catch::Contains("the shard of 'a' must be a file name, not a number"));
+  CHECK_THAT(index_error(R"({"weight_map": [1]})"), Catch::Contains("needs a \"weight_map\" object"));
+  CHECK_THAT(index_error(R"({"other": {}})"), Catch::Contains("needs a \"weight_map\" object"));
+  CHECK_THAT(index_error(R"({"weight_map": {"a": "s1.safe)"), Catch::Contains("not valid JSON"));
+  std::string many = R"({"weight_map": {)";
+  for (size_t i = 0; i <= kMaxShards; ++i) many += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\": \"s" + std::to_string(i) + "\"";
+  CHECK_THAT(index_error(many + "}}"), Catch::Contains("names more than 4096 shard files"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("ids past the tokenizer (a config vocabulary padded beyond it, as Qwen2's) read as <id N>") {
+  const std::string dir = std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/hf_gpt2_tok";
+  const HfText text = open_hf_text(dir, true);
+  REQUIRE(text.tokenizer);
+  CHECK(text.label(270) == "<id 270>");
+  CHECK(text.label(300000) == "<id 300000>");
+  const std::string hi = text.text({text.tokenizer->encode("Hi")});
+  CHECK(text.text({text.tokenizer->encode("Hi")[0], 270}) == text.text({text.tokenizer->encode("Hi")[0]}) + "<id 270>");
+  CHECK(hi == "Hi");
+}
+
+TEST_CASE("vocab.json without merges.txt is refused, not read as a folder without a tokenizer") {
+  const fs::path d = fs::temp_directory_path() / ("attnsim-no-merges-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  fs::copy_file(std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/hf_gpt2_tok/vocab.json", d / "vocab.json");
+  CHECK_THROWS_WITH(open_hf_text(d.string(), false), Catch::Contains("has vocab.json but no merges.txt"));
   fs::remove_all(d);
 }

@@ -201,6 +201,70 @@ TEST_CASE("hostile tokenizer files: one clear Error each", "[tokenizer]") {
   CHECK_THROWS_WITH(t.encode("ab"), Catch::Contains("no token for the bytes \"b\""));
 }
 
+// [SECTION] issue 37: bounded work, predicted growth, added tokens that lie
+
+namespace {
+
+// {"model": {"vocab": {"a": 0, "b": 1, "<x>": 2}, "merges": []}, ...EXTRA}
+std::string with(const std::string& extra) {
+  return R"({"model": {"vocab": {"a": 0, "b": 1, "<x>": 2}, "merges": []})" + (extra.empty() ? "" : ", " + extra) + "}";
+}
+
+std::string added(const std::vector<std::pair<int, std::string>>& tokens) {
+  std::string out = R"("added_tokens": [)";
+  for (size_t i = 0; i < tokens.size(); ++i)
+    out += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string(tokens[i].first) + R"(, "content": ")" +
+           tokens[i].second + R"(", "special": true})";
+  return out + "]";
+}
+
+}  // namespace
+
+TEST_CASE("added tokens: the longest that starts at each position wins, however many there are", "[tokenizer]") {
+  const Tokenizer t = parse_tokenizer_json(with(added({{3, "<ab>"}, {4, "<abab>"}, {5, "<a"}})), "t.json");
+  CHECK(t.encode("a<abab>b<ab><a") == Ids{0, 4, 1, 3, 5});
+  CHECK(t.encode("<aba") == Ids{5, 1, 0});  // "<abab>" and "<ab>" start there but do not finish
+  CHECK(t.token_id("<abab>") == 4);
+  CHECK(t.token_id("<aba") == std::nullopt);
+  // 5,000 added tokens sharing a prefix: each position walks the trie once
+  std::vector<std::pair<int, std::string>> many;
+  for (int i = 0; i < 5000; ++i) many.push_back({3 + i, std::string(20, 'a') + "b" + std::to_string(i)});
+  const Tokenizer m = parse_tokenizer_json(with(added(many)), "t.json");
+  const Ids ids = m.encode(std::string(20, 'a') + "b4999" + std::string(30000, 'a'));
+  REQUIRE(ids.size() == 30001);
+  CHECK(ids[0] == 5002);
+}
+
+TEST_CASE("added tokens that lie are refused: one id twice, an id the vocabulary gives another token", "[tokenizer]") {
+  CHECK_THAT(load_error(with(added({{3, "<y>"}, {3, "<z>"}}))), Catch::Contains("added tokens \"<y>\" and \"<z>\" have the same id 3"));
+  CHECK_THAT(load_error(with(added({{1, "<y>"}}))), Catch::Contains("added token \"<y>\" has id 1, which the vocabulary gives to \"b\""));
+  CHECK(load_error(with(added({{2, "<x>"}, {2, "<x>"}}))).empty());  // the vocabulary's own token, listed twice
+  CHECK_THAT(load_error(with(added({{3, std::string(257, 'q')}}))), Catch::Contains("is 257 bytes long"));
+}
+
+TEST_CASE("a pipeline that would grow the text is refused with its figures before it is built", "[tokenizer]") {
+  std::string doubling = R"("normalizer": {"type": "Sequence", "normalizers": [)";
+  for (int i = 0; i < 40; ++i) doubling += std::string(i ? ", " : "") + R"({"type": "Replace", "pattern": {"String": "a"}, "content": "aa"})";
+  const Tokenizer t = parse_tokenizer_json(with(doubling + "]}"), "t.json");
+  CHECK_THROWS_WITH(t.encode("aaaa"), Catch::Contains("40 steps could make this 4-byte text 4.4e+12 bytes long") &&
+                                           Catch::Contains("at most 16.00 MiB"));
+  // the same chain five steps long is fine: 4 bytes become 128
+  std::string five = R"("normalizer": {"type": "Sequence", "normalizers": [)";
+  for (int i = 0; i < 5; ++i) five += std::string(i ? ", " : "") + R"({"type": "Replace", "pattern": {"String": "a"}, "content": "aa"})";
+  CHECK(parse_tokenizer_json(with(five + "]}"), "t.json").encode("aaaa").size() == 128);
+  // a Metaspace that makes each space 256 bytes: counted exactly, refused before it is built
+  const Tokenizer meta = parse_tokenizer_json(
+      with(R"("pre_tokenizer": {"type": "Metaspace", "replacement": ")" + std::string(256, 'b') + R"(", "split": false})"), "t.json");
+  CHECK(meta.encode("a a").size() == 256 * 2 + 2);  // the replacement prepended, and for the space: 256 bytes each
+  CHECK_THROWS_WITH(meta.encode(std::string(70000, ' ')), Catch::Contains("pre_tokenizer Metaspace would make the 70,000-byte text"));
+  // the steps and strings of the chain are bounded when the file is read
+  std::string steps = R"("normalizer": {"type": "Sequence", "normalizers": [)";
+  for (int i = 0; i < 65; ++i) steps += std::string(i ? ", " : "") + R"({"type": "NFC"})";
+  CHECK_THAT(load_error(with(steps + "]}")), Catch::Contains("the normalizer has more than 64 steps"));
+  CHECK_THAT(load_error(with(R"("normalizer": {"type": "Prepend", "prepend": ")" + std::string(300, 'a') + "\"}")),
+             Catch::Contains("Prepend's prepend is 300 bytes long"));
+}
+
 TEST_CASE("a 50 MB tokenizer.json is refused by its size before it is read", "[tokenizer]") {
   const std::string dir = temp_dir("big");
   const std::string path = dir + "/tokenizer.json";

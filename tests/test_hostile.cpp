@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -200,6 +201,41 @@ TEST_CASE("hostile: AtomicFile lands whole or not at all") {
   CHECK(temp_files_in(dir) == 0);
   CHECK_THROWS_WITH(write_file_atomically("/nonexistent-dir/x", "x"), Catch::Contains("/nonexistent-dir/x: cannot write here"));
   CHECK_THROWS_WITH(write_file_atomically((dir / "").string(), "x"), Catch::Contains("is not a file name"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hostile: a write replaces a regular file or a link, never a FIFO, folder or device (issue 37)") {
+  const fs::path dir = fresh("not-regular");
+  fs::create_directories(dir / "folder");
+  const std::string fifo = (dir / "fifo").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(write_file_atomically(fifo, "x"), Catch::Contains("fifo is a FIFO, not a file attnsim may replace"));
+  CHECK(fs::is_fifo(fifo));
+  CHECK_THROWS_WITH(write_file_atomically((dir / "folder").string(), "x"), Catch::Contains("is a folder"));
+  // a private /dev/full (root only, as CI runs): it stays a device
+  const std::string full = (dir / "full").string();
+  if (::mknod(full.c_str(), S_IFCHR | 0600, makedev(1, 7)) == 0) {
+    CHECK_THROWS_WITH(write_file_atomically(full, "x"), Catch::Contains("is a character device"));
+    struct stat st {};
+    CHECK((::lstat(full.c_str(), &st) == 0 && S_ISCHR(st.st_mode)));
+  }
+  // something that appears at the path while the file is written is not replaced either
+  const std::string late = (dir / "late").string();
+  {
+    AtomicFile f(late);
+    f.write("x");
+    REQUIRE(::mkfifo(late.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(f.commit(), Catch::Contains("late is a FIFO"));
+  }
+  CHECK(fs::is_fifo(late));
+  // a link is replaced (the link, not what it points to)
+  write_file_atomically((dir / "target").string(), "kept");
+  fs::create_symlink(dir / "target", dir / "link");
+  write_file_atomically((dir / "link").string(), "new");
+  CHECK(fs::is_regular_file(fs::symlink_status(dir / "link")));
+  std::ifstream target(dir / "target");
+  CHECK(std::string(std::istreambuf_iterator<char>(target), {}) == "kept");
+  CHECK(temp_files_in(dir) == 0);
   fs::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 // and the refusals a lesson author meets (unknown checkpoint or step, missing head).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -184,6 +185,24 @@ TEST_CASE("model.* values kept on disk come back the same, and only when asked",
   use_model_value_cache("");
   CHECK(num(head(1, 3), "induction") == computed);
   std::remove(file.c_str());
+}
+
+TEST_CASE("a value cache that is a FIFO or /dev/zero is passed over, not read (issue 37)", "[lessons][model]") {
+  const std::string dir = "/tmp/attnsim-test-cache-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string fifo = dir + "/fifo.json", zero = dir + "/zero.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::filesystem::create_symlink("/dev/zero", zero);
+  const double computed = num(head(1, 3), "induction");
+  for (const std::string& file : {fifo, zero}) {
+    use_model_value_cache(file);  // returns at once: a plain stream blocked on the FIFO, and
+                                  // grew past 2 GB on /dev/zero
+    CHECK(num(head(1, 3), "induction") == computed);  // computed, and not written over the FIFO
+  }
+  CHECK(std::filesystem::is_fifo(fifo));
+  CHECK(std::filesystem::is_symlink(zero));
+  use_model_value_cache("");
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("model.* values on disk are keyed by the shipped name and model.json's content, not the path or time",

@@ -208,8 +208,9 @@ cfg llama3-zero "{$llama, \"num_attention_heads\": 4, \"rope_scaling\": {\"rope_
 cfg bert '{"model_type": "bert", "hidden_size": 16}'
 cfg cfg-deep "$(head -c 100000 /dev/zero | tr '\0' '[')"
 cfg huge-vocab "{$gpt2, \"n_embd\": 16, \"n_head\": 4, \"vocab_size\": 4611686018427387904}"
+cfg rope-tiny "{$llama, \"num_attention_heads\": 4, \"rope_theta\": 1e-300}"
 hf_dirs=(len62 past-eof overlap out-of-range disagree shape-wrap deep not-object missing-tensors nan heads-zero width-odd
-         kv-3 head-dim rope-scaling llama3-zero bert cfg-deep huge-vocab)
+         kv-3 head-dim rope-scaling llama3-zero bert cfg-deep huge-vocab rope-tiny)
 
 # folders a dump cannot go to
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
@@ -488,6 +489,48 @@ add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 99999999999"
 add "tokenize --model tests/golden/tokenizers/gpt2 --tokens 1,,2"
 add "tokenize --model tests/golden/tokenizers/gpt2 --text a --tokens 1"
 add "tokenize --model tests/golden/tokenizers/llama2 --tokens 279"
+
+# issue 37: the round-3 surfaces, where the work (not only the sizes) was hostile. The larger
+# fixtures come from tools/hostile_fixtures.py (a few MB of JSON that bash builds slowly).
+R="$F/r3"
+python3 tools/hostile_fixtures.py "$R" || { echo "hostile.sh: tools/hostile_fixtures.py failed" >&2; exit 1; }
+# [1] 400,000 shards: every command that opens a folder refuses the index (it hung, O(n^2))
+S="$R/shards-400k"
+for c in "predict --model $S --tokens 1" "trace --model $S --tokens 1" "decode --model $S --tokens 1 --steps 1" \
+         "heads --model $S" "ablate --model $S --tokens 1,2" "bench-model --model $S --repeats 1" \
+         "experiment ablation --model $S"; do
+  add "$c"
+done
+# a valid folder plus 40,000 unread tensors opens in linear time; --top-k past its 23 tokens is
+# then refused (60,000 took 17-20 s to get there)
+add "predict --model $R/extra-40k --tokens 1 --top-k 24"
+add "predict --model $G --tokens 1 --top-k 30"  # 29 tokens: refused, not silently 29
+for d in index-ghost index-missing bos-past-vocab; do add "trace --model $R/$d --tokens 1"; done
+add "trace --model $R/no-merges --text a"
+# [2] tokenizers whose pipeline grows the text: refused with the figures, before the memory is taken
+add "tokenize --model $R/tok-doubling --text aaaa"
+add "tokenize --model $R/tok-3000-replaces --text a"
+add "tokenize --model $R/tok-10mb-prepend --text a"
+add "tokenize --model $R/tok-metaspace --text '$(head -c 70000 /dev/zero | tr '\0' ' ')!'"  # quoted: one argument
+# [1] 40,000 added tokens over 120,000 characters: a trie walk, not 40,000 compares a position;
+# the text's last "!" has no token, so the run ends in one line after the whole walk
+add "tokenize --model $R/tok-40k-added --text $(head -c 120000 /dev/zero | tr '\0' a)!"
+add "tokenize --model $R/tok-added-dup-id --text a"
+add "tokenize --model $R/tok-added-collides --text a"
+# [3] writes never replace what is not a regular file: a character device (a private
+# /dev/full, made where root may), a stale scratch folder, an empty name
+if mknod "$F/full" c 1 7 2>/dev/null; then
+  add "experiment roles --out $F/full"
+  add "lesson check --value-cache $F/full lessons/01-one-budget.toml"
+fi
+mkdir -p "$F/vc/values.json.partial/x"
+add "lesson check --value-cache $F/vc/values.json lessons/01-one-budget.toml"
+add "lesson check --value-cache '' lessons/01-one-budget.toml"
+# [7] options a Hugging Face decode does not use are refused, not ignored; an empty --layer
+for o in "--policy window=4" "--max-len 8" "--cache paged:4" "--kv-repeat-copy"; do
+  add "decode --model $G --tokens 1 --steps 1 $o"
+done
+add "trace --model $G --tokens 1 --layer ''"
 
 # [SECTION] run --------------------------------------------------------------------------------
 

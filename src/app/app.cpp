@@ -132,6 +132,10 @@ void on_new_run(App& app) {
     const std::string focus = app.options.step.empty() ? s.focus_step : app.options.step;
     const int idx = app.step_index(focus);
     app.playback.step = idx >= 0 ? idx : 0;
+    if (idx < 0 && !app.options.step.empty() && !d->run.trace.steps.empty())  // a link or --step that names none
+      app.show_banner(trf("This scenario has no step '%s'; showing '%s' instead.", one_line(app.options.step).c_str(),
+                          d->run.trace.steps.front().name.c_str()),
+                      true, 10.0);
     app.playback.from = -1;
     app.playback.t = 1.0f;
     app.batch = app.options.batch >= 0 ? app.options.batch : s.focus_batch;
@@ -256,7 +260,15 @@ void panel_banner(App& app) {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                    ImGuiWindowFlags_NoNav);
-  if (show) ImGui::TextWrapped("%s", app.banner.text.c_str());
+  if (show) {
+    // Wrapped at a width of its own: TextWrapped in an auto-resizing window wraps at the
+    // window's width, which shrinks to fit the text, and drew the banner one glyph wide.
+    const float widest = std::max(240.0f, vp->WorkSize.x * 0.6f);
+    const float width = std::min(ImGui::CalcTextSize(app.banner.text.c_str()).x, widest);
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+    ImGui::TextUnformatted(app.banner.text.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (busy) {
     // The engine gives no progress of its own: show the time so far, bar sweeping.
     const float sweep = static_cast<float>(std::fmod(ImGui::GetTime(), 1.0));

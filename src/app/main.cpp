@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <new>
 #include <string>
 #include <utility>
@@ -121,6 +122,26 @@ bool lesson_loads(const Options& options) {
   return false;
 }
 
+// --model DIR: a Hugging Face folder (config.json) or a checkpoint (model.json), which the
+// model scenario opens; anything else is refused here, before a window or an export is made
+// (a bad --model used to be dropped silently and the default scenario drawn, exit 0).
+void check_model_option(Options& o) {
+  if (o.model.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir(o.model);
+  if (!fs::is_directory(dir, ec)) throw Error("--model " + o.model + ": not a folder");
+  const bool hf = is_hf_folder(o.model);
+  if (!hf && !fs::is_regular_file(dir / "model.json", ec)) {
+    for (const char* name : {"config.json", "model.json"})
+      if (fs::exists(fs::symlink_status(dir / name, ec)))
+        throw Error("--model " + o.model + ": its " + name + " is not a regular file");
+    throw Error("--model " + o.model + ": neither a Hugging Face folder (config.json + model.safetensors) nor an "
+                "attnsim checkpoint (model.json)");
+  }
+  if (o.scenario == "default") o.scenario = "model";
+}
+
 int run(const Options& options) {
   switch (options.mode) {
     case Mode::Help: {
@@ -152,9 +173,8 @@ int main(int argc, char** argv) {
   Options options;
   try {
     options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
-    // --model DIR holding config.json: a Hugging Face folder, which the model scenario opens.
+    check_model_option(options);
     const bool hf = !options.model.empty() && is_hf_folder(options.model);
-    if (hf && options.scenario == "default") options.scenario = "model";
     if (!hf && (options.layer >= 0 || !options.ablate.empty() || !options.text.empty()))
       throw Error("--layer, --ablate and --text take a Hugging Face folder as --model DIR (config.json, model.safetensors)");
     if (!is_model_scenario(options.scenario))

@@ -42,6 +42,7 @@
 #include "app/platform.h"
 #include "app/window.h"
 #include "engine/error.h"
+#include "engine/read_file.h"
 #include "engine/scenario.h"
 #include "engine/zip_extract.h"
 #include "lessons/progress.h"
@@ -58,7 +59,7 @@ namespace {
 
 struct DeepLink {
   std::string scenario = "default", step, lang, lesson;
-  int at = 1;
+  int at = 1;  // 1-based; 0 when the link's at= is not a whole number from 1 to 100000
   bool log_trace = false;
   std::string bench;  // "frames" or "run"
   int bench_n = 0;
@@ -97,7 +98,7 @@ DeepLink parse_hash(const std::string& hash) {
     else if (key == "step") link.step = value;
     else if (key == "lang") link.lang = value;
     else if (key == "lesson") link.lesson = value;
-    else if (key == "at") link.at = positive(value, 1);
+    else if (key == "at") link.at = positive(value, 0);  // 0: not a step number (a banner says so)
     else if (key == "log") link.log_trace = value == "trace";
     else if (key == "train") link.train_live = value == "live";
     else if (key == "bench") {
@@ -215,12 +216,14 @@ void restore_progress() {
 }
 
 void keep_progress(Page& p) {
-  std::ifstream in(lessons::default_progress_path());
-  if (!in) return;
-  std::stringstream text;
-  text << in.rdbuf();
-  if (text.str() == p.progress_saved) return;
-  p.progress_saved = text.str();
+  std::string text;
+  try {
+    text = read_text_file(lessons::default_progress_path(), int64_t{16} << 20);
+  } catch (const Error&) {
+    return;  // none saved yet
+  }
+  if (text == p.progress_saved) return;
+  p.progress_saved = std::move(text);
   EM_ASM({ try { localStorage.setItem("attnsim-progress", UTF8ToString($0)); } catch (e) {} },
          p.progress_saved.c_str());
 }
@@ -294,8 +297,23 @@ void fit_canvas(Page& p) {
     glfwSetWindowSize(p.window.handle, static_cast<int>(css_w), static_cast<int>(css_h));
 }
 
+// The page's own buttons (shell.html) are HTML, outside ImGui: their labels follow the UI's
+// language when it changes (the link's lang=, the View menu).
+void localize_page_buttons() {
+  static int shown = -1;
+  const int lang = static_cast<int>(ui_lang());
+  if (lang == shown) return;
+  shown = lang;
+  EM_ASM({
+    var set = function(id, text) { var e = document.getElementById(id); if (e) e.textContent = text; };
+    set("open-file-label", UTF8ToString($0));
+    set("open-folder-label", UTF8ToString($1));
+  }, tr("Open file…"), tr("Open folder…"));
+}
+
 void frame() {
   Page& p = page();
+  localize_page_buttons();
   const double now = emscripten_get_now();
   const float dt = p.last_frame_ms > 0 ? static_cast<float>(std::min((now - p.last_frame_ms) / 1000.0, 0.1)) : 0.0f;
   fit_canvas(p);

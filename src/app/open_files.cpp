@@ -72,23 +72,27 @@ void open_input(App& app, const std::string& path) {
   app.show_banner(std::string(tr("Opened")) + ": " + path, false);
 }
 
+// What one drop may still open: zips inside zips and folders of one entry inside folders.
+struct OpenBudget {
+  UnpackBudget zips;
+  int folders_left;
+};
+
+void open_path(App& app, const std::string& path, OpenBudget& budget);
+
 // A zipped folder: unpacked into a fresh scratch folder (kept while the app runs: a checkpoint
 // is read from it again when its scenario reloads), then opened as that folder.
-void open_zip(App& app, const std::string& path) {
+void open_zip(App& app, const std::string& path, OpenBudget& budget) {
   static int count = 0;
   const fs::path dest = fs::temp_directory_path() / ("attnsim-open-" + std::to_string(::getpid())) /
                         (std::to_string(++count) + "-" + fs::path(path).stem().string());
   std::error_code ec;
   fs::create_directories(dest.parent_path(), ec);
-  // Checkpoints and lessons are MBs; GPT-2 small's model.safetensors is 548 MB.
-  constexpr int64_t kMaxUnpacked = int64_t{1} << 30;
-  extract_zip(path, dest.string(), kMaxUnpacked);     // throws naming the archive and the entry
-  open_user_path(app, dest.string());
+  budget.zips.extract(path, dest.string());  // throws naming the archive and the entry
+  open_path(app, dest.string(), budget);
 }
 
-}  // namespace
-
-void open_user_path(App& app, const std::string& path) {
+void open_path(App& app, const std::string& path, OpenBudget& budget) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     if (fs::exists(fs::path(path) / "model.json", ec) || is_hf_folder(path)) {
@@ -99,7 +103,11 @@ void open_user_path(App& app, const std::string& path) {
     if (fs::exists(fs::path(path) / "W_Q.weight.npy", ec)) return open_weights(app, path);
     std::vector<fs::path> entries;  // a folder holding one file or folder (a zip's top folder): that
     for (const auto& e : fs::directory_iterator(path, ec)) entries.push_back(e.path());
-    if (entries.size() == 1) return open_user_path(app, entries[0].string());
+    if (entries.size() == 1) {
+      if (--budget.folders_left < 0)
+        throw Error(path + ": folders of one entry nested deeper than attnsim follows; open the inner folder itself");
+      return open_path(app, entries[0].string(), budget);
+    }
     throw Error(path + ": a folder to open holds model.json (a checkpoint), config.json + model.safetensors (a Hugging "
                 "Face model) or W_Q.weight.npy (weights)");
   }
@@ -108,13 +116,22 @@ void open_user_path(App& app, const std::string& path) {
     open_lesson_file(app, path);  // its own banner when it does not load
     return;
   }
-  if (ends_with(name, ".zip")) return open_zip(app, path);
+  if (ends_with(name, ".zip")) return open_zip(app, path, budget);
   if (ends_with(name, ".npy")) {
     if (name.rfind("W_", 0) == 0) return open_weights(app, fs::path(path).parent_path().string());
     return open_input(app, path);
   }
   throw Error(name + ": attnsim opens .npy inputs and weights, .toml lessons, checkpoint and Hugging Face model folders "
                      "(or a .zip of one)");
+}
+
+}  // namespace
+
+void open_user_path(App& app, const std::string& path) {
+  // Checkpoints and lessons are MBs; GPT-2 small's model.safetensors is 548 MB. A zipped
+  // folder holding one zipped folder is as deep as anyone packs by hand.
+  OpenBudget budget{UnpackBudget{kMaxZipNesting, kMaxUnpackedBytes}, kMaxFolderNesting};
+  open_path(app, path, budget);
 }
 
 }  // namespace attnsim::app

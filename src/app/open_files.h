@@ -8,16 +8,23 @@
 //   a .toml file                          a lesson: opened in the lesson panel
 //   W_Q.weight.npy (or any W_*.npy)       its folder's weights, as above
 //   any other .npy                        a (B, T, d) float32 input for self-attention
-//   a .zip of any of these                unpacked into a scratch folder (engine/zip_extract.h)
+//   a .zip of any of these                unpacked into a scratch folder (engine/zip_extract.h);
+//                                         a zip in it is opened too, at most kMaxZipNesting
+//                                         deep and kMaxUnpackedBytes over every level
 // Anything the engine refuses (a malformed .npy, a shape that does not fit, a broken
 // checkpoint, a config.json that lies) is one banner; the run on screen stays as it was.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace attnsim::app {
 
 struct App;
+
+inline constexpr int kMaxZipNesting = 2;
+inline constexpr int kMaxFolderNesting = 16;
+inline constexpr int64_t kMaxUnpackedBytes = int64_t{1} << 30;
 
 void open_user_path(App& app, const std::string& path);
 

@@ -222,7 +222,14 @@ bool open_lesson_by_id(App& app, const std::string& id, int step) {
   ensure_library(ui);  // loaded (every value filled) once, shared with the browser
   for (const lessons::Lesson& l : ui.library)
     if (l.id == id) {
-      open_lesson(app, l, std::clamp(step, 0, std::max(static_cast<int>(l.steps.size()) - 1, 0)));
+      const int n = static_cast<int>(l.steps.size());
+      if (step < 0 || step >= n) {  // a link's at= past the lesson, or not a number at all
+        app.show_banner(trf("The link asks for step %s, but this lesson has steps 1 to %d; showing step 1.",
+                            step < 0 ? "?" : std::to_string(step + 1).c_str(), n),
+                        true, 10.0);
+        step = 0;
+      }
+      open_lesson(app, l, step);
       return true;
     }
   app.show_banner("no lesson with id '" + id + "' in " + lessons::default_lesson_dir(), true, 10.0);

@@ -162,7 +162,9 @@ void panel_pipeline(App& app, const ImVec4& rect) {
   ImGui::TextDisabled("%.1f ms · %s", d->compute_ms, app.session.backend().c_str());
   ImGui::TextDisabled("%s · %s", blas.library.c_str(), blas.core.c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", blas.summary().c_str());
-  ImGui::TextDisabled("sgemm %.0f GFLOP/s", app.session.sgemm_gflops());
+  const double gflops = app.session.sgemm_gflops();  // 0 until an attention-layer run measured it
+  if (gflops > 0 && std::isfinite(gflops)) ImGui::TextDisabled("sgemm %.0f GFLOP/s", gflops);
+  else ImGui::TextDisabled("sgemm: %s", tr("not measured yet"));
   if (blas_warning) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
     ImGui::TextWrapped("%s", blas.warning.c_str());

@@ -131,9 +131,13 @@ Runner add_decode_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "print the run as JSON");
   for (const char* size : {"--d-model", "--heads", "--kv-heads", "--layers", "--no-bias"})
     cmd->get_option(size)->excludes("--model");
-  return [o] {
+  return [o, cmd] {
     if (!o->model.empty() && model::hf::is_hf_model_dir(o->model)) {
       if (!o->prompts.empty()) throw Error("--prompt is the toy models' text; a Hugging Face --model takes --tokens or --text");
+      for (const char* cache_option : {"--policy", "--max-len", "--cache", "--kv-repeat-copy"})
+        if (cmd->count(cache_option) > 0)
+          throw Error(std::string(cache_option) + " shapes the toy models' caches; a Hugging Face --model decodes with one "
+                      "contiguous cache of prompt + steps per layer, K/V heads as its config has them");
       HfDecodeArgs a;
       a.steps = o->steps;
       a.temperature = o->temperature;

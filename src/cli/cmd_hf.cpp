@@ -100,6 +100,8 @@ int run_hf_ablate(const std::string& dir, const HfInput& in, const std::string& 
 
 int run_hf_predict(const std::string& dir, const HfInput& in, int64_t k, int64_t mem_limit, bool json) {
   const Loaded l = load(dir, in, false, mem_limit, "running this model");
+  if (k > l.config.vocab)
+    throw Error("--top-k " + std::to_string(k) + " is more than the model's " + std::to_string(l.config.vocab) + " tokens");
   model::hf::HfForwardOptions o;
   o.keep_layer = l.config.layers;
   const model::hf::HfForward run = model::hf::hf_forward(l.model, l.tokens, o);

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "options.h"
 #include "engine/error.h"
 #include "lessons/lesson.h"
 #include "lessons/markup.h"
@@ -45,10 +46,16 @@ int run_check(const LessonOptions& o) {
   const std::string scratch = o.value_cache.empty() ? "" : o.value_cache + ".partial";
   if (!scratch.empty()) {
     std::error_code ec;
-    if (fs::is_directory(o.value_cache, ec)) throw Error("--value-cache " + o.value_cache + " is a folder");
+    const fs::file_status target = fs::symlink_status(o.value_cache, ec);
+    if (fs::exists(target) && !fs::is_regular_file(target) && !fs::is_symlink(target))
+      throw Error("--value-cache " + o.value_cache + " exists and is not a regular file");
     const fs::path parent = fs::path(o.value_cache).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec))
       throw Error("--value-cache " + o.value_cache + ": no folder " + parent.string());
+    // a scratch file left by a run that was stopped is ours to clear; anything else is not
+    const fs::file_status stale = fs::symlink_status(scratch, ec);
+    if (fs::exists(stale) && !fs::is_regular_file(stale))
+      throw Error("--value-cache: " + scratch + " is in the way and is not a file attnsim left; remove it");
     fs::remove(scratch, ec);
     lessons::use_model_value_cache(scratch);
   }
@@ -157,7 +164,8 @@ Runner add_lesson_command(CLI::App& app) {
   check->add_flag("-q,--quiet", o->quiet, "print problems only");
   check->add_option("--value-cache", o->value_cache,
                     "when every lesson agrees, write each trained-model value computed to this file, keyed "
-                    "as the app's cache reads them (tools/web.sh puts one in the page)");
+                    "as the app's cache reads them (tools/web.sh puts one in the page)")
+      ->check(not_empty());
   CLI::App* list = cmd->add_subcommand("list", "list the lessons of a folder in order");
   list->add_option("dir", o->list_dir, "folder (default: lessons/)");
   CLI::App* show = cmd->add_subcommand(

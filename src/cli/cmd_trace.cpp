@@ -1,5 +1,6 @@
 // attnsim-cli trace: run one forward pass and print every step (or dump it).
 #include <cstdio>
+#include <limits>
 #include <tuple>
 
 #include "commands.h"
@@ -118,7 +119,8 @@ Runner add_trace_command(CLI::App& app) {
                                        "a trained checkpoint or a Hugging Face folder: trace one of its layers (sizes come from it)")
       ->check(not_empty());
   for (CLI::Option* opt : sizes) opt->excludes(model);
-  cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str()->needs(model);
+  cmd->add_option("--layer", opts->layer, "with --model: which layer")->capture_default_str()->needs(model)
+      ->check(whole_number(0, std::numeric_limits<int32_t>::max()));
   CLI::Option* text = cmd->add_option("--text", opts->text,
                                       "with --model: the input (a checkpoint: one token per character after BOS; "
                                       "a Hugging Face folder: its tokenizer)")

@@ -49,6 +49,7 @@ void check_writable_file(const std::string& path) {
   std::error_code ec;
   const fs::path p(path);
   if (path.back() == '/' || fs::is_directory(p, ec)) throw Error(path + " is a folder; --out names a file");
+  check_replaceable(path);
   probe_folder(p.has_parent_path() ? p.parent_path() : fs::path("."), path);
 }
 

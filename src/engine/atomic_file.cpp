@@ -86,10 +86,25 @@ class AtomicFile::Buf : public std::streambuf {
   std::vector<char> buffer_;
 };
 
+void check_replaceable(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;  // nothing there yet
+  if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0) return;  // a dangling link
+  if (S_ISREG(st.st_mode)) return;
+  const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  throw Error(path + " is " + kind + ", not a file attnsim may replace; nothing was written");
+}
+
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   const fs::path target(path_);
   if (path_.empty() || path_.back() == '/' || target.filename().empty())
     throw Error("'" + path_ + "' is not a file name");
+  check_replaceable(path_);
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string tmpl = (folder / ("." + target.filename().string() + ".tmpXXXXXX")).string();
   fd_ = ::mkstemp(tmpl.data());
@@ -136,6 +151,13 @@ void AtomicFile::commit() {
   if (::close(fd) != 0) {
     const int e = errno;
     fail("write failed at close", e);
+  }
+  try {
+    check_replaceable(path_);  // again: something may have appeared there while we wrote
+  } catch (const Error&) {
+    ::unlink(tmp_.c_str());
+    tmp_.clear();
+    throw;
   }
   if (::rename(tmp_.c_str(), path_.c_str()) != 0) fail("cannot move the finished file into place", errno);
   tmp_.clear();

@@ -63,6 +63,13 @@ class AtomicFile {
   std::unique_ptr<std::ostream> stream_;
 };
 
+// A write may replace a regular file, or a link to one or to nothing (rename replaces the
+// link, not what it points to), never anything else: the rename would turn /dev/full, a FIFO
+// or a socket (or a link to one) into a regular file. Throws Error ("PATH is a character device, not a file attnsim may replace") when
+// something else is there; AtomicFile checks it when created and again before its rename, and
+// commands call it to refuse an --out before any work.
+void check_replaceable(const std::string& path);
+
 void write_file_atomically(const std::string& path, std::string_view bytes);
 // The same for callers that report a failure as a line rather than an exception (the figure
 // sinks): false, with the one-line reason in *error.

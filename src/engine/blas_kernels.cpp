@@ -76,14 +76,25 @@ std::string BlasKernels::summary() const { return library + ", " + core + " kern
 double measure_sgemm_gflops(int M, int N, int K, int repeats) {
   std::vector<float> a(static_cast<size_t>(M) * K, 0.5f), b(static_cast<size_t>(N) * K, 0.25f),
       c(static_cast<size_t>(M) * N);
-  std::vector<double> seconds;
-  for (int r = 0; r <= repeats; ++r) {  // r = 0 is the warm-up
-    const auto t0 = std::chrono::steady_clock::now();
-    sgemm(Op::N, Op::T, M, N, K, 1.0f, a.data(), K, b.data(), K, 0.0f, c.data(), N);
-    if (r > 0) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  using Clock = std::chrono::steady_clock;
+  // Each sample times as many products as fill kMinSample: a browser's clock ticks in 0.1 to
+  // 1 ms steps, so one fast product could read as 0 s (and the rate as inf).
+  constexpr double kMinSample = 0.02;
+  std::vector<double> rates;
+  sgemm(Op::N, Op::T, M, N, K, 1.0f, a.data(), K, b.data(), K, 0.0f, c.data(), N);  // warm-up
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    double seconds = 0;
+    int64_t products = 0;
+    do {
+      sgemm(Op::N, Op::T, M, N, K, 1.0f, a.data(), K, b.data(), K, 0.0f, c.data(), N);
+      ++products;
+      seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    } while (seconds < kMinSample);
+    rates.push_back(2.0 * M * N * K * static_cast<double>(products) / seconds / 1e9);
   }
-  std::sort(seconds.begin(), seconds.end());
-  return 2.0 * M * N * K / seconds[seconds.size() / 2] / 1e9;
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
 }
 
 }  // namespace attnsim

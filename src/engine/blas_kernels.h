@@ -75,7 +75,7 @@ class BlasOnCallingThread {
 };
 
 // sgemm rate at M x N x K (row-major, B transposed, as the projections use it): the median
-// of `repeats` timed runs after one warm-up, in GFLOP/s.
+// of `repeats` samples after one warm-up, each timing at least 20 ms of products, in GFLOP/s.
 double measure_sgemm_gflops(int M = 2048, int N = 512, int K = 512, int repeats = 5);
 
 }  // namespace attnsim

@@ -38,6 +38,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+constexpr uint32_t kZip64LocatorSig = 0x07064b50;  // 20 bytes, just before the end record
+constexpr size_t kZip64LocatorSize = 20;
 constexpr size_t kLocalSize = 30, kCentralSize = 46, kEndSize = 22;
 
 uint32_t crc32(const uint8_t* p, size_t n) {
@@ -106,7 +108,7 @@ size_t find_end(const Bytes& z, const std::string& zip) {
 // macOS's "__MACOSX/" resource forks are not the user's files: skipped (false).
 bool safe_name(const std::string& name, const std::string& zip) {
   const auto refuse = [&](const char* why) {
-    throw Error(zip + ": entry \"" + name + "\" " + why + "; nothing was extracted");
+    throw Error(zip + ": entry \"" + one_line(name) + "\" " + why + "; nothing was extracted");
   };
   if (name.empty()) refuse("has no name");
   if (name.front() == '/' || name.find('\\') != std::string::npos || name.find(':') != std::string::npos ||
@@ -129,7 +131,8 @@ std::vector<Entry> read_directory(const Bytes& z, const std::string& zip, int64_
   const uint16_t disk = z.u16(end + 4), cd_disk = z.u16(end + 6);
   const uint16_t here = z.u16(end + 8), count = z.u16(end + 10);
   const uint32_t cd_size = z.u32(end + 12), cd_at = z.u32(end + 16);
-  if (count == 0xFFFF || cd_size == 0xFFFFFFFFu || cd_at == 0xFFFFFFFFu)
+  const bool zip64_locator = end >= kZip64LocatorSize && z.u32(end - kZip64LocatorSize) == kZip64LocatorSig;
+  if (count == 0xFFFF || cd_size == 0xFFFFFFFFu || cd_at == 0xFFFFFFFFu || zip64_locator)
     throw Error(zip + ": a ZIP64 archive (over 4 GiB or 65535 entries); attnsim opens plain zip archives");
   if (disk != 0 || cd_disk != 0 || here != count) throw Error(zip + ": a multi-part (spanned) archive");
   if (count > kMaxZipEntries)
@@ -157,7 +160,7 @@ std::vector<Entry> read_directory(const Bytes& z, const std::string& zip, int64_
     at += kCentralSize + name_len + extra_len + comment_len;
     if (!safe_name(e.name, zip)) continue;
     const auto refuse = [&](const std::string& why) {
-      throw Error(zip + ": entry \"" + e.name + "\" " + why + "; nothing was extracted");
+      throw Error(zip + ": entry \"" + one_line(e.name) + "\" " + why + "; nothing was extracted");
     };
     if (e.flags & 1) refuse("is encrypted");
     if ((e.mode & 0170000) == 0120000) refuse("is a symbolic link");
@@ -173,12 +176,16 @@ std::vector<Entry> read_directory(const Bytes& z, const std::string& zip, int64_
     entries.push_back(std::move(e));
   }
   if (at > end) throw Error(zip + ": the central directory runs past its end record");
+  if (at != static_cast<size_t>(cd_at) + cd_size)
+    throw Error(zip + ": the end record counts " + std::to_string(count) + " entries but the central directory (" +
+                std::to_string(cd_size) + " bytes) holds " + (at < static_cast<size_t>(cd_at) + cd_size ? "more" : "fewer") +
+                " (over 65,535 entries needs ZIP64, which attnsim does not open); nothing was extracted");
   return entries;
 }
 
 // One entry's bytes, inflated and checked against its CRC-32.
 std::string unpack(const Bytes& z, const Entry& e, const std::string& zip) {
-  if (z.u32(e.local) != kLocalSig) throw Error(zip + ": entry \"" + e.name + "\" has no local header where the directory says");
+  if (z.u32(e.local) != kLocalSig) throw Error(zip + ": entry \"" + one_line(e.name) + "\" has no local header where the directory says");
   const size_t data = e.local + kLocalSize + z.u16(e.local + 26) + z.u16(e.local + 28);
   const std::string_view packed = z.slice(data, e.packed);
   std::string out;
@@ -195,35 +202,48 @@ std::string unpack(const Bytes& z, const Entry& e, const std::string& zip) {
     const int n = stbi_zlib_decode_noheader_buffer(out.data(), static_cast<int>(out.size()), in.data(),
                                                    static_cast<int>(in.size()));
     if (n != static_cast<int>(e.size))
-      throw Error(zip + ": entry \"" + e.name + "\" does not inflate to the size its header claims");
+      throw Error(zip + ": entry \"" + one_line(e.name) + "\" does not inflate to the size its header claims");
     out.resize(e.size);
   }
   if (crc32(reinterpret_cast<const uint8_t*>(out.data()), out.size()) != e.crc)
-    throw Error(zip + ": entry \"" + e.name + "\" fails its CRC-32 check (a damaged archive)");
+    throw Error(zip + ": entry \"" + one_line(e.name) + "\" fails its CRC-32 check (a damaged archive)");
   return out;
 }
 
 }  // namespace
 
-int64_t extract_zip(const std::string& zip_path, const std::string& dest, int64_t max_bytes) {
+int64_t extract_zip(const std::string& zip_path, const std::string& dest, int64_t max_bytes, int64_t* unpacked) {
   std::error_code ec;
   if (fs::exists(dest, ec)) throw Error(dest + ": already exists; a zip is unpacked into a new folder");
   // The archive itself is at most what it may unpack to, plus its headers.
   const std::string bytes = read_text_file(zip_path, checked_add(max_bytes, 64 << 20));
   const Bytes z(bytes, zip_path);
   const std::vector<Entry> entries = read_directory(z, zip_path, max_bytes);
-  int64_t files = 0;
+  int64_t files = 0, bytes_written = 0;
   write_folder_atomically(dest, [&](const std::string& tmp) {
     for (const Entry& e : entries) {
       const fs::path target = fs::path(tmp) / e.name;
       std::error_code made;
       fs::create_directories(e.dir() ? target : target.parent_path(), made);
-      if (made) throw Error(zip_path + ": entry \"" + e.name + "\": cannot create its folder (" + made.message() + ")");
+      if (made) throw Error(zip_path + ": entry \"" + one_line(e.name) + "\": cannot create its folder (" + made.message() + ")");
       if (e.dir()) continue;
       write_file_atomically(target.string(), unpack(z, e, zip_path));
       ++files;
+      bytes_written += e.size;
     }
   });
+  if (unpacked) *unpacked = bytes_written;
+  return files;
+}
+
+int64_t UnpackBudget::extract(const std::string& zip_path, const std::string& dest) {
+  if (depth_left <= 0)
+    throw Error(zip_path + ": zips nested deeper than attnsim opens (a zip inside a zip inside ...); nothing was extracted");
+  if (bytes_left <= 0) throw Error(zip_path + ": the zips opened so far already unpacked all that may be unpacked");
+  int64_t bytes = 0;
+  const int64_t files = extract_zip(zip_path, dest, bytes_left, &bytes);
+  --depth_left;
+  bytes_left -= bytes;
   return files;
 }
 

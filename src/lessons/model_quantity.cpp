@@ -6,8 +6,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/nesting.h"
+#include "engine/read_file.h"
 #include "model/ablate.h"
 #include "model/baselines.h"
 #include "model/checkpoint.h"
@@ -93,6 +92,9 @@ std::map<std::string, std::shared_ptr<Loaded>> g_loaded;  // by folder
 std::string g_cache_file;                                 // "" = no disk cache
 nlohmann::json g_disk;                                    // its content: key -> value
 
+// The value cache, a model.json and a training log are KBs to a few MB.
+constexpr int64_t kMaxValueFileBytes = int64_t{64} << 20;
+
 std::map<std::string, std::string> g_hashes;  // model.json -> content_hash, per cache start
 
 // A file's bytes as FNV-1a 64 in hex ("-" when it cannot be read): what a cached value's
@@ -101,11 +103,15 @@ std::map<std::string, std::string> g_hashes;  // model.json -> content_hash, per
 std::string content_hash(const fs::path& file) {
   const auto [slot, fresh] = g_hashes.try_emplace(file.string());
   if (!fresh) return slot->second;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return slot->second = "-";
+  std::string bytes;
+  try {
+    bytes = read_text_file(file.string(), kMaxValueFileBytes);
+  } catch (const Error&) {
+    return slot->second = "-";
+  }
   uint64_t h = 1469598103934665603ull;
-  for (std::istreambuf_iterator<char> it(in), end; it != end; ++it) {
-    h ^= static_cast<unsigned char>(*it);
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
   }
   char out[17];
@@ -257,8 +263,7 @@ const std::pair<double, double>& seen_baseline(Loaded& l, const std::string& abl
 // induction heads form. Throws when the log has no such line.
 double phase_change_step(const std::string& root) {
   const std::string path = (fs::path(root) / "train_log.jsonl").string();
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read " + path);
+  std::istringstream in(read_text_file(path, kMaxValueFileBytes));
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
@@ -350,10 +355,10 @@ void use_model_value_cache(const std::string& file) {
   g_disk = nlohmann::json::object();
   g_hashes.clear();
   if (file.empty()) return;
-  std::ifstream in(file);
-  if (!in) return;
-  try {
-    g_disk = parse_json(std::string(std::istreambuf_iterator<char>(in), {}), file);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return;
+  try {  // through the checked opener: a FIFO or /dev/zero there must not stall the app
+    g_disk = parse_json(read_text_file(file, kMaxValueFileBytes), file);
     if (!g_disk.is_object()) g_disk = nlohmann::json::object();
   } catch (const std::exception&) {
     g_disk = nlohmann::json::object();  // a broken cache is only a slower start

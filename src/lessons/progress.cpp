@@ -3,17 +3,19 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "engine/atomic_file.h"
 #include "engine/error.h"
 #include "engine/nesting.h"
+#include "engine/read_file.h"
 
 namespace fs = std::filesystem;
 
 namespace attnsim::lessons {
+
+// A learner's progress is a few KB; a file far past that is not ours.
+constexpr int64_t kMaxProgressBytes = int64_t{16} << 20;
 
 double Progress::fraction(const std::string& id, size_t steps) const {
   const auto it = lessons.find(id);
@@ -35,10 +37,10 @@ std::string default_progress_path() {
 
 Progress load_progress(const std::string& path, std::string* warning) {
   Progress p;
-  std::ifstream in(path);
-  if (!in) return p;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return p;
   try {
-    const nlohmann::json j = parse_json(std::string(std::istreambuf_iterator<char>(in), {}), path);
+    const nlohmann::json j = parse_json(read_text_file(path, kMaxProgressBytes), path);
     p.last_lesson = j.value("last_lesson", "");
     if (j.contains("lessons") && j["lessons"].is_object())
       for (const auto& [id, l] : j["lessons"].items()) {

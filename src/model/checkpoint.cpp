@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/atomic_file.h"
 #include "engine/error.h"
 #include "engine/nesting.h"
 #include "engine/npy.h"
@@ -66,24 +67,7 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
 
 // [SECTION] files
 
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool flushed = std::fflush(f) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !flushed || !closed) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw Error(path + ": write failed (" + why + ")");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename the finished file into place (" + why + ")");
-  }
-}
+void write_text_file(const std::string& path, const std::string& text) { write_file_atomically(path, text); }
 
 // [SECTION] save
 

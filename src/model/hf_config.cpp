@@ -85,6 +85,11 @@ void parse_llama(const nlohmann::json& j, HfConfig& c, const std::string& what) 
   c.kv_heads = size_field(j, "num_key_value_heads", c.heads, 0, what);
   c.norm_eps = real_field(j, "rms_norm_eps", 1e-6, what);
   c.rope_theta = real_field(j, "rope_theta", 10000.0, what);
+  // The rotation of pair i turns by θ^(−2i/d_k) per position: at θ ≤ 1 the slowest pair turns
+  // fastest, and a tiny θ (1e-300) overflows the angle. Real models use 10,000 to 1,000,000.
+  if (!(c.rope_theta > 1) || c.rope_theta > 1e30)
+    throw Error(what + ": rope_theta " + one_line(j.at("rope_theta").dump()) +
+                " is outside what RoPE can use (above 1 and at most 1e30; Llama 2 has 10000, Llama 3 500000)");
   c.tied = bool_field(j, "tie_word_embeddings", false, what);
   const bool qwen2 = c.model_type == "qwen2";
   const bool attention_bias = bool_field(j, "attention_bias", false, what);  // llama: q/k/v/o all or none
@@ -150,7 +155,10 @@ HfConfig parse_hf_config(const nlohmann::json& j, const std::string& what) {
     throw Error(what + ": head dimension " + std::to_string(c.head_dim()) + " is odd; RoPE pairs dimensions");
   if (j.contains("bos_token_id") && j["bos_token_id"].is_number_integer()) {
     const int64_t b = j["bos_token_id"].get<int64_t>();
-    if (b >= 0 && b < c.vocab) c.bos = b;
+    if (b < 0 || b >= c.vocab)
+      throw Error(what + ": bos_token_id " + std::to_string(b) + " is not a token id of the model (vocab_size " +
+                  std::to_string(c.vocab) + ")");
+    c.bos = b;
   }
   return c;
 }

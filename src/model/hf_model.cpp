@@ -148,7 +148,7 @@ int64_t predict_model_bytes(const HfConfig& c, const SafetensorsSet& st) {
   if (all_f32(st)) return (outer + layer * Size(c.layers)).value();
   Size file;
   for (const TensorInfo& t : st.tensors()) file += Size(t.end - t.begin);
-  return (outer + layer + file).value();  // the mapped files count: the page's mmap copies them
+  return (outer + layer + file).value();  // the files count too: in the page they lie in memory (MEMFS)
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "hf_pipeline.h"
 
+#include <cmath>
 #include <cstdio>
 
+#include "engine/cost.h"
 #include "engine/error.h"
 #include "hf_unicode.h"
 
@@ -9,16 +11,33 @@ namespace attnsim::model::hf {
 
 namespace {
 
-void prepend(Piece& p, const std::string& what) {
+void prepend(Piece& p, const std::string& what, NormalizeBudget& budget, const char* stage) {
+  budget.add(what.size(), stage);
   const size_t at = p.from.empty() ? 0 : p.from.front();
   p.text.insert(0, what);
   p.from.insert(p.from.begin(), what.size(), at);
   p.to.insert(p.to.begin(), what.size(), at);
 }
 
-void replace_all(Piece& p, const std::string& pattern, const std::string& content) {
+// Occurrences replace_all would rewrite (left to right, not overlapping).
+size_t count_matches(const std::string& text, const std::string& pattern) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(pattern, at)) != std::string::npos; at += pattern.size()) ++n;
+  return n;
+}
+
+void replace_all(Piece& p, const std::string& pattern, const std::string& content, NormalizeBudget& budget,
+                 const char* stage) {
   if (pattern.empty()) return;
+  const size_t n = count_matches(p.text, pattern);
+  if (n == 0) return;
+  if (content.size() > pattern.size()) budget.add(n * (content.size() - pattern.size()), stage);
+  else budget.total -= n * (pattern.size() - content.size());
   Piece out;
+  const size_t size = p.text.size() - n * pattern.size() + n * content.size();
+  out.text.reserve(size);
+  out.from.reserve(size);
+  out.to.reserve(size);
   for (size_t i = 0; i < p.text.size();) {
     if (p.text.compare(i, pattern.size(), pattern) == 0) {
       const Span s = p.span(i, i + pattern.size());
@@ -92,6 +111,40 @@ std::vector<ByteRange> before_each(const std::string& text, const std::string& m
 
 }  // namespace
 
+void NormalizeBudget::add(size_t grow, const std::string& what) {
+  const auto limit = static_cast<size_t>(kMaxNormalizedBytes);
+  if (grow <= limit && total <= limit - grow) {
+    total += grow;
+    return;
+  }
+  const double need = (static_cast<double>(total) + static_cast<double>(grow)) * kPieceBytesPerByte;
+  throw Error("tokenizer: the " + what + " would make the " + format_count(static_cast<int64_t>(input)) +
+              "-byte text longer than " + human_bytes(kMaxNormalizedBytes) + " (" +
+              format_count(static_cast<int64_t>(total)) + " + " + format_count(static_cast<int64_t>(std::min<size_t>(grow, INT64_MAX))) +
+              " bytes, about " + human_bytes(static_cast<int64_t>(std::min(need, 9.2e18))) +
+              " with its span bookkeeping); attnsim tokenizes at most " + human_bytes(kMaxNormalizedBytes) +
+              " of normalized text");
+}
+
+void NormalizeBudget::check_bound(size_t len, const std::vector<NormalizeStep>& steps) const {
+  double bound = static_cast<double>(len);  // doubles: a chain of 64 doublings is 2^64 times
+  for (const NormalizeStep& s : steps) {
+    if (s.kind == NormalizeStep::Prepend) bound += static_cast<double>(s.text.size());
+    if (s.kind == NormalizeStep::Replace && s.content.size() > s.text.size() && !s.text.empty())
+      bound += std::floor(bound / static_cast<double>(s.text.size())) * static_cast<double>(s.content.size() - s.text.size());
+  }
+  const double limit = static_cast<double>(kMaxNormalizedBytes), others = static_cast<double>(total - len);
+  if (others + bound <= limit) return;
+  char figure[32];
+  std::snprintf(figure, sizeof figure, "%.3g", bound);
+  throw Error("tokenizer: the normalizer's " + std::to_string(steps.size()) + " steps could make this " +
+              format_count(static_cast<int64_t>(len)) + "-byte text " + figure + " bytes long (" +
+              (bound * kPieceBytesPerByte < 9.2e18 ? human_bytes(static_cast<int64_t>(bound * kPieceBytesPerByte))
+                                                    : std::string("over 8 EiB")) +
+              " with its span bookkeeping); attnsim tokenizes at most " + human_bytes(kMaxNormalizedBytes) +
+              " of normalized text");
+}
+
 Piece Piece::of(const std::string& input, size_t begin, size_t end) {
   Piece p;
   p.text = input.substr(begin, end - begin);
@@ -119,26 +172,27 @@ Span Piece::span(size_t begin, size_t end) const {
   return s;
 }
 
-void normalize(Piece& piece, const std::vector<NormalizeStep>& steps) {
+void normalize(Piece& piece, const std::vector<NormalizeStep>& steps, NormalizeBudget& budget) {
   for (const NormalizeStep& s : steps) {
     switch (s.kind) {
       case NormalizeStep::Prepend:
-        if (!piece.text.empty()) prepend(piece, s.text);
+        if (!piece.text.empty()) prepend(piece, s.text, budget, "normalizer Prepend");
         break;
-      case NormalizeStep::Replace: replace_all(piece, s.text, s.content); break;
+      case NormalizeStep::Replace: replace_all(piece, s.text, s.content, budget, "normalizer Replace"); break;
       case NormalizeStep::Nfc: check_nfc(piece); break;
     }
   }
 }
 
-std::vector<Piece> pre_tokenize(Piece piece, const std::vector<PreTokenizeStep>& steps, bool first) {
+std::vector<Piece> pre_tokenize(Piece piece, const std::vector<PreTokenizeStep>& steps, bool first,
+                                NormalizeBudget& budget) {
   Pieces pieces{std::move(piece)};
   for (const PreTokenizeStep& s : steps) {
     switch (s.kind) {
       case PreTokenizeStep::ByteLevel:
         if (s.add_prefix_space)
           for (Piece& p : pieces)
-            if (!p.text.empty() && p.text[0] != ' ') prepend(p, " ");
+            if (!p.text.empty() && p.text[0] != ' ') prepend(p, " ", budget, "pre_tokenizer ByteLevel prefix space");
         if (s.use_regex) pieces = cut_each(pieces, [&](const std::string& t) { return split_words(t, s.pattern); });
         break;  // the bytes become GPT-2 characters in bpe_encode (BpeModel::byte_level)
       case PreTokenizeStep::Split:
@@ -150,11 +204,11 @@ std::vector<Piece> pre_tokenize(Piece piece, const std::vector<PreTokenizeStep>&
       case PreTokenizeStep::Metaspace:
         for (size_t k = 0; k < pieces.size(); ++k) {
           Piece& p = pieces[k];
-          replace_all(p, " ", s.replacement);
+          replace_all(p, " ", s.replacement, budget, "pre_tokenizer Metaspace");
           const bool add =
               s.prepend == PreTokenizeStep::Always || (s.prepend == PreTokenizeStep::First && first && k == 0);
           if (add && !p.text.empty() && p.text.compare(0, s.replacement.size(), s.replacement) != 0)
-            prepend(p, s.replacement);
+            prepend(p, s.replacement, budget, "pre_tokenizer Metaspace");
         }
         if (s.split)
           pieces = cut_each(pieces, [&](const std::string& t) { return before_each(t, s.replacement); });

@@ -1,12 +1,11 @@
 #include "hf_safetensors.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <unordered_set>
 
 #include "engine/checked.h"
 #include "engine/cost.h"
@@ -22,33 +21,6 @@ namespace attnsim::model::hf {
 // HF's own reader refuses headers over 100 MB; a real one is a few hundred KB.
 constexpr int64_t kMaxHeaderBytes = int64_t{100} << 20;
 constexpr int64_t kMaxIndexBytes = int64_t{16} << 20;
-
-// A regular file (engine/read_file.h) whose header is read by pread and whose data is
-// mapped read-only on first use (pages come in as a tensor is converted).
-class MappedFile : public RegularFile {
- public:
-  using RegularFile::RegularFile;
-  ~MappedFile() {
-    if (map_ && map_ != MAP_FAILED) ::munmap(map_, static_cast<size_t>(size()));
-  }
-
-  // `n` bytes at `offset` (the header: never mapped, never trusted).
-  std::string read(int64_t offset, int64_t n) const {
-    std::string out(static_cast<size_t>(n), '\0');
-    read_at(offset, out.data(), n);
-    return out;
-  }
-  const uint8_t* data() const {
-    if (!map_) {
-      map_ = ::mmap(nullptr, static_cast<size_t>(size()), PROT_READ, MAP_PRIVATE, fd(), 0);
-      if (map_ == MAP_FAILED) throw Error(path() + ": cannot map (" + std::strerror(errno) + ")");
-    }
-    return static_cast<const uint8_t*>(map_);
-  }
-
- private:
-  mutable void* map_ = nullptr;
-};
 
 int64_t dtype_size(const std::string& d) {
   if (d == "F64" || d == "I64" || d == "U64") return 8;
@@ -103,6 +75,9 @@ std::vector<TensorInfo> SafetensorsSet::parse_header(const uint8_t* data, size_t
   const nlohmann::json j = parse_json(std::string_view(reinterpret_cast<const char*>(data) + 8, n), what + " header");
   if (!j.is_object()) throw Error(what + ": the header must be a JSON object, got " + std::string(j.type_name()));
 
+  if (j.size() > kMaxTensors)
+    throw Error(what + ": the header lists " + std::to_string(j.size()) + " tensors; attnsim opens at most " +
+                std::to_string(kMaxTensors));
   std::vector<TensorInfo> out;
   for (const auto& [name, v] : j.items()) {
     if (name == "__metadata__") continue;
@@ -158,13 +133,18 @@ std::vector<TensorInfo> SafetensorsSet::parse_header(const uint8_t* data, size_t
 namespace {
 
 // Reads the first 8 + N bytes of the file and checks them.
-std::vector<TensorInfo> read_header(const MappedFile& f, const std::string& path) {
-  std::string head = f.size() >= 8 ? f.read(0, 8) : std::string();
-  std::vector<TensorInfo> infos;
+std::string read_bytes(const RegularFile& f, int64_t offset, int64_t n) {
+  std::string out(static_cast<size_t>(n), '\0');
+  f.read_at(offset, out.data(), n);
+  return out;
+}
+
+std::vector<TensorInfo> read_header(const RegularFile& f, const std::string& path) {
+  std::string head = f.size() >= 8 ? read_bytes(f, 0, 8) : std::string();
   if (head.size() == 8) {
     const uint64_t n = read_le64(reinterpret_cast<const uint8_t*>(head.data()));
     if (n <= static_cast<uint64_t>(f.size() - 8) && n <= static_cast<uint64_t>(kMaxHeaderBytes))
-      head += f.read(8, static_cast<int64_t>(n));
+      head += read_bytes(f, 8, static_cast<int64_t>(n));
   }
   return SafetensorsSet::parse_header(reinterpret_cast<const uint8_t*>(head.data()), head.size(), f.size(), path);
 }
@@ -173,12 +153,100 @@ std::vector<TensorInfo> read_header(const MappedFile& f, const std::string& path
 
 SafetensorsSet SafetensorsSet::open_file(const std::string& path) {
   SafetensorsSet set;
-  auto f = std::make_shared<MappedFile>(path);
+  auto f = std::make_shared<RegularFile>(path);
   set.tensors_ = read_header(*f, path);
   set.files_.push_back(std::move(f));
   set.paths_.push_back(path);
+  set.index_tensors(path);
   return set;
 }
+
+namespace {
+
+// model.safetensors.index.json's weight_map, read as a stream of SAX events: each pair is
+// checked as it arrives and the read stops at the first that breaks a bound, so a 13 MB index
+// naming 400,000 shards is refused after shard 4,097 without building its whole tree.
+//   {"metadata": {...}, "weight_map": {"NAME": "FILE", ...}}
+class WeightMapReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit WeightMapReader(std::string index) : index_(std::move(index)) {}
+
+  std::vector<std::pair<std::string, size_t>> tensors;  // name -> index into shards
+  std::vector<std::string> shards;                       // file names, in first-seen order
+  std::string error;                                     // why the read stopped, if it did
+  bool saw_map = false;
+
+  bool null() override { return value("null"); }
+  bool boolean(bool) override { return value("a boolean"); }
+  bool number_integer(number_integer_t) override { return value("a number"); }
+  bool number_unsigned(number_unsigned_t) override { return value("a number"); }
+  bool number_float(number_float_t, const string_t&) override { return value("a number"); }
+  bool binary(binary_t&) override { return value("binary data"); }
+  bool string(string_t& file) override {
+    if (!in_map()) return true;
+    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
+      return fail("shard '" + one_line(file) + "' must be a plain file name in the model folder");
+    const auto [it, fresh] = shard_of_file_.try_emplace(file, shards.size());
+    if (fresh) {
+      shards.push_back(file);
+      if (shards.size() > kMaxShards)
+        return fail("the weight_map names more than " + std::to_string(kMaxShards) +
+                    " shard files; attnsim opens at most that many");
+    }
+    if (!names_.insert(key_).second) return fail("'" + one_line(key_) + "' is listed twice");
+    tensors.emplace_back(key_, it->second);
+    if (tensors.size() > kMaxTensors)
+      return fail("the weight_map lists more than " + std::to_string(kMaxTensors) + " tensors; attnsim opens at most that many");
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    if (in_map()) return fail("the shard of '" + one_line(key_) + "' must be a file name, not an object");
+    if (++depth_ == 2 && key_ == "weight_map") {  // the top-level object's "weight_map"
+      map_depth_ = 2;
+      saw_map = true;
+    }
+    return true;
+  }
+  bool end_object() override {
+    if (depth_-- == map_depth_) map_depth_ = -1;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (in_map()) return fail("the shard of '" + one_line(key_) + "' must be a file name, not a list");
+    if (depth_ == 1 && key_ == "weight_map") return fail("needs a \"weight_map\" object {tensor name: shard file}");
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool key(string_t& k) override {
+    key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    return fail(std::string("not valid JSON (") + e.what() + ")");
+  }
+
+ private:
+  bool in_map() const { return depth_ == map_depth_; }
+  bool value(const char* what) {
+    if (depth_ == 1 && key_ == "weight_map") return fail("needs a \"weight_map\" object {tensor name: shard file}");
+    return in_map() ? fail("the shard of '" + one_line(key_) + "' must be a file name, not " + what) : true;
+  }
+  bool fail(std::string why) {
+    error = index_ + ": " + std::move(why);
+    return false;
+  }
+
+  std::string index_, key_;
+  int depth_ = 0, map_depth_ = -1;
+  std::unordered_map<std::string, size_t> shard_of_file_;
+  std::unordered_set<std::string> names_;
+};
+
+}  // namespace
 
 SafetensorsSet SafetensorsSet::open_dir(const std::string& dir) {
   namespace fs = std::filesystem;
@@ -187,43 +255,60 @@ SafetensorsSet SafetensorsSet::open_dir(const std::string& dir) {
   if (fs::exists(single, ec)) return open_file(single);
   if (!fs::exists(index, ec))
     throw Error(dir + ": no model.safetensors and no model.safetensors.index.json (attnsim reads safetensors, not pytorch_model.bin)");
-  const nlohmann::json j = parse_json(read_text_file(index, kMaxIndexBytes), index);
-  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-    throw Error(index + ": needs a \"weight_map\" object {tensor name: shard file}");
+  const std::string text = read_text_file(index, kMaxIndexBytes);
+  if (const auto at = too_deep(text, Syntax::Json))
+    throw Error(index + ": nested deeper than " + std::to_string(kMaxNesting) + " levels at byte " + std::to_string(*at));
+  WeightMapReader map(index);
+  if (!nlohmann::json::sax_parse(text, &map) || !map.error.empty())
+    throw Error(map.error.empty() ? index + ": not valid JSON" : map.error);
+  if (!map.saw_map) throw Error(index + ": needs a \"weight_map\" object {tensor name: shard file}");
+  if (map.shards.empty()) throw Error(index + ": the weight_map names no shard");
   SafetensorsSet set;
-  std::vector<std::string> shards;
-  for (const auto& [name, file] : j["weight_map"].items()) {
-    if (!file.is_string()) throw Error(index + ": the shard of '" + one_line(name) + "' must be a file name");
-    const std::string f = file.get<std::string>();
-    if (f.empty() || f.find('/') != std::string::npos || f == "." || f == "..")
-      throw Error(index + ": shard '" + one_line(f) + "' must be a plain file name in the model folder");
-    if (std::find(shards.begin(), shards.end(), f) == shards.end()) shards.push_back(f);
-  }
-  if (shards.empty()) throw Error(index + ": the weight_map names no shard");
-  for (size_t s = 0; s < shards.size(); ++s) {
-    const std::string path = dir + "/" + shards[s];
-    auto mf = std::make_shared<MappedFile>(path);
-    for (TensorInfo& t : read_header(*mf, path)) {
-      if (set.find(t.name)) throw Error(path + ": tensor '" + one_line(t.name) + "' is also in another shard");
+  for (size_t s = 0; s < map.shards.size(); ++s) {
+    const std::string path = dir + "/" + map.shards[s];
+    auto f = std::make_shared<RegularFile>(path);
+    std::vector<TensorInfo> infos = read_header(*f, path);
+    if (set.tensors_.size() + infos.size() > kMaxTensors)
+      throw Error(path + ": the shards hold more than " + std::to_string(kMaxTensors) +
+                  " tensors; attnsim opens at most that many");
+    for (TensorInfo& t : infos) {
       t.shard = s;
       set.tensors_.push_back(std::move(t));
     }
-    set.files_.push_back(std::move(mf));
+    set.files_.push_back(std::move(f));
     set.paths_.push_back(path);
   }
-  for (const auto& [name, file] : j["weight_map"].items()) {
+  set.index_tensors(index);
+  // the index and the shards must agree both ways: every listed tensor where it says, and
+  // no shard tensor the index leaves out
+  for (const auto& [name, shard] : map.tensors) {
     const TensorInfo* t = set.find(name);
-    if (!t) throw Error(index + ": '" + one_line(name) + "' is not in " + file.get<std::string>());
-    if (set.paths_[t->shard] != dir + "/" + file.get<std::string>())
-      throw Error(index + ": '" + one_line(name) + "' is in " + set.paths_[t->shard] + ", not in " + file.get<std::string>());
+    if (!t) throw Error(index + ": '" + one_line(name) + "' is not in " + one_line(map.shards[shard]));
+    if (t->shard != shard)
+      throw Error(index + ": '" + one_line(name) + "' is in " + set.paths_[t->shard] + ", not in " +
+                  one_line(map.shards[shard]));
+  }
+  if (set.tensors_.size() != map.tensors.size()) {
+    std::unordered_set<std::string> listed;
+    for (const auto& [name, shard] : map.tensors) listed.insert(name);
+    for (const TensorInfo& t : set.tensors_)
+      if (!listed.count(t.name))
+        throw Error(index + ": the weight_map does not list '" + one_line(t.name) + "' of " + set.paths_[t.shard]);
   }
   return set;
 }
 
+void SafetensorsSet::index_tensors(const std::string& what) {
+  by_name_.clear();
+  by_name_.reserve(tensors_.size());
+  for (size_t k = 0; k < tensors_.size(); ++k)
+    if (!by_name_.emplace(tensors_[k].name, k).second)
+      throw Error(what + ": tensor '" + one_line(tensors_[k].name) + "' is in two shards");
+}
+
 const TensorInfo* SafetensorsSet::find(const std::string& name) const {
-  for (const TensorInfo& t : tensors_)
-    if (t.name == name) return &t;
-  return nullptr;
+  const auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &tensors_[it->second];
 }
 
 // [SECTION] reading
@@ -241,16 +326,18 @@ Tensor SafetensorsSet::read_f32(const TensorInfo& info) const {
   const int64_t n = info.numel();
   Tensor out = Tensor::empty(info.shape.empty() ? Dims{} : info.shape);
   float* dst = out.f32();
-  const uint8_t* src = files_[info.shard]->data() + info.begin;
+  const RegularFile& file = *files_[info.shard];
   // little-endian on disk, as on every target attnsim builds for (x86-64, WebAssembly)
   if (info.dtype == "F32") {
-    std::memcpy(dst, src, static_cast<size_t>(n) * 4);
-  } else {
+    file.read_at(info.begin, dst, n * 4);
+  } else {  // 16-bit values, widened a chunk at a time
     const bool bf16 = info.dtype == "BF16";
-    for (int64_t i = 0; i < n; ++i) {
-      uint16_t u;
-      std::memcpy(&u, src + 2 * i, 2);
-      dst[i] = bf16 ? bfloat16_bits_to_float(u) : half_bits_to_float(u);
+    constexpr int64_t kChunk = int64_t{1} << 18;
+    std::vector<uint16_t> buf(static_cast<size_t>(std::min(n, kChunk)));
+    for (int64_t at = 0; at < n; at += kChunk) {
+      const int64_t m = std::min(kChunk, n - at);
+      file.read_at(info.begin + 2 * at, buf.data(), 2 * m);
+      for (int64_t i = 0; i < m; ++i) dst[at + i] = bf16 ? bfloat16_bits_to_float(buf[i]) : half_bits_to_float(buf[i]);
     }
   }
   for (int64_t i = 0; i < n; ++i)

@@ -9,15 +9,25 @@
 // Everything is checked from the headers before a tensor byte is read: the length against
 // the file, the JSON's nesting (engine/nesting.h), each dtype, shape (checked products) and
 // data_offsets (inside the buffer, end - begin = numel · itemsize, no two tensors
-// overlapping). Data is mmapped; a tensor becomes float32 (F32, F16, BF16) only when asked
-// for, and a NaN or ±inf in it is an Error naming the tensor and the element.
+// overlapping). A tensor becomes float32 (F32, F16, BF16) only when asked for, and a NaN or
+// ±inf in it is an Error naming the tensor and the element.
+//
+// The work is bounded as well as the sizes: at most kMaxShards shards and kMaxTensors
+// tensors, each name found by hash (a folder of 60,000 tensors opens in linear time).
+//
+// Tensor bytes are copied with pread, never mapped: a mapped file that shrinks while a pass
+// reads it (another process truncating a shard) raises SIGBUS, which no Error can report;
+// pread reports the short read as "file shrank", one line. The copy costs nothing extra: the
+// bytes are converted into a new float32 tensor either way.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "engine/read_file.h"
 #include "engine/tensor.h"
 
 namespace attnsim::model::hf {
@@ -32,7 +42,9 @@ struct TensorInfo {
   int64_t numel() const;
 };
 
-class MappedFile;  // an mmapped, read-only file (hf_safetensors.cpp)
+// Real models: Llama 3.1 405B has 191 shards, DeepSeek-V3 about 92,000 tensors.
+inline constexpr size_t kMaxShards = 4096;
+inline constexpr size_t kMaxTensors = 1'000'000;
 
 class SafetensorsSet {
  public:
@@ -54,9 +66,12 @@ class SafetensorsSet {
   Tensor read_f32(const std::string& name) const;  // Error when absent
 
  private:
-  std::vector<std::shared_ptr<MappedFile>> files_;
+  void index_tensors(const std::string& what);  // by_name_ from tensors_; Error on a repeat
+
+  std::vector<std::shared_ptr<RegularFile>> files_;
   std::vector<std::string> paths_;
   std::vector<TensorInfo> tensors_;
+  std::unordered_map<std::string, size_t> by_name_;  // name -> index into tensors_
 };
 
 // Bytes of one element of a safetensors dtype, or 0 when the name is not one.

@@ -6,15 +6,36 @@
 
 namespace attnsim::model::hf {
 
+namespace {
+
+// A model's embedding may have more rows than its tokenizer has tokens (Qwen2: 151,936 rows,
+// about 151,665 tokens; the rest pad to a multiple of 128). Such an id is a valid model output
+// with no text: it reads as "<id N>" wherever a token would.
+std::string id_mark(int32_t id) { return "<id " + std::to_string(id) + ">"; }
+
+}  // namespace
+
 std::string HfText::label(int32_t id) const {
-  return tokenizer && id >= 0 && id < tokenizer->vocab_size() ? tokenizer->token_label(id) : std::to_string(id);
+  if (!tokenizer) return std::to_string(id);
+  return tokenizer->is_token(id) ? tokenizer->token_label(id) : id_mark(id);
 }
 
 std::string HfText::text(const std::vector<int32_t>& ids) const {
-  if (tokenizer) return tokenizer->decode(ids);
   std::string s;
-  for (int32_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
-  return s;
+  if (!tokenizer) {
+    for (int32_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+    return s;
+  }
+  std::vector<int32_t> run;  // decoded a run at a time, so decoder rules (stripping) see whole runs
+  for (int32_t id : ids) {
+    if (tokenizer->is_token(id)) {
+      run.push_back(id);
+      continue;
+    }
+    s += tokenizer->decode(run) + id_mark(id);
+    run.clear();
+  }
+  return s + tokenizer->decode(run);
 }
 
 std::vector<int32_t> HfText::encode(const std::string& text, const HfConfig& config, const std::string& dir,
@@ -35,8 +56,12 @@ HfText open_hf_text(const std::string& dir, bool needed) {
   namespace fs = std::filesystem;
   std::error_code ec;
   HfText t;
-  const bool has = fs::exists(dir + "/tokenizer.json", ec) ||
-                   (fs::exists(dir + "/vocab.json", ec) && fs::exists(dir + "/merges.txt", ec));
+  const bool json = fs::exists(dir + "/tokenizer.json", ec), vocab = fs::exists(dir + "/vocab.json", ec),
+             merges = fs::exists(dir + "/merges.txt", ec);
+  if (!json && vocab != merges)  // half of GPT-2's pair: reading ids as numbers would hide it
+    throw Error(dir + ": has " + (vocab ? "vocab.json but no merges.txt" : "merges.txt but no vocab.json") +
+                "; GPT-2's tokenizer needs both (or a tokenizer.json)");
+  const bool has = json || vocab;
   if (has || needed) t.tokenizer = load_tokenizer(dir);
   return t;
 }

@@ -17,26 +17,23 @@ struct Segment {
 };
 
 // The input cut at added tokens: at each position the longest added token that starts there.
-std::vector<Segment> split_added(const std::string& text, const std::vector<AddedToken>& added) {
+std::vector<Segment> split_added(const std::string& text, const std::vector<AddedToken>& added, const AddedTrie& trie) {
   std::vector<Segment> out;
-  bool starts[256] = {};  // the first bytes of added tokens: most positions need no comparison
-  for (const AddedToken& a : added)
-    if (!a.content.empty()) starts[static_cast<uint8_t>(a.content[0])] = true;
+  if (added.empty()) {
+    if (!text.empty()) out.push_back({0, text.size()});
+    return out;
+  }
   size_t start = 0;
   for (size_t i = 0; i < text.size();) {
-    const AddedToken* best = nullptr;
-    if (starts[static_cast<uint8_t>(text[i])])
-      for (const AddedToken& a : added)
-        if (!a.content.empty() && (!best || a.content.size() > best->content.size()) &&
-            text.compare(i, a.content.size(), a.content) == 0)
-          best = &a;
-    if (!best) {
+    const int32_t k = trie.longest_at(text, i);
+    if (k < 0) {
       ++i;
       continue;
     }
+    const AddedToken& a = added[static_cast<size_t>(k)];
     if (i > start) out.push_back({start, i});
-    out.push_back({i, i + best->content.size(), best->id});
-    i += best->content.size();
+    out.push_back({i, i + a.content.size(), a.id});
+    i += a.content.size();
     start = i;
   }
   if (start < text.size()) out.push_back({start, text.size()});
@@ -64,9 +61,35 @@ std::optional<uint8_t> fallback_byte(const std::string& token) {
 
 }  // namespace
 
+void AddedTrie::insert(const std::string& content, int32_t added_index) {
+  if (token_.empty()) token_.push_back(-1);
+  uint32_t node = 0;
+  for (const char c : content) {
+    const auto [it, fresh] = child_.try_emplace(edge(node, static_cast<uint8_t>(c)), static_cast<uint32_t>(token_.size()));
+    if (fresh) token_.push_back(-1);
+    node = it->second;
+  }
+  token_[node] = added_index;
+}
+
+int32_t AddedTrie::longest_at(const std::string& text, size_t at) const {
+  int32_t best = -1;
+  uint32_t node = 0;
+  for (size_t i = at; i < text.size(); ++i) {
+    const auto it = child_.find(edge(node, static_cast<uint8_t>(text[i])));
+    if (it == child_.end()) break;
+    node = it->second;
+    if (token_[node] >= 0) best = token_[node];
+  }
+  return best;
+}
+
 Tokenizer::Tokenizer(TokenizerSpec spec) : spec_(std::move(spec)) {
   added_by_id_.assign(static_cast<size_t>(vocab_size()), -1);
-  for (size_t k = 0; k < spec_.added.size(); ++k) added_by_id_[spec_.added[k].id] = static_cast<int32_t>(k);
+  for (size_t k = 0; k < spec_.added.size(); ++k) {
+    added_by_id_[spec_.added[k].id] = static_cast<int32_t>(k);
+    added_trie_.insert(spec_.added[k].content, static_cast<int32_t>(k));
+  }
 }
 
 int64_t Tokenizer::vocab_size() const {
@@ -78,8 +101,8 @@ int64_t Tokenizer::vocab_size() const {
 std::optional<int32_t> Tokenizer::bos_id() const { return spec_.bos; }
 
 std::optional<int32_t> Tokenizer::token_id(const std::string& token) const {
-  for (const AddedToken& a : spec_.added)
-    if (a.content == token) return a.id;
+  if (const int32_t k = added_trie_.longest_at(token, 0); k >= 0 && spec_.added[k].content == token)
+    return spec_.added[k].id;
   if (const auto it = spec_.model.vocab.find(token); it != spec_.model.vocab.end()) return it->second;
   return std::nullopt;
 }
@@ -88,9 +111,13 @@ bool Tokenizer::is_special(int32_t id) const {
   return id >= 0 && id < vocab_size() && added_by_id_[id] >= 0 && spec_.added[added_by_id_[id]].special;
 }
 
-void Tokenizer::check_id(int32_t id) const {
+bool Tokenizer::is_token(int32_t id) const {
   const bool in_model = id >= 0 && static_cast<size_t>(id) < spec_.model.tokens.size() && !spec_.model.tokens[id].empty();
-  if (!in_model && (id < 0 || id >= vocab_size() || added_by_id_[id] < 0))
+  return in_model || (id >= 0 && id < vocab_size() && added_by_id_[id] >= 0);
+}
+
+void Tokenizer::check_id(int32_t id) const {
+  if (!is_token(id))
     throw Error("tokenizer: token id " + std::to_string(id) + " is not in the vocabulary (ids 0.." +
                 std::to_string(vocab_size() - 1) + ")");
 }
@@ -99,15 +126,17 @@ std::vector<Span> Tokenizer::encode_spans(const std::string& text, std::vector<i
   std::vector<Span> spans;
   std::vector<int32_t> out;
   std::vector<ByteRange> ranges;
-  for (const Segment& seg : split_added(text, spec_.added)) {
+  NormalizeBudget budget{text.size()};
+  for (const Segment& seg : split_added(text, spec_.added, added_trie_)) {
     if (seg.added >= 0) {
       out.push_back(seg.added);
       spans.push_back({seg.begin, seg.end});
       continue;
     }
     Piece whole = Piece::of(text, seg.begin, seg.end);
-    normalize(whole, spec_.normalizer);
-    for (const Piece& p : pre_tokenize(std::move(whole), spec_.pre_tokenizer, seg.begin == 0)) {
+    budget.check_bound(seg.end - seg.begin, spec_.normalizer);
+    normalize(whole, spec_.normalizer, budget);
+    for (const Piece& p : pre_tokenize(std::move(whole), spec_.pre_tokenizer, seg.begin == 0, budget)) {
       ranges.clear();
       bpe_encode(spec_.model, p.text, out, ranges);
       for (const ByteRange& r : ranges) spans.push_back(p.span(r.first, r.second));

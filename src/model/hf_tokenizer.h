@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "hf_bpe.h"
@@ -82,6 +83,21 @@ struct TokenizerSpec {
   std::optional<int32_t> bos;
 };
 
+// The added tokens as a byte trie: finding the longest one that starts at a position costs at
+// most kMaxAddedTokenBytes lookups, however many added tokens there are (comparing each one at
+// each position made 150,000 added tokens over 120,000 characters take minutes).
+class AddedTrie {
+ public:
+  void insert(const std::string& content, int32_t added_index);
+  // The index (into TokenizerSpec::added) of the longest added token starting at text[at], or -1.
+  int32_t longest_at(const std::string& text, size_t at) const;
+
+ private:
+  static uint64_t edge(uint32_t node, uint8_t byte) { return uint64_t{node} << 8 | byte; }
+  std::unordered_map<uint64_t, uint32_t> child_;  // edge(node, byte) -> node; the root is 0
+  std::vector<int32_t> token_;                     // node -> added index ending here, or -1
+};
+
 class Tokenizer {
  public:
   explicit Tokenizer(TokenizerSpec spec);
@@ -97,6 +113,7 @@ class Tokenizer {
   // id that is not a token.
   std::string token_label(int32_t id) const;
   int64_t vocab_size() const;  // the largest id + 1
+  bool is_token(int32_t id) const;  // a vocabulary or added token (ids below vocab_size may be holes)
   std::optional<int32_t> bos_id() const;
   std::optional<int32_t> token_id(const std::string& token) const;  // vocabulary or added token
   bool is_special(int32_t id) const;
@@ -108,6 +125,7 @@ class Tokenizer {
 
   TokenizerSpec spec_;
   std::vector<int32_t> added_by_id_;  // id -> index into spec_.added, -1 for none
+  AddedTrie added_trie_;
 };
 
 // DIR/tokenizer.json, else DIR/vocab.json + DIR/merges.txt (GPT-2). Throws Error naming the
@@ -121,5 +139,18 @@ Tokenizer parse_tokenizer_json(const std::string& text, const std::string& what)
 
 // Llama 3's tokenizer.json is 9 MB, Gemma's 17 MB: 32 MiB leaves room and refuses a 50 MB file.
 inline constexpr int64_t kMaxTokenizerBytes = int64_t{32} << 20;
+
+// Bounds on the work a tokenizer file can ask for (real ones are far inside them: Llama 3's
+// longest added token is 31 bytes, its normalizer and pre-tokenizer 1 to 3 steps, every
+// rewrite string 1 to 3 bytes).
+inline constexpr size_t kMaxPipelineSteps = 64;       // normalizer steps, and pre-tokenizer steps
+inline constexpr size_t kMaxRewriteBytes = 256;       // a Prepend, Replace or Metaspace string
+inline constexpr size_t kMaxAddedTokenBytes = 256;    // one added token
+inline constexpr size_t kMaxAddedBytes = 4u << 20;    // all added tokens together
+// The text after normalization, summed over its pieces: millions of tokens, far past any
+// model's context. Every byte also carries 16 bytes of span bookkeeping (Piece::from / to),
+// so this is about 270 MiB at most.
+inline constexpr int64_t kMaxNormalizedBytes = int64_t{16} << 20;
+inline constexpr int64_t kPieceBytesPerByte = 1 + 2 * static_cast<int64_t>(sizeof(size_t));
 
 }  // namespace attnsim::model::hf

@@ -3,11 +3,14 @@
 // pipeline stage is checked; whatever attnsim does not run is named in the Error.
 #include <algorithm>
 #include <filesystem>
+#include <unordered_map>
 
 #include "engine/error.h"
 #include "engine/nesting.h"
 #include "engine/read_file.h"
+#include "hf_bytes.h"
 #include "hf_tokenizer.h"
+#include "hf_unicode.h"
 
 namespace attnsim::model::hf {
 
@@ -32,6 +35,22 @@ const json& member(const Ctx& c, const json& obj, const char* key, const char* w
 std::string string_of(const Ctx& c, const json& v, const std::string& where) {
   if (!v.is_string()) c.fail(where + " is not a string");
   return v.get<std::string>();
+}
+
+// A Prepend, Replace or Metaspace string: real ones are "▁" or " ".
+std::string rewrite_of(const Ctx& c, const json& v, const std::string& where) {
+  std::string s = string_of(c, v, where);
+  if (s.size() > kMaxRewriteBytes)
+    c.fail(where + " is " + std::to_string(s.size()) + " bytes long; attnsim runs rewrite strings of up to " +
+           std::to_string(kMaxRewriteBytes) + " bytes");
+  return s;
+}
+
+template <class Steps>
+void count_step(const Ctx& c, const Steps& steps, const char* what) {
+  if (steps.size() >= kMaxPipelineSteps)
+    c.fail(std::string(what) + " has more than " + std::to_string(kMaxPipelineSteps) +
+           " steps; attnsim runs at most that many");
 }
 
 std::string type_of(const Ctx& c, const json& stage, const char* where) {
@@ -130,14 +149,17 @@ void read_normalizer(const Ctx& c, const json& n, std::vector<NormalizeStep>& ou
     if (!list.is_array()) c.fail("normalizer Sequence's \"normalizers\" is not a list");
     for (const json& s : list) read_normalizer(c, s, out);
   } else if (type == "Prepend") {
-    out.push_back({NormalizeStep::Prepend, string_of(c, member(c, n, "prepend", "normalizer Prepend"), "Prepend's prepend"), ""});
+    count_step(c, out, "the normalizer");
+    out.push_back({NormalizeStep::Prepend, rewrite_of(c, member(c, n, "prepend", "normalizer Prepend"), "Prepend's prepend"), ""});
   } else if (type == "Replace") {
     const json& pattern = member(c, n, "pattern", "normalizer Replace");
     if (!pattern.is_object() || !pattern.contains("String"))
-      c.fail("normalizer Replace with pattern " + pattern.dump() + " is not supported (only a plain String)");
-    out.push_back({NormalizeStep::Replace, string_of(c, pattern["String"], "Replace's pattern"),
-                   string_of(c, member(c, n, "content", "normalizer Replace"), "Replace's content")});
+      c.fail("normalizer Replace with pattern " + pattern.dump().substr(0, 80) + " is not supported (only a plain String)");
+    count_step(c, out, "the normalizer");
+    out.push_back({NormalizeStep::Replace, rewrite_of(c, pattern["String"], "Replace's pattern"),
+                   rewrite_of(c, member(c, n, "content", "normalizer Replace"), "Replace's content")});
   } else if (type == "NFC") {
+    count_step(c, out, "the normalizer");
     out.push_back({NormalizeStep::Nfc, "", ""});
   } else {
     c.fail("normalizer \"" + type + "\" is not supported (attnsim runs Sequence, Prepend, Replace and NFC)");
@@ -179,7 +201,8 @@ void read_pre_tokenizer(const Ctx& c, const json& p, std::vector<PreTokenizeStep
     s.individual_digits = p.value("individual_digits", false);
   } else if (type == "Metaspace") {
     s.kind = PreTokenizeStep::Metaspace;
-    s.replacement = p.value("replacement", std::string("\u2581"));
+    s.replacement = p.contains("replacement") ? rewrite_of(c, p["replacement"], "pre_tokenizer Metaspace's replacement")
+                                              : std::string("\u2581");
     if (s.replacement.empty()) c.fail("pre_tokenizer Metaspace has an empty replacement");
     const std::string scheme = p.value("prepend_scheme", std::string(p.value("add_prefix_space", true) ? "always" : "never"));
     if (scheme == "always") s.prepend = PreTokenizeStep::Always;
@@ -190,6 +213,7 @@ void read_pre_tokenizer(const Ctx& c, const json& p, std::vector<PreTokenizeStep
   } else {
     c.fail("pre_tokenizer \"" + type + "\" is not supported (attnsim runs Sequence, ByteLevel, Split, Digits and Metaspace)");
   }
+  count_step(c, out, "the pre_tokenizer");
   out.push_back(s);
 }
 
@@ -225,13 +249,46 @@ void read_decoder(const Ctx& c, const json& d, DecodeRule& r) {
   }
 }
 
+// The text a vocabulary token stands for, for comparing with an added token's content: a
+// byte-level vocabulary writes bytes as GPT-2 characters ("Ġ" for a space).
+std::string vocab_text(const BpeModel& m, const std::string& token) {
+  if (!m.byte_level) return token;
+  std::string out;
+  for (size_t i = 0; i < token.size();) {
+    const CodeUnit u = next_unit(token, i);
+    if (const auto b = char_to_byte(u.cp)) out += static_cast<char>(*b);
+    else out.append(token, i, u.len);
+    i += u.len;
+  }
+  return out;
+}
+
+// Added tokens: one id each, and an id the vocabulary also has must be the same token there
+// (GPT-2's "<|endoftext|>" is both); otherwise decode would read one back as the other.
 void read_added(const Ctx& c, const json& added, TokenizerSpec& spec) {
   if (added.is_null()) return;
   if (!added.is_array()) c.fail("\"added_tokens\" is not a list");
+  std::unordered_map<int32_t, size_t> by_id;  // id -> index into spec.added
+  size_t bytes = 0;
   for (const json& a : added) {
     const int32_t id = id_of(c, member(c, a, "id", "an added token"), "an added token");
     const std::string content = string_of(c, member(c, a, "content", "an added token"), "an added token's content");
     if (content.empty()) c.fail("added token " + std::to_string(id) + " is empty");
+    if (content.size() > kMaxAddedTokenBytes)
+      c.fail("added token " + std::to_string(id) + " is " + std::to_string(content.size()) +
+             " bytes long; attnsim reads added tokens of up to " + std::to_string(kMaxAddedTokenBytes) + " bytes");
+    if ((bytes += content.size()) > kMaxAddedBytes)
+      c.fail("the added tokens hold more than " + std::to_string(kMaxAddedBytes >> 20) + " MiB of text");
+    if (const auto [it, fresh] = by_id.try_emplace(id, spec.added.size()); !fresh) {
+      if (spec.added[it->second].content == content) continue;  // the same entry twice
+      c.fail("added tokens \"" + spec.added[it->second].content + "\" and \"" + content + "\" have the same id " +
+             std::to_string(id));
+    }
+    const auto& tokens = spec.model.tokens;
+    if (static_cast<size_t>(id) < tokens.size() && !tokens[id].empty() && tokens[id] != content &&
+        vocab_text(spec.model, tokens[id]) != content)
+      c.fail("added token \"" + content + "\" has id " + std::to_string(id) + ", which the vocabulary gives to \"" +
+             tokens[id] + "\"");
     spec.added.push_back({id, content, a.value("special", false)});
   }
 }

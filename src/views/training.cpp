@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 #include <optional>
 
@@ -20,11 +20,15 @@
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
 #include "engine/nesting.h"
+#include "engine/read_file.h"
 #include "model/tasks.h"
 
 namespace attnsim::app {
 
 namespace {
+
+// A training log is a line per logged step: the longest shipped one is about 1 MB.
+constexpr int64_t kMaxTrainLogBytes = int64_t{64} << 20;
 
 // FLOP/s the last finished run here reached (0 = none yet).
 std::atomic<double> g_measured_flops{0};
@@ -97,8 +101,7 @@ TimelinePoint timeline_point(const model::StepReport& r) {
 }
 
 Timeline read_train_log(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot be read");
+  std::istringstream in(read_text_file(path, kMaxTrainLogBytes));  // Error naming the path
   Timeline t;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {

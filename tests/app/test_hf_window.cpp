@@ -8,7 +8,10 @@
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -149,4 +152,47 @@ TEST_CASE("HF window: --layer 9 and a broken config.json each give one line, exi
   REQUIRE(r.errors.size() == 1);
   CHECK(r.errors[0].find("config.json") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(png));
+}
+
+// [SECTION] issue 37: a bad --model in a headless run is one line and exit 2 (it used to be
+// dropped: the default scenario was exported, exit 0), and an export never replaces a device
+
+TEST_CASE("HF window: --model that is not a model folder is one line, exit 2, nothing exported") {
+  const std::string png = kOut + "/bad-model.png", bad = kOut + "/bad-models";
+  std::filesystem::remove_all(bad);
+  std::filesystem::create_directories(bad + "/fifo");
+  REQUIRE(::mkfifo((bad + "/fifo/config.json").c_str(), 0600) == 0);
+  std::filesystem::create_directories(bad + "/zero");
+  std::filesystem::create_symlink("/dev/zero", bad + "/zero/config.json");
+  std::filesystem::create_directories(bad + "/empty");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/nonexistent", "not a folder"},
+      {"/etc/hostname", "not a folder"},
+      {bad + "/fifo", "its config.json is not a regular file"},
+      {bad + "/zero", "its config.json is not a regular file"},
+      {bad + "/empty", "neither a Hugging Face folder"}};
+  for (const auto& [model, says] : cases)
+    for (const std::string& mode : {"--export " + png, std::string("--print-trace")}) {
+      std::filesystem::remove(png);
+      const Run r = run(mode + " --model " + model);
+      INFO(mode << " --model " << model);
+      CHECK(r.status == 2);
+      REQUIRE(r.errors.size() == 1);
+      CHECK(r.errors[0].find(says) != std::string::npos);
+      CHECK_FALSE(std::filesystem::exists(png));
+    }
+  std::filesystem::remove_all(bad);
+}
+
+TEST_CASE("HF window: --export onto a character device leaves the device as it was") {
+  const std::string dev = kOut + "/full-device.png";
+  std::filesystem::remove(dev);
+  if (::mknod(dev.c_str(), S_IFCHR | 0600, makedev(1, 7)) != 0) return;  // needs root, as CI has
+  const Run r = run("--export " + dev);
+  CHECK(r.status == 2);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].find("is a character device") != std::string::npos);
+  struct stat st {};
+  CHECK((::lstat(dev.c_str(), &st) == 0 && S_ISCHR(st.st_mode)));
+  std::filesystem::remove(dev);
 }

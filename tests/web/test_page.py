@@ -8,6 +8,8 @@ got it by e-mail would. Checks (tools/test.sh runs this after tools/web.sh):
   - the trace the page logs (&log=trace) equals the desktop's `attnsim --print-trace`:
     names, shapes, strides, offsets, storage sharing, NaN / inf counts, and values through
     per-step checksums within float tolerance (Eigen in the page, OpenBLAS on the desktop);
+  - deep links to a step the scenario lacks, or a lesson step number that is not one, open the
+    first step with an error banner; the page's own buttons are in Korean with lang=ko;
   - the right arrow key moves to the next step (the hash follows);
   - a lesson's number quiz is answered by typing, and the progress lands in localStorage;
   - a malformed .npy through the file input gives one error banner and the page runs on;
@@ -149,6 +151,26 @@ def main():
             # the page's own files (lessons, checkpoints, NanumGothic) unpacked from the zip inside it
             missing = [l for l in lines if "did not unpack" in l or "font not found" in l]
             check(not missing, "the page's files and the Korean font are there %r" % missing)
+
+        # Deep links that name no step, or no step number of the lesson: the page opens at
+        # the first step and says so in an error banner (it used to show `query` silently).
+        bad_links = [("#scenario=default&step=frobnicate&lang=en", "step=query", "no step 'frobnicate'"),
+                     ("#scenario=default&step=%00%FF&lang=en", "step=query", "no step '\\x00"),
+                     ("#scenario=default&step=k_cache&lang=en", "step=query", "no step 'k_cache'"),
+                     ("#lesson=one-budget&at=-5&lang=en", "at=1", "step ?, but this lesson has steps 1 to"),
+                     ("#lesson=one-budget&at=NaN&lang=en", "at=1", "step ?, but"),
+                     ("#lesson=one-budget&at=99999999999999999999&lang=en", "at=1", "step ?, but"),
+                     ("#lesson=one-budget&at=99&lang=en", "at=1", "step 99, but")]
+        for link, where, says in bad_links:
+            ready, lines = open_page(d, url, link)
+            banner = wait_for(d, lambda l: l.startswith("attnsim banner: error: "), 10, lines)
+            check(ready is not None and where in ready and banner is not None and says in banner,
+                  "bad deep link %s -> %r, banner %r" % (link, ready, banner))
+        # The page's own buttons (HTML, outside the canvas) follow the UI's language.
+        open_page(d, url, "#scenario=default&step=alpha&lang=ko")
+        labels = d.execute_script("return [document.getElementById('open-file-label').textContent,"
+                                  " document.getElementById('open-folder-label').textContent]")
+        check(labels == ["파일 열기…", "폴더 열기…"], "Korean page buttons %r" % labels)
 
         # The page's trace against the desktop's, step by step.
         for scenario in ["default", "query-padding-nan", "mask-two-fills", "model", "decode-gqa"]:
