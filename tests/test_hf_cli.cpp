@@ -92,3 +92,18 @@ TEST_CASE("heads and ablate on a Hugging Face folder") {
   CHECK(k["ablated"][0]["heads"] == "1.0");
   CHECK(k["ablated"][0]["loss"].get<double>() == Approx(k["base_loss"].get<double>() + k["ablated"][0]["delta"].get<double>()));
 }
+
+TEST_CASE("a config vocabulary larger than the tokenizer's is valid: ids past it print as <id N> (issue 37)", "[cli]") {
+  // hf_gpt2_padded: 300 embedding rows, 270 tokens; greedy after "Hi" picks 285 (make_hf_golden.py)
+  const auto table = run_cli("decode --model " + golden("hf_gpt2_padded") + " --text Hi --steps 2");
+  REQUIRE(table.code == 0);
+  CHECK(table.output.find("<id 285>") != std::string::npos);
+  const auto j = run_cli("decode --model " + golden("hf_gpt2_padded") + " --text Hi --steps 2 --json");
+  REQUIRE(j.code == 0);
+  const auto out = nlohmann::json::parse(j.output);
+  CHECK(out["generated"][0] == 285);
+  CHECK(out["text"].get<std::string>().rfind("Hi<id 285>", 0) == 0);
+  const auto p = run_cli("predict --model " + golden("hf_gpt2_padded") + " --text Hi --top-k 3 --json");
+  REQUIRE(p.code == 0);
+  CHECK(nlohmann::json::parse(p.output)["top"][0]["label"] == "<id 285>");
+}

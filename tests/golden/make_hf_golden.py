@@ -15,6 +15,9 @@ the references are computed from the weights as stored (rounded, then widened to
     tests/golden/hf_<family>_<dtype>/greedy.npy       (N,) float32: greedy continuation of tokens
     tests/golden/hf_gpt2_tok/                          a GPT-2 of the tiny tokenizer's 270 tokens with
                                                        that tokenizer (vocab.json + merges.txt), for --text
+    tests/golden/hf_gpt2_padded/                       the same tokenizer under a config of 300 tokens (as
+                                                       Qwen2 pads 151,665 to 151,936), whose greedy next
+                                                       token after PADDED_PROMPT is 285, an id with no text
 Run with Debian's python3-torch:  /usr/bin/python3 tests/golden/make_hf_golden.py
 """
 import json
@@ -236,6 +239,30 @@ def with_tokenizer():
         shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
 
 
+PADDED_PROMPT = [39, 72]  # "Hi" in the tiny tokenizer
+
+
+def padded_vocabulary():
+    """GPT-2 of 300 embedding rows beside the 270-token tokenizer. Row 285 is 20 times the row of
+    the best of the first 270 after PADDED_PROMPT, so greedy decoding picks 285 (tied unembedding:
+    its logit is 20 times that one's, which is positive)."""
+    c = dict(CONFIGS["gpt2"], vocab_size=300, bos_token_id=None)
+    p = gpt2_params(c, torch.Generator().manual_seed(6))
+    with torch.no_grad():
+        p["wte.weight"][270:] = 0
+        best = int(gpt2_forward(c, p, torch.tensor(PADDED_PROMPT))[1][-1][:270].argmax())
+        p["wte.weight"][285] = 20 * p["wte.weight"][best]
+        assert int(gpt2_forward(c, p, torch.tensor(PADDED_PROMPT))[1][-1].argmax()) == 285
+    out = os.path.join(HERE, "hf_gpt2_padded")
+    os.makedirs(out, exist_ok=True)
+    write_safetensors(os.path.join(out, "model.safetensors"), p, "F32")
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
+
+
 if __name__ == "__main__":
     main()
     with_tokenizer()
+    padded_vocabulary()
