@@ -18,7 +18,7 @@ targets=("$@")
 ((${#targets[@]})) || targets=(npy mask zip lesson checkpoint cli safetensors tokenizer pipeline nested_zip)
 # CI mode's inputs per target: about 30 s each on a loaded 2-core machine.
 declare -A runs=([npy]=600000 [mask]=600000 [zip]=30000 [lesson]=200000 [checkpoint]=20000 [cli]=5000
-                 [safetensors]=600000 [tokenizer]=20000 [pipeline]=200000 [nested_zip]=5000)
+                 [safetensors]=600000 [tokenizer]=20000 [pipeline]=60000 [nested_zip]=5000)
 
 CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DATTNSIM_FUZZ=ON \
   -DATTNSIM_GUI=OFF -DATTNSIM_CUDA=OFF -DBUILD_TESTING=OFF -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" >/dev/null

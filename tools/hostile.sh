@@ -531,6 +531,15 @@ for o in "--policy window=4" "--max-len 8" "--cache paged:4" "--kv-repeat-copy";
   add "decode --model $G --tokens 1 --steps 1 $o"
 done
 add "trace --model $G --tokens 1 --layer ''"
+# issue 36: learning a tokenizer from a corpus; each refused before any work, nothing written
+printf 'the cat sat on the mat\n' >"$F/corpus.txt"
+for m in 0 -1 4611686018427387904 100001 abc "''"; do add "bpe-train --corpus $F/corpus.txt --merges $m --out $W/out-tok"; done
+add "bpe-train --corpus /nonexistent/corpus.txt --out $W/out-tok"
+add "bpe-train --corpus $F/fifo.npy --out $W/out-tok"
+add "bpe-train --corpus $F/corpus.txt --heldout /dev/zero --out $W/out-tok"
+add "bpe-train --corpus $F/corpus.txt --out $W/a-file"
+add "bpe-train --corpus $F/corpus.txt --out $W/full-dir"
+add "bpe-train --corpus $F/corpus.txt --out /proc/attnsim-tok"
 
 # [SECTION] run --------------------------------------------------------------------------------
 

@@ -1,0 +1,106 @@
+// attnsim-cli bpe-train: learn a byte-level BPE from a corpus (model/hf_bpe_train.h) and write
+// it as a Hugging Face GPT-2 tokenizer folder: tokenizer.json, vocab.json, merges.txt.
+//   bpe-train --corpus train.txt --merges 4000 --out tok/ [--heldout heldout.txt] [--force]
+// It then reads the folder back through the same loader every model folder goes through and
+// reports, for the corpus and the held-out text, bytes per token and whether decoding gives
+// the text back byte for byte. The folder is written whole or not at all.
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "engine/atomic_file.h"
+#include "engine/error.h"
+#include "engine/read_file.h"
+#include "model/hf_bpe_train.h"
+#include "model/hf_tokenizer.h"
+#include "options.h"
+#include "staged_out.h"
+
+namespace attnsim::cli {
+
+namespace {
+
+// A corpus larger than this is not a classroom's: 10 MB of WordNet learns in seconds.
+constexpr int64_t kMaxCorpusBytes = int64_t{256} << 20;
+
+struct Args {
+  std::string corpus, heldout, out;
+  int64_t merges = 4000;
+  bool force = false, json = false;
+};
+
+struct Fit {
+  int64_t bytes = 0, tokens = 0;
+  bool round_trip = true;
+};
+
+// Encodes `text` a line at a time (the model sees lines), checking each comes back whole.
+Fit fit(const model::hf::Tokenizer& tok, const std::string& text) {
+  Fit f;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    const std::string line = text.substr(at, end - at);
+    const std::vector<int32_t> ids = tok.encode(line);
+    f.bytes += static_cast<int64_t>(line.size());
+    f.tokens += static_cast<int64_t>(ids.size());
+    f.round_trip = f.round_trip && tok.decode(ids) == line;
+    at = end;
+  }
+  return f;
+}
+
+nlohmann::json fit_json(const Fit& f) {
+  return {{"bytes", f.bytes}, {"tokens", f.tokens}, {"bytes_per_token", f.tokens ? double(f.bytes) / double(f.tokens) : 0.0},
+          {"round_trip", f.round_trip}};
+}
+
+}  // namespace
+
+Runner add_bpe_train_command(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("bpe-train", "learn a byte-level BPE (GPT-2's form) from a corpus and write a tokenizer folder");
+  cmd->add_option("--corpus", a->corpus, "UTF-8 text to learn from (tools/corpus.py writes one)")->required()->check(not_empty());
+  cmd->add_option("--merges", a->merges, "merges to learn (the vocabulary is 256 bytes + merges + <|endoftext|>)")
+      ->capture_default_str()->check(whole_number(1, model::hf::kMaxBpeMerges));
+  cmd->add_option("--heldout", a->heldout, "text never learned from, to report bytes per token and the round trip on")
+      ->check(not_empty());
+  cmd->add_option("--out", a->out, "folder to write tokenizer.json, vocab.json and merges.txt into")->required()->check(not_empty());
+  cmd->add_flag("--force", a->force, "replace a folder that is not empty");
+  cmd->add_flag("--json", a->json, "print the summary as JSON");
+  return [a] {
+    check_writable_folder(a->out, a->force);  // before any work
+    const std::string text = read_text_file(a->corpus, kMaxCorpusBytes);
+    const std::string heldout = a->heldout.empty() ? "" : read_text_file(a->heldout, kMaxCorpusBytes);
+    const model::hf::BpeTraining bpe = model::hf::train_bpe(text, a->merges);
+    write_folder_atomically(a->out, [&](const std::string& dir) {
+      write_file_atomically(dir + "/tokenizer.json", model::hf::tokenizer_json(bpe));
+      write_file_atomically(dir + "/vocab.json", model::hf::vocab_json(bpe));
+      write_file_atomically(dir + "/merges.txt", model::hf::merges_txt(bpe));
+    }, a->force);
+    const model::hf::Tokenizer tok = model::hf::load_tokenizer(a->out);  // as every model folder is read
+    nlohmann::json j{{"out", a->out},
+                     {"words", bpe.words},
+                     {"distinct_words", bpe.distinct_words},
+                     {"merges", bpe.merges.size()},
+                     {"vocab", tok.vocab_size()},
+                     {"corpus", fit_json(fit(tok, text))}};
+    if (!heldout.empty()) j["heldout"] = fit_json(fit(tok, heldout));
+    if (a->json) {
+      std::printf("%s\n", j.dump(1).c_str());
+      return 0;
+    }
+    std::printf("%s: %lld merges learned from %lld words (%lld distinct); %lld tokens with <|endoftext|>\n", a->out.c_str(),
+                static_cast<long long>(bpe.merges.size()), static_cast<long long>(bpe.words),
+                static_cast<long long>(bpe.distinct_words), static_cast<long long>(tok.vocab_size()));
+    for (const char* part : {"corpus", "heldout"})
+      if (j.contains(part))
+        std::printf("%-8s %.3f bytes per token (%lld bytes, %lld tokens), round trip %s\n", part,
+                    j[part]["bytes_per_token"].get<double>(), static_cast<long long>(j[part]["bytes"].get<int64_t>()),
+                    static_cast<long long>(j[part]["tokens"].get<int64_t>()), j[part]["round_trip"].get<bool>() ? "exact" : "FAILED");
+    return 0;
+  };
+}
+
+}  // namespace attnsim::cli
