@@ -540,6 +540,12 @@ add "bpe-train --corpus $F/corpus.txt --heldout /dev/zero --out $W/out-tok"
 add "bpe-train --corpus $F/corpus.txt --out $W/a-file"
 add "bpe-train --corpus $F/corpus.txt --out $W/full-dir"
 add "bpe-train --corpus $F/corpus.txt --out /proc/attnsim-tok"
+add "arcs --model tests/golden/hf_gpt2_tok64 --arcs /dev/zero"
+add "arcs --model tests/golden/hf_gpt2_tok64 --arcs $F/corpus.txt"
+add "arcs --model tests/golden/hf_gpt2_tok64 --arcs /nonexistent.json"
+add "arcs --model tests/golden/hf_gpt2_tok --mem-limit 1K"
+add "arcs --model tests/golden/hf_gpt2_tok"  # 16 positions: the longest sentence does not fit
+add "arcs --model $G"                         # no tokenizer in the folder
 
 # [SECTION] run --------------------------------------------------------------------------------
 

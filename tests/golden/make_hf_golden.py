@@ -18,6 +18,8 @@ the references are computed from the weights as stored (rounded, then widened to
     tests/golden/hf_gpt2_padded/                       the same tokenizer under a config of 300 tokens (as
                                                        Qwen2 pads 151,665 to 151,936), whose greedy next
                                                        token after PADDED_PROMPT is 285, an id with no text
+    tests/golden/hf_gpt2_tok64/                        GPT-2 of that tokenizer with 64 positions: room for
+                                                       the annotated sentences of assets/syntax (arcs)
 Run with Debian's python3-torch:  /usr/bin/python3 tests/golden/make_hf_golden.py
 """
 import json
@@ -262,7 +264,20 @@ def padded_vocabulary():
         shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
 
 
+def long_context():
+    """GPT-2 of the tiny tokenizer with 64 positions, beside its files."""
+    c = dict(CONFIGS["gpt2"], vocab_size=270, n_positions=64, bos_token_id=None)
+    out = os.path.join(HERE, "hf_gpt2_tok64")
+    os.makedirs(out, exist_ok=True)
+    write_safetensors(os.path.join(out, "model.safetensors"), gpt2_params(c, torch.Generator().manual_seed(7)), "F32")
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
+
+
 if __name__ == "__main__":
     main()
     with_tokenizer()
     padded_vocabulary()
+    long_context()
