@@ -36,6 +36,9 @@
 //   pair.<step>            max |a - b| between two steps of one run (`step_b`), same shape
 //   reshape_copy.<step>    bytes that reshape() copies when it merges the step's last two
 //                          axes into one (0: reshape returned a view)
+//   bmm_copy.<step>        bytes PyTorch's batched matmul copies when it folds the step's
+//                          first two axes (B, h) into one batch axis (0: a view): what q @ kᵀ
+//                          and alpha @ v cost there and not here (tests/golden/torch_copies.json)
 //   ablate.<field>         head `head`'s ctx zeroed, W_O applied again: out_change (max
 //                          change of out), outside_slice (max change outside that head's
 //                          d_k columns of out), inside_slice
