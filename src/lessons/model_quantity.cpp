@@ -59,6 +59,9 @@ const std::vector<std::string> kModelFields = {
     "vocab_targets", "chance_accuracy", "uniform_loss", "seen_accuracy", "seen_guess_share",
     // the run's train_log.jsonl
     "phase_change_step",
+    // the log line of the table's step (any logged step, no checkpoint needed): the best
+    // previous-token / induction score over the heads of `layer` (every layer when absent)
+    "log_previous", "log_induction",
     // experiment streaming: mean loss at the last positions under three KV caches
     "late_loss_full", "late_loss_window", "late_loss_sink",
     // over the runs of one recipe (the table's runs: checkpoint names, one per seed): how many
@@ -273,6 +276,34 @@ double phase_change_step(const std::string& root) {
   throw Error(path + ": no logged step has an induction score above 0.5");
 }
 
+bool is_log_field(const std::string& f) { return f == "log_previous" || f == "log_induction"; }
+
+// log_previous / log_induction: the scores train logged at step `s.step` (a finer record than
+// the saved checkpoints: the shipped induction run scores every 25 steps).
+double log_score(const std::string& root, const ModelSettings& s, const std::string& f) {
+  if (!s.step) throw Error("model." + f + " reads one logged step: give the model table step");
+  const std::string path = (fs::path(root) / "train_log.jsonl").string();
+  const std::string role = f == "log_previous" ? "previous" : "induction";
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const nlohmann::json j = parse_json(line, path);  // nesting bounded (engine/nesting.h)
+    if (j.value("step", int64_t{-1}) != *s.step || !j.contains("scores") || !j["scores"].contains(role)) continue;
+    const auto& layers = j["scores"][role];
+    if (s.layer && (*s.layer < 0 || *s.layer >= static_cast<int64_t>(layers.size())))
+      throw Error("model." + f + ": the log has no layer " + std::to_string(*s.layer));
+    double best = 0;
+    for (size_t i = 0; i < layers.size(); ++i)
+      if (!s.layer || static_cast<int64_t>(i) == *s.layer)
+        for (const auto& v : layers[i])
+          if (v.is_number()) best = std::max(best, v.get<double>());
+    return best;
+  }
+  throw Error(path + ": no logged scores at step " + std::to_string(*s.step));
+}
+
 double streaming(Loaded& l, const std::string& dir, const std::string& field) {
   if (l.streaming.empty()) {
     model::ExperimentOptions o;
@@ -323,8 +354,9 @@ std::vector<std::string> step_model_dirs(const LessonStep& step) {
   for (const Claim& c : step.claims) {
     if (c.quantity.rfind("model.", 0) != 0 && c.quantity.rfind("decode.", 0) != 0) continue;
     // A claim over runs is evidence the text cites (lesson check evaluates it over every
-    // run); the step opens the checkpoints its other claims name.
-    if (!c.model.runs) add(c.model);
+    // run), and a log field names a logged step, which need not have a checkpoint; the step
+    // opens the checkpoints its other claims name.
+    if (!c.model.runs && !is_log_field(c.quantity.substr(c.quantity.find('.') + 1))) add(c.model);
   }
   if (dirs.empty()) dirs.push_back(step_dir(ModelSettings{}));
   return dirs;
@@ -373,7 +405,10 @@ Value model_field(const ModelSettings& s, const std::string& f) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (!g_cache_file.empty()) {
-      key = disk_key(step_dir(s), s, f);
+      // a log field's step is a log line, not a checkpoint: keyed by the run and the log's bytes
+      key = is_log_field(f) ? disk_key(run_dir(s), s, f) + "|" + (s.step ? std::to_string(*s.step) : "") + "|" +
+                                  content_hash(fs::path(run_dir(s)) / "train_log.jsonl")
+                            : disk_key(step_dir(s), s, f);
       if (auto it = g_disk.find(key); it != g_disk.end()) {
         if (it->is_number()) return it->get<double>();
         if (it->is_string()) return it->get<std::string>();
@@ -462,6 +497,7 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
   if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
     throw Error("model." + f + " does not read keep (repeat_accuracy, repeat_loss, first_loss do)");
+  if (is_log_field(f)) return log_score(run_dir(s), s, f);
   const std::string dir = step_dir(s);
   Loaded& l = *load(dir);
   const model::ModelConfig& c = l.model.config;
