@@ -401,6 +401,9 @@ std::string default_model_value_cache() {
 }
 
 Value model_field(const ModelSettings& s, const std::string& f) {
+  // The table's own step: what a log field's step is written as ({value:model.step@ID}); a
+  // checkpoint saved at that step has that step, so nothing needs loading.
+  if (f == "step" && s.step && !s.runs) return static_cast<double>(*s.step);
   std::string key;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
