@@ -111,7 +111,15 @@
 //                          gap_head gap_first gap_contribution gap_size (first − contribution),
 //                          mean_entropy uniform_entropy; kv_groups (the checkpoint's own
 //                          K/V heads), uptrain_steps (a gqa-convert --out checkpoint's
-//                          uptraining; 0 for others)
+//                          uptraining; 0 for others); first_loss_rise (the first copies'
+//                          loss against no ablation); over every head: gap_up gap_down (heads
+//                          whose weight on position 0 exceeds / falls short of its
+//                          contribution), gap_mean (the gap's mean weighted by each head's
+//                          weight on position 0), head_count (layers × heads);
+//                          init_mean_entropy (mean_entropy of the untrained weights:
+//                          init_model with the checkpoint's config and seed);
+//                          recall_present_chance (a recall run: a uniform guess among the
+//                          distinct value tokens already in the sequence)
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's
