@@ -109,7 +109,20 @@ TEST_CASE("model.* held-out lengths, the phase change and the training steps", "
   CHECK(num(len, "length_accuracy") == Approx(0.998).margin(1e-3));
   CHECK(num(len, "repeat") == 10);
   CHECK(num(ModelSettings{}, "unseen_accuracy") == Approx(0.992).margin(1e-3));
-  CHECK(num(ModelSettings{}, "phase_change_step") == 750);
+  CHECK(num(ModelSettings{}, "phase_change_step") == 675);  // the log scores every 25 steps
+  // the log's finer record: layer 0's previous-token head rises before layer 1's induction head
+  ModelSettings log;
+  log.step = 600;
+  log.layer = 0;
+  CHECK(num(log, "log_previous") == Approx(0.257).margin(1e-3));
+  log.layer = 1;
+  CHECK(num(log, "log_induction") == Approx(0.043).margin(1e-3));
+  log.step = 675;
+  CHECK(num(log, "log_induction") == Approx(0.598).margin(1e-3));
+  log.layer.reset();
+  CHECK(num(log, "log_previous") == Approx(0.664).margin(1e-3));  // every layer: layer 0's
+  log.step = 610;  // not a logged step
+  CHECK_THROWS_AS(model_field(log, "log_previous"), Error);
   // the log's scores at 500 and 750 (train_log.jsonl), recomputed on the saved checkpoints
   CHECK(num(at_step(500), "best_induction") == Approx(0.0236).margin(1e-3));
   CHECK(num(at_step(500), "best_previous") == Approx(0.1358).margin(1e-3));

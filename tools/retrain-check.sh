@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # recipe folder, step compared (its checkpoint too where one ships), and the run's
 # --score-every where not the default 250 (a log cadence, not part of the recipe)
-runs=("induction 500" "induction-d64-h1 250" "induction-d64-h8 250" "induction-d64-h1-6k-s1 250" "induction-d64-h8-6k-s1 250"
+runs=("induction 500 25" "induction-d64-h1 250" "induction-d64-h8 250" "induction-d64-h1-6k-s1 250" "induction-d64-h8-6k-s1 250"
       "induction-d64-h2-6k-s1 250" "induction-d64-h4-6k-s1 250" "induction-d64-h16-6k-s1 250"
       "recall-d64-h8-kv1-8k-s1 1000 1000" "recall-d64-h8-kv8-8k-s1 250 1000"
       "gist-d64-h8-kv1-4k-s1 250 1000" "gist-d64-h8-kv8-4k-s1 250 1000")
@@ -41,7 +41,8 @@ for entry in "${runs[@]}"; do
 done
 # MHA -> GQA: the shipped conversions, mean-pooled and uptrained again with their recipe.
 # converted folder, source run, K/V heads, uptraining steps
-conversions=("induction-d64-h8-6k-s1-kv4-up300 induction-d64-h8-6k-s1 4 300"
+conversions=("induction-kv1-up150 induction 1 150"
+             "induction-d64-h8-6k-s1-kv4-up300 induction-d64-h8-6k-s1 4 300"
              "induction-d64-h8-6k-s1-kv2-up300 induction-d64-h8-6k-s1 2 300"
              "induction-d64-h8-6k-s1-kv1-up300 induction-d64-h8-6k-s1 1 300")
 for entry in "${conversions[@]}"; do

@@ -198,7 +198,8 @@ void check_prose(Lesson& lesson, Evaluator& eval, std::vector<Diagnostic>& out) 
 
 const std::vector<std::string> kBaselineQuantities = {"model.chance_accuracy", "model.uniform_loss",
                                                       "model.seen_accuracy", "alpha.entropy_uniform",
-                                                      "model.recall_chance", "model.gist_chance"};
+                                                      "model.recall_chance", "model.gist_chance",
+                                                      "model.recall_present_chance"};
 
 struct ChanceWord {
   size_t offset = 0;

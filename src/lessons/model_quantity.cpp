@@ -41,11 +41,21 @@ const std::vector<std::string> kModelFields = {
     // and their difference (0 when every position's W_O v is as long as the others')
     "best_previous", "best_induction", "role_count", "gap_layer", "gap_head", "gap_first", "gap_contribution",
     "gap_size",
+    // the same gap over every head, so a claim about its direction can fail: how many heads
+    // put more weight on position 0 than it contributes (gap_up), how many less (gap_down),
+    // the gap's mean weighted by each head's weight on position 0 (gap_mean: a head that
+    // barely looks at BOS says little about it), and how many heads there are (head_count)
+    "gap_up", "gap_down", "gap_mean", "head_count",
     // every head's mean row entropy (nats) on the scoring batch, and the same of uniform rows
-    // (ln(i+1) at row i: the flattest a causal row can be)
-    "mean_entropy", "uniform_entropy",
+    // (ln(i+1) at row i: the flattest a causal row can be); init_mean_entropy: mean_entropy of
+    // the same config's untrained weights (init_model with its seed: the run's step 0), so a
+    // flat trained head can be told from one that never left its starting point
+    "mean_entropy", "uniform_entropy", "init_mean_entropy",
     // on model::ablation_batch, with `ablate` knocked out (zeros) when given
     "repeat_accuracy", "repeat_loss", "first_loss", "repeat_accuracy_drop", "repeat_loss_rise",
+    // first_loss_rise: the first copies' loss against the intact model (a head may help the
+    // repeats by zeroing it and still cost the unpredictable tokens)
+    "first_loss_rise",
     // held-out lengths (evaluate_repeats)
     "length_accuracy", "repeat", "unseen_accuracy",
     // the table's kv_heads (repeat_accuracy ... on the mean-pooled GQA conversion)
@@ -58,6 +68,9 @@ const std::vector<std::string> kModelFields = {
     "vocab_targets", "chance_accuracy", "uniform_loss", "seen_accuracy", "seen_guess_share",
     // the run's train_log.jsonl
     "phase_change_step",
+    // the log line of the table's step (any logged step, no checkpoint needed): the best
+    // previous-token / induction score over the heads of `layer` (every layer when absent)
+    "log_previous", "log_induction",
     // experiment streaming: mean loss at the last positions under three KV caches
     "late_loss_full", "late_loss_window", "late_loss_sink",
     // over the runs of one recipe (the table's runs: checkpoint names, one per seed): how many
@@ -69,8 +82,10 @@ const std::vector<std::string> kModelFields = {
     // recall's answers, gist's first answers (the later ones can be copied from it), and every
     // answer of the task pooled per token (the one average score)
     "recall_accuracy", "gist_accuracy", "answer_accuracy",
-    // their baselines: a uniform guess among the value tokens, a coin flip between the halves
-    "recall_chance", "gist_chance"};
+    // their baselines: a uniform guess among the value tokens, a coin flip between the halves;
+    // recall_present_chance: a uniform guess among the distinct value tokens already in the
+    // sequence (the answer is always one of them), on the same held-out sequences
+    "recall_chance", "gist_chance", "recall_present_chance"};
 
 namespace {
 
@@ -85,6 +100,8 @@ struct Loaded {
   std::map<std::string, double> streaming;
   std::map<std::string, std::pair<double, double>> seen;  // by ablate: seen_accuracy, seen_guess_share
   std::optional<model::LossStats> task;                   // evaluate_task on the recipe's task
+  std::optional<double> init_entropy;                     // mean_entropy of init_model(config)
+  std::optional<double> present_chance;                   // recall_present_chance
 };
 
 std::mutex g_mutex;
@@ -278,6 +295,34 @@ double phase_change_step(const std::string& root) {
   throw Error(path + ": no logged step has an induction score above 0.5");
 }
 
+bool is_log_field(const std::string& f) { return f == "log_previous" || f == "log_induction"; }
+
+// log_previous / log_induction: the scores train logged at step `s.step` (a finer record than
+// the saved checkpoints: the shipped induction run scores every 25 steps).
+double log_score(const std::string& root, const ModelSettings& s, const std::string& f) {
+  if (!s.step) throw Error("model." + f + " reads one logged step: give the model table step");
+  const std::string path = (fs::path(root) / "train_log.jsonl").string();
+  const std::string role = f == "log_previous" ? "previous" : "induction";
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const nlohmann::json j = parse_json(line, path);  // nesting bounded (engine/nesting.h)
+    if (j.value("step", int64_t{-1}) != *s.step || !j.contains("scores") || !j["scores"].contains(role)) continue;
+    const auto& layers = j["scores"][role];
+    if (s.layer && (*s.layer < 0 || *s.layer >= static_cast<int64_t>(layers.size())))
+      throw Error("model." + f + ": the log has no layer " + std::to_string(*s.layer));
+    double best = 0;
+    for (size_t i = 0; i < layers.size(); ++i)
+      if (!s.layer || static_cast<int64_t>(i) == *s.layer)
+        for (const auto& v : layers[i])
+          if (v.is_number()) best = std::max(best, v.get<double>());
+    return best;
+  }
+  throw Error(path + ": no logged scores at step " + std::to_string(*s.step));
+}
+
 double streaming(Loaded& l, const std::string& dir, const std::string& field) {
   if (l.streaming.empty()) {
     model::ExperimentOptions o;
@@ -317,6 +362,44 @@ double task_field(Loaded& l, const std::string& name, const std::string& f) {
   return static_cast<double>(correct) / static_cast<double>(count);  // uses_pairs: at least one answer
 }
 
+// recall_present_chance: on evaluate_task's held-out sequences, each recall answer guessed
+// uniformly among the distinct value tokens (above K) seen up to its position.
+double present_chance(Loaded& l, const std::string& name) {
+  if (l.present_chance) return *l.present_chance;
+  std::optional<model::TaskSpec> task = model::recipe_task(l.meta);
+  if (!task || std::find(task->tasks.begin(), task->tasks.end(), model::Task::Recall) == task->tasks.end())
+    throw Error("model.recall_present_chance scores a recall run: checkpoint '" + name + "' was not trained on recall");
+  task->vocab = l.model.config.vocab;
+  task->len = l.model.config.seq_len;
+  const model::Batch b = model::make_batch(*task, 256, 0, uint64_t{1} << 40);  // evaluate_task's sequences
+  const int32_t K = static_cast<int32_t>(model::key_tokens(task->vocab));
+  std::vector<uint8_t> seen(static_cast<size_t>(task->vocab));
+  double pick = 0;
+  int64_t n = 0;
+  for (int64_t s = 0; s < b.batch; ++s) {
+    std::fill(seen.begin(), seen.end(), 0);
+    int64_t distinct = 0;
+    for (int64_t t = 0; t < b.len; ++t) {
+      const size_t i = static_cast<size_t>(s * b.len + t);
+      const int32_t tok = b.tokens[i];
+      if (tok > K && !seen[static_cast<size_t>(tok)]) seen[static_cast<size_t>(tok)] = 1, ++distinct;
+      if (b.part[i] != model::kRecall) continue;
+      const int32_t target = b.targets[i];
+      if (distinct > 0 && seen[static_cast<size_t>(target)]) pick += 1.0 / static_cast<double>(distinct);
+      ++n;
+    }
+  }
+  if (n == 0) throw Error("checkpoint '" + name + "' has no recall answers");
+  return *(l.present_chance = pick / static_cast<double>(n));
+}
+
+// mean row entropy over every head of a head table
+double mean_entropy_of(const model::HeadTable& t) {
+  double sum = 0;
+  for (const auto& h : t.cells) sum += h.entropy;
+  return sum / static_cast<double>(t.cells.size());
+}
+
 }  // namespace
 
 std::vector<std::string> step_model_dirs(const LessonStep& step) {
@@ -328,8 +411,9 @@ std::vector<std::string> step_model_dirs(const LessonStep& step) {
   for (const Claim& c : step.claims) {
     if (c.quantity.rfind("model.", 0) != 0 && c.quantity.rfind("decode.", 0) != 0) continue;
     // A claim over runs is evidence the text cites (lesson check evaluates it over every
-    // run); the step opens the checkpoints its other claims name.
-    if (!c.model.runs) add(c.model);
+    // run), and a log field names a logged step, which need not have a checkpoint; the step
+    // opens the checkpoints its other claims name.
+    if (!c.model.runs && !is_log_field(c.quantity.substr(c.quantity.find('.') + 1))) add(c.model);
   }
   if (dirs.empty()) dirs.push_back(step_dir(ModelSettings{}));
   return dirs;
@@ -374,11 +458,17 @@ std::string default_model_value_cache() {
 }
 
 Value model_field(const ModelSettings& s, const std::string& f) {
+  // The table's own step: what a log field's step is written as ({value:model.step@ID}); a
+  // checkpoint saved at that step has that step, so nothing needs loading.
+  if (f == "step" && s.step && !s.runs) return static_cast<double>(*s.step);
   std::string key;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (!g_cache_file.empty()) {
-      key = disk_key(step_dir(s), s, f);
+      // a log field's step is a log line, not a checkpoint: keyed by the run and the log's bytes
+      key = is_log_field(f) ? disk_key(run_dir(s), s, f) + "|" + (s.step ? std::to_string(*s.step) : "") + "|" +
+                                  content_hash(fs::path(run_dir(s)) / "train_log.jsonl")
+                            : disk_key(step_dir(s), s, f);
       if (auto it = g_disk.find(key); it != g_disk.end()) {
         if (it->is_number()) return it->get<double>();
         if (it->is_string()) return it->get<std::string>();
@@ -467,6 +557,7 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
   if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
     throw Error("model." + f + " does not read keep (repeat_accuracy, repeat_loss, first_loss do)");
+  if (is_log_field(f)) return log_score(run_dir(s), s, f);
   const std::string dir = step_dir(s);
   Loaded& l = *load(dir);
   const model::ModelConfig& c = l.model.config;
@@ -499,11 +590,26 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     if (f == "gap_first") return t.cells[top].first;
     if (f == "gap_contribution") return t.cells[top].first_contribution;
     if (f == "gap_size") return t.cells[top].first - t.cells[top].first_contribution;
+    double up = 0, down = 0, weighted = 0, weight = 0;
+    for (const auto& h : t.cells) {
+      const double gap = h.first - h.first_contribution;
+      up += gap > 0 ? 1 : 0;
+      down += gap < 0 ? 1 : 0;
+      weighted += h.first * gap;
+      weight += h.first;
+    }
+    if (f == "gap_up") return up;
+    if (f == "gap_down") return down;
+    if (f == "gap_mean") return weight > 0 ? weighted / weight : 0.0;
   }
-  if (f == "mean_entropy") {
-    double sum = 0;
-    for (const auto& h : roles(l).cells) sum += h.entropy;
-    return sum / static_cast<double>(roles(l).cells.size());
+  if (f == "head_count") return static_cast<double>(c.layers * c.heads);
+  if (f == "mean_entropy") return mean_entropy_of(roles(l));
+  if (f == "init_mean_entropy") {
+    if (!l.init_entropy) {
+      const model::Model init = model::init_model(c);  // the seed in config reproduces step 0
+      l.init_entropy = mean_entropy_of(model::score_heads(init, model::scoring_batch(c)));
+    }
+    return *l.init_entropy;
   }
   if (f == "uniform_entropy") {  // over the rows score_pattern averages (i >= 1)
     const int64_t T = model::scoring_batch(c).len;
@@ -535,6 +641,10 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     const auto& cut = losses(l, ablate).parts[model::kRepeat];
     return f == "repeat_accuracy_drop" ? base.accuracy() - cut.accuracy() : cut.loss() - base.loss();
   }
+  if (f == "first_loss_rise") {
+    if (ablate.empty()) throw Error("model." + f + " compares with heads knocked out: give the model table ablate");
+    return losses(l, ablate).parts[model::kFirst].loss() - losses(l, "").parts[model::kFirst].loss();
+  }
   if (f == "length_accuracy") {
     if (!s.repeat) throw Error("model.length_accuracy needs the model table's repeat (a segment length)");
     if (*s.repeat < 1 || 2 * *s.repeat + 1 > c.seq_len || *s.repeat >= c.vocab)
@@ -559,6 +669,7 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
   if (f == "uniform_loss") return model::uniform_loss(c);
   if (f == "recall_chance") return model::recall_chance(c);
   if (f == "gist_chance") return model::kGistChance;
+  if (f == "recall_present_chance") return present_chance(l, checkpoint_name(s));
   if (f == "seen_accuracy") return seen_baseline(l, ablate).first;
   if (f == "seen_guess_share") return seen_baseline(l, ablate).second;
   if (f == "phase_change_step") return phase_change_step(run_dir(s));

@@ -4,7 +4,7 @@
 //   [SECTION] Names
 //   [SECTION] Runs (cached forward passes) and trace.* run.* alpha.* ablate.*
 //   [SECTION] cost.* flash.* flashrun.*
-//   [SECTION] Evaluator (diff.* pair.* reshape_copy.* and the dispatch)
+//   [SECTION] Evaluator (diff.* pair.* reshape_copy.* bmm_copy.* and the dispatch)
 //   [SECTION] Conditions
 #include "lessons/quantity.h"
 
@@ -95,7 +95,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
     if (why) *why = msg;
     return false;
   };
-  const std::string kinds = "config, cost, trace, run, alpha, diff, pair, reshape_copy, ablate, flash, flashrun, decode, model";
+  const std::string kinds = "config, cost, trace, run, alpha, diff, pair, reshape_copy, bmm_copy, ablate, flash, flashrun, decode, model";
   if (p.size() < 2) return fail("unknown quantity '" + q + "' (it starts with one of: " + kinds + ")");
   const std::string& kind = p[0];
   auto field = [&](const std::vector<std::string>& fields) {
@@ -118,7 +118,7 @@ bool is_known_quantity(const std::string& q, std::string* why) {
   if (kind == "flashrun") return field(kFlashRunFields);
   if (kind == "decode") return field(kDecodeFields);
   if (kind == "model") return field(kModelFields);
-  if (kind == "diff" || kind == "pair" || kind == "reshape_copy") {
+  if (kind == "diff" || kind == "pair" || kind == "reshape_copy" || kind == "bmm_copy") {
     if (p.size() != 2) return fail("quantity '" + q + "' is " + kind + ".<step>");
     return step(p[1]);
   }
@@ -683,6 +683,18 @@ Value Evaluator::evaluate(const Claim& claim, const Settings& base) {
     Dims merged(t.shape().begin(), t.shape().end() - 2);
     merged.push_back(t.size(-2) * t.size(-1));
     const Tensor r = t.reshape(merged);  // view if possible, else copies
+    return r.shares_storage_with(t) ? 0.0 : static_cast<double>(r.nbytes());
+  }
+  if (kind == "bmm_copy") {
+    // PyTorch's matmul of two 4-D operands folds (B, h) into one batch axis with reshape
+    // before its bmm (torch 1.13, aten/src/ATen/native/LinearAlgebra.cpp): bytes that fold
+    // copies, 0 = a view. kᵀ is a transposed view of k_heads with the same first two axes,
+    // so k_heads answers for it. attnsim's own products read the strides and copy nothing.
+    const Tensor& t = step_of(*run, p[1]).out;
+    if (!t.defined() || t.dim() < 3) throw Error("step '" + p[1] + "' has no two leading axes to fold");
+    Dims folded{t.size(0) * t.size(1)};
+    folded.insert(folded.end(), t.shape().begin() + 2, t.shape().end());
+    const Tensor r = t.reshape(folded);  // view if possible, else copies
     return r.shares_storage_with(t) ? 0.0 : static_cast<double>(r.nbytes());
   }
   if (kind == "pair") return max_abs_diff(step_of(*run, p[1]).out, step_of(*run, claim.step_b).out);

@@ -36,6 +36,9 @@
 //   pair.<step>            max |a - b| between two steps of one run (`step_b`), same shape
 //   reshape_copy.<step>    bytes that reshape() copies when it merges the step's last two
 //                          axes into one (0: reshape returned a view)
+//   bmm_copy.<step>        bytes PyTorch's batched matmul copies when it folds the step's
+//                          first two axes (B, h) into one batch axis (0: a view): what q @ kᵀ
+//                          and alpha @ v cost there and not here (tests/golden/torch_copies.json)
 //   ablate.<field>         head `head`'s ctx zeroed, W_O applied again: out_change (max
 //                          change of out), outside_slice (max change outside that head's
 //                          d_k columns of out), inside_slice
@@ -108,7 +111,15 @@
 //                          gap_head gap_first gap_contribution gap_size (first − contribution),
 //                          mean_entropy uniform_entropy; kv_groups (the checkpoint's own
 //                          K/V heads), uptrain_steps (a gqa-convert --out checkpoint's
-//                          uptraining; 0 for others)
+//                          uptraining; 0 for others); first_loss_rise (the first copies'
+//                          loss against no ablation); over every head: gap_up gap_down (heads
+//                          whose weight on position 0 exceeds / falls short of its
+//                          contribution), gap_mean (the gap's mean weighted by each head's
+//                          weight on position 0), head_count (layers × heads);
+//                          init_mean_entropy (mean_entropy of the untrained weights:
+//                          init_model with the checkpoint's config and seed);
+//                          recall_present_chance (a recall run: a uniform guess among the
+//                          distinct value tokens already in the sequence)
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

@@ -83,11 +83,12 @@ TEST_CASE("the timeline slide plots the run log's values and marks the phase cha
     CHECK(v.first == Approx(ind13[i].first).margin(0.05));
     CHECK(v.second == Approx(ind13[i].second).margin(1e-4));
   }
-  // The shipped run: the best induction score goes from ~0.02 to ~0.83 between steps 500 and
-  // 750, the same step lesson 14's model.phase_change_step states.
-  CHECK(best_rise > 0.5);
-  CHECK(jump_step == 750);
-  CHECK(s.phase_step == 750);
+  // The shipped run, scored every 25 steps: the best induction score rises most from 0.12 at
+  // step 625 to 0.39 at 650 (it first exceeds one half at 675, lesson 14's
+  // model.phase_change_step).
+  CHECK(best_rise > 0.25);
+  CHECK(jump_step == 650);
+  CHECK(s.phase_step == 650);
   for (const figure::PlotLayout& p : s.plots) {
     REQUIRE(p.marker_lines.size() == 2);  // the phase change, this step
     CHECK(std::get<figure::Line>(s.figure.items[p.marker_lines[0]]).x1 == Approx(p.x_at(jump_step)));
