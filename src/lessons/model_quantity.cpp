@@ -303,8 +303,7 @@ double log_score(const std::string& root, const ModelSettings& s, const std::str
   if (!s.step) throw Error("model." + f + " reads one logged step: give the model table step");
   const std::string path = (fs::path(root) / "train_log.jsonl").string();
   const std::string role = f == "log_previous" ? "previous" : "induction";
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read " + path);
+  std::istringstream in(read_text_file(path, kMaxValueFileBytes));
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
