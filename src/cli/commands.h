@@ -27,6 +27,7 @@ Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
 Runner add_tokenize_command(CLI::App& app);
+Runner add_lens_command(CLI::App& app);
 
 // Every subcommand above, registered on `app` in --help order. The runners own the parsed
 // options, so they must outlive app.parse().

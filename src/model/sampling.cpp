@@ -134,7 +134,7 @@ Trace sampling_trace(const Tensor& logits, const SamplingOptions& o) {
   const Tensor last = logits.narrow(1, T - 1, 1).contiguous();  // (1,1,V)
   const SampledRow r = sample_row(last.f32(), V, o);
   auto filter = [&](const char* name, const std::string& op, const char* input, const std::vector<float>& row) {
-    tr.add(greedy ? skipped_step(name, op, {input}, "greedy (temperature 0)")
+    tr.add(greedy ? skipped_step(name, op, {input}, "greedy: temperature 0")
                   : made_step(name, op, {input}, StepKind::Compute, Tensor::from_values({1, V}, row), "cpu"));
   };
   filter("top_k", "keep the " + std::to_string(o.top_k > 0 ? o.top_k : V) + " most likely, renormalise", "probs", r.top_k);

@@ -44,13 +44,14 @@ void check_token_ids(const std::vector<int32_t>& tokens, int64_t vocab, int64_t 
                   std::to_string(vocab - 1) + ")");
 }
 
-int64_t predict_whole_bytes(const PassModel& m, int64_t T) {
+int64_t predict_whole_bytes(const PassSizes& m, const MhaConfig& a) {
+  const int64_t T = a.tq;
   const Size f = 4, Td = Size(T) * m.d_model * f, Tff = Size(T) * m.d_ff * f, TV = Size(T) * m.vocab * f;
   // tok_embed pos_embed embed norm_final; logits probs; top_k top_p (V) and the sampler's
   // doubles and ranking (V each)
   const Size head = Td * 4 + TV * 2 + Size(m.vocab) * 4 * 2 + Size(m.vocab) * 8 * 2;
   // norm_attn resid_attn norm_mlp mlp_down resid_mlp; mlp_gate mlp_up mlp_act; the attention trace
-  const Size block = Td * 5 + Tff * 3 + Size(predict_trace_bytes(m.attention(T)));
+  const Size block = Td * 5 + Tff * 3 + Size(predict_trace_bytes(a));
   return (head + block * m.layers).value();
 }
 
@@ -99,8 +100,8 @@ Tensor mlp_steps(const PassModel& m, const BlockWeights& B, const Tensor& x, Tra
   if (m.mlp == MlpKind::SwiGlu) {
     const Tensor gate = be.linear(h, B.gate.weight, B.gate.bias);  // (1,T,ff)
     const Tensor up = be.linear(h, B.up.weight, B.up.bias);        // (1,T,ff)
-    t.add(computed("mlp_gate", "linear gate_proj", {in}, gate));
-    t.add(computed("mlp_up", "linear up_proj", {in}, up));
+    t.add(computed("mlp_gate", "linear W_gate", {in}, gate));
+    t.add(computed("mlp_up", "linear W_up", {in}, up));
     act = gate.clone();  // copies: gate stays a step
     activate(Activation::Silu, act.f32(), act.numel());
     float* pa = act.f32();
@@ -110,13 +111,13 @@ Tensor mlp_steps(const PassModel& m, const BlockWeights& B, const Tensor& x, Tra
   } else {
     t.add(skipped(m, "mlp_gate"));
     const Tensor up = be.linear(h, B.up.weight, B.up.bias);  // (1,T,ff)
-    t.add(computed("mlp_up", "linear c_fc", {in}, up));
+    t.add(computed("mlp_up", "linear W_up", {in}, up));
     act = up.clone();
     activate(m.act, act.f32(), act.numel());
     t.add(computed("mlp_act", m.act == Activation::GeluTanh ? "gelu_new (tanh)" : "gelu (erf)", {"mlp_up"}, act));
   }
   const Tensor down = be.linear(act, B.down.weight, B.down.bias);  // (1,T,d)
-  t.add(computed("mlp_down", "linear down", {"mlp_act"}, down));
+  t.add(computed("mlp_down", "linear W_down", {"mlp_act"}, down));
   Tensor y = sum(x, down);
   t.add(computed("resid_mlp", "resid_attn + mlp_down", {"resid_attn", "mlp_down"}, y));
   return y;

@@ -90,9 +90,12 @@ struct WholeTrace {
 
 // Throws Error for an empty sequence, an id outside 0..vocab-1 or more than max_positions ids.
 void check_token_ids(const std::vector<int32_t>& tokens, int64_t vocab, int64_t max_positions);
-// Bytes whole_forward holds for T tokens (every step kept), predicted before anything runs,
-// in checked arithmetic.
-int64_t predict_whole_bytes(const PassModel& model, int64_t T);
+// Bytes whole_forward holds beyond the parameters (every step kept), predicted from the sizes
+// before anything is loaded, in checked arithmetic. `attention`: one block's, on the T tokens.
+struct PassSizes {
+  int64_t layers = 0, d_model = 0, d_ff = 0, vocab = 0;
+};
+int64_t predict_whole_bytes(const PassSizes& sizes, const MhaConfig& attention);
 // The pass, keeping every step. Throws Error on bad tokens, bad sampling options, or a pass
 // that overflows float32 (the first non-finite step named, "layer_1/mlp_act").
 WholeTrace whole_forward(const PassModel& model, const std::vector<int32_t>& tokens, const SamplingOptions& sampling = {});
