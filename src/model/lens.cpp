@@ -22,7 +22,7 @@ int64_t resolve_position(const WholeTrace& w, int64_t position) {
 
 int32_t resolve_token(const WholeTrace& w, int64_t position, int32_t token) {
   const int64_t V = w.logits().size(2);
-  if (token >= V) throw Error("--target " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(V - 1) + ")");
+  if (token >= V) throw Error("target token " + std::to_string(token) + " is outside the vocabulary (0.." + std::to_string(V - 1) + ")");
   if (token >= 0) return token;
   const float* row = w.logits().f32() + position * V;
   int64_t best = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <numeric>
 
 #include "engine/error.h"
@@ -12,18 +14,28 @@
 
 namespace attnsim::model {
 
+namespace {
+
+std::string number(double v) {  // 1e+308, not its 309 digits
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+}  // namespace
+
 void validate_sampling(const SamplingOptions& o, int64_t V) {
   const double t = o.temperature;
   if (std::isnan(t)) throw Error("--temperature is NaN: give 0 (greedy) or a positive number");
-  if (t < 0) throw Error("--temperature " + std::to_string(t) + " is negative: give 0 (greedy) or a positive number");
+  if (t < 0) throw Error("--temperature " + number(t) + " is negative: give 0 (greedy) or a positive number");
   if (t > FLT_MAX)
-    throw Error("--temperature " + std::to_string(t) + " overflows float32 (largest 3.4e38): logits / temperature would be 0");
+    throw Error("--temperature " + number(t) + " overflows float32 (largest 3.4e38): logits / temperature would be 0");
   if (t > kMaxTemperature)
-    throw Error("--temperature " + std::to_string(t) + " is above " + std::to_string(static_cast<int>(kMaxTemperature)) +
+    throw Error("--temperature " + number(t) + " is above " + number(kMaxTemperature) +
                 " (every distribution is then near uniform)");
   if (o.top_k < 0 || o.top_k > V)
     throw Error("--top-k " + std::to_string(o.top_k) + " is outside the vocabulary (1.." + std::to_string(V) + ")");
-  if (!(o.top_p > 0 && o.top_p <= 1)) throw Error("--top-p must lie in (0, 1], got " + std::to_string(o.top_p));
+  if (!(o.top_p > 0 && o.top_p <= 1)) throw Error("--top-p must lie in (0, 1], got " + number(o.top_p));
 }
 
 namespace {
@@ -129,7 +141,7 @@ Trace sampling_trace(const Tensor& logits, const SamplingOptions& o) {
   const int64_t T = logits.size(1), V = logits.size(2);
   const bool greedy = o.temperature <= 0;
   Trace tr;
-  tr.add(made_step("probs", greedy ? "softmax (greedy: shown at temperature 1)" : "softmax(logits / " + std::to_string(o.temperature) + ")",
+  tr.add(made_step("probs", greedy ? "softmax (greedy: shown at temperature 1)" : "softmax(logits / " + number(o.temperature) + ")",
                    {"logits"}, StepKind::Compute, softmax_at(logits, o.temperature), "cpu"));
   const Tensor last = logits.narrow(1, T - 1, 1).contiguous();  // (1,1,V)
   const SampledRow r = sample_row(last.f32(), V, o);
@@ -138,7 +150,7 @@ Trace sampling_trace(const Tensor& logits, const SamplingOptions& o) {
                   : made_step(name, op, {input}, StepKind::Compute, Tensor::from_values({1, V}, row), "cpu"));
   };
   filter("top_k", "keep the " + std::to_string(o.top_k > 0 ? o.top_k : V) + " most likely, renormalise", "probs", r.top_k);
-  filter("top_p", "keep the most likely until their mass reaches " + std::to_string(o.top_p) + ", renormalise", "top_k", r.top_p);
+  filter("top_p", "keep the most likely until their mass reaches " + number(o.top_p) + ", renormalise", "top_k", r.top_p);
   tr.add(made_step("next_token", greedy ? "arg max (lowest id on ties)" : "seeded draw (seed " + std::to_string(o.seed) + ")",
                    {greedy ? "logits" : "top_p"}, StepKind::Compute, Tensor::from_values({1, 1}, {static_cast<float>(r.next)}), "cpu"));
   return tr;
