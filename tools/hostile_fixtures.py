@@ -22,8 +22,8 @@ def folder(out, name, like=None):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     if like:
-        for f in os.listdir(like):
-            if not f.endswith(".npy"):
+        for f in os.listdir(like):  # the model's files, not the reference tensors (*.npy, whole/)
+            if not f.endswith(".npy") and os.path.isfile(os.path.join(like, f)):
                 shutil.copy(os.path.join(like, f), d)
     return d
 

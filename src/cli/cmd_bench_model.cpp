@@ -1,5 +1,6 @@
 // attnsim-cli bench-model: time a Hugging Face model's whole forward pass (every layer through
-// the engine, one layer's every intermediate kept), after loading it once.
+// the engine, one layer's every intermediate kept), after loading it once; with --whole, side
+// by side with the whole pass keeping every step of every block (model/whole_pass.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "engine/random.h"
 #include "hf_input.h"
 #include "model/hf_forward.h"
+#include "model/whole_models.h"
 #include "options.h"
 
 namespace attnsim::cli {
@@ -21,7 +23,7 @@ Runner add_bench_model_command(CLI::App& app) {
     HfInput in;
     int64_t length = 64, layer = 0;
     int repeats = 10;
-    bool json = false;
+    bool json = false, whole = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench-model", "time a Hugging Face model's forward pass (median of --repeats)");
@@ -34,6 +36,7 @@ Runner add_bench_model_command(CLI::App& app) {
   cmd->add_option("--repeats", a->repeats, "timed runs after one warm-up")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--mem-limit", a->mem_limit, "refuse models that need more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "print JSON");
+  cmd->add_flag("--whole", a->whole, "also time the whole-pass trace (every step of every block kept), in alternating runs");
   return [a] {
     using clock = std::chrono::steady_clock;
     const model::hf::HfConfig c = model::hf::read_hf_config(a->dir);
@@ -46,27 +49,44 @@ Runner add_bench_model_command(CLI::App& app) {
                                               static_cast<uint64_t>(c.vocab)));
     model::hf::check_tokens(c, tokens);
     const auto t0 = clock::now();
-    const model::hf::HfModel m = model::hf::load_hf_checked(a->dir, model::hf::predict_hf_forward_bytes(c, static_cast<int64_t>(tokens.size()), false),
+    const int64_t T = static_cast<int64_t>(tokens.size());
+    const int64_t pass = a->whole ? model::predict_whole_bytes({c.layers, c.d_model, c.d_ff, c.vocab}, model::hf::hf_attention_config(c, T))
+                                  : model::hf::predict_hf_forward_bytes(c, T, false);
+    const model::hf::HfModel m = model::hf::load_hf_checked(a->dir, pass,
                                                  a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), "benchmarking this model");
     const double load_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
     model::hf::HfForwardOptions o;
     o.keep_layer = a->layer;
     int64_t held = model::hf::hf_forward(m, tokens, o).traces[static_cast<size_t>(a->layer)].held_bytes();  // warm-up
-    std::vector<double> ms;
-    for (int i = 0; i < a->repeats; ++i) {
+    const model::PassModel pm = model::pass_model(m);
+    if (a->whole) (void)model::whole_forward(pm, tokens);  // warm-up
+    std::vector<double> ms, whole_ms;
+    int64_t whole_held = 0;
+    for (int i = 0; i < a->repeats; ++i) {  // alternating, so both see the same machine
       const auto s = clock::now();
       const model::hf::HfForward r = model::hf::hf_forward(m, tokens, o);
       ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - s).count());
       held = r.traces[static_cast<size_t>(a->layer)].held_bytes();
+      if (!a->whole) continue;
+      const auto w0 = clock::now();
+      const model::WholeTrace w = model::whole_forward(pm, tokens);
+      whole_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - w0).count());
+      whole_held = w.model.held_bytes();
+      for (const Trace& t : w.blocks) whole_held += t.held_bytes();
     }
     std::sort(ms.begin(), ms.end());
-    const double median = ms[ms.size() / 2];
+    std::sort(whole_ms.begin(), whole_ms.end());
+    const double median = ms[ms.size() / 2], whole_median = a->whole ? whole_ms[whole_ms.size() / 2] : 0.0;
     const BlasKernels& blas = blas_kernels();
     if (a->json) {
       std::printf("{\"median_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f, \"load_ms\": %.1f, \"tokens\": %zu, "
-                  "\"layer_trace_bytes\": %lld, \"repeats\": %d, \"kernels\": \"%s\"}\n",
+                  "\"layer_trace_bytes\": %lld, \"repeats\": %d, \"kernels\": \"%s\"",
                   median, ms.front(), ms.back(), load_ms, tokens.size(), static_cast<long long>(held), a->repeats,
                   blas.core.c_str());
+      if (a->whole)
+        std::printf(", \"whole_median_ms\": %.3f, \"whole_trace_bytes\": %lld, \"whole_ratio\": %.3f", whole_median,
+                    static_cast<long long>(whole_held), whole_median / median);
+      std::printf("}\n");
       return 0;
     }
     std::printf("%s (%s, %lld layers, d=%lld, h=%lld): %zu tokens, layer %lld's every step kept\n", a->dir.c_str(),
@@ -74,6 +94,9 @@ Runner add_bench_model_command(CLI::App& app) {
                 (long long)a->layer);
     std::printf("BLAS: %s\nload %.0f ms; forward median %.1f ms (min %.1f, max %.1f) over %d runs; layer trace %s\n",
                 blas.summary().c_str(), load_ms, median, ms.front(), ms.back(), a->repeats, format_bytes(held).c_str());
+    if (a->whole)
+      std::printf("whole pass, every step of every block kept: median %.1f ms (%.2fx the single-layer pass); traces %s\n",
+                  whole_median, whole_median / median, format_bytes(whole_held).c_str());
     return 0;
   };
 }

@@ -37,7 +37,7 @@ struct DecodeOptions {
   bool no_bias = false, kv_repeat_copy = false, json = false;
   std::string cache = "contiguous", policy = "full", dump, model, mem_limit;
   HfInput hf;               // a Hugging Face --model's prompt
-  double temperature = 0;   // a Hugging Face --model: 0 = greedy
+  model::SamplingOptions sampling;  // a Hugging Face --model: temperature (0 = greedy), top-k, top-p
 };
 
 // How tokens read as text: the random stack's printable ASCII, or a trained model's alphabet
@@ -109,8 +109,14 @@ Runner add_decode_command(CLI::App& app) {
                   "or a Hugging Face folder (then --tokens or --text is the prompt)")
       ->check(not_empty());
   add_hf_input_options(*cmd, o->hf, "a Hugging Face --model's prompt");
-  cmd->add_option("--temperature", o->temperature, "a Hugging Face --model: sample at this temperature (0 = greedy)")
-      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--temperature", o->sampling.temperature,
+                  "a Hugging Face --model: sample at this temperature, up to 100; 0 means greedy (the arg max, lowest id on ties)")
+      ->capture_default_str();
+  cmd->add_option("--top-k", o->sampling.top_k, "a Hugging Face --model, sampling: keep the K most likely tokens (1..vocabulary; default all)")
+      ->check(whole_number(1, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--top-p", o->sampling.top_p,
+                  "a Hugging Face --model, sampling: keep the most likely tokens until their mass reaches P, in (0, 1]")
+      ->capture_default_str();
   cmd->add_option("--prompt", o->prompts, "prompt text, printable ASCII; repeat for a batch (paged: any lengths)");
   cmd->add_option("--steps", o->steps, "tokens to generate after the prompt")->capture_default_str()
       ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
@@ -140,15 +146,16 @@ Runner add_decode_command(CLI::App& app) {
                       "contiguous cache of prompt + steps per layer, K/V heads as its config has them");
       HfDecodeArgs a;
       a.steps = o->steps;
-      a.temperature = o->temperature;
-      a.seed = o->seed;
+      a.sampling = o->sampling;
+      a.sampling.seed = o->seed;
       a.mem_limit = o->mem_limit.empty() ? 0 : parse_size(o->mem_limit);
       a.json = o->json;
       a.dump = o->dump;
       return run_hf_decode(o->model, o->hf, a);
     }
     refuse_hf_input(o->hf);
-    if (o->temperature > 0) throw Error("--temperature takes a Hugging Face --model");
+    for (const char* sampling : {"--temperature", "--top-k", "--top-p"})
+      if (cmd->count(sampling) > 0) throw Error(std::string(sampling) + " takes a Hugging Face --model (the toy decode is greedy)");
     if (!o->model.empty() && o->seed != 0)
       throw Error("--seed seeds random weights or a Hugging Face model's sampling; a trained checkpoint has its own weights");
     // the checkpoint's header first: its sizes and alphabet, and its memory, before any .npy

@@ -47,7 +47,7 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
   if (t_max > c.max_positions)
     throw Error("prompt + steps = " + std::to_string(t_max) + " tokens is longer than the model's " +
                 std::to_string(c.max_positions) + " positions");
-  if (!(a.temperature >= 0) || !std::isfinite(a.temperature)) throw Error("--temperature must be 0 (greedy) or positive");
+  model::validate_sampling(a.sampling, c.vocab);
   // the caches, a prefill's traces and the logits per call; with --dump every call's traces too
   const int64_t cache = (Size(c.layers) * 2 * c.kv_heads * c.head_dim() * t_max * 4).value();
   const int64_t call = model::hf::predict_hf_forward_bytes(c, T, true);
@@ -67,7 +67,9 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
     r.first_position = dec.length();
     r.fed = static_cast<int64_t>(fed.size());
     const std::vector<float> logits = dec.feed(fed, &traces);
-    r.next = model::hf::choose_next_token(logits, a.temperature, a.seed, static_cast<int64_t>(records.size()));
+    model::SamplingOptions s = a.sampling;
+    s.step = static_cast<int64_t>(records.size());  // the draw's index in the seeded stream
+    r.next = model::sample_row(logits.data(), c.vocab, s).next;
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     r.k_cache = traces[0].at("k_cache").out.shape();
     r.scores = traces[0].at("scores").out.shape();
@@ -100,7 +102,9 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
     nlohmann::json j;
     j["config"] = {{"model", dir}, {"model_type", c.model_type}, {"d_model", c.d_model}, {"heads", c.heads},
                    {"kv_heads", c.kv_heads}, {"head_dim", c.head_dim()}, {"layers", c.layers}, {"t_max", t_max},
-                   {"rope_theta", c.rope_theta}, {"temperature", a.temperature}, {"seed", a.seed}};
+                   {"rope_theta", c.rope_theta}, {"temperature", a.sampling.temperature},
+                   {"top_k", a.sampling.top_k > 0 ? a.sampling.top_k : c.vocab}, {"top_p", a.sampling.top_p},
+                   {"seed", a.sampling.seed}};
     j["prompt"] = prompt;
     j["generated"] = generated;
     j["tokens"] = tokens;
@@ -118,8 +122,11 @@ int run_hf_decode(const std::string& dir, const HfInput& in, const HfDecodeArgs&
   std::printf("decode: %s (%s, d_model=%lld h=%lld kv-heads=%lld d_k=%lld layers=%lld), T_max=%lld, %s\n\n", dir.c_str(),
               c.model_type.c_str(), (long long)c.d_model, (long long)c.heads, (long long)c.kv_heads, (long long)c.head_dim(),
               (long long)c.layers, (long long)t_max,
-              a.temperature > 0 ? ("temperature " + std::to_string(a.temperature) + ", seed " + std::to_string(a.seed)).c_str()
-                                : "greedy");
+              a.sampling.temperature > 0
+                  ? ("temperature " + std::to_string(a.sampling.temperature) + ", top-k " +
+                     std::to_string(a.sampling.top_k > 0 ? a.sampling.top_k : c.vocab) + ", top-p " +
+                     std::to_string(a.sampling.top_p) + ", seed " + std::to_string(a.sampling.seed)).c_str()
+                  : "greedy");
   Table table({"step", "position", "fed", "next", "k_cache", "scores", "ms"});
   for (size_t i = 0; i < records.size(); ++i) {
     char ms[32];

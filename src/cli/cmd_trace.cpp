@@ -15,6 +15,7 @@
 #include "model/tokenizer.h"
 #include "hf_input.h"
 #include "options.h"
+#include "whole_commands.h"
 #include "table.h"
 
 namespace attnsim::cli {
@@ -30,6 +31,8 @@ struct TraceOptions {
   int64_t layer = 0;
   std::string text = "the cat sat. the cat sat.";
   HfInput hf;  // a Hugging Face folder's input: --tokens, or --text when given
+  bool whole = false;  // --whole: every step of the whole pass (cmd_trace_whole.cpp)
+  model::SamplingOptions sampling;
 };
 
 // One layer of a Hugging Face model on the given tokens: the whole model runs (each layer's
@@ -111,7 +114,9 @@ Runner add_trace_command(CLI::App& app) {
   add_model_options(*cmd, opts->model);
   std::vector<CLI::Option*> sizes;  // with --model the checkpoint gives every size: they would be ignored
   for (CLI::Option* opt : cmd->get_options())
-    if (opt->get_name() != "--mem-limit" && opt->get_name().rfind("--", 0) == 0 && opt->get_name() != "--help") sizes.push_back(opt);
+    if (opt->get_name() != "--mem-limit" && opt->get_name() != "--seed" && opt->get_name().rfind("--", 0) == 0 &&
+        opt->get_name() != "--help")
+      sizes.push_back(opt);
   cmd->add_option("--dump", opts->dump, "write DIR/<step>.npy for every step that ran and DIR/trace.json (DIR new or empty)")->check(not_empty());
   cmd->add_flag("--force", opts->force, "with --dump: replace a folder that is not empty");
   cmd->add_flag("--json", opts->json, "print the trace as JSON");
@@ -127,7 +132,36 @@ Runner add_trace_command(CLI::App& app) {
                           ->capture_default_str()->needs(model);
   cmd->add_option("--tokens", opts->hf.tokens, "with a Hugging Face --model: the input as token ids, e.g. 3,1,4")
       ->check(not_empty())->needs(model)->excludes(text);
-  return [opts, text] {
+  CLI::Option* whole = cmd->add_flag("--whole", opts->whole,
+                                     "with --model: every step of the whole pass (embeddings, each block's norms, attention, "
+                                     "residuals and MLP, the final norm, logits and sampling); --dump writes OUT/<step>.npy "
+                                     "and OUT/layer_<L>/<step>.npy")
+                           ->needs(model);
+  const CLI::Validator count = whole_number(1, std::numeric_limits<int64_t>::max());
+  cmd->add_option("--temperature", opts->sampling.temperature,
+                  "with --whole: the probs step's temperature; 0 means greedy (next_token = the arg max)")
+      ->capture_default_str()->needs(whole);
+  cmd->add_option("--top-k", opts->sampling.top_k, "with --whole: keep the K most likely tokens (1..vocabulary; default all)")
+      ->check(count)->needs(whole);
+  cmd->add_option("--top-p", opts->sampling.top_p, "with --whole: keep the most likely tokens until their mass reaches P, in (0, 1]")
+      ->capture_default_str()->needs(whole);
+  return [opts, text, cmd] {
+    if (opts->whole) {
+      WholeTraceArgs a;
+      a.model = opts->checkpoint;
+      a.in = opts->hf;
+      // a checkpoint reads the default text; a folder needs --tokens or --text
+      if (text->count() > 0 || (a.in.tokens.empty() && !model::hf::is_hf_model_dir(a.model))) a.in.text = opts->text;
+      a.sampling = opts->sampling;
+      a.sampling.seed = opts->model.seed;
+      a.mem_limit = opts->model.mem_limit.empty() ? 0 : parse_size(opts->model.mem_limit);
+      a.dump = opts->dump;
+      a.force = opts->force;
+      a.json = opts->json;
+      return run_whole_trace(a);
+    }
+    if (!opts->checkpoint.empty() && cmd->count("--seed") > 0)
+      throw Error("--seed with --model seeds --whole's sampling; a model's weights are its own");
     MhaConfig config;
     ForwardResult r;
     if (!opts->checkpoint.empty() && model::hf::is_hf_model_dir(opts->checkpoint)) {

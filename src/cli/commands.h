@@ -27,6 +27,7 @@ Runner add_decode_command(CLI::App& app);
 Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
 Runner add_tokenize_command(CLI::App& app);
+Runner add_lens_command(CLI::App& app);
 Runner add_bpe_train_command(CLI::App& app);
 Runner add_arcs_command(CLI::App& app);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hf_input.h"
+#include "model/sampling.h"
 
 namespace attnsim::cli {
 
@@ -20,8 +21,7 @@ int run_hf_predict(const std::string& dir, const HfInput& in, int64_t k, int64_t
 
 struct HfDecodeArgs {
   int64_t steps = 8;
-  double temperature = 0;  // 0 = greedy
-  uint64_t seed = 0;
+  model::SamplingOptions sampling;  // temperature 0 = greedy; top-k, top-p, seed
   int64_t mem_limit = 0;
   bool json = false;
   std::string dump;        // DIR/step_NNNN/layer_L/<step>.npy

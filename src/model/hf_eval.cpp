@@ -6,6 +6,7 @@
 #include "ablate.h"
 #include "engine/error.h"
 #include "engine/random.h"
+#include "sampling.h"
 
 namespace attnsim::model::hf {
 
@@ -51,16 +52,7 @@ double next_token_loss(const Tensor& logits, const std::vector<int32_t>& tokens)
 }
 
 int32_t choose_next_token(const std::vector<float>& logits, double temperature, uint64_t seed, int64_t step) {
-  if (temperature <= 0) return top_k(logits, 1)[0].token;
-  const double mx = *std::max_element(logits.begin(), logits.end());
-  std::vector<double> p(logits.size());
-  double z = 0;
-  for (size_t i = 0; i < logits.size(); ++i) z += p[i] = std::exp((logits[i] - mx) / temperature);
-  const double u = random_uniform(seed, static_cast<uint64_t>(Stream::Token), static_cast<uint64_t>(step)) * z;
-  double acc = 0;
-  for (size_t i = 0; i < p.size(); ++i)
-    if ((acc += p[i]) > u) return static_cast<int32_t>(i);
-  return static_cast<int32_t>(p.size() - 1);
+  return sample_row(logits.data(), static_cast<int64_t>(logits.size()), {temperature, 0, 1.0, seed, step}).next;
 }
 
 // [SECTION] head roles

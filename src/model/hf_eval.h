@@ -25,8 +25,9 @@ std::vector<Prediction> top_k(const std::vector<float>& logits, int64_t k);
 // Mean over positions 0..T-2 of −log softmax(logits[p])[tokens[p+1]] (nats), in double;
 // Error for fewer than 2 tokens (nothing is predicted).
 double next_token_loss(const Tensor& logits, const std::vector<int32_t>& tokens);
-// Greedy (temperature 0): the arg max. Else a draw from softmax(logits / temperature), seeded
-// by (seed, step): the same seed gives the same text.
+// Greedy (temperature 0): the arg max, lowest id on ties. Else a draw from
+// softmax(logits / temperature), seeded by (seed, step): the same seed gives the same text.
+// sampling.h's sample_row with no top-k / top-p filter.
 int32_t choose_next_token(const std::vector<float>& logits, double temperature, uint64_t seed, int64_t step);
 
 // [SECTION] head roles

@@ -6,8 +6,8 @@
 #include "engine/checked.h"
 #include "engine/decode.h"
 #include "engine/error.h"
-#include "engine/vector_exp.h"
-#include "layers.h"
+#include "pass_ops.h"
+#include "whole_pass.h"
 
 namespace attnsim::model::hf {
 
@@ -15,64 +15,27 @@ namespace attnsim::model::hf {
 
 namespace {
 
-// x (1,T,d) -> LayerNorm (GPT-2) or RMSNorm (Llama: x · rsqrt(mean(x²) + eps) · w)   (1,T,d)
-Tensor norm(const HfConfig& c, const Tensor& x, const Tensor& w, const Tensor& b) {
-  const int64_t T = x.size(1), d = x.size(2);
-  Tensor y = Tensor::empty({1, T, d});
-  if (c.family == Family::Gpt2) {
-    std::vector<float> mean(static_cast<size_t>(T)), rstd(static_cast<size_t>(T));
-    layernorm_forward(x.f32(), w.f32(), b.f32(), T, d, y.f32(), mean.data(), rstd.data(), c.norm_eps);
-    return y;
-  }
-  for (int64_t t = 0; t < T; ++t) {
-    const float* xr = x.f32() + t * d;
-    double ss = 0;
-    for (int64_t i = 0; i < d; ++i) ss += static_cast<double>(xr[i]) * xr[i];
-    const float r = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(d) + c.norm_eps));
-    for (int64_t i = 0; i < d; ++i) y.f32()[t * d + i] = w.f32()[i] * (xr[i] * r);
-  }
-  return y;
-}
+NormKind norm_kind(const HfConfig& c) { return c.family == Family::Gpt2 ? NormKind::LayerNorm : NormKind::RmsNorm; }
 
-// x · sigmoid(a·x + b·x³) in place, over n values, with the vector exp (engine/vector_exp.h):
-//   gelu_new(x) = 0.5·x·(1 + tanh(z)) = x · sigmoid(2z),  z = √(2/π)·(x + 0.044715·x³)
-//   silu(x)     = x · sigmoid(x)
-// exp(-t) overflowing to inf for very negative t gives x / inf = -0, as the limit says.
-void times_sigmoid(float* x, int64_t n, float a, float b) {
-  constexpr int64_t kChunk = 1024;
-  float t[kChunk];
-  for (int64_t first = 0; first < n; first += kChunk) {
-    const int64_t m = std::min(kChunk, n - first);
-    float* p = x + first;
-    for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i] + b * p[i] * p[i] * p[i]);
-    (void)exp_shifted_sum(t, 0.0f, t, m);  // t = exp(-(a·x + b·x³))
-    for (int64_t i = 0; i < m; ++i) p[i] = p[i] / (1.0f + t[i]);
-  }
+// LayerNorm (GPT-2) or RMSNorm (Llama) of x (1,T,d)   (1,T,d)
+Tensor norm(const HfConfig& c, const Tensor& x, const Tensor& w, const Tensor& b) {
+  return apply_norm(norm_kind(c), x, w, b, c.norm_eps);
 }
 
 // GPT-2: c_proj(gelu_new(c_fc(x))); Llama: down(silu(gate(x)) ⊙ up(x))     (1,T,d) -> (1,T,d)
 Tensor mlp(const HfConfig& c, const HfLayer& L, const Tensor& x, Backend& be) {
   if (c.family == Family::Gpt2) {
     Tensor h = be.linear(x, L.fc.weight, L.fc.bias);  // (1,T,ff)
-    const float k = 2.0f * std::sqrt(2.0f / static_cast<float>(M_PI));  // 2z = k·x + 0.044715·k·x³
-    if (c.gelu_tanh) times_sigmoid(h.f32(), h.numel(), k, 0.044715f * k);
-    else gelu_forward(h.f32(), h.numel(), h.f32());
+    activate(c.gelu_tanh ? Activation::GeluTanh : Activation::GeluErf, h.f32(), h.numel());
     return be.linear(h, L.proj.weight, L.proj.bias);
   }
   Tensor g = be.linear(x, L.gate.weight, L.gate.bias);  // (1,T,ff)
   const Tensor u = be.linear(x, L.up.weight, L.up.bias);
-  times_sigmoid(g.f32(), g.numel(), 1.0f, 0.0f);  // silu(g)
+  activate(Activation::Silu, g.f32(), g.numel());
   float* pg = g.f32();
   const float* pu = u.f32();
   for (int64_t i = 0, n = g.numel(); i < n; ++i) pg[i] *= pu[i];
   return be.linear(g, L.down.weight, L.down.bias);
-}
-
-// x += y, elementwise over (1,T,d)
-void add_into(Tensor& x, const Tensor& y) {
-  float* p = x.f32();
-  const float* q = y.f32();
-  for (int64_t i = 0, n = x.numel(); i < n; ++i) p[i] += q[i];
 }
 
 // token (+ learned position) embeddings of rows at positions position0..   (1,n,d)
@@ -103,14 +66,7 @@ void check_finite(const Tensor& t, const std::string& what) {
 }  // namespace
 
 void check_tokens(const HfConfig& c, const std::vector<int32_t>& tokens) {
-  if (tokens.empty()) throw Error("no tokens to run the model on");
-  if (static_cast<int64_t>(tokens.size()) > c.max_positions)
-    throw Error(std::to_string(tokens.size()) + " tokens is longer than the model's " + std::to_string(c.max_positions) +
-                " positions");
-  for (size_t i = 0; i < tokens.size(); ++i)
-    if (tokens[i] < 0 || tokens[i] >= c.vocab)
-      throw Error("token " + std::to_string(i) + " is id " + std::to_string(tokens[i]) + ", outside the vocabulary (0.." +
-                  std::to_string(c.vocab - 1) + ")");
+  check_token_ids(tokens, c.vocab, c.max_positions);
 }
 
 // [SECTION] the whole pass

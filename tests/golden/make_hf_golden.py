@@ -13,6 +13,10 @@ the references are computed from the weights as stored (rounded, then widened to
     tests/golden/hf_<family>_<dtype>/alpha_<L>.npy    (1,h,T,T) every layer's attention weights
     tests/golden/hf_<family>_<dtype>/logits.npy       (T,V)
     tests/golden/hf_<family>_<dtype>/greedy.npy       (N,) float32: greedy continuation of tokens
+    tests/golden/hf_<family>_f32/whole/               every whole-pass step (whole_pass.h) in trace --whole's
+                                                       dump layout, sampling at TEMPERATURE, TOP_K, TOP_P
+    tests/golden/hf_<family>_f32/lens.npy             (L+1,V) the logit lens at the last position
+    tests/golden/hf_<family>_f32/dla.npy, dla_target.npy   the direct logit attribution's parts (lens.h's order)
     tests/golden/hf_gpt2_tok/                          a GPT-2 of the tiny tokenizer's 270 tokens with
                                                        that tokenizer (vocab.json + merges.txt), for --text
     tests/golden/hf_gpt2_padded/                       the same tokenizer under a config of 300 tokens (as
@@ -102,17 +106,20 @@ def causal(Tn):
     return torch.triu(torch.ones(Tn, Tn, dtype=torch.bool), 1)  # true = hidden
 
 
-def gpt2_forward(c, p, ids):
+def gpt2_forward(c, p, ids, rec=None):
+    """rec (a dict) receives the whole pass's steps under attnsim's names (whole_pass.h)."""
+    rec = {} if rec is None else rec
     d, H = c["n_embd"], c["n_head"]
     dk, Tn = d // H, len(ids)
     eps = c["layer_norm_epsilon"]
     ln = lambda x, w, b: torch.nn.functional.layer_norm(x, (d,), w, b, eps)  # noqa: E731
     gelu_new = lambda x: 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))  # noqa: E731
-    x = p["wte.weight"][ids] + p["wpe.weight"][torch.arange(Tn)]
+    rec["tok_embed"], rec["pos_embed"] = p["wte.weight"][ids], p["wpe.weight"][torch.arange(Tn)]
+    x = rec["embed"] = rec["tok_embed"] + rec["pos_embed"]
     alphas = []
     for l in range(c["n_layer"]):
-        h = f"h.{l}."
-        a = ln(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"])
+        h, r = f"h.{l}.", rec.setdefault(f"layer_{l}", {})
+        a = r["norm_attn"] = ln(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"])
         qkv = a @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]  # Conv1D: x·W + b
         q, k, v = (t.view(Tn, H, dk).transpose(0, 1) for t in qkv.split(d, dim=-1))
         s = (q @ k.transpose(-1, -2)) / math.sqrt(dk)
@@ -120,10 +127,18 @@ def gpt2_forward(c, p, ids):
         alpha = torch.softmax(s, dim=-1)
         alphas.append(alpha.unsqueeze(0))
         ctx = (alpha @ v).transpose(0, 1).reshape(Tn, d)
-        x = x + ctx @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
-        m = ln(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"])
-        x = x + gelu_new(m @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]) @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
-    x = ln(x, p["ln_f.weight"], p["ln_f.bias"])
+        r["out"] = ctx @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
+        # per head: ctx_h · W_O's rows of head h (Conv1D (in, out)), for the logit attribution
+        r["heads"] = [ctx[:, i * dk:(i + 1) * dk] @ p[h + "attn.c_proj.weight"][i * dk:(i + 1) * dk] for i in range(H)]
+        r["attn_bias"] = p[h + "attn.c_proj.bias"]
+        x = r["resid_attn"] = x + r["out"]
+        m = r["norm_mlp"] = ln(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"])
+        r["mlp_up"] = m @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]
+        r["mlp_act"] = gelu_new(r["mlp_up"])
+        r["mlp_down"] = r["mlp_act"] @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
+        x = r["resid_mlp"] = x + r["mlp_down"]
+    rec["final"] = dict(kind="layernorm", w=p["ln_f.weight"], b=p["ln_f.bias"], eps=eps, unembed=p["wte.weight"])
+    x = rec["norm_final"] = ln(x, p["ln_f.weight"], p["ln_f.bias"])
     return alphas, x @ p["wte.weight"].T  # tied
 
 
@@ -132,7 +147,8 @@ def rotate_half(x):
     return torch.cat((-x2, x1), dim=-1)
 
 
-def llama_forward(c, p, ids):
+def llama_forward(c, p, ids, rec=None):
+    rec = {} if rec is None else rec
     d, H, G = c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"]
     dk, Tn, eps = d // H, len(ids), c["rms_norm_eps"]
 
@@ -156,11 +172,11 @@ def llama_forward(c, p, ids):
     freqs = torch.arange(Tn).float()[:, None] * inv_freq[None, :]
     emb = torch.cat((freqs, freqs), dim=-1)
     cos, sin = emb.cos(), emb.sin()  # (T, dk)
-    x = p["model.embed_tokens.weight"][ids]
+    x = rec["tok_embed"] = rec["embed"] = p["model.embed_tokens.weight"][ids]
     alphas = []
     for l in range(c["num_hidden_layers"]):
-        h = f"model.layers.{l}."
-        a = rms(x, p[h + "input_layernorm.weight"])
+        h, r = f"model.layers.{l}.", rec.setdefault(f"layer_{l}", {})
+        a = r["norm_attn"] = rms(x, p[h + "input_layernorm.weight"])
         q = lin(a, h + "self_attn.q_proj").view(Tn, H, dk).transpose(0, 1)
         k = lin(a, h + "self_attn.k_proj").view(Tn, G, dk).transpose(0, 1)
         v = lin(a, h + "self_attn.v_proj").view(Tn, G, dk).transpose(0, 1)
@@ -170,12 +186,105 @@ def llama_forward(c, p, ids):
         s = s.masked_fill(causal(Tn), torch.finfo(s.dtype).min)
         alpha = torch.softmax(s, dim=-1)
         alphas.append(alpha.unsqueeze(0))
-        x = x + lin((alpha @ v).transpose(0, 1).reshape(Tn, d), h + "self_attn.o_proj")
-        m = rms(x, p[h + "post_attention_layernorm.weight"])
-        x = x + lin(torch.nn.functional.silu(lin(m, h + "mlp.gate_proj")) * lin(m, h + "mlp.up_proj"), h + "mlp.down_proj")
-    x = rms(x, p["model.norm.weight"])
+        ctx = (alpha @ v).transpose(0, 1).reshape(Tn, d)
+        r["out"] = lin(ctx, h + "self_attn.o_proj")
+        wo = p[h + "self_attn.o_proj.weight"]  # (out, in): head i reads columns i·dk..
+        r["heads"] = [ctx[:, i * dk:(i + 1) * dk] @ wo[:, i * dk:(i + 1) * dk].T for i in range(H)]
+        r["attn_bias"] = torch.zeros(d)  # o_proj has no bias in Llama or Qwen2
+        x = r["resid_attn"] = x + r["out"]
+        m = r["norm_mlp"] = rms(x, p[h + "post_attention_layernorm.weight"])
+        r["mlp_gate"], r["mlp_up"] = lin(m, h + "mlp.gate_proj"), lin(m, h + "mlp.up_proj")
+        r["mlp_act"] = torch.nn.functional.silu(r["mlp_gate"]) * r["mlp_up"]
+        r["mlp_down"] = lin(r["mlp_act"], h + "mlp.down_proj")
+        x = r["resid_mlp"] = x + r["mlp_down"]
     head = p["model.embed_tokens.weight"] if c["tie_word_embeddings"] else p["lm_head.weight"]
+    rec["final"] = dict(kind="rmsnorm", w=p["model.norm.weight"], b=torch.zeros(d), eps=eps, unembed=head)
+    x = rec["norm_final"] = rms(x, p["model.norm.weight"])
     return alphas, x @ head.T
+
+
+TEMPERATURE, TOP_K, TOP_P = 0.8, 5, 0.9  # the sampling steps' fixture: trace --whole --temperature 0.8 --top-k 5 --top-p 0.9
+
+
+def final_norm(f, x):
+    """The final norm of whole_pass.h on rows x (..., d), in float64."""
+    x = x.double()
+    if f["kind"] == "layernorm":
+        x = x - x.mean(-1, keepdim=True)
+    return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + f["eps"]) * f["w"].double() + f["b"].double()
+
+
+def sampling_steps(logits):
+    """probs (1,T,V) at TEMPERATURE; top_k, top_p (1,V) on the last row, sampling.h's rules:
+    rank by (logit desc, id asc); keep a token while the kept mass ranked before it is below TOP_P."""
+    z = logits.double() / TEMPERATURE
+    probs = torch.softmax(z, -1)
+    last = z[-1]
+    order = sorted(range(last.numel()), key=lambda i: (-float(last[i]), i))
+    keep_k = torch.zeros_like(last, dtype=torch.bool)
+    keep_k[order[:TOP_K]] = True
+    top_k = torch.softmax(last.masked_fill(~keep_k, -math.inf), -1)
+    keep_p, before = torch.zeros_like(keep_k), 0.0
+    for i in order[:TOP_K]:
+        keep_p[i] = before < TOP_P
+        before += float(top_k[i])
+    top_p = torch.softmax(last.masked_fill(~keep_p, -math.inf), -1)
+    return probs, top_k, top_p
+
+
+def lens_and_attribution(rec, n_layers, heads):
+    """The logit lens at the last position (L+1, V) and the direct logit attribution of the
+    final top token (lens.h's parts, in its order), TransformerLens's frozen-scale convention."""
+    f, U = rec["final"], rec["final"]["unembed"].double()
+    stages = [rec["embed"]] + [rec[f"layer_{l}"]["resid_mlp"] for l in range(n_layers)]
+    lens = torch.stack([final_norm(f, s[-1]) @ U.T for s in stages])
+    x = stages[-1][-1].double()
+    target = int(lens[-1].argmax())
+    centre = f["kind"] == "layernorm"
+    xc = x - x.mean() if centre else x
+    scale = 1.0 / torch.sqrt(xc.pow(2).mean() + f["eps"])
+    direction = scale * f["w"].double() * U[target]
+
+    def part(c):
+        c = c.double()
+        return float(((c - c.mean()) if centre else c) @ direction)
+
+    pos = rec.get("pos_embed")
+    parts = [part(rec["tok_embed"][-1]), part(pos[-1]) if pos is not None else 0.0]
+    for l in range(n_layers):
+        r = rec[f"layer_{l}"]
+        parts += [part(r["heads"][i][-1]) for i in range(heads)]
+        parts += [part(r["attn_bias"]), part(r["mlp_down"][-1])]
+    parts.append(float(f["b"].double() @ U[target]))
+    return lens, np.array(parts), target
+
+
+def write_whole(out, c, rec, logits):
+    """tests/golden/hf_<family>_f32/whole/: the dump layout of trace --whole (OUT/<step>.npy,
+    OUT/layer_<L>/<step>.npy, batch 1 first), plus lens.npy, dla.npy and dla_target.npy."""
+    w = os.path.join(out, "whole")
+    save = lambda path, t: np.save(os.path.join(w, path), np.asarray(t, dtype=np.float32))  # noqa: E731
+    n_layers = c.get("n_layer", c.get("num_hidden_layers"))
+    heads = c.get("n_head", c.get("num_attention_heads"))
+    for l in range(n_layers):
+        os.makedirs(os.path.join(w, f"layer_{l}"), exist_ok=True)
+        for name, t in rec[f"layer_{l}"].items():
+            if name not in ("heads", "attn_bias"):
+                save(f"layer_{l}/{name}.npy", t.unsqueeze(0))
+    for name in ("tok_embed", "pos_embed", "embed", "norm_final"):
+        if name in rec:
+            save(f"{name}.npy", rec[name].unsqueeze(0))
+    save("logits.npy", logits.unsqueeze(0))
+    probs, top_k, top_p = sampling_steps(logits)
+    save("probs.npy", probs.unsqueeze(0))
+    save("top_k.npy", top_k.unsqueeze(0))
+    save("top_p.npy", top_p.unsqueeze(0))
+    lens, parts, target = lens_and_attribution(rec, n_layers, heads)
+    np.save(os.path.join(out, "lens.npy"), lens.numpy().astype(np.float32))
+    np.save(os.path.join(out, "dla.npy"), parts.astype(np.float32))
+    np.save(os.path.join(out, "dla_target.npy"), np.array([target], dtype=np.float32))
+    # the parts sum to the logit (the script's own check of the convention)
+    assert abs(parts.sum() - float(logits[-1, target])) < 1e-4, (parts.sum(), float(logits[-1, target]))
 
 
 def write_safetensors(path, tensors, st_dtype):
@@ -217,7 +326,10 @@ def main():
             with open(os.path.join(out, "config.json"), "w") as f:
                 json.dump(c, f, indent=2)
             with torch.no_grad():
-                alphas, logits = forward(c, p, ids)
+                rec = {}
+                alphas, logits = forward(c, p, ids, rec)
+                if tag == "f32" and family != "llama3":
+                    write_whole(out, c, rec, logits)
                 seq = ids.tolist()
                 for _ in range(GREEDY):  # greedy, the whole sequence again each step (no cache)
                     seq.append(int(forward(c, p, torch.tensor(seq))[1][-1].argmax()))
