@@ -341,16 +341,21 @@ def main():
             print(out, "tokens", ids.tolist(), "greedy", seq[T:])
 
 
+def tokenizer_folder(name, c, params):
+    """tests/golden/NAME/: a GPT-2 of config c and params beside the tiny tokenizer's files."""
+    out = os.path.join(HERE, name)
+    os.makedirs(out, exist_ok=True)
+    write_safetensors(os.path.join(out, "model.safetensors"), params, "F32")
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(c, f, indent=2)
+    for file in ("vocab.json", "merges.txt"):
+        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", file), out)
+
+
 def with_tokenizer():
     """GPT-2 sized to tests/golden/tokenizers/gpt2 (270 tokens), beside that tokenizer's files."""
     c = dict(CONFIGS["gpt2"], vocab_size=270, bos_token_id=None)
-    out = os.path.join(HERE, "hf_gpt2_tok")
-    os.makedirs(out, exist_ok=True)
-    write_safetensors(os.path.join(out, "model.safetensors"), gpt2_params(c, torch.Generator().manual_seed(4)), "F32")
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(c, f, indent=2)
-    for name in ("vocab.json", "merges.txt"):
-        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
+    tokenizer_folder("hf_gpt2_tok", c, gpt2_params(c, torch.Generator().manual_seed(4)))
 
 
 PADDED_PROMPT = [39, 72]  # "Hi" in the tiny tokenizer
@@ -367,25 +372,13 @@ def padded_vocabulary():
         best = int(gpt2_forward(c, p, torch.tensor(PADDED_PROMPT))[1][-1][:270].argmax())
         p["wte.weight"][285] = 20 * p["wte.weight"][best]
         assert int(gpt2_forward(c, p, torch.tensor(PADDED_PROMPT))[1][-1].argmax()) == 285
-    out = os.path.join(HERE, "hf_gpt2_padded")
-    os.makedirs(out, exist_ok=True)
-    write_safetensors(os.path.join(out, "model.safetensors"), p, "F32")
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(c, f, indent=2)
-    for name in ("vocab.json", "merges.txt"):
-        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
+    tokenizer_folder("hf_gpt2_padded", c, p)
 
 
 def long_context():
     """GPT-2 of the tiny tokenizer with 64 positions, beside its files."""
     c = dict(CONFIGS["gpt2"], vocab_size=270, n_positions=64, bos_token_id=None)
-    out = os.path.join(HERE, "hf_gpt2_tok64")
-    os.makedirs(out, exist_ok=True)
-    write_safetensors(os.path.join(out, "model.safetensors"), gpt2_params(c, torch.Generator().manual_seed(7)), "F32")
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(c, f, indent=2)
-    for name in ("vocab.json", "merges.txt"):
-        shutil.copy(os.path.join(HERE, "tokenizers", "gpt2", name), out)
+    tokenizer_folder("hf_gpt2_tok64", c, gpt2_params(c, torch.Generator().manual_seed(7)))
 
 
 if __name__ == "__main__":
