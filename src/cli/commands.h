@@ -28,6 +28,7 @@ Runner add_bench_decode_command(CLI::App& app);
 Runner add_gqa_convert_command(CLI::App& app);
 Runner add_tokenize_command(CLI::App& app);
 Runner add_bpe_train_command(CLI::App& app);
+Runner add_pull_command(CLI::App& app);
 
 // Every subcommand above, registered on `app` in --help order. The runners own the parsed
 // options, so they must outlive app.parse().

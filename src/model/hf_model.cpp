@@ -157,6 +157,11 @@ int64_t predict_hf_model_bytes(const std::string& dir) {
   return predict_model_bytes(read_hf_config(dir), SafetensorsSet::open_dir(dir));  // headers only
 }
 
+int64_t predict_hf_model_bytes(const HfConfig& c, int64_t weight_file_bytes) {
+  const Size layer = Size(layer_parameter_count(c)) * 4, outer = Size(outer_parameter_count(c)) * 4;
+  return std::max((outer + layer * Size(c.layers)).value(), (outer + layer + Size(weight_file_bytes)).value());
+}
+
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
   HfModel m;
   m.dir = dir;

@@ -58,6 +58,10 @@ struct HfModel {
 // float32 parameter once, or with F16 / BF16 files the widened embeddings, one widened layer
 // and the files' bytes.
 int64_t predict_hf_model_bytes(const std::string& dir);
+// The same before the files exist (a download checks it before any weight byte): from the
+// config and the weight files' total size. The dtypes are not known yet, so the larger of the
+// two cases above.
+int64_t predict_hf_model_bytes(const HfConfig& config, int64_t weight_file_bytes);
 // Reads config.json and the safetensors, checking every name and shape the config implies.
 // Throws Error naming the file, the tensor and the problem; `mem_limit` 0 = the default limit.
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit = 0);
