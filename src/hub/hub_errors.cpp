@@ -16,9 +16,10 @@ namespace {
                 "): the model is gated or private (or the name is wrong); accept its terms on its Hub page, "
                 "then set HF_TOKEN to an access token (huggingface.co/settings/tokens)");
   }
-  if (status == 404)
-    throw Error(c.model + ": " + c.what + " not found on the Hub (" + code +
+  if (status == 404 && c.what == kModelInfo)
+    throw Error(c.model + ": no such model or revision on the Hub (" + code +
                 "): check the name (ORG/NAME, e.g. openai-community/gpt2) and the revision after '@'");
+  if (status == 404) throw Error(c.model + ": " + c.what + " not found on the Hub (" + code + ")");
   if (status >= 500)
     throw Error(c.model + ": the Hub answered " + code + " for " + c.what + " (a server error): try again later");
   throw Error(c.model + ": the Hub answered " + code + " for " + c.what);

@@ -15,6 +15,8 @@
 
 namespace attnsim::hub {
 
+inline constexpr const char* kModelInfo = "the model info";  // RequestContext::what of the first request
+
 struct RequestContext {
   std::string model;     // "ORG/NAME" or "ORG/NAME@REV"
   std::string what;      // "the model info", "config.json"

@@ -53,7 +53,7 @@ ModelInfo fetch_model_info(Run& run) {
     return true;
   };
   RequestContext c = run.context;
-  c.what = "the model info";
+  c.what = kModelInfo;
   const HttpResult r = http_get(run.request(url), sink);
   if (r.outcome == Outcome::SinkStopped) throw Error(c.model + ": " + refusal);
   check_response(r, c);
