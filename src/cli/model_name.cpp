@@ -1,12 +1,6 @@
 #include "model_name.h"
 
-#include <nlohmann/json.hpp>
-
-#include "engine/cost.h"
-#include "engine/error.h"
-#include "model/hf_config.h"
 #include "model/hf_model.h"
-#include "model/memory.h"
 #include "options.h"
 
 namespace attnsim::cli {
@@ -14,12 +8,7 @@ namespace attnsim::cli {
 hub::HubOptions cli_hub_options(const std::string& name, int64_t mem_limit, ProgressLine& line) {
   hub::HubOptions o;
   o.check_weights = [name, mem_limit](const std::string& config_json, int64_t weight_bytes) {
-    const nlohmann::json j = nlohmann::json::parse(config_json, nullptr, false);
-    if (j.is_discarded()) throw Error(name + ": config.json is not JSON");
-    const model::hf::HfConfig config = model::hf::parse_hf_config(j, name + " config.json");
-    model::check_fits(model::hf::predict_hf_model_bytes(config, weight_bytes), mem_limit,
-                      "loading " + name + " as float32 (" + human_bytes(weight_bytes) + " of weights to download)",
-                      "nothing of the weights was downloaded");
+    model::hf::check_hf_download(name, config_json, weight_bytes, mem_limit);
   };
   o.progress = [&line](const hub::Progress& p) { line.update(p); };
   return o;
