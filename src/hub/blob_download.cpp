@@ -116,12 +116,12 @@ void hash_kept_part(const std::string& path, int64_t n, Digest& digest) {
 }  // namespace
 
 int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest request, const RequestContext& context,
-                   const std::function<void(int64_t)>& progress) {
+                   const std::function<void(int64_t, int64_t)>& progress) {
   const std::string blob = cache.blob(job.remote.hash), part_path = cache.incomplete(job.remote.hash);
   const int64_t size = job.remote.size;
   std::error_code ec;
   if (fs::is_regular_file(blob, ec) && static_cast<int64_t>(fs::file_size(blob, ec)) == size && !ec) {
-    progress(size);
+    progress(size, 0);
     return 0;
   }
   fs::create_directories(cache.root + "/blobs");
@@ -156,7 +156,7 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
       received += static_cast<int64_t>(n);
       return true;
     };
-    const HttpResult r = http_get(request, sink, [&] { progress(part.size()); });
+    const HttpResult r = http_get(request, sink, [&] { progress(part.size(), received); });
     if (r.outcome == Outcome::SinkStopped) throw Error(where + ": " + refusal);
     const bool cut = r.outcome == Outcome::Cut || (r.outcome == Outcome::Done && r.response.status / 100 == 2 && part.size() < size);
     if (cut)
@@ -167,7 +167,7 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
     check_response(r, c);
   }
   part.close();
-  progress(part.size());
+  progress(part.size(), received);
   const std::string got = digest->hex();
   if (got != job.remote.hash) {
     ::unlink(part_path.c_str());

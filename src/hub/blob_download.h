@@ -28,9 +28,10 @@ struct BlobJob {
 };
 
 // `request` carries the URL, token, timeout and cancel flag (its offset is set here);
-// `progress(file_done)` is called as bytes arrive. Returns the bytes received over the
-// network. Throws Error (one line, naming the file) on any failure.
+// `progress(file_done, received)` is called as bytes arrive: the file's bytes in hand, and
+// those of them received in this call. Returns the bytes received over the network. Throws
+// Error (one line, naming the file) on any failure.
 int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest request, const RequestContext& context,
-                   const std::function<void(int64_t file_done)>& progress);
+                   const std::function<void(int64_t file_done, int64_t received)>& progress);
 
 }  // namespace attnsim::hub

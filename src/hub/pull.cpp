@@ -64,9 +64,10 @@ void fetch(Run& run, const ModelInfo& info, const std::string& file) {
   const RemoteFile& remote = info.files.at(file);
   const std::string url = run.env.endpoint + "/" + run.ref.repo + "/resolve/" + info.commit + "/" + file;
   const BlobJob job{file, info.commit, remote};
-  const auto progress = [&](int64_t file_done) {
+  const auto progress = [&](int64_t file_done, int64_t received) {
     if (!run.options.progress) return;
-    run.options.progress(Progress{file, file_done, remote.size, run.done + file_done, run.total, run.fetched, run.seconds()});
+    run.options.progress(
+        Progress{file, file_done, remote.size, run.done + file_done, run.total, run.fetched + received, run.seconds()});
   };
   const int64_t received = fetch_blob(run.cache, job, run.request(url), run.context, progress);
   run.fetched += received;

@@ -47,6 +47,8 @@ class Repo:
         for f in sorted(os.listdir(folder)):
             with open(os.path.join(folder, f), "rb") as fh:
                 self.files[f] = fh.read()
+        self.sha256 = {f: hashlib.sha256(d).hexdigest() for f, d in self.files.items()}
+        self.git_sha1 = {f: git_blob_sha1(d) for f, d in self.files.items()}
 
     @staticmethod
     def is_lfs(name):
@@ -55,9 +57,9 @@ class Repo:
     def info(self):
         siblings = []
         for name, data in self.files.items():
-            s = {"rfilename": name, "size": len(data), "blobId": git_blob_sha1(data)}
+            s = {"rfilename": name, "size": len(data), "blobId": self.git_sha1[name]}
             if self.is_lfs(name):
-                s["lfs"] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": 134}
+                s["lfs"] = {"sha256": self.sha256[name], "size": len(data), "pointerSize": 134}
             siblings.append(s)
         return {"id": self.name, "modelId": self.name, "sha": self.commit, "private": False, "siblings": siblings}
 
@@ -179,17 +181,17 @@ class MockHub:
         data = r.files[name]
         common = {"X-Repo-Commit": r.commit}
         if r.is_lfs(name):
-            sha = hashlib.sha256(data).hexdigest()
-            common.update({"X-Linked-Etag": '"%s"' % sha, "X-Linked-Size": str(len(data)), "ETag": '"%s"' % git_blob_sha1(data),
+            sha = r.sha256[name]
+            common.update({"X-Linked-Etag": '"%s"' % sha, "X-Linked-Size": str(len(data)), "ETag": '"%s"' % r.git_sha1[name],
                            "Location": "%s/cdn/%s" % (self.url, sha)})
             return h.answer(302, b"Found. Redirecting", common)
-        common["ETag"] = '"%s"' % git_blob_sha1(data)
+        common["ETag"] = '"%s"' % r.git_sha1[name]
         self.send_bytes(h, data, name, common)
 
     def cdn(self, h, sha):
         for r in self.repos.values():
             for name, data in r.files.items():
-                if hashlib.sha256(data).hexdigest() == sha:
+                if r.sha256[name] == sha:
                     return self.send_bytes(h, data, name, {"ETag": '"%s"' % sha})
         h.answer(404, b"no such object")
 
