@@ -1,11 +1,17 @@
 // src/hub's parts without a network: names, the model info from outside, the file set, the
 // cache's refs and snapshots, the digests, and the CLI's progress line. The downloads
 // themselves are tested against the mock hub (tests/hub/test_hub.py, CTest hub_mock).
+#include <arpa/inet.h>
 #include <catch2/catch.hpp>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <set>
 
 #include "cli/progress_line.h"
@@ -13,6 +19,7 @@
 #include "engine/error.h"
 #include "hub/cache.h"
 #include "hub/digest.h"
+#include "hub/hub.h"
 #include "hub/model_files.h"
 #include "hub/model_info.h"
 #include "hub/repo_name.h"
@@ -41,6 +48,7 @@ TEST_CASE("the cache folder of a repo is models--ORG--NAME", "[hub]") {
   CHECK(c.blob("ab") == "/c/models--a--b/blobs/ab");
   CHECK(c.incomplete("ab") == "/c/models--a--b/blobs/ab.incomplete");
   CHECK(c.ref("refs/pr/1") == "/c/models--a--b/refs/refs/pr/1");
+  CHECK(c.lock("ab") == "/c/.locks/models--a--b/ab.lock");
 }
 
 TEST_CASE("the model info from outside: hashes become file names, sizes are checked", "[hub]") {
@@ -139,4 +147,41 @@ TEST_CASE("the progress line: bytes, total, rate and ETA", "[hub]") {
   CHECK(cli::format_progress(p) == "model.safetensors  512.00 MiB / 1.00 GiB (50%)  8.00 MiB/s  ETA 1:04");
   p.seconds = 0;
   CHECK(cli::format_progress(p).find("ETA --:--") != std::string::npos);
+}
+
+TEST_CASE("a download is cancelled by its flag, from another thread, while the Hub is silent", "[hub]") {
+  // a port that accepts connections (the kernel's backlog) and never answers
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t n = sizeof a;
+  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(s, 4) == 0);
+  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n) == 0);
+  const fs::path cache = fs::temp_directory_path() / ("attnsim-hub-cancel-" + std::to_string(getpid()));
+  ::setenv("HF_ENDPOINT", ("http://127.0.0.1:" + std::to_string(ntohs(a.sin_port))).c_str(), 1);
+  ::setenv("HF_HUB_CACHE", cache.c_str(), 1);
+  ::unsetenv("HF_HUB_OFFLINE");
+  std::atomic<bool> cancel{false};
+  HubOptions o;
+  o.cancel = &cancel;
+  std::thread stop([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    pull_model(*parse_repo_ref("a/b"), o);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  stop.join();
+  ::unsetenv("HF_ENDPOINT");
+  ::unsetenv("HF_HUB_CACHE");
+  ::close(s);
+  CHECK(message.find("download cancelled") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));  // not the 30 s stall timeout
+  CHECK_FALSE(fs::exists(cache));  // nothing written before the model info
 }

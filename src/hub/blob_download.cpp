@@ -1,6 +1,7 @@
 #include "blob_download.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,36 @@ class PartialFile {
   int64_t size_ = 0;
 };
 
+// .locks/models--ORG--NAME/<hash>.lock (cache.h), held from before the .incomplete is opened
+// until the blob is in place; closing the descriptor releases it. Waits as huggingface_hub's
+// filelock does (polling, no time limit), but gives up when the cancel flag is set.
+class BlobLock {
+ public:
+  BlobLock(const std::string& path, const std::atomic<bool>* cancel, const std::string& where) {
+    fs::create_directories(fs::path(path).parent_path());
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(path + ": cannot open the download lock: " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) {
+        const int err = errno;
+        ::close(fd_);
+        throw Error(path + ": cannot take the download lock: " + std::strerror(err));
+      }
+      if (cancel && cancel->load()) {
+        ::close(fd_);
+        throw Error(where + ": cancelled while another process held " + path);
+      }
+      ::usleep(100 * 1000);
+    }
+  }
+  ~BlobLock() { ::close(fd_); }
+  BlobLock(const BlobLock&) = delete;
+  BlobLock& operator=(const BlobLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // A whole decimal number (Content-Length), or -1.
 int64_t parse_count(const std::string& s) {
   if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos) return -1;
@@ -119,13 +150,21 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
                    const std::function<void(int64_t, int64_t)>& progress) {
   const std::string blob = cache.blob(job.remote.hash), part_path = cache.incomplete(job.remote.hash);
   const int64_t size = job.remote.size;
-  std::error_code ec;
-  if (fs::is_regular_file(blob, ec) && static_cast<int64_t>(fs::file_size(blob, ec)) == size && !ec) {
+  const auto in_place = [&] {
+    std::error_code ec;
+    return fs::is_regular_file(blob, ec) && static_cast<int64_t>(fs::file_size(blob, ec)) == size && !ec;
+  };
+  if (in_place()) {
     progress(size, 0);
     return 0;
   }
   fs::create_directories(cache.root + "/blobs");
   const std::string where = context.model + ": " + job.file;
+  const BlobLock lock(cache.lock(job.remote.hash), request.cancel, where);
+  if (in_place()) {  // another process fetched it while this one waited
+    progress(size, 0);
+    return 0;
+  }
   const Digest::Kind kind = job.remote.lfs ? Digest::Kind::Sha256 : Digest::Kind::GitSha1;
   PartialFile part(part_path);
   if (part.size() > size) part.truncate();  // longer than the file: not a prefix of it

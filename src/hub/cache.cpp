@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 RepoCache repo_cache(const std::string& cache_dir, const std::string& repo) {
   std::string folder = "models--" + repo;
   folder.replace(folder.find('/'), 1, "--");  // huggingface_hub's repo_folder_name
-  return RepoCache{cache_dir + "/" + folder};
+  return RepoCache{cache_dir, folder, cache_dir + "/" + folder};
 }
 
 bool is_hex(std::string_view s, size_t length) {

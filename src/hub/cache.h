@@ -7,6 +7,10 @@
 //     blobs/<hash>.incomplete   a download in progress, resumed from its size
 //     refs/<revision>           the commit the revision named when last asked (40 hex, no newline)
 //     snapshots/<commit>/<file> a relative symlink: ../../blobs/<hash>
+//   CACHE/.locks/models--ORG--NAME/<hash>.lock
+//                               held (flock) while a blob is fetched: huggingface_hub's
+//                               filelock takes the same lock, so attnsim and Python never
+//                               append to one .incomplete at once
 // The order of writing keeps the cache honest: a blob enters blobs/ only verified (rename from
 // .incomplete), a snapshot link is made only to such a blob, and refs/ is written last.
 #pragma once
@@ -18,12 +22,15 @@
 namespace attnsim::hub {
 
 struct RepoCache {
-  std::string root;  // CACHE/models--ORG--NAME
+  std::string dir;     // CACHE
+  std::string folder;  // models--ORG--NAME
+  std::string root;    // CACHE/models--ORG--NAME
 
   std::string blob(const std::string& hash) const { return root + "/blobs/" + hash; }
   std::string incomplete(const std::string& hash) const { return blob(hash) + ".incomplete"; }
   std::string snapshot(const std::string& commit) const { return root + "/snapshots/" + commit; }
   std::string ref(const std::string& revision) const { return root + "/refs/" + revision; }
+  std::string lock(const std::string& hash) const { return dir + "/.locks/" + folder + "/" + hash + ".lock"; }
 };
 
 // `repo` is a checked "ORG/NAME" (repo_name.h).

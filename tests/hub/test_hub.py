@@ -7,6 +7,7 @@ Each test has its own cache folder (HF_HUB_CACHE) and talks to nothing but 127.0
 model is tests/golden/hf_gpt2_tok (config.json, model.safetensors, vocab.json, merges.txt,
 47 KB) served as attnsim-test/tiny-gpt2; ATTNSIM_HUB_TIMEOUT=1 keeps the stall case short.
 """
+import fcntl
 import hashlib
 import os
 import shutil
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import urllib.request
 
@@ -42,12 +44,15 @@ class HubTest(unittest.TestCase):
         self.hub.stop()
         shutil.rmtree(self.tmp)
 
-    def cli(self, *args, env=None, cwd=None):
+    def env(self, extra=None):
         e = {k: v for k, v in os.environ.items() if not k.startswith("HF_") and "proxy" not in k.lower()}
         e.update({"HF_HUB_CACHE": self.cache, "HF_ENDPOINT": self.hub.url, "ATTNSIM_HUB_TIMEOUT": "1",
                   "NO_PROXY": "*"})
-        e.update(env or {})
-        p = subprocess.run([CLI, *args], env=e, cwd=cwd or self.tmp, capture_output=True, text=True, errors="replace", timeout=60)
+        e.update(extra or {})
+        return e
+
+    def cli(self, *args, env=None, cwd=None):
+        p = subprocess.run([CLI, *args], env=self.env(env), cwd=cwd or self.tmp, capture_output=True, text=True, errors="replace", timeout=60)
         return p.returncode, p.stdout, p.stderr
 
     def assert_refused(self, code, out, err, *words):
@@ -153,6 +158,23 @@ class Download(HubTest):
         self.assertFalse(os.path.exists(part))
         self.assertEqual(hashlib.sha256(open(os.path.join(self.repo_dir, "blobs", WEIGHTS_SHA), "rb").read()).hexdigest(),
                          WEIGHTS_SHA)
+
+    def test_waits_for_the_lock_huggingface_hub_takes(self):
+        """Python's filelock (flock on .locks/models--ORG--NAME/<hash>.lock) and attnsim exclude each other."""
+        lock = os.path.join(self.cache, ".locks", "models--attnsim-test--tiny-gpt2", WEIGHTS_SHA + ".lock")
+        os.makedirs(os.path.dirname(lock))
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        p = subprocess.Popen([CLI, "pull", NAME], env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(1.0)
+        self.assertIsNone(p.poll())  # waiting, before any weight byte
+        self.assertEqual(self.hub.requests("/cdn/"), [])
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        self.assertEqual(p.wait(timeout=30), 0, p.stderr.read())
+        p.stdout.close()
+        p.stderr.close()
+        self.assertEqual(len(self.hub.requests("/cdn/")), 1)
 
     def test_memory_is_checked_before_any_weight_byte(self):
         self.assert_refused(*self.cli("pull", NAME, "--mem-limit", "1K"), "over the limit of 1.00 KiB", "nothing of the weights")
