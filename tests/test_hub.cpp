@@ -75,7 +75,7 @@ TEST_CASE("the model info from outside: hashes become file names, sizes are chec
            one(R"({"rfilename":"a","size":1,"blobId":")" + sha + R"(","lfs":{"sha256":"../../x","size":1}})"),
            one(R"({"rfilename":"a","size":1,"blobId":")" + sha + R"(","lfs":{"sha256":")" + lfs + R"(","size":2}})"),
            one(R"({"rfilename":"a","size":1,"blobId":")" + sha + R"("},{"rfilename":"a","size":1,"blobId":")" + sha + "\"}"),
-           std::string("not json")})
+           std::string("not json"), std::string(1000000, '[')})  // nested past the bound: an Error, not a stack overflow
     CHECK_THROWS_AS(parse_model_info(bad, "x"), Error);
 }
 
@@ -101,7 +101,7 @@ TEST_CASE("shard names from an index are plain file names, once each", "[hub]") 
   write_file_atomically(index, R"({"weight_map":{"a":"m-2.safetensors","b":"m-1.safetensors","c":"m-2.safetensors"}})");
   CHECK(read_shard_names(index) == std::vector<std::string>{"m-1.safetensors", "m-2.safetensors"});
   for (const char* bad : {R"({"weight_map":{"a":"../x"}})", R"({"weight_map":{"a":"sub/x"}})", R"({"weight_map":{"a":".x"}})",
-                          R"({"weight_map":{"a":1}})", R"({"weight_map":{}})", R"({})", "nope"}) {
+                          R"({"weight_map":{"a":1}})", R"({"weight_map":{}})", R"({})", "nope", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}) {
     write_file_atomically(index, bad);
     CHECK_THROWS_AS(read_shard_names(index), Error);
   }

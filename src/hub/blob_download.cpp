@@ -200,7 +200,7 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
     const bool cut = r.outcome == Outcome::Cut || (r.outcome == Outcome::Done && r.response.status / 100 == 2 && part.size() < size);
     if (cut)
       throw Error(where + ": the connection ended after " + std::to_string(part.size()) + " of " + std::to_string(size) +
-                  " bytes; run the command again to resume (kept in " + part_path + ")");
+                  " bytes (" + one_line(r.detail) + "); run the command again to resume (kept in " + part_path + ")");
     RequestContext c = context;
     c.what = job.file;
     check_response(r, c);

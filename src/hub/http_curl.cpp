@@ -11,12 +11,19 @@ namespace attnsim::hub {
 
 namespace {
 
+// The bodies of error pages are dropped, up to this much: an endless one is refused instead
+// of read forever. (Endless headers libcurl refuses itself, past 300 KB: "Too large response
+// headers", a CURLE_RECV_ERROR.)
+constexpr size_t kMaxDroppedBytes = 1 << 20;
+
 struct Transfer {
   const Sink* sink;
   const Tick* tick;
   const std::atomic<bool>* cancel;
   HttpResponse response;
   int answers = 0;
+  size_t dropped_bytes = 0;
+  std::string refusal;  // why the transfer was stopped here (not by the sink)
 };
 
 std::string trimmed(std::string s) {
@@ -51,7 +58,12 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
-  if (t->response.status < 200 || t->response.status > 299) return n;  // an error page: dropped
+  if (t->response.status < 200 || t->response.status > 299) {  // an error page: dropped
+    t->dropped_bytes += n;
+    if (t->dropped_bytes <= kMaxDroppedBytes) return n;
+    t->refusal = "the server sent over 1 MiB of an HTTP " + std::to_string(t->response.status) + " page";
+    return 0;
+  }
   return (*t->sink)(t->response, data, n) ? n : 0;                       // 0: CURLE_WRITE_ERROR
 }
 
@@ -94,7 +106,7 @@ HttpResult http_get(const HttpRequest& req, const Sink& sink, const Tick& tick) 
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   Easy e;
   if (!e.h) throw Error("libcurl could not start a transfer");
-  Transfer t{&sink, &tick, req.cancel, {}, 0};
+  Transfer t{&sink, &tick, req.cancel, {}, 0, 0, {}};
   char error[CURL_ERROR_SIZE] = "";
   std::string auth;
   if (!req.token.empty()) {
@@ -126,9 +138,9 @@ HttpResult http_get(const HttpRequest& req, const Sink& sink, const Tick& tick) 
   curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
   const CURLcode code = curl_easy_perform(h);
   HttpResult r;
-  r.outcome = outcome_of(code);
+  r.outcome = t.refusal.empty() ? outcome_of(code) : Outcome::Failed;
   r.response = std::move(t.response);
-  r.detail = error[0] ? error : curl_easy_strerror(code);
+  r.detail = !t.refusal.empty() ? t.refusal : error[0] ? error : curl_easy_strerror(code);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/error.h"
+#include "engine/nesting.h"
 #include "engine/read_file.h"
 
 namespace attnsim::hub {
@@ -51,8 +52,8 @@ ModelFiles select_model_files(const std::function<bool(const std::string&)>& has
 }
 
 std::vector<std::string> read_shard_names(const std::string& index_path) {
-  const nlohmann::json j = nlohmann::json::parse(read_text_file(index_path, kMaxIndexBytes), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+  const nlohmann::json j = parse_json(read_text_file(index_path, kMaxIndexBytes), index_path);
+  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
     throw Error(index_path + ": not a safetensors index (no weight_map object)");
   std::set<std::string> shards;
   for (const auto& [tensor, shard] : j["weight_map"].items()) {

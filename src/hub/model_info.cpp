@@ -4,6 +4,7 @@
 
 #include "cache.h"
 #include "engine/error.h"
+#include "engine/nesting.h"
 
 namespace attnsim::hub {
 
@@ -30,8 +31,8 @@ std::string hex_of(const nlohmann::json& j, const char* key, size_t length, cons
 }  // namespace
 
 ModelInfo parse_model_info(std::string_view text, const std::string& what) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw Error(what + " is not a JSON object");
+  const nlohmann::json j = parse_json(text, what);  // nesting bounded: a body of '[' is not a stack overflow
+  if (!j.is_object()) throw Error(what + " is not a JSON object");
   ModelInfo info;
   info.commit = hex_of(j, "sha", 40, what);
   if (!j.contains("siblings") || !j["siblings"].is_array()) throw Error(what + ": no \"siblings\" list of files");

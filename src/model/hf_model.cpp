@@ -3,6 +3,7 @@
 #include "engine/checked.h"
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/nesting.h"
 #include "hf_safetensors.h"
 #include "memory.h"
 
@@ -164,9 +165,8 @@ int64_t predict_hf_model_bytes(const HfConfig& c, int64_t weight_file_bytes) {
 }
 
 void check_hf_download(const std::string& name, const std::string& config_json, int64_t weight_file_bytes, int64_t mem_limit) {
-  const nlohmann::json j = nlohmann::json::parse(config_json, nullptr, false);
-  if (j.is_discarded()) throw Error(name + ": config.json is not JSON");
-  check_fits(predict_hf_model_bytes(parse_hf_config(j, name + " config.json"), weight_file_bytes), mem_limit,
+  const std::string what = name + " config.json";
+  check_fits(predict_hf_model_bytes(parse_hf_config(parse_json(config_json, what), what), weight_file_bytes), mem_limit,
              "loading " + name + " as float32 (" + human_bytes(weight_file_bytes) + " of weights to download)",
              "nothing of the weights was downloaded");
 }

@@ -17,6 +17,8 @@ count -1 = always). F is one of
   drop      the full Content-Length, half the bytes, then the connection closes
   stall     the full Content-Length, a quarter of the bytes, then silence for `stall_s` seconds
   badsha    the right length, one byte flipped
+  flood     an error page that never ends (2 MiB of it, then the connection closes)
+  headers   2 MiB of headers
   401 403 404 500 503   that status (X = "api" for the model info, else the file's resolve)
 `token` set: the API and resolve URLs answer 401 unless "Authorization: Bearer TOKEN".
 Every request is logged (method, path, Range, Authorization, status) for the test to check.
@@ -207,6 +209,10 @@ class MockHub:
             headers = dict(headers, **{"Content-Range": "bytes %d-%d/%d" % (start, len(data) - 1, len(data))})
         body = data[start:]
         fault = self.take_fault(name) if h.command == "GET" else None
+        if fault == "flood":
+            return h.answer(500, b"x" * (2 << 20), {"Content-Length": str(2 << 20)})
+        if fault == "headers":
+            return h.answer(status, body, dict(headers, **{"X-Pad-%d" % i: "y" * 1000 for i in range(2100)}))
         if fault == "truncate":
             return h.answer(status, body[: len(body) // 2], headers)
         if fault == "badsha":

@@ -220,6 +220,10 @@ class Faults(HubTest):
     def test_500(self):
         self.fault("500", "api", "HTTP 500", "try again later")
 
+    def test_endless_error_page_and_headers(self):
+        self.fault("flood", "model.safetensors", "over 1 MiB of an HTTP 500 page")
+        self.fault("headers", "model.safetensors", "response headers")  # libcurl's own bound (300 KB)
+
     def test_stall_past_the_timeout(self):
         self.fault("stall", "model.safetensors", "no data", "ATTNSIM_HUB_TIMEOUT")
 
