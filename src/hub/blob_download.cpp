@@ -40,11 +40,12 @@ class PartialFile {
   PartialFile& operator=(const PartialFile&) = delete;
 
   int64_t size() const { return size_; }
-  void truncate() {
-    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) fail("cannot empty");
+  // Both return "" or the reason they failed, which the sink turns into its refusal.
+  std::string truncate() {
+    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) return path_ + ": cannot empty: " + std::strerror(errno);
     size_ = 0;
+    return "";
   }
-  // Returns "" or the reason the write failed (the sink cannot throw through libcurl).
   std::string append(const char* p, size_t n) {
     while (n > 0) {
       const ssize_t w = ::write(fd_, p, n);
@@ -167,7 +168,9 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
   }
   const Digest::Kind kind = job.remote.lfs ? Digest::Kind::Sha256 : Digest::Kind::GitSha1;
   PartialFile part(part_path);
-  if (part.size() > size) part.truncate();  // longer than the file: not a prefix of it
+  if (part.size() > size) {  // longer than the file: not a prefix of it
+    if (const std::string why = part.truncate(); !why.empty()) throw Error(why);
+  }
   auto digest = std::make_unique<Digest>(kind, size);
   hash_kept_part(part_path, part.size(), *digest);
   int64_t received = 0;
@@ -179,7 +182,8 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
       if (first) {
         first = false;
         if (r.status != 206 && request.offset > 0) {  // the server ignored the Range: start over
-          part.truncate();
+          refusal = part.truncate();
+          if (!refusal.empty()) return false;
           digest = std::make_unique<Digest>(kind, size);
         }
         refusal = check_headers(r, job, part.size());
@@ -200,7 +204,8 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
     const bool cut = r.outcome == Outcome::Cut || (r.outcome == Outcome::Done && r.response.status / 100 == 2 && part.size() < size);
     if (cut)
       throw Error(where + ": the connection ended after " + std::to_string(part.size()) + " of " + std::to_string(size) +
-                  " bytes (" + one_line(r.detail) + "); run the command again to resume (kept in " + part_path + ")");
+                  " bytes" + (r.outcome == Outcome::Cut ? " (" + one_line(r.detail) + ")" : std::string()) +
+                  "; run the command again to resume (kept in " + part_path + ")");
     RequestContext c = context;
     c.what = job.file;
     check_response(r, c);

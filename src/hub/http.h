@@ -6,7 +6,8 @@
 //   - a connect timeout and a stall timeout (less than 1 byte a second for timeout_s);
 //   - "Range: bytes=OFFSET-" to resume;
 //   - the body goes to the sink only for a 2xx answer; the sink may stop the transfer;
-//   - a tick about once a second and after data, which also checks the cancel flag.
+//   - a tick about once a second and after data, which also checks the cancel flag;
+//   - an exception from the sink or the tick stops the transfer and is rethrown by http_get.
 // Nothing is logged: the token appears in no message. Transport failures come back as an
 // Outcome, so the caller can word the one line with what it was fetching (hub_errors.h).
 #pragma once

@@ -2,6 +2,7 @@
 #include <curl/curl.h>
 
 #include <cstring>
+#include <exception>
 #include <mutex>
 
 #include "engine/error.h"
@@ -23,7 +24,9 @@ struct Transfer {
   HttpResponse response;
   int answers = 0;
   size_t dropped_bytes = 0;
-  std::string refusal;  // why the transfer was stopped here (not by the sink)
+  std::string refusal;       // why the transfer was stopped here (not by the sink)
+  std::exception_ptr thrown; // by the sink or the tick: no exception may cross libcurl's C frames,
+                             // so it is kept and rethrown once curl_easy_perform returns
 };
 
 std::string trimmed(std::string s) {
@@ -64,13 +67,23 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
     t->refusal = "the server sent over 1 MiB of an HTTP " + std::to_string(t->response.status) + " page";
     return 0;
   }
-  return (*t->sink)(t->response, data, n) ? n : 0;                       // 0: CURLE_WRITE_ERROR
+  try {
+    return (*t->sink)(t->response, data, n) ? n : 0;  // 0: CURLE_WRITE_ERROR
+  } catch (...) {
+    t->thrown = std::current_exception();
+    return 0;
+  }
 }
 
 int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(user);
   if (t->cancel && t->cancel->load()) return 1;  // CURLE_ABORTED_BY_CALLBACK
-  if (*t->tick) (*t->tick)();
+  try {
+    if (*t->tick) (*t->tick)();
+  } catch (...) {
+    t->thrown = std::current_exception();
+    return 1;
+  }
   return 0;
 }
 
@@ -106,7 +119,7 @@ HttpResult http_get(const HttpRequest& req, const Sink& sink, const Tick& tick) 
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   Easy e;
   if (!e.h) throw Error("libcurl could not start a transfer");
-  Transfer t{&sink, &tick, req.cancel, {}, 0, 0, {}};
+  Transfer t{&sink, &tick, req.cancel, {}, 0, 0, {}, {}};
   char error[CURL_ERROR_SIZE] = "";
   std::string auth;
   if (!req.token.empty()) {
@@ -137,6 +150,7 @@ HttpResult http_get(const HttpRequest& req, const Sink& sink, const Tick& tick) 
   curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
   const CURLcode code = curl_easy_perform(h);
+  if (t.thrown) std::rethrow_exception(t.thrown);
   HttpResult r;
   r.outcome = t.refusal.empty() ? outcome_of(code) : Outcome::Failed;
   r.response = std::move(t.response);

@@ -37,7 +37,8 @@ struct HubOptions {
   // is fetched; throws Error to refuse (the memory the model would need, a config attnsim
   // cannot run). The hub knows no model internals: the caller predicts.
   std::function<void(const std::string& config_json, int64_t weight_bytes)> check_weights;
-  std::function<void(const Progress&)> progress;  // as bytes arrive
+  // As bytes arrive (throwing stops the download and the exception comes out of the call).
+  std::function<void(const Progress&)> progress;
   const std::atomic<bool>* cancel = nullptr;      // set from another thread: Error "cancelled"
 };
 
