@@ -28,7 +28,7 @@ using namespace attnsim;
 using namespace attnsim::hub;
 namespace fs = std::filesystem;
 
-TEST_CASE("a model name is ORG/NAME[@REV]; paths and hostile names are not names", "[hub]") {
+TEST_CASE("hub: a model name is ORG/NAME[@REV]; paths and hostile names are not names", "[hub]") {
   const auto r = parse_repo_ref("openai-community/gpt2");
   REQUIRE(r);
   CHECK(r->repo == "openai-community/gpt2");
@@ -42,7 +42,7 @@ TEST_CASE("a model name is ORG/NAME[@REV]; paths and hostile names are not names
     CHECK_THROWS_AS(parse_repo_ref(rev), Error);
 }
 
-TEST_CASE("the cache folder of a repo is models--ORG--NAME", "[hub]") {
+TEST_CASE("hub: the cache folder of a repo is models--ORG--NAME", "[hub]") {
   CHECK(repo_cache("/c", "openai-community/gpt2").root == "/c/models--openai-community--gpt2");
   const RepoCache c = repo_cache("/c", "a/b");
   CHECK(c.blob("ab") == "/c/models--a--b/blobs/ab");
@@ -51,7 +51,7 @@ TEST_CASE("the cache folder of a repo is models--ORG--NAME", "[hub]") {
   CHECK(c.lock("ab") == "/c/.locks/models--a--b/ab.lock");
 }
 
-TEST_CASE("the model info from outside: hashes become file names, sizes are checked", "[hub]") {
+TEST_CASE("hub: the model info from outside: hashes become file names, sizes are checked", "[hub]") {
   const std::string sha(40, 'a'), lfs(64, 'b');
   const ModelInfo info = parse_model_info(
       R"({"sha":")" + sha + R"(","siblings":[{"rfilename":"config.json","size":5,"blobId":")" + sha +
@@ -79,7 +79,7 @@ TEST_CASE("the model info from outside: hashes become file names, sizes are chec
     CHECK_THROWS_AS(parse_model_info(bad, "x"), Error);
 }
 
-TEST_CASE("the files a model needs: config, a tokenizer, safetensors or the index", "[hub]") {
+TEST_CASE("hub: the files a model needs: config, a tokenizer, safetensors or the index", "[hub]") {
   const auto with = [](std::set<std::string> names) {
     return select_model_files([names](const std::string& f) { return names.count(f) > 0; });
   };
@@ -94,7 +94,7 @@ TEST_CASE("the files a model needs: config, a tokenizer, safetensors or the inde
         "attnsim reads no .bin weights)");
 }
 
-TEST_CASE("shard names from an index are plain file names, once each", "[hub]") {
+TEST_CASE("hub: shard names from an index are plain file names, once each", "[hub]") {
   const fs::path dir = fs::temp_directory_path() / ("attnsim-hub-index-" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string index = (dir / "i.json").string();
@@ -108,7 +108,7 @@ TEST_CASE("shard names from an index are plain file names, once each", "[hub]") 
   fs::remove_all(dir);
 }
 
-TEST_CASE("refs and snapshots: a ref holds a commit, a snapshot is complete or names what it lacks", "[hub]") {
+TEST_CASE("hub: refs and snapshots: a ref holds a commit, a snapshot is complete or names what it lacks", "[hub]") {
   const fs::path dir = fs::temp_directory_path() / ("attnsim-hub-cache-" + std::to_string(getpid()));
   fs::remove_all(dir);
   const RepoCache c = repo_cache(dir.string(), "a/b");
@@ -131,7 +131,7 @@ TEST_CASE("refs and snapshots: a ref holds a commit, a snapshot is complete or n
   fs::remove_all(dir);
 }
 
-TEST_CASE("digests: sha256 and git's blob sha1", "[hub]") {
+TEST_CASE("hub: digests: sha256 and git's blob sha1", "[hub]") {
   Digest empty(Digest::Kind::GitSha1, 0);
   CHECK(empty.hex() == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");  // git hash-object /dev/null
   Digest s(Digest::Kind::Sha256, 3);
@@ -142,14 +142,14 @@ TEST_CASE("digests: sha256 and git's blob sha1", "[hub]") {
   CHECK(g.hex() == "ce013625030ba8dba906f756967f9e9ca394464a");  // echo hello | git hash-object --stdin
 }
 
-TEST_CASE("the progress line: bytes, total, rate and ETA", "[hub]") {
+TEST_CASE("hub: the progress line: bytes, total, rate and ETA", "[hub]") {
   hub::Progress p{"model.safetensors", 0, 0, 512 << 20, int64_t{1} << 30, 256 << 20, 32};
   CHECK(cli::format_progress(p) == "model.safetensors  512.00 MiB / 1.00 GiB (50%)  8.00 MiB/s  ETA 1:04");
   p.seconds = 0;
   CHECK(cli::format_progress(p).find("ETA --:--") != std::string::npos);
 }
 
-TEST_CASE("a download is cancelled by its flag, from another thread, while the Hub is silent", "[hub]") {
+TEST_CASE("hub: a download is cancelled by its flag, from another thread, while the Hub is silent", "[hub]") {
   // a port that accepts connections (the kernel's backlog) and never answers
   const int s = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
