@@ -22,6 +22,10 @@ cli=$(realpath "${1:-build/attnsim-cli}")
 W=$(mktemp -d /tmp/attnsim-hostile.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+# No case may reach the network: a --model that has a Hub name's shape is looked up in an
+# empty cache and refused offline (issue 39). Cases name their own HF_HUB_CACHE where needed.
+export HF_HUB_OFFLINE=1 HF_HUB_CACHE="$W/no-hf-cache"
+unset HF_TOKEN HF_ENDPOINT
 
 # [SECTION] fixtures: files a hostile user hands in -----------------------------------------
 
@@ -216,6 +220,15 @@ hf_dirs=(len62 past-eof overlap out-of-range disagree shape-wrap deep not-object
 mkdir -p "$W/full-dir" && echo x >"$W/full-dir/keep"
 echo x >"$W/a-file"
 chmod 555 "$W/full-dir"
+
+# a Hugging Face cache that lies (issue 39): a ref that is no commit, an index naming a path
+HC="$F/hf-cache"
+hc_commit=0123456789abcdef0123456789abcdef01234567
+mkdir -p "$HC/models--a--bad-ref/refs" "$HC/models--a--bad-index/refs" "$HC/models--a--bad-index/snapshots/$hc_commit"
+printf '../../../etc' >"$HC/models--a--bad-ref/refs/main"
+printf '%s' "$hc_commit" >"$HC/models--a--bad-index/refs/main"
+( cd "$HC/models--a--bad-index/snapshots/$hc_commit" && echo '{}' >config.json && echo '{}' >tokenizer.json &&
+  echo '{"weight_map":{"w":"../../../x.safetensors"}}' >model.safetensors.index.json )
 
 # [SECTION] cases: one per line, split by the shell (quotes and $'...' work) ---------------
 
@@ -578,6 +591,23 @@ have_time=0
 # cuBLAS at load, about 0.4 s and 220 MB before main, whatever the input.
 # cost FILE: "CPU-ms RSS-KiB" from /usr/bin/time's "%U %S %M" line.
 cost() { tail -1 "$1" | awk '{ printf "%d %d", ($1 + $2) * 1000, $3 }'; }
+# models by name (issue 39): never the network here (HF_HUB_OFFLINE=1 above)
+add "pull not-a-name"
+add "pull a/b/c"
+add "pull ''"
+add "pull a/b@../main"
+add "pull a/b@x//y"
+add $'pull a/b@x\ny'
+add "pull a/b"
+add "trace --model a/b --tokens 1"
+add "heads --model a/b@refs/pr/1"
+add "HF_HUB_CACHE=$HC pull a/bad-ref"
+add "HF_HUB_CACHE=$HC trace --model a/bad-index --tokens 1"
+add "ATTNSIM_HUB_TIMEOUT=0 pull a/b"
+add "ATTNSIM_HUB_TIMEOUT=99999999999999999999 pull a/b"
+add "HF_ENDPOINT=ftp://example.org pull a/b"
+add "pull a/b --mem-limit 0"
+
 # --strict (a Release build) runs every case under an address-space cap: a command that skips its
 # memory prediction then fails here as a crash or an allocator error instead of taking the
 # machine's memory (sanitizer builds reserve terabytes of shadow memory, so only there).
@@ -592,7 +622,7 @@ fi
 for c in "${cases[@]}"; do
   prefix=""
   if [[ $c == "ulimit -f"* ]]; then prefix="trap '' XFSZ; ${c%%;*};"; c=${c#*; }; fi
-  if [[ $c == ATTNSIM_MODELS=* ]]; then prefix="export ${c%% *};"; c=${c#* }; fi
+  if [[ $c =~ ^(ATTNSIM_MODELS|ATTNSIM_HUB_TIMEOUT|HF_[A-Z_]+)= ]]; then prefix="export ${c%% *};"; c=${c#* }; fi
   prefix="$memcap $prefix"
   if ((have_time)); then
     bash -c "$prefix exec /usr/bin/time -f '%U %S %M' -o '$W/.rss' timeout 10 '$cli' $c" >"$W/.out" 2>"$W/.err" </dev/null

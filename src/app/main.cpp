@@ -24,6 +24,8 @@
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
+#include "hub/hub.h"
+#include "model/hf_model.h"
 #include "lessons/lesson.h"
 
 using namespace attnsim;
@@ -125,8 +127,17 @@ bool lesson_loads(const Options& options) {
 // --model DIR: a Hugging Face folder (config.json) or a checkpoint (model.json), which the
 // model scenario opens; anything else is refused here, before a window or an export is made
 // (a bad --model used to be dropped silently and the default scenario drawn, exit 0).
+// --model ORG/NAME[@REV] is first resolved to its folder (src/hub/hub.h: a folder of that
+// name, the Hugging Face cache, else a download, refused before any weight byte when the model
+// would not fit in 75 % of memory). The download shows no progress yet (issue 39: the app's
+// bar is to come); `attnsim-cli pull` shows it.
 void check_model_option(Options& o) {
   if (o.model.empty()) return;
+  hub::HubOptions fetch;
+  fetch.check_weights = [name = o.model](const std::string& config_json, int64_t weight_bytes) {
+    model::hf::check_hf_download(name, config_json, weight_bytes, 0);
+  };
+  o.model = hub::resolve_model(o.model, fetch).dir;
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path dir(o.model);

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
+#include "model_name.h"
 
 namespace {
 
@@ -43,8 +44,11 @@ int main(int argc, char** argv) {
       throw attnsim::Error(std::string("unknown command '") + argv[1] + "' (valid: " + valid + ")");
     }
     app.parse(argc, argv);
-    for (const auto& c : commands)
-      if (c.app->parsed()) return c.run();
+    for (const auto& c : commands) {
+      if (!c.app->parsed()) continue;
+      resolve_model_option(*c.app);  // --model ORG/NAME -> its folder (model_name.h)
+      return c.run();
+    }
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

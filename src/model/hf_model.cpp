@@ -1,7 +1,9 @@
 #include "hf_model.h"
 
 #include "engine/checked.h"
+#include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/nesting.h"
 #include "hf_safetensors.h"
 #include "memory.h"
 
@@ -155,6 +157,18 @@ int64_t predict_model_bytes(const HfConfig& c, const SafetensorsSet& st) {
 
 int64_t predict_hf_model_bytes(const std::string& dir) {
   return predict_model_bytes(read_hf_config(dir), SafetensorsSet::open_dir(dir));  // headers only
+}
+
+int64_t predict_hf_model_bytes(const HfConfig& c, int64_t weight_file_bytes) {
+  const Size layer = Size(layer_parameter_count(c)) * 4, outer = Size(outer_parameter_count(c)) * 4;
+  return std::max((outer + layer * Size(c.layers)).value(), (outer + layer + Size(weight_file_bytes)).value());
+}
+
+void check_hf_download(const std::string& name, const std::string& config_json, int64_t weight_file_bytes, int64_t mem_limit) {
+  const std::string what = name + " config.json";
+  check_fits(predict_hf_model_bytes(parse_hf_config(parse_json(config_json, what), what), weight_file_bytes), mem_limit,
+             "loading " + name + " as float32 (" + human_bytes(weight_file_bytes) + " of weights to download)",
+             "nothing of the weights was downloaded");
 }
 
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {

@@ -58,6 +58,14 @@ struct HfModel {
 // float32 parameter once, or with F16 / BF16 files the widened embeddings, one widened layer
 // and the files' bytes.
 int64_t predict_hf_model_bytes(const std::string& dir);
+// The same before the files exist (a download checks it before any weight byte): from the
+// config and the weight files' total size. The dtypes are not known yet, so the larger of the
+// two cases above.
+int64_t predict_hf_model_bytes(const HfConfig& config, int64_t weight_file_bytes);
+// A download's check before its first weight byte (src/hub's HubOptions::check_weights):
+// config.json's text must be a config attnsim runs, and the model must fit under mem_limit
+// (0 = the default). Throws Error "loading NAME as float32 (...) needs about ..., over ...".
+void check_hf_download(const std::string& name, const std::string& config_json, int64_t weight_file_bytes, int64_t mem_limit);
 // Reads config.json and the safetensors, checking every name and shape the config implies.
 // Throws Error naming the file, the tensor and the problem; `mem_limit` 0 = the default limit.
 HfModel load_hf_model(const std::string& dir, int64_t mem_limit = 0);

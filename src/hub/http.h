@@ -1,0 +1,53 @@
+// GET over HTTP(S) through libcurl, with what the Hub needs and nothing else:
+//   - redirects followed (the Hub answers a weight file with 302 to its CDN): http and https
+//     only, at most 10;
+//   - "Authorization: Bearer TOKEN" when there is a token; curl sends it to the first host
+//     only, never to a CDN on another host that a redirect names;
+//   - a connect timeout and a stall timeout (less than 1 byte a second for timeout_s);
+//   - "Range: bytes=OFFSET-" to resume;
+//   - the body goes to the sink only for a 2xx answer; the sink may stop the transfer;
+//   - a tick about once a second and after data, which also checks the cancel flag;
+//   - an exception from the sink or the tick stops the transfer and is rethrown by http_get.
+// Nothing is logged: the token appears in no message. Transport failures come back as an
+// Outcome, so the caller can word the one line with what it was fetching (hub_errors.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace attnsim::hub {
+
+struct HttpRequest {
+  std::string url;
+  std::string token;   // empty: no Authorization header
+  int64_t timeout_s = 30;
+  int64_t offset = 0;  // > 0: ask for bytes OFFSET- (Range)
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+using Headers = std::map<std::string, std::string>;  // lowercase names, values trimmed
+
+struct HttpResponse {
+  long status = 0;  // of the last answer (after redirects)
+  Headers first;    // the first answer's (the Hub's own, before a redirect to its CDN)
+  Headers last;     // the last answer's
+};
+
+enum class Outcome { Done, Unreachable, Cut, Stalled, Cancelled, SinkStopped, Failed };
+
+struct HttpResult {
+  Outcome outcome = Outcome::Failed;
+  HttpResponse response;
+  std::string detail;  // curl's words for a failure
+};
+
+// false from the sink stops the transfer (Outcome::SinkStopped; the sink keeps its reason).
+using Sink = std::function<bool(const HttpResponse&, const char* data, size_t n)>;
+using Tick = std::function<void()>;
+
+HttpResult http_get(const HttpRequest& request, const Sink& sink, const Tick& tick = {});
+
+}  // namespace attnsim::hub

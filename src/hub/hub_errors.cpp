@@ -1,0 +1,53 @@
+#include "hub_errors.h"
+
+#include "engine/error.h"
+
+namespace attnsim::hub {
+
+namespace {
+
+[[noreturn]] void status_error(long status, const RequestContext& c) {
+  const std::string code = "HTTP " + std::to_string(status);
+  if (status == 401 || status == 403) {
+    if (c.token)
+      throw Error(c.model + ": the Hub refused the token in HF_TOKEN for " + c.what + " (" + code +
+                  "): use a token with read access, after accepting the model's terms on its Hub page");
+    throw Error(c.model + ": the Hub refused " + c.what + " without a token (" + code +
+                "): the model is gated or private (or the name is wrong); accept its terms on its Hub page, "
+                "then set HF_TOKEN to an access token (huggingface.co/settings/tokens)");
+  }
+  if (status == 404 && c.what == kModelInfo)
+    throw Error(c.model + ": no such model or revision on the Hub (" + code +
+                "): check the name (ORG/NAME, e.g. openai-community/gpt2) and the revision after '@'");
+  if (status == 404) throw Error(c.model + ": " + c.what + " not found on the Hub (" + code + ")");
+  if (status >= 500)
+    throw Error(c.model + ": the Hub answered " + code + " for " + c.what + " (a server error): try again later");
+  throw Error(c.model + ": the Hub answered " + code + " for " + c.what);
+}
+
+}  // namespace
+
+void check_response(const HttpResult& r, const RequestContext& c) {
+  switch (r.outcome) {
+    case Outcome::Done:
+      if (r.response.status >= 200 && r.response.status <= 299) return;
+      status_error(r.response.status, c);
+    case Outcome::Unreachable:
+      throw Error(c.model + ": cannot reach " + c.endpoint + " (" + one_line(r.detail) +
+                  "): check the network, or set HF_HUB_OFFLINE=1 to open only what the cache holds");
+    case Outcome::Stalled:
+      throw Error(c.model + ": " + c.what + ": no data from " + c.endpoint + " for " + std::to_string(c.timeout_s) +
+                  " s (ATTNSIM_HUB_TIMEOUT); run the command again to resume");
+    case Outcome::Cancelled:
+      throw Error(c.model + ": download cancelled during " + c.what + "; run it again to resume");
+    case Outcome::Cut:
+      throw Error(c.model + ": " + c.what + ": the connection to " + c.endpoint + " was cut (" + one_line(r.detail) +
+                  "); run the command again");
+    case Outcome::SinkStopped:
+    case Outcome::Failed:
+      break;
+  }
+  throw Error(c.model + ": " + c.what + ": " + one_line(r.detail));
+}
+
+}  // namespace attnsim::hub

@@ -1,0 +1,88 @@
+#include "model_files.h"
+
+#include <nlohmann/json.hpp>
+#include <filesystem>
+#include <set>
+
+#include "engine/error.h"
+#include "engine/nesting.h"
+#include "engine/read_file.h"
+
+namespace attnsim::hub {
+
+namespace {
+
+constexpr size_t kMaxShards = 4096;            // hf_safetensors.h's kMaxShards
+constexpr int64_t kMaxIndexBytes = 64 << 20;   // DeepSeek-V3's index (92,000 tensors) is ~9 MB
+
+bool plain_file_name(const std::string& s) {
+  if (s.empty() || s.size() > 255 || s.front() == '.') return false;
+  for (const char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+ModelFiles select_model_files(const std::function<bool(const std::string&)>& has) {
+  ModelFiles m;
+  const auto need = [&](bool ok, const std::string& what) {
+    if (!ok) m.missing += (m.missing.empty() ? "" : ", ") + what;
+  };
+  need(has(kConfig), kConfig);
+  if (has(kConfig)) m.files.push_back(kConfig);
+  const bool json_tok = has("tokenizer.json"), bpe_tok = has("vocab.json") && has("merges.txt");
+  need(json_tok || bpe_tok, "a tokenizer (tokenizer.json, or vocab.json + merges.txt)");
+  if (json_tok) m.files.push_back("tokenizer.json");
+  if (bpe_tok) {
+    m.files.push_back("vocab.json");
+    m.files.push_back("merges.txt");
+  }
+  if (has("tokenizer_config.json")) m.files.push_back("tokenizer_config.json");
+  if (has(kWeights)) {
+    m.files.push_back(kWeights);
+  } else if (has(kWeightsIndex)) {
+    m.files.push_back(kWeightsIndex);
+    m.sharded = true;
+  } else {
+    need(false, std::string(kWeights) + " (or " + kWeightsIndex + "; attnsim reads no .bin weights)");
+  }
+  return m;
+}
+
+std::vector<std::string> read_shard_names(const std::string& index_path) {
+  const nlohmann::json j = parse_json(read_text_file(index_path, kMaxIndexBytes), index_path);
+  if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+    throw Error(index_path + ": not a safetensors index (no weight_map object)");
+  std::set<std::string> shards;
+  for (const auto& [tensor, shard] : j["weight_map"].items()) {
+    if (!shard.is_string() || !plain_file_name(shard.get<std::string>()))
+      throw Error(index_path + ": tensor '" + one_line(tensor) + "' names a shard that is not a plain file name: " +
+                  one_line(shard.dump()));
+    shards.insert(shard.get<std::string>());
+    if (shards.size() > kMaxShards)
+      throw Error(index_path + ": more than " + std::to_string(kMaxShards) + " shards");
+  }
+  if (shards.empty()) throw Error(index_path + ": the weight_map names no shard");
+  return {shards.begin(), shards.end()};
+}
+
+}  // namespace attnsim::hub
+
+namespace attnsim::hub {
+
+std::string snapshot_missing(const std::string& dir) {
+  const auto has = [&](const std::string& file) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(dir + "/" + file, ec);  // follows the link to the blob
+  };
+  const ModelFiles m = select_model_files(has);
+  if (!m.missing.empty() || !m.sharded) return m.missing;
+  std::string missing;
+  for (const std::string& shard : read_shard_names(dir + "/" + kWeightsIndex))
+    if (!has(shard)) missing += (missing.empty() ? "" : ", ") + shard;
+  return missing;
+}
+
+}  // namespace attnsim::hub
