@@ -33,7 +33,7 @@ ModelConfig tiny_config(bool ln_mlp) {
 }
 
 // The configs every gradient check runs on: MHA without and with LN + MLP, then 4 query
-// heads (dk = 2) sharing 2 K/V heads (GQA) and 1 (MQA).
+// heads (dk = 2) sharing 2 K/V heads (GQA) and 1 (MQA), then GPT-2's tied form.
 struct NamedConfig {
   const char* name;
   ModelConfig config;
@@ -46,6 +46,9 @@ std::vector<NamedConfig> grad_configs() {
     c.kv_heads = g;
     out.push_back({g == 2 ? "gqa h=4 g=2" : "mqa h=4 g=1, ln+mlp", c});
   }
+  ModelConfig gpt2 = tiny_config(true);  // GPT-2's form: embed.weight is the unembedding too
+  gpt2.tied = true;
+  out.push_back({"tied, ln+mlp", gpt2});
   return out;
 }
 

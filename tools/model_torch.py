@@ -82,14 +82,16 @@ class TinyTransformer(nn.Module):
         self.layers = nn.ModuleList(Block(c) for _ in range(c["layers"]))
         if c["layernorm"]:
             self.ln_final = nn.LayerNorm(c["d_model"])
-        self.unembed = nn.Linear(c["d_model"], c["vocab"], bias=c["bias"])
+        if not c.get("tied"):  # tied (GPT-2's form): the embedding is the unembedding, no bias
+            self.unembed = nn.Linear(c["d_model"], c["vocab"], bias=c["bias"])
 
     def forward(self, tokens):
         B, T = tokens.shape
         x = self.embed(tokens) + self.pos_embed.weight[:T]
         for layer in self.layers:
             x = layer(x)
-        return self.unembed(self.ln_final(x) if self.c["layernorm"] else x)
+        x = self.ln_final(x) if self.c["layernorm"] else x
+        return x @ self.embed.weight.T if self.c.get("tied") else self.unembed(x)
 
 
 def loss_fn(logits, targets):

@@ -112,6 +112,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_flag("--layernorm", c.layernorm, "pre-LayerNorm before attention, MLP and unembedding");
   cmd->add_flag("--mlp", c.mlp, "a 4·d GELU MLP after each attention");
   cmd->add_flag("!--no-bias", c.bias, "linear maps without biases");
+  cmd->add_flag("--tied", c.tied, "GPT-2's form: the unembedding is the embedding matrix, GPT-2's initialisation");
   cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str()->check(seed_number());
   cmd->add_option("--init", a->init, "start from this checkpoint (its config wins over the size options)")->check(not_empty());
   cmd->add_option("--batch", t.batch, "sequences per step")->capture_default_str()->check(size);
@@ -139,13 +140,13 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the final report as JSON");
   cmd->add_option("--bench", a->bench, "time N training steps (after 5 warm-up steps): median ms per step; writes nothing")->check(whole_number(1, 1'000'000));
   for (const char* size : {"--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm", "--mlp",
-                           "--no-bias", "--seed"})
+                           "--no-bias", "--tied", "--seed"})
     cmd->get_option(size)->excludes("--init");  // the checkpoint's config wins: a size given too would be ignored
   cmd->add_option("--recipe", a->recipe,
                   "train again from fresh weights with this checkpoint's config and recipe (model.json): the same bits "
                   "as the run that made it")->check(not_empty())->excludes("--init");
   for (const char* option : {"--task", "--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm",
-                             "--mlp", "--no-bias", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
+                             "--mlp", "--no-bias", "--tied", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
                              "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs"})
     cmd->get_option(option)->excludes("--recipe");  // the recipe says it
   cmd->add_option("--stop-at", a->stop_at, "end after N steps, the learning-rate schedule still that of --steps")

@@ -31,6 +31,7 @@ Runner add_lens_command(CLI::App& app);
 Runner add_bpe_train_command(CLI::App& app);
 Runner add_arcs_command(CLI::App& app);
 Runner add_pull_command(CLI::App& app);
+Runner add_export_hf_command(CLI::App& app);
 
 // Every subcommand above, registered on `app` in --help order. The runners own the parsed
 // options, so they must outlive app.parse().

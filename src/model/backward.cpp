@@ -28,10 +28,11 @@ void backward(const Model& model, const Batch& batch, const Activations& acts, c
   Tensor tmp = Tensor::empty({N * d});
 
   // unembed: logits = xf · Uᵀ + b                             (B,T,V)
+  // (tied: U is embed.weight, whose gradient gathers this and the embedding's, both +=)
   const Tensor& x_last = c.layers ? acts.layers.back().x_out : acts.x0;
   const Tensor& xf = c.layernorm ? acts.lnf_out : x_last;
-  linear_backward(dlogits.f32(), xf.f32(), P.get("unembed.weight").f32(), N, d, V, dx.f32(),
-                  grad_or_null(grads, "unembed.weight"), grad_or_null(grads, "unembed.bias"));
+  linear_backward(dlogits.f32(), xf.f32(), P.get(unembed_name(c)).f32(), N, d, V, dx.f32(),
+                  grad_or_null(grads, unembed_name(c)), grad_or_null(grads, "unembed.bias"));
   if (c.layernorm) {
     layernorm_backward(dx.f32(), x_last.f32(), P.get("ln_final.weight").f32(), acts.lnf_mean.f32(),
                        acts.lnf_rstd.f32(), N, d, tmp.f32(), grad_or_null(grads, "ln_final.weight"),

@@ -25,9 +25,11 @@ namespace attnsim::model {
 // [SECTION] config <-> json
 
 nlohmann::json config_to_json(const ModelConfig& c) {
-  return {{"vocab", c.vocab},   {"seq_len", c.seq_len},     {"d_model", c.d_model}, {"heads", c.heads},
-          {"kv_heads", c.kv_group_count()}, {"layers", c.layers}, {"layernorm", c.layernorm},
-          {"mlp", c.mlp},       {"bias", c.bias},           {"seed", c.seed}};
+  nlohmann::json j = {{"vocab", c.vocab},   {"seq_len", c.seq_len},     {"d_model", c.d_model}, {"heads", c.heads},
+                      {"kv_heads", c.kv_group_count()}, {"layers", c.layers}, {"layernorm", c.layernorm},
+                      {"mlp", c.mlp},       {"bias", c.bias},           {"seed", c.seed}};
+  if (c.tied) j["tied"] = true;  // only when set: untied checkpoints keep their model.json byte for byte
+  return j;
 }
 
 ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
@@ -56,6 +58,7 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
   flag("layernorm", c.layernorm);
   flag("mlp", c.mlp);
   flag("bias", c.bias);
+  flag("tied", c.tied);
   if (j.contains("seed") && j.at("seed").is_number_unsigned()) c.seed = j.at("seed").get<uint64_t>();
   try {
     validate(c);

@@ -49,9 +49,11 @@ std::vector<ParamSpec> param_specs(const ModelConfig& c) {
     }
   }
   if (c.layernorm) norm("ln_final");
-  linear("unembed", V, d);
+  if (!c.tied) linear("unembed", V, d);
   return specs;
 }
+
+const char* unembed_name(const ModelConfig& c) { return c.tied ? "embed.weight" : "unembed.weight"; }
 
 int64_t param_count(const ModelConfig& c) {
   int64_t n = 0;

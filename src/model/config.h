@@ -7,7 +7,8 @@
 //                                           (g·dk, d): g = kv_heads K/V heads (GQA when g < h)
 //     x  = x + a
 //     x  = x + mlp(ln2(x))                  optional (off by default: attention-only)
-//   logits = unembed(ln_final? (x))         (B,T,V), nn.Linear(d, V) layout
+//   logits = unembed(ln_final? (x))         (B,T,V), nn.Linear(d, V) layout; tied (GPT-2's
+//                                           form): x · embed.weightᵀ, no unembed parameters
 //
 // Parameter names follow a PyTorch state_dict ("layers.0.attn.W_Q.weight"), so a checkpoint's
 // .npy files load into the equivalent nn.Module (tools/model_torch.py) one to one.
@@ -31,6 +32,10 @@ struct ModelConfig {
   bool layernorm = false;   // pre-LN before attention (and the MLP) and before the unembedding
   bool mlp = false;         // a 4·d GELU MLP after each attention
   bool bias = true;         // biases in every linear map
+  // GPT-2's form: the unembedding is embed.weight itself (one matrix, both gradients), and the
+  // weights start as GPT-2's do (normal 0.02, residual outputs 0.02/√(2L), biases 0), since
+  // N(0, 1) embeddings read back as logits of std √d would start training far from uniform
+  bool tied = false;
   uint64_t seed = 1;        // initial weights
 
   int64_t head_dim() const { return d_model / heads; }
@@ -50,5 +55,7 @@ struct ParamSpec {
 // Every parameter in a fixed order (the checkpoint's, the optimiser's).
 std::vector<ParamSpec> param_specs(const ModelConfig& config);
 int64_t param_count(const ModelConfig& config);
+// The parameter the unembedding reads: "embed.weight" when tied, else "unembed.weight".
+const char* unembed_name(const ModelConfig& config);
 
 }  // namespace attnsim::model

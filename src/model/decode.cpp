@@ -27,7 +27,7 @@ StackWeights decode_stack_weights(const Model& m) {
   StackWeights w;
   w.embedding = m.params.get("embed.weight");       // (V,d)
   w.position = m.params.get("pos_embed.weight");    // (T,d)
-  w.unembedding = m.params.get("unembed.weight");   // (V,d): torch's Linear(d, V) layout
+  w.unembedding = m.params.get(unembed_name(m.config));   // (V,d): torch's Linear(d, V) layout
   if (const Tensor* b = m.params.find("unembed.bias")) w.unembedding_bias = *b;
   for (int64_t l = 0; l < m.config.layers; ++l) w.layers.push_back(attention_weights(m, l));
   return w;
@@ -147,7 +147,7 @@ PositionLoss loss_by_position(const Model& m, const Batch& batch, const CachePol
   out.policy = policy.text();
   out.loss.assign(static_cast<size_t>(T - 1), 0.0);
   out.accuracy.assign(static_cast<size_t>(T - 1), 0.0);
-  const Tensor& U = m.params.get("unembed.weight");
+  const Tensor& U = m.params.get(unembed_name(m.config));
   const Tensor* bias = m.params.find("unembed.bias");
   std::vector<double> logits(static_cast<size_t>(V));
   double repeat_loss = 0, repeat_hits = 0;

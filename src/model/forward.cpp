@@ -166,7 +166,7 @@ static Activations run_forward(const Model& model, const Batch& batch, const Abl
   // logits = unembed(ln_final(x))                           (B,T,V)
   if (c.layernorm) norm("ln_final", x, acts.lnf_out, acts.lnf_mean, acts.lnf_rstd);
   const Tensor* bu = P.find("unembed.bias");
-  acts.logits = be.linear(c.layernorm ? acts.lnf_out : x, P.get("unembed.weight"), bu ? *bu : Tensor());
+  acts.logits = be.linear(c.layernorm ? acts.lnf_out : x, P.get(unembed_name(c)), bu ? *bu : Tensor());
   if (refuse)
     if (const std::string bad = first_nonfinite(acts); !bad.empty()) overflowed(bad);
   return acts;

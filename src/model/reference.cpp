@@ -185,7 +185,7 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
     ly.x_out = x;
   }
   const Vec<S> xf = c.layernorm ? layernorm(x, P("ln_final.weight"), P("ln_final.bias"), N, d) : x;
-  res.logits = linear(xf, P("unembed.weight"), Pb("unembed.bias"), N, d, V);
+  res.logits = linear(xf, P(unembed_name(c)), Pb("unembed.bias"), N, d, V);
 
   // ---- loss: mean cross-entropy over scored positions, and dlogits
   int64_t scored = 0;
@@ -203,7 +203,7 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
   }
 
   // ---- backward
-  Vec<S> dx = linear_back(dlogits, xf, P("unembed.weight"), G("unembed.weight"), Gb("unembed.bias"), N, d, V);
+  Vec<S> dx = linear_back(dlogits, xf, P(unembed_name(c)), G(unembed_name(c)), Gb("unembed.bias"), N, d, V);
   if (c.layernorm) dx = layernorm_back(dx, x, P("ln_final.weight"), G("ln_final.weight"), G("ln_final.bias"), N, d);
   for (int64_t l = c.layers - 1; l >= 0; --l) {
     const std::string p = "layers." + std::to_string(l) + ".";

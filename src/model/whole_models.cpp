@@ -38,7 +38,7 @@ PassModel pass_model(const Model& tm) {
   m.act = Activation::GeluErf;
   m.embed = P.get("embed.weight"), m.pos_embed = P.get("pos_embed.weight");
   m.norm_f_w = opt("ln_final.weight"), m.norm_f_b = opt("ln_final.bias");
-  m.unembed = P.get("unembed.weight"), m.unembed_bias = opt("unembed.bias");
+  m.unembed = P.get(unembed_name(c)), m.unembed_bias = opt("unembed.bias");
   m.block = [&tm, opt](int64_t l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     return BlockWeights{opt(p + "ln.weight"), opt(p + "ln.bias"), attention_weights(tm, l), opt(p + "ln2.weight"),

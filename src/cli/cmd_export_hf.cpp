@@ -1,0 +1,42 @@
+// attnsim-cli export-hf: a checkpoint attnsim trained, written as a Hugging Face GPT-2 folder
+// (model/hf_export.h) that every --model taking a Hugging Face folder then opens.
+//   export-hf --model CKPT --out DIR [--tokenizer TOKDIR] [--force]
+#include <cstdio>
+
+#include "commands.h"
+#include "engine/error.h"
+#include "model/checkpoint.h"
+#include "model/hf_export.h"
+#include "options.h"
+#include "staged_out.h"
+
+namespace attnsim::cli {
+
+namespace {
+
+struct Args {
+  std::string model, out, tokenizer;
+  bool force = false;
+};
+
+}  // namespace
+
+Runner add_export_hf_command(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("export-hf", "write a checkpoint of GPT-2's form as a Hugging Face GPT-2 folder");
+  cmd->add_option("--model", a->model, "an attnsim checkpoint trained with --layernorm --mlp --tied")->required()->check(not_empty());
+  cmd->add_option("--out", a->out, "the folder to write (config.json, model.safetensors, tokenizer files)")->required()->check(not_empty());
+  cmd->add_option("--tokenizer", a->tokenizer, "a tokenizer folder to copy beside the weights (bpe-train writes one)")->check(not_empty());
+  cmd->add_flag("--force", a->force, "replace a folder that is not empty");
+  return [a] {
+    check_writable_folder(a->out, a->force);  // before any work
+    const model::Model m = model::load_checkpoint(a->model);
+    model::hf::export_gpt2(m, a->out, a->tokenizer, a->force);
+    std::printf("%s: GPT-2 folder of %s (%lld layers, d_model %lld, %lld heads, vocabulary %lld)\n", a->out.c_str(),
+                a->model.c_str(), static_cast<long long>(m.config.layers), static_cast<long long>(m.config.d_model),
+                static_cast<long long>(m.config.heads), static_cast<long long>(m.config.vocab));
+    return 0;
+  };
+}
+
+}  // namespace attnsim::cli

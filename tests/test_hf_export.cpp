@@ -1,0 +1,99 @@
+// A checkpoint of GPT-2's form written as a Hugging Face GPT-2 folder (src/model/hf_export.h):
+// attnsim's Hugging Face loader opens it and gives the native model's logits to 1e-5.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "engine/error.h"
+#include "helpers.h"
+#include "model/checkpoint.h"
+#include "model/hf_export.h"
+#include "model/hf_forward.h"
+#include "model/hf_model.h"
+#include "model/model.h"
+#include "model/tasks.h"
+
+using namespace attnsim;
+using namespace attnsim::model;
+namespace fs = std::filesystem;
+
+namespace {
+
+ModelConfig gpt2_form() {
+  ModelConfig c;
+  c.vocab = 40;
+  c.seq_len = 12;
+  c.d_model = 16;
+  c.heads = 4;
+  c.layers = 2;
+  c.layernorm = c.mlp = c.tied = true;
+  c.seed = 5;
+  return c;
+}
+
+// GPT-2's initialisation gives near-uniform logits; spread the weights so the comparison sees
+// logits of a trained model's size (up to about 7 here; every parameter moved, LayerNorm away
+// from 1 / 0).
+Model spread(Model m) {
+  for (size_t i = 0; i < m.params.names.size(); ++i) {
+    float* p = m.params.tensors[i].f32();
+    for (int64_t k = 0; k < m.params.tensors[i].numel(); ++k) p[k] = p[k] * 5.0f + 0.05f * std::sin(static_cast<float>(k + i));
+  }
+  return m;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("attnsim-export-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a GPT-2-form checkpoint exported to Hugging Face gives the same logits through the HF loader", "[model]") {
+  const Model m = spread(init_model(gpt2_form()));
+  const fs::path d = scratch("logits");
+  hf::export_gpt2(m, d.string(), "", false);
+  const hf::HfModel h = hf::load_hf_model(d.string());
+  CHECK(h.config.family == hf::Family::Gpt2);
+  CHECK(h.config.tied);
+  const std::vector<int32_t> ids{0, 7, 3, 39, 12, 7, 3, 5, 1, 0, 22, 31};
+  const Tensor hf_logits = hf::hf_forward(h, ids).logits;  // (T,V)
+  const Batch b = batch_from_tokens({ids});
+  const Tensor native = forward(m, b).logits.view({12, 40});
+  CHECK(test::max_abs_diff(hf_logits, native) < 1e-5);
+  double spread_of_logits = 0;
+  for (float v : native.to_vector()) spread_of_logits = std::max(spread_of_logits, std::abs(static_cast<double>(v)));
+  CHECK(spread_of_logits > 1.0);  // the comparison is on real values, not near-zero ones
+  fs::remove_all(d);
+}
+
+TEST_CASE("only GPT-2's form exports; the folder is whole or absent", "[model]") {
+  ModelConfig c = gpt2_form();
+  c.tied = false;
+  const fs::path d = scratch("refused");
+  CHECK_THROWS_WITH(hf::export_gpt2(init_model(c), d.string(), "", false), Catch::Contains("lacks a tied unembedding"));
+  c = gpt2_form();
+  c.layernorm = false;
+  c.kv_heads = 2;
+  CHECK_THROWS_WITH(hf::export_gpt2(init_model(c), d.string(), "", false),
+                    Catch::Contains("lacks LayerNorm, one K/V head per head"));
+  CHECK_FALSE(fs::exists(d));
+  // a tokenizer larger than the model's vocabulary is refused before anything is written
+  CHECK_THROWS_WITH(hf::export_gpt2(init_model(gpt2_form()), d.string(), std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/tokenizers/gpt2", false),
+                    Catch::Contains("the tokenizer has 270 tokens, the model 40"));
+  CHECK_FALSE(fs::exists(d));
+}
+
+TEST_CASE("a tied checkpoint saves and loads with its flag, and its model.json says tied", "[model]") {
+  const Model m = init_model(gpt2_form());
+  CHECK(m.params.find("unembed.weight") == nullptr);
+  const fs::path d = scratch("ckpt");
+  save_checkpoint(m, d.string(), {});
+  const Model back = load_checkpoint(d.string());
+  CHECK(back.config.tied);
+  CHECK(back.params.names == m.params.names);
+  fs::remove_all(d);
+}
