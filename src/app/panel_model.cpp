@@ -7,6 +7,7 @@
 //                        scores on hover, click = that layer's trace in the other views, and
 //                        an ablate toggle under each cell
 //   [SECTION] tokens     the sequence with the model's top-1 prediction under every token
+//   The Sampling and Lens tabs are panel_whole.cpp's, over the view's whole pass.
 #include <imgui.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
+#include "app/panel_whole.h"
 #include "views/i18n.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
@@ -34,6 +36,7 @@ struct ModelPanelState {
   uint64_t text_revision = 0;
   uint64_t seed = 1;
   int sentence = 0;
+  WholeTabsState whole;  // the Sampling and Lens tabs
   bool open_training = false;  // select the Training tab on the next frame (export, bench)
   bool open_experiments = false;
 };
@@ -308,6 +311,22 @@ void tokens(const ModelView& v) {
   }
 }
 
+WholePanel whole_panel(App& app, ModelView& v) {
+  WholePanel p;
+  p.sampling = &v.sampling();
+  p.whole = &v.whole();
+  p.layers = v.model().config.layers;
+  p.heads = v.model().config.heads;
+  p.label = [](int32_t id) { return model::token_label(id); };
+  p.is_ablated = [&v](model::HeadRef h) { return v.is_ablated(h); };
+  p.toggle = [&app, &v](model::HeadRef h) {
+    v.toggle(h);
+    show_model_layer(app, app.model_layer);
+  };
+  p.set_dla_token = [&v](int32_t t) { v.set_dla_token(t); };
+  return p;
+}
+
 }  // namespace
 
 void panel_model(App& app, const ImVec4& rect) {
@@ -324,6 +343,14 @@ void panel_model(App& app, const ImVec4& rect) {
       grid(app, v, s);
       ImGui::Separator();
       tokens(v);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Sampling###model-sampling"))) {
+      sampling_tab(app, whole_panel(app, v), s.whole);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Lens###model-lens"))) {
+      lens_tab(app, whole_panel(app, v), s.whole);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem(tr("Training###model-training"), nullptr, s.open_training ? ImGuiTabItemFlags_SetSelected : 0)) {
