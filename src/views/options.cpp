@@ -22,7 +22,8 @@ const char* const kUsage =
     "               [--click X,Y]\n"
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
     "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
-    "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME)\n"
+    "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME\n"
+    "               | sampling [--temperature T] [--top-k K] [--top-p P] [--seed S] | overview)\n"
     "       attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]\n"
     "               [--theme print|projector] [--size 1280x720|1920x1080] [--scale 1|2|4]\n"
     "       (DIR new or empty; --force replaces a folder that is not empty)\n"
@@ -49,7 +50,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }  // namespace
 
 bool Options::figure_export() const {
-  return mode == Mode::Export && (slide || ends_with(output, ".svg") || ends_with(output, ".pdf"));
+  // The sampling chart and the overview are figures only: a .png of them is their slide.
+  return mode == Mode::Export &&
+         (slide || panel == "sampling" || panel == "overview" || ends_with(output, ".svg") || ends_with(output, ".pdf"));
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -137,9 +140,23 @@ Options parse_options(const std::vector<std::string>& args) {
       if (o.panel != "window" && o.panel != "pipeline" && o.panel != "tensor" &&
           o.panel != "memory" && o.panel != "buglab" && o.panel != "controls" &&
           o.panel != "flash" && o.panel != "model" && o.panel != "timeline" &&
-          o.panel != "experiments" && o.panel != "slide" && o.panel != "decode")
+          o.panel != "experiments" && o.panel != "slide" && o.panel != "decode" && o.panel != "sampling" &&
+          o.panel != "overview")
         throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash, decode, "
-                    "controls, model, timeline, experiments or slide, got '" + o.panel + "'");
+                    "controls, model, timeline, experiments, sampling, overview or slide, got '" + o.panel + "'");
+    } else if (a == "--temperature" || a == "--top-p") {
+      const std::string& v = value();
+      double x = -1;
+      try {
+        x = std::stod(v);
+      } catch (const std::exception&) {
+        throw Error(a + " expects a number, got '" + v + "'");
+      }
+      (a == "--temperature" ? o.temperature : o.top_p) = x;
+    } else if (a == "--top-k") {
+      o.top_k = parse_int(a, value());
+    } else if (a == "--seed") {
+      o.seed = parse_int(a, value());
     } else if (a == "--model") {
       o.model = value();
     } else if (a == "--click") {

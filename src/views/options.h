@@ -2,7 +2,8 @@
 //
 //   attnsim [--scenario NAME] [--lang ko|en]                       the window
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
-//           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
+//           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments|
+//                    sampling|overview]  (sampling: [--temperature T] [--top-k K] [--top-p P] [--seed S])
 //           [--experiment NAME]
 //           [--model DIR] [--batch B] [--layer L] [--ablate 1.2,0.3] [--text "..."]
 //           [--transparent] [--geometry FILE.json] [--progress T] [--click X,Y]  one PNG, then exit
@@ -40,6 +41,11 @@ struct Options {
   int layer = -1;            // -1 = layer 0
   std::string ablate;
   std::string text;
+  // --panel sampling: the chart at these settings (model/sampling.h; checked when exported).
+  double temperature = 0;    // 0 = greedy
+  int top_k = 0;             // 0 = off
+  double top_p = 1.0;        // 1 = off
+  int seed = 0;
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
