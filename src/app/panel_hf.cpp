@@ -290,12 +290,16 @@ WholePanel whole_panel(HfView& v, const HfRun& r) {
   WholePanel p;
   p.sampling = &v.sampling();
   p.whole = r.whole.get();
+  p.revision = v.revision();
   p.layers = v.config().layers;
   p.heads = v.config().heads;
   p.label = [&v](int32_t id) { return v.text_tools().label(id); };
   p.is_ablated = [&v](model::HeadRef h) { return v.is_ablated(h); };
   p.toggle = [&v](model::HeadRef h) { v.toggle(h); };
   p.set_dla_token = [&v](int32_t t) { v.set_dla_token(t); };
+  p.mlp = true;  // every Hugging Face family attnsim reads has one
+  p.shown_layer = r.layer;
+  p.open_block = [&v](int64_t l) { v.set_layer(l); };  // the run it starts shows there when it lands
   return p;
 }
 
@@ -319,6 +323,10 @@ void panel_hf(App& app, const ImVec4& rect) {
       predictions(v, *r);
       ImGui::Separator();
       grid(app, v, *r, s);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Overview###hf-overview"))) {
+      overview_tab(app, whole_panel(v, *r), s.whole);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem(tr("Sampling###hf-sampling"))) {

@@ -315,6 +315,7 @@ WholePanel whole_panel(App& app, ModelView& v) {
   WholePanel p;
   p.sampling = &v.sampling();
   p.whole = &v.whole();
+  p.revision = v.revision();
   p.layers = v.model().config.layers;
   p.heads = v.model().config.heads;
   p.label = [](int32_t id) { return model::token_label(id); };
@@ -324,6 +325,12 @@ WholePanel whole_panel(App& app, ModelView& v) {
     show_model_layer(app, app.model_layer);
   };
   p.set_dla_token = [&v](int32_t t) { v.set_dla_token(t); };
+  p.mlp = v.model().config.mlp;
+  p.shown_layer = app.model_layer;
+  p.open_block = [&app](int64_t l) {
+    app.model_layer = l;
+    show_model_layer(app, l);
+  };
   return p;
 }
 
@@ -343,6 +350,10 @@ void panel_model(App& app, const ImVec4& rect) {
       grid(app, v, s);
       ImGui::Separator();
       tokens(v);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Overview###model-overview"))) {
+      overview_tab(app, whole_panel(app, v), s.whole);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem(tr("Sampling###model-sampling"))) {

@@ -1,5 +1,6 @@
 // The whole pass's tabs of the model panels. See panel_whole.h.
 //   [SECTION] sampling   the controls and the chart (views/sampling_figure.h) through the ImGui sink
+//   [SECTION] overview   the whole model (views/overview_figure.h), blocks clickable
 //   [SECTION] lens       the logit lens table
 //   [SECTION] dla        the layers x heads grid of direct contributions, the direct paths, the token
 #include "app/panel_whole.h"
@@ -77,6 +78,45 @@ void sampling_tab(App& app, const WholePanel& p, WholeTabsState& s) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   draw_figure(ImGui::GetWindowDrawList(), s.chart, origin, scale, Backdrop::Window);
   ImGui::Dummy({s.chart.width * scale, s.chart.height * scale});
+}
+
+// [SECTION] overview
+
+void overview_tab(App& app, const WholePanel& p, WholeTabsState& s) {
+  ImGui::TextDisabled("%s", tr("click a block: its steps in the pipeline, tensor and memory views"));
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  const float width = ImGui::GetContentRegionAvail().x / scale;
+  const float height = std::max(ImGui::GetContentRegionAvail().y / scale, 600.0f);
+  const std::string key = std::to_string(reinterpret_cast<uintptr_t>(p.whole)) + "|" + std::to_string(p.revision) + "|" +
+                          std::to_string(static_cast<int>(width)) + "|" + std::to_string(static_cast<int>(height)) + "|" +
+                          panel_theme().name + "|" + (ui_lang() == Lang::Ko ? "ko" : "en");
+  if (key != s.overview_key) {
+    s.overview_key = key;
+    OverviewInput in;
+    in.run = p.whole;
+    for (int32_t t : p.whole->tokens) in.tokens.push_back(p.label(t));
+    in.answer = p.label(p.whole->lens.rows.back().top);
+    in.mlp = p.mlp;
+    s.overview = overview_view_figure(in, ui_lang(), panel_theme().name, width, height, &s.overview_layout);
+    want_figure_glyphs(s.overview);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  draw_figure(list, s.overview, origin, scale, Backdrop::Window);
+  for (size_t l = 0; l < s.overview_layout.blocks.size(); ++l) {
+    const figure::Rect& r = s.overview_layout.blocks[l];
+    const ImVec2 a{origin.x + r.x * scale, origin.y + r.y * scale}, size{r.w * scale, r.h * scale};
+    if (static_cast<int64_t>(l) == p.shown_layer)  // the block the other views show
+      list->AddRect(a, {a.x + size.x, a.y + size.y}, IM_COL32(255, 255, 255, 230), 0, 0, 3);
+    ImGui::SetCursorScreenPos(a);
+    ImGui::PushID(static_cast<int>(l));
+    if (ImGui::InvisibleButton("block", size)) guarded(app, [&] { p.open_block(static_cast<int64_t>(l)); });
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", trf("block %zu: click for its steps", l).c_str());
+    ImGui::PopID();
+  }
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy({s.overview.width * scale, s.overview.height * scale});
 }
 
 // [SECTION] lens

@@ -258,6 +258,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Overview###model-overview", "전체 모습###model-overview"},
     {"Overview###hf-overview", "전체 모습###hf-overview"},
     {"tokens", "토큰"},
+    {"block %zu: click for its steps", "블록 %zu: 클릭하면 그 단계들"},
     {"embedding", "임베딩"},
     {"attention", "어텐션"},
     {"unembedding", "언임베딩"},
