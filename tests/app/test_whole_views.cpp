@@ -7,6 +7,7 @@
 //   - the logit lens has a row per stage ending at the model's answer; the direct logit
 //     attribution's parts sum to the logit, per head as the grid reads them; a picked token
 //   - a Hugging Face folder gives the same readings, its top token hf_forward's
+//   - the overview: a box per block in order on the stream, the heatmap the run's norms
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "model/tokenizer.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
+#include "views/overview_figure.h"
 #include "views/sampling_figure.h"
 
 using namespace attnsim;
@@ -197,4 +199,34 @@ TEST_CASE("a Hugging Face folder: the whole pass's top token is hf_forward's, an
   v.wait();
   CHECK(v.run()->whole->dla.token == r->top[1].token);
   CHECK_THROWS_AS(v.set_dla_token(static_cast<int32_t>(v.config().vocab)), Error);
+}
+
+TEST_CASE("the overview: a box per block on the stream, the norms heatmap is the run's, labels in place") {
+  if (!have_model()) return;
+  ModelView v;
+  v.load(default_model_dir());
+  OverviewInput in;
+  in.run = &v.whole();
+  for (int32_t t : v.tokens()) in.tokens.push_back(model::token_label(t));
+  in.answer = model::token_label(v.whole().lens.target);
+  in.mlp = v.model().config.mlp;
+  const int64_t L = v.model().config.layers, T = static_cast<int64_t>(v.tokens().size());
+  for (Lang lang : {Lang::En, Lang::Ko}) {
+    const figure::Figure f = overview_slide(in, "overview", lang, "projector");
+    CHECK(figure::overlapping_texts(f).empty());
+    CHECK(figure::texts_outside(f).empty());
+  }
+  figure::Figure f;
+  const OverviewLayout l = add_overview(f, figure::print_theme(), {0, 0, 1800, 900}, in, Lang::En);
+  REQUIRE(static_cast<int64_t>(l.blocks.size()) == L);
+  for (int64_t i = 1; i < L; ++i) CHECK(l.blocks[static_cast<size_t>(i - 1)].right() <= l.blocks[static_cast<size_t>(i)].x);
+  CHECK(l.embed.right() <= l.blocks.front().x);
+  CHECK(l.blocks.back().right() <= l.logits.x);
+  const auto& hm = std::get<figure::Heatmap>(f.items[l.norm_item]);
+  REQUIRE(hm.rows == T);
+  REQUIRE(hm.cols == L + 1);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t s = 0; s <= L; ++s)
+      CHECK(hm.values[static_cast<size_t>(t * (L + 1) + s)] ==
+            static_cast<float>(v.whole().stream_norm[static_cast<size_t>(s)][static_cast<size_t>(t)]));
 }
