@@ -119,6 +119,9 @@ struct ModelSettings {
   std::optional<std::string> runs;        // runs_*: "a,b,c", checkpoints of one recipe (seeds 1..N)
   std::optional<std::string> of;          // runs_min / median / max: the field read per run
                                           // (default repeat_accuracy)
+  // sample_* and loop_share (whole_quantity.h): model/sampling.h's options; absent = greedy
+  std::optional<double> temperature, top_p;
+  std::optional<int64_t> top_k, seed;
 };
 
 // [SECTION] Claims the engine must confirm -------------------------------------------------
