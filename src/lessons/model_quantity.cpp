@@ -548,10 +548,15 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
 namespace {
 
 Value field_locked(const ModelSettings& s, const std::string& f) {
-  if (f == "layer" || f == "head" || f == "repeat") {  // the table's own figures, for {value:model.layer@ID}
-    const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : s.repeat;
+  if (f == "layer" || f == "head" || f == "repeat" || f == "top_k" || f == "seed") {  // the table's own figures, for {value:model.layer@ID}
+    const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : f == "repeat" ? s.repeat : f == "top_k" ? s.top_k : s.seed;
     if (!v) throw Error("the model table has no " + f);
     return static_cast<double>(*v);
+  }
+  if (f == "temperature" || f == "top_p") {
+    const auto& v = f == "temperature" ? s.temperature : s.top_p;
+    if (!v) throw Error("the model table has no " + f);
+    return *v;
   }
   if (f.rfind("runs_", 0) == 0) return over_runs(s, f);
   if (s.runs) throw Error("model." + f + " reads one checkpoint: the table's runs are for runs_* only");

@@ -17,7 +17,9 @@ const std::vector<std::string>& whole_fields() {
   static const std::vector<std::string> fields = {
       "stream_embed", "stream_final", "attn_write", "mlp_steps", "dla_logit", "dla_heads", "dla_direct", "dla_top",
       "dla_top_layer", "dla_top_head", "dla_part", "lens_embed_prob", "lens_final_prob", "lens_agree_from",
-      "sample_top_prob", "sample_kept", "sample_kept_mass", "sample_next", "loop_share"};
+      "sample_top_prob", "sample_kept", "sample_kept_mass", "sample_next", "loop_share",
+      // the table's own sampling settings, so a text writes temperature {value:model.temperature@ID}
+      "temperature", "top_k", "top_p", "seed"};
   return fields;
 }
 

@@ -20,6 +20,7 @@
 //                               positions, that continue its cycle (equal the token `repeat`
 //                               positions back), each drawn by the table's sampling settings
 //                               (greedy without a temperature)
+//   temperature top_k top_p seed         the table's own settings (for {value:model.temperature@ID})
 #pragma once
 
 #include <string>
