@@ -31,8 +31,12 @@ ModelSettings sampling(double t, int64_t k = 0, double p = 1.0, int64_t seed = 0
 
 TEST_CASE("model.* whole pass: greedy's next token is the model's own prediction at the last position", "[lessons][model]") {
   const model::Model& m = loaded_model(model_dir_of({}));
-  // the app's opening sequence: BOS + r + r, r of 16 tokens, seed 7
-  const model::Batch b = model::repeated_batch(m.config.vocab, 16, 1, 7);
+  // the app's opening sequence (BOS + r + r, r of 16 tokens, seed 7) less its last token
+  model::Batch b = model::repeated_batch(m.config.vocab, 16, 1, 7);
+  b.tokens.pop_back();
+  b.targets.pop_back();
+  b.part.pop_back();
+  b.len -= 1;
   const model::Activations a = model::forward(m, b);
   const int64_t T = b.len, V = m.config.vocab;
   const std::vector<float> logits = a.logits.to_vector();

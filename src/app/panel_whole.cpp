@@ -127,8 +127,7 @@ void lens_table(const WholePanel& p) {
   const model::LogitLens& lens = p.whole->lens;
   const std::string answer = p.label(lens.target);
   fonts().want(answer);
-  ImGui::TextUnformatted(trf("logit lens at the last position: the stream after each stage, read through the final "
-                             "norm and the unembedding; the final answer is '%s'", answer.c_str()).c_str());
+  ImGui::TextWrapped("%s", trf("logit lens at the last position: the stream after each stage, read through the final norm and the unembedding; the final answer is '%s'", answer.c_str()).c_str());
   if (!ImGui::BeginTable("##lens", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn(tr("after"));
   ImGui::TableSetupColumn(tr("top token"));

@@ -120,7 +120,7 @@
 //                          init_model with the checkpoint's config and seed);
 //                          recall_present_chance (a recall run: a uniform guess among the
 //                          distinct value tokens already in the sequence); the whole pass of
-//                          the app's opening sequence (whole_quantity.h): stream_embed
+//                          the app's opening sequence less its last token (whole_quantity.h): stream_embed
 //                          stream_final attn_write mlp_steps dla_logit dla_heads dla_direct
 //                          dla_top dla_top_layer dla_top_head dla_part lens_embed_prob
 //                          lens_final_prob lens_agree_from, and under the table's temperature

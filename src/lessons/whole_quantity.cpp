@@ -29,12 +29,15 @@ bool is_whole_field(const std::string& f) {
 
 namespace {
 
-constexpr int64_t kRepeat = 16;  // the app's opening sequence (ModelView::load)
+constexpr int64_t kRepeat = 16;  // as the app's opening sequence (ModelView::load)
 constexpr uint64_t kSeed = 7;
 
+// BOS + r + r without its last token: the last position's answer is r's last token, which a
+// model that copies can read off the first copy (after a whole second copy nothing predicts
+// what comes next, and the readings there are of a guess).
 std::vector<int32_t> sequence(const model::Model& m, int64_t repeat) {
   const model::Batch b = model::repeated_batch(m.config.vocab, repeat, 1, kSeed);
-  return {b.tokens.begin(), b.tokens.end()};
+  return {b.tokens.begin(), b.tokens.end() - 1};
 }
 
 // mean over positions of ‖x_t‖, x (1,T,d)
@@ -87,9 +90,10 @@ Value dla_field(const model::LogitAttribution& a, const model::Model& m, const M
 }
 
 // Decodes up to the model's positions after the sequence, each token by the table's sampling
-// (its seed, the draw's index as the step); the share that continues the sequence's cycle.
-double loop_share(const model::Model& m, const model::PassModel& pm, std::vector<int32_t> tokens, int64_t period,
-                  model::SamplingOptions o) {
+// (its seed, the draw's index as the step). The share of decoded tokens that repeat the
+// context: the token before it occurred earlier and was followed there (the latest time) by
+// this same token. What a copying head proposes; what greedy then takes every time.
+double loop_share(const model::Model& m, const model::PassModel& pm, std::vector<int32_t> tokens, model::SamplingOptions o) {
   const int64_t start = static_cast<int64_t>(tokens.size());
   if (start >= m.config.seq_len) throw Error("model.loop_share: the sequence leaves no position to decode (use a smaller repeat)");
   int64_t loops = 0;
@@ -99,7 +103,11 @@ double loop_share(const model::Model& m, const model::PassModel& pm, std::vector
     const int64_t T = logits.size(1), V = logits.size(2);
     o.step = i;
     const int32_t next = model::sample_row(logits.f32() + (T - 1) * V, V, o).next;
-    loops += next == tokens[static_cast<size_t>(T - period)];
+    for (int64_t j = T - 2; j >= 0; --j)  // the latest earlier occurrence of the last token
+      if (tokens[static_cast<size_t>(j)] == tokens.back()) {
+        loops += tokens[static_cast<size_t>(j + 1)] == next;
+        break;
+      }
     tokens.push_back(next);
   }
   return static_cast<double>(loops) / static_cast<double>(m.config.seq_len - start);
@@ -113,7 +121,7 @@ Value whole_field(const model::Model& m, const ModelSettings& s, const std::stri
   const model::PassModel pm = model::pass_model(m);
   const model::SamplingOptions o = sampling_of(s);
   model::validate_sampling(o, m.config.vocab);
-  if (f == "loop_share") return loop_share(m, pm, tokens, repeat, o);
+  if (f == "loop_share") return loop_share(m, pm, tokens, o);
   const model::WholeTrace w = model::whole_forward(pm, tokens);
   if (f == "stream_embed") return mean_norm(w.model.at("embed").out);
   if (f == "stream_final") return mean_norm(model::block_output(pm, w.blocks.back()));

@@ -1,7 +1,8 @@
 // model.* fields read off the whole pass (model/whole_pass.h) of a checkpoint, so the lessons
 // on where attention sits and on sampling state figures the checker recomputes. The sequence
-// is the one the app's model panel opens on: BOS + r + r, r of `repeat` tokens (default 16,
-// seed 7: ModelView::load's repeated_random); readings at its last position.
+// is the app's opening one (BOS + r + r, r of `repeat` tokens, default 16, seed 7:
+// ModelView::load's repeated_random) without its last token, so the last position, where
+// everything is read, has an answer a copying model can find: r's last token.
 //
 //   stream_embed stream_final   mean over positions of ‖x‖ after embed / after the last block
 //   attn_write                  mean over positions of ‖out‖ of block `layer` (default the last):
@@ -17,9 +18,10 @@
 //   sample_kept sample_kept_mass         tokens top_k and top_p keep (`top_k`, `top_p`), their mass
 //   sample_next                 next_token under the table's temperature, top_k, top_p, seed
 //   loop_share                  the share of tokens decoded after the sequence, up to the model's
-//                               positions, that continue its cycle (equal the token `repeat`
-//                               positions back), each drawn by the table's sampling settings
-//                               (greedy without a temperature)
+//                               positions, that repeat the context: the token before it came
+//                               earlier and was followed there (the latest time) by this one;
+//                               each drawn by the table's sampling settings (greedy without a
+//                               temperature)
 //   temperature top_k top_p seed         the table's own settings (for {value:model.temperature@ID})
 #pragma once
 

@@ -239,8 +239,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"← chosen", "← 선택"},
     {"Only the kept tokens can be drawn; the frame marks the one chosen.",
      "남긴 토큰만 뽑힐 수 있고, 테두리가 선택된 토큰입니다."},
-    {"logit lens at the last position: the stream after each stage, read through the final norm and the unembedding; "
-     "the final answer is '%s'",
+    {"logit lens at the last position: the stream after each stage, read through the final norm and the unembedding; the final answer is '%s'",
      "마지막 위치의 로짓 렌즈: 각 단계 뒤의 잔차 스트림을 마지막 정규화와 언임베딩으로 읽은 것. 최종 답은 '%s'"},
     {"top token", "1위 토큰"},
     {"its probability", "그 확률"},
