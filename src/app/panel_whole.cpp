@@ -129,7 +129,7 @@ void lens_table(const WholePanel& p) {
   fonts().want(answer);
   ImGui::TextWrapped("%s", trf("logit lens at the last position: the stream after each stage, read through the final norm and the unembedding; the final answer is '%s'", answer.c_str()).c_str());
   if (!ImGui::BeginTable("##lens", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
-  ImGui::TableSetupColumn(tr("after"));
+  ImGui::TableSetupColumn(tr("stream after"));
   ImGui::TableSetupColumn(tr("top token"));
   ImGui::TableSetupColumn(tr("its probability"));
   ImGui::TableSetupColumn(tr("final answer's probability"));
@@ -177,7 +177,9 @@ void dla_grid(App& app, const WholePanel& p) {
   const float cell = std::max(ImGui::CalcTextSize("-0.00").x + 10, ImGui::GetTextLineHeight() * 1.8f);
   const float label_w = ImGui::CalcTextSize("L00").x + 8, head_h = ImGui::GetTextLineHeight() + 4;
   const ImVec2 content{label_w + static_cast<float>(p.heads) * (cell + 2), head_h + static_cast<float>(p.layers) * (cell + 2)};
+  ImGui::PushTextWrapPos(0.0f);  // wrapped at the panel's edge
   ImGui::TextDisabled("%s", tr("each head's direct contribution (click: knock it out or back in; the grid shows the pass as trained)"));
+  ImGui::PopTextWrapPos();
   const float height = std::min(content.y + ImGui::GetStyle().ScrollbarSize + 4, std::max(ImGui::GetContentRegionAvail().y * 0.5f, 4 * cell));
   ImGui::SetNextWindowContentSize(content);
   ImGui::BeginChild("##dla-grid", {0, height}, true, ImGuiWindowFlags_HorizontalScrollbar);
