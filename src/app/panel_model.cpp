@@ -37,14 +37,12 @@ struct ModelPanelState {
   uint64_t seed = 1;
   int sentence = 0;
   WholeTabsState whole;  // the Sampling and Lens tabs
-  bool open_training = false;  // select the Training tab on the next frame (export, bench)
-  bool open_experiments = false;
+  std::string open_tab;  // the tab to select on the next frame (export, bench); "" none
 };
 
 void open_model_tab(App& app, const std::string& tab) {
   if (!app.model_panel) app.model_panel = std::make_shared<ModelPanelState>();
-  app.model_panel->open_training = tab == "training";
-  app.model_panel->open_experiments = tab == "experiments";
+  app.model_panel->open_tab = tab;
 }
 
 namespace {
@@ -343,7 +341,8 @@ void panel_model(App& app, const ImVec4& rect) {
   ModelView& v = *app.model;
   header(app, v, s);
   if (ImGui::BeginTabBar("##model-tabs")) {
-    if (ImGui::BeginTabItem(tr("Heads###model-heads"))) {
+    auto select = [&](const char* tab) { return s.open_tab == tab ? ImGuiTabItemFlags_SetSelected : 0; };
+    if (ImGui::BeginTabItem(tr("Heads###model-heads"), nullptr, select("heads"))) {
       numbers(v);
       ImGui::Separator();
       cell_values(v);
@@ -352,27 +351,27 @@ void panel_model(App& app, const ImVec4& rect) {
       tokens(v);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Overview###model-overview"))) {
+    if (ImGui::BeginTabItem(tr("Overview###model-overview"), nullptr, select("overview"))) {
       overview_tab(app, whole_panel(app, v), s.whole);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Sampling###model-sampling"))) {
+    if (ImGui::BeginTabItem(tr("Sampling###model-sampling"), nullptr, select("sampling"))) {
       sampling_tab(app, whole_panel(app, v), s.whole);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Lens###model-lens"))) {
+    if (ImGui::BeginTabItem(tr("Lens###model-lens"), nullptr, select("lens"))) {
       lens_tab(app, whole_panel(app, v), s.whole);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Training###model-training"), nullptr, s.open_training ? ImGuiTabItemFlags_SetSelected : 0)) {
+    if (ImGui::BeginTabItem(tr("Training###model-training"), nullptr, select("training"))) {
       model_timeline_tab(app);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Experiments###model-experiments"), nullptr, s.open_experiments ? ImGuiTabItemFlags_SetSelected : 0)) {
+    if (ImGui::BeginTabItem(tr("Experiments###model-experiments"), nullptr, select("experiments"))) {
       model_experiments_tab(app);
       ImGui::EndTabItem();
     }
-    s.open_training = s.open_experiments = false;
+    s.open_tab.clear();
     ImGui::EndTabBar();
   }
   end_panel();

@@ -223,7 +223,9 @@ bool is_panel_name(const std::string& name);
 // "show-contribution" (model panel): the head grid draws each position's share of ‖α·W_O v‖
 // instead of alpha (ModelView::set_show_contribution).
 inline constexpr const char* kActionNames[] = {"check-hidden",     "first-nan",     "try-view",
-                                               "ablate-induction", "measure-flash", "show-contribution"};
+                                               "ablate-induction", "measure-flash", "show-contribution",
+                                               // a model panel's tab (panel_whole.h)
+                                               "open-overview",    "open-sampling", "open-lens"};
 
 struct LessonStep {
   std::string id;          // unique in the lesson

@@ -18,7 +18,8 @@ const char* const kUsage =
     "               [--layer L] [--ablate 1.2,0.3] [--text \"...\"]  (--model DIR a Hugging Face\n"
     "               folder: config.json, model.safetensors, tokenizer; it opens as the model scenario)\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
-    "               [--action check-hidden|first-nan|try-view|measure-flash|show-contribution]\n"
+    "               [--action check-hidden|first-nan|try-view|measure-flash|show-contribution|\n"
+    "                         open-overview|open-sampling|open-lens]\n"
     "               [--click X,Y]\n"
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
     "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
@@ -193,8 +194,10 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (a == "--action") {
       o.action = value();
       if (o.action != "check-hidden" && o.action != "first-nan" && o.action != "try-view" && o.action != "measure-flash" &&
-          o.action != "show-contribution")
-        throw Error("--action must be check-hidden, first-nan, try-view, measure-flash or show-contribution, got '" +
+          o.action != "show-contribution" && o.action != "open-overview" && o.action != "open-sampling" &&
+          o.action != "open-lens")
+        throw Error("--action must be check-hidden, first-nan, try-view, measure-flash, show-contribution, "
+                    "open-overview, open-sampling or open-lens, got '" +
                     o.action + "'");
     } else if (a == "--experiment") {
       o.experiment = value();

@@ -52,7 +52,8 @@ struct Options {
   int head = 0;              // --head: the head a flash / bug-lab slide shows
   int bench_frames = 0;
   int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
-  std::string action;        // --action check-hidden|first-nan|try-view|measure-flash|show-contribution: press that button first
+  std::string action;        // --action check-hidden|first-nan|try-view|measure-flash|show-contribution|open-overview|
+                             // open-sampling|open-lens: press that button (or open that model panel tab) first
   float click_x = -1, click_y = -1;  // --click X,Y: a left click there (window pixels) before the export
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;
