@@ -32,13 +32,6 @@ namespace {
 constexpr int64_t kRepeat = 16;  // as the app's opening sequence (ModelView::load)
 constexpr uint64_t kSeed = 7;
 
-// BOS + r + r without its last token: the last position's answer is r's last token, which a
-// model that copies can read off the first copy (after a whole second copy nothing predicts
-// what comes next, and the readings there are of a guess).
-std::vector<int32_t> sequence(const model::Model& m, int64_t repeat) {
-  const model::Batch b = model::repeated_batch(m.config.vocab, repeat, 1, kSeed);
-  return {b.tokens.begin(), b.tokens.end() - 1};
-}
 
 // mean over positions of ‖x_t‖, x (1,T,d)
 double mean_norm(const Tensor& stream) {
@@ -53,14 +46,6 @@ double mean_norm(const Tensor& stream) {
   return total / static_cast<double>(T);
 }
 
-model::SamplingOptions sampling_of(const ModelSettings& s) {
-  model::SamplingOptions o;
-  o.temperature = s.temperature.value_or(0.0);
-  o.top_k = s.top_k.value_or(0);
-  o.top_p = s.top_p.value_or(1.0);
-  o.seed = static_cast<uint64_t>(s.seed.value_or(0));
-  return o;
-}
 
 int64_t layer_of(const model::Model& m, const ModelSettings& s, const std::string& f) {
   const int64_t l = s.layer.value_or(m.config.layers - 1);
@@ -115,11 +100,27 @@ double loop_share(const model::Model& m, const model::PassModel& pm, std::vector
 
 }  // namespace
 
+// BOS + r + r without its last token: the last position's answer is r's last token, which a
+// model that copies can read off the first copy (after a whole second copy nothing predicts
+// what comes next, and the readings there are of a guess).
+std::vector<int32_t> whole_sequence(const model::Model& m, const ModelSettings& s) {
+  const model::Batch b = model::repeated_batch(m.config.vocab, s.repeat.value_or(kRepeat), 1, kSeed);
+  return {b.tokens.begin(), b.tokens.end() - 1};
+}
+
+model::SamplingOptions sampling_options(const ModelSettings& s) {
+  model::SamplingOptions o;
+  o.temperature = s.temperature.value_or(0.0);
+  o.top_k = s.top_k.value_or(0);
+  o.top_p = s.top_p.value_or(1.0);
+  o.seed = static_cast<uint64_t>(s.seed.value_or(0));
+  return o;
+}
+
 Value whole_field(const model::Model& m, const ModelSettings& s, const std::string& f) {
-  const int64_t repeat = s.repeat.value_or(kRepeat);
-  const std::vector<int32_t> tokens = sequence(m, repeat);
+  const std::vector<int32_t> tokens = whole_sequence(m, s);
   const model::PassModel pm = model::pass_model(m);
-  const model::SamplingOptions o = sampling_of(s);
+  const model::SamplingOptions o = sampling_options(s);
   model::validate_sampling(o, m.config.vocab);
   if (f == "loop_share") return loop_share(m, pm, tokens, o);
   const model::WholeTrace w = model::whole_forward(pm, tokens);

@@ -31,6 +31,7 @@
 #include "lessons/lesson.h"
 #include "lessons/quantity.h"
 #include "model/model.h"
+#include "model/sampling.h"
 
 namespace attnsim::lessons {
 
@@ -38,6 +39,10 @@ namespace attnsim::lessons {
 // initialisation, in another file).
 const std::vector<std::string>& whole_fields();
 bool is_whole_field(const std::string& field);
+// The sequence the fields read (above), and the sampling options a table names (greedy when it
+// names none): a lesson slide shows the same.
+std::vector<int32_t> whole_sequence(const model::Model& m, const ModelSettings& settings);
+model::SamplingOptions sampling_options(const ModelSettings& settings);
 // Throws Error for a layer or head outside the model, dla_part without both, a bad sampling setting.
 Value whole_field(const model::Model& m, const ModelSettings& settings, const std::string& field);
 
