@@ -120,7 +120,6 @@ class HfView {
   // The token whose logit the direct logit attribution splits (-1: the model's top token):
   // Error outside the vocabulary; starts a recompute.
   void set_dla_token(int32_t token);
-  int32_t dla_token() const { return dla_token_; }
   // The sampling chart over the last run's logits: a control change recomputes only the
   // sampling steps, in the frame (sampling_view.h); a new run gives it new logits.
   SamplingView& sampling() { return sampling_; }

@@ -80,8 +80,7 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   }
   out.logits = stage_box(L + 1, th.accent);
   label_in(f, out.logits, tr_in(lang, "unembedding"), th.text);
-  out.probs = stage_box(L + 2, th.accent);
-  label_in(f, out.probs, "softmax", th.text);
+  label_in(f, stage_box(L + 2, th.accent), "softmax", th.text);
 
   // The stream's norm: positions down, stages across, under the columns they belong to.
   const float hm_y = band_y + band_h + kSize * 1.6f;
@@ -99,7 +98,6 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   hm.gap = th.gap;
   for (int64_t t = 0; t < T; ++t)
     for (int64_t s = 0; s <= L; ++s) hm.values.push_back(static_cast<float>(run.stream_norm[static_cast<size_t>(s)][static_cast<size_t>(t)]));
-  out.norms = hm.rect;
   out.norm_item = f.items.size();
   f.heatmap(std::move(hm));
   const float row_h = hm_h / static_cast<float>(std::max<int64_t>(T, 1));

@@ -29,9 +29,8 @@ struct OverviewInput {
 
 struct OverviewLayout {
   std::vector<figure::Rect> blocks;  // per block: its box (a click target)
-  figure::Rect embed, logits, probs;
-  figure::Rect norms;                // the heatmap: rows = positions, columns = embed, block 0 …
-  size_t norm_item = 0;              // the heatmap's item
+  figure::Rect embed, logits;
+  size_t norm_item = 0;              // the heatmap: rows = positions, columns = embed, block 0 …
 };
 
 // Appends the overview inside `area`.

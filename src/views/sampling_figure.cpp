@@ -74,12 +74,10 @@ SamplingLayout add_sampling_chart(fig::Figure& f, const fig::Theme& th, const fi
   for (const SamplingBar& b : c.bars) top = std::max(top, b.prob);
 
   out.bars.resize(c.bars.size());
-  out.rows.resize(c.bars.size());
   for (size_t r = 0; r < shown.size(); ++r) {
     const size_t i = shown[r];
     const SamplingBar& b = c.bars[i];
     const float y = rows.y + row_h * static_cast<float>(r), mid = y + row_h / 2;
-    const fig::Rect row{area.x, y, area.w, row_h};
     const fig::Rect bar{bar_x, y + row_h * 0.15f, std::max(2.0f, bar_w * (top > 0 ? b.prob / top : 0)), row_h * 0.7f};
     f.text(bar_x - 12, mid, fig::fit_text(label(b.token), kSize, label_w - 16), kSize, b.kept ? th.text : th.muted,
            fig::Anchor::End, b.chosen, "label");
@@ -96,13 +94,12 @@ SamplingLayout add_sampling_chart(fig::Figure& f, const fig::Theme& th, const fi
       out.chosen = i;
     }
     out.bars[i] = bar;
-    out.rows[i] = row;
   }
   return out;
 }
 
 fig::Figure sampling_view_figure(const SamplingChart& c, const TokenLabel& label, Lang lang, const std::string& theme,
-                                 float width, SamplingLayout* layout) {
+                                 float width) {
   const fig::Theme& th = fig::theme_by_name(theme);
   fig::Figure f;
   const float rows = static_cast<float>(std::max<size_t>(c.bars.size(), 1));
@@ -111,8 +108,7 @@ fig::Figure sampling_view_figure(const SamplingChart& c, const TokenLabel& label
   f.background = th.background;
   f.theme = th.name;
   f.title = tr_in(lang, "next-token probabilities");
-  const SamplingLayout l = add_sampling_chart(f, th, {4, 4, width - 8, f.height - 8}, c, label, lang);
-  if (layout) *layout = l;
+  add_sampling_chart(f, th, {4, 4, width - 8, f.height - 8}, c, label, lang);
   return f;
 }
 

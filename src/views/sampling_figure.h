@@ -23,8 +23,7 @@ namespace attnsim::app {
 using TokenLabel = std::function<std::string(int32_t)>;
 
 struct SamplingLayout {
-  std::vector<figure::Rect> bars;  // per chart bar: its Box (width ∝ prob)
-  std::vector<figure::Rect> rows;  // per chart bar: the whole row (a click target)
+  std::vector<figure::Rect> bars;  // per chart bar: its Box (width ∝ prob); empty where it did not fit
   size_t chosen = 0;               // the chosen bar's index
 };
 
@@ -33,7 +32,7 @@ SamplingLayout add_sampling_chart(figure::Figure& f, const figure::Theme& theme,
                                   const SamplingChart& chart, const TokenLabel& label, Lang lang);
 // The chart alone, `width` units wide, for a panel.
 figure::Figure sampling_view_figure(const SamplingChart& chart, const TokenLabel& label, Lang lang,
-                                    const std::string& theme, float width, SamplingLayout* layout = nullptr);
+                                    const std::string& theme, float width);
 // The chart as a slide: `title` over it, the settings' effect as the caption.
 figure::Figure sampling_slide(const SamplingChart& chart, const TokenLabel& label, const std::string& title, Lang lang,
                               const std::string& theme);

@@ -57,7 +57,6 @@ SamplingChart SamplingView::chart(int64_t shown) const {
     b.token = id;
     b.prob = probs[id];
     b.kept = is_kept(id);
-    b.kept_prob = kept ? kept[id] : (id == c.next ? 1.0f : 0.0f);
     b.chosen = id == c.next;
     c.bars.push_back(b);
   }

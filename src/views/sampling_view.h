@@ -23,8 +23,7 @@ namespace attnsim::app {
 
 struct SamplingBar {
   int32_t token = 0;
-  float prob = 0;     // under probs
-  float kept_prob = 0;  // under top_p, renormalised over the kept set (greedy: 1 for the arg max)
+  float prob = 0;  // under probs
   bool kept = false;
   bool chosen = false;
 };
@@ -46,7 +45,6 @@ class SamplingView {
   void set_options(const model::SamplingOptions& options);
   const model::SamplingOptions& options() const { return options_; }
   bool ready() const { return logits_.defined(); }
-  const Trace& trace() const { return trace_; }   // probs top_k top_p next_token
   double compute_ms() const { return compute_ms_; }  // the last sampling_trace call
   uint64_t revision() const { return revision_; }  // bumped by every recompute
   SamplingChart chart(int64_t shown = 12) const;
@@ -55,7 +53,7 @@ class SamplingView {
   void recompute();
   Tensor logits_;
   model::SamplingOptions options_;
-  Trace trace_;
+  Trace trace_;  // probs top_k top_p next_token
   double compute_ms_ = 0;
   uint64_t revision_ = 0;
 };
