@@ -173,7 +173,7 @@ TEST_CASE("a broken checkpoint exits 2 with one line naming model.json and write
   REQUIRE(lines[0].find("model.json") != std::string::npos);
 }
 
-TEST_CASE("the Sampling tab draws the chart with the chosen token framed; the Lens and Overview tabs open") {
+TEST_CASE("the Sampling tab draws the chart with the chosen token framed, and the Lens and Overview tabs open") {
   if (!have_model()) return;
   const std::string heads = kOut + "/model-heads-tab.png", sampling = kOut + "/model-sampling-tab.png";
   REQUIRE(run("--export " + heads + " --scenario model --panel model") == 0);

@@ -81,7 +81,7 @@ TEST_CASE("zooming keeps the cell under the pointer under the pointer") {
   REQUIRE(pan_x == 0.0f);  // back to fit
 }
 
-TEST_CASE("--panel sampling and overview are figures; the sampling settings and the tab actions parse") {
+TEST_CASE("the sampling and overview panels export as figures, and the sampling settings and the tab actions parse") {
   const Options o = parse_options({"--export", "s.png", "--panel", "sampling", "--temperature", "0.8", "--top-k", "20",
                                    "--top-p", "0.9", "--seed", "3"});
   CHECK(o.figure_export());  // a .png of the chart is its slide: the chart is no window panel
