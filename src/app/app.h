@@ -175,7 +175,8 @@ void model_experiments_tab(App& app);
 void run_model_experiment(App& app, const std::string& name);
 void wait_model_experiment(App& app);  // blocks until it lands (headless export)
 bool experiment_running(const App& app);
-// Selects the model panel's tab ("heads", "training", "experiments") on the next frame.
+// Selects the model panel's tab ("heads", "overview", "sampling", "lens", "training",
+// "experiments") on the next frame.
 void open_model_tab(App& app, const std::string& tab);
 // Starts a run with the Training tab's settings, as its Start button does (--bench-frames
 // --train-live); false and the banner when it is refused.

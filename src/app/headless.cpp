@@ -218,6 +218,10 @@ int run_export(const Options& options) {
   if (options.action == "first-nan") buglab_first_nan(app);
   if (options.action == "try-view") memory_try_view(app);
   if (options.action == "show-contribution" && app.model) app.model->set_show_contribution(true);
+  if (options.action.rfind("open-", 0) == 0 && app.model) {  // a model panel tab: open-overview ...
+    open_model_tab(app, options.action.substr(5));
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);  // the tab opens, its figure's glyphs load
+  }
   if (options.action == "measure-flash") {  // the flash panel's measurement, to its last pass
     start_flash_measurement(app);
     wait_flash_measurement(app);

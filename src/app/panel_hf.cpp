@@ -7,6 +7,7 @@
 //   [SECTION] grid         layers x heads, scrollable: a role score per cell; a click knocks
 //                          the head out (or back in); knocked-out cells framed and crossed
 //   [SECTION] decode       N tokens, greedy or at a temperature, and the text they make
+//   The Sampling and Lens tabs are panel_whole.cpp's, over the run's whole pass.
 #include <imgui.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "app/app.h"
 #include "app/fonts.h"
+#include "app/panel_whole.h"
 #include "engine/error.h"
 #include "views/hf_view.h"
 #include "views/i18n.h"
@@ -31,6 +33,7 @@ struct HfPanelState {
   int steps = 8;
   float temperature = 0;
   int seed = 1;
+  WholeTabsState whole;  // the Sampling and Lens tabs
 };
 
 namespace {
@@ -283,6 +286,23 @@ void decode_section(App& app, HfView& v, HfPanelState& s) {
   }
 }
 
+WholePanel whole_panel(HfView& v, const HfRun& r) {
+  WholePanel p;
+  p.sampling = &v.sampling();
+  p.whole = r.whole.get();
+  p.revision = v.revision();
+  p.layers = v.config().layers;
+  p.heads = v.config().heads;
+  p.label = [&v](int32_t id) { return v.text_tools().label(id); };
+  p.is_ablated = [&v](model::HeadRef h) { return v.is_ablated(h); };
+  p.toggle = [&v](model::HeadRef h) { v.toggle(h); };
+  p.set_dla_token = [&v](int32_t t) { v.set_dla_token(t); };
+  p.mlp = true;  // every Hugging Face family attnsim reads has one
+  p.shown_layer = r.layer;
+  p.open_block = [&v](int64_t l) { v.set_layer(l); };  // the run it starts shows there when it lands
+  return p;
+}
+
 }  // namespace
 
 void show_hf_layer(App& app) {
@@ -298,11 +318,26 @@ void panel_hf(App& app, const ImVec4& rect) {
   header(app, v);
   ImGui::Separator();
   text_section(app, v, s);
-  if (const auto r = v.run()) {  // the last finished run (the first lands before the panel opens)
-    ImGui::Separator();
-    predictions(v, *r);
-    ImGui::Separator();
-    grid(app, v, *r, s);
+  if (const auto r = v.run(); r && ImGui::BeginTabBar("##hf-tabs")) {  // the last finished run (the first lands before the panel opens)
+    if (ImGui::BeginTabItem(tr("Heads###hf-heads"))) {
+      predictions(v, *r);
+      ImGui::Separator();
+      grid(app, v, *r, s);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Overview###hf-overview"))) {
+      overview_tab(app, whole_panel(v, *r), s.whole);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Sampling###hf-sampling"))) {
+      sampling_tab(app, whole_panel(v, *r), s.whole);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Lens###hf-lens"))) {
+      lens_tab(app, whole_panel(v, *r), s.whole);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
   }
   ImGui::Separator();
   decode_section(app, v, s);

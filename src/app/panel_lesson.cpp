@@ -159,7 +159,9 @@ void apply_step(App& app) {
       return;
     }
     if (app.model) app.model->set_show_contribution(step.action == "show-contribution");
-    open_model_tab(app, step.panel == "timeline" ? "training" : "heads");
+    open_model_tab(app, step.panel == "timeline"                ? "training"
+                        : step.action.rfind("open-", 0) == 0 ? step.action.substr(5)  // open-overview ...
+                                                              : "heads");
     ui.player.record(ui.progress);
     save(app, ui);
     return;

@@ -7,6 +7,7 @@
 //                        scores on hover, click = that layer's trace in the other views, and
 //                        an ablate toggle under each cell
 //   [SECTION] tokens     the sequence with the model's top-1 prediction under every token
+//   The Sampling and Lens tabs are panel_whole.cpp's, over the view's whole pass.
 #include <imgui.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
+#include "app/panel_whole.h"
 #include "views/i18n.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
@@ -34,14 +36,13 @@ struct ModelPanelState {
   uint64_t text_revision = 0;
   uint64_t seed = 1;
   int sentence = 0;
-  bool open_training = false;  // select the Training tab on the next frame (export, bench)
-  bool open_experiments = false;
+  WholeTabsState whole;  // the Sampling and Lens tabs
+  std::string open_tab;  // the tab to select on the next frame (export, bench); "" none
 };
 
 void open_model_tab(App& app, const std::string& tab) {
   if (!app.model_panel) app.model_panel = std::make_shared<ModelPanelState>();
-  app.model_panel->open_training = tab == "training";
-  app.model_panel->open_experiments = tab == "experiments";
+  app.model_panel->open_tab = tab;
 }
 
 namespace {
@@ -308,6 +309,29 @@ void tokens(const ModelView& v) {
   }
 }
 
+WholePanel whole_panel(App& app, ModelView& v) {
+  WholePanel p;
+  p.sampling = &v.sampling();
+  p.whole = &v.whole();
+  p.revision = v.revision();
+  p.layers = v.model().config.layers;
+  p.heads = v.model().config.heads;
+  p.label = [](int32_t id) { return model::token_label(id); };
+  p.is_ablated = [&v](model::HeadRef h) { return v.is_ablated(h); };
+  p.toggle = [&app, &v](model::HeadRef h) {
+    v.toggle(h);
+    show_model_layer(app, app.model_layer);
+  };
+  p.set_dla_token = [&v](int32_t t) { v.set_dla_token(t); };
+  p.mlp = v.model().config.mlp;
+  p.shown_layer = app.model_layer;
+  p.open_block = [&app](int64_t l) {
+    app.model_layer = l;
+    show_model_layer(app, l);
+  };
+  return p;
+}
+
 }  // namespace
 
 void panel_model(App& app, const ImVec4& rect) {
@@ -317,7 +341,8 @@ void panel_model(App& app, const ImVec4& rect) {
   ModelView& v = *app.model;
   header(app, v, s);
   if (ImGui::BeginTabBar("##model-tabs")) {
-    if (ImGui::BeginTabItem(tr("Heads###model-heads"))) {
+    auto select = [&](const char* tab) { return s.open_tab == tab ? ImGuiTabItemFlags_SetSelected : 0; };
+    if (ImGui::BeginTabItem(tr("Heads###model-heads"), nullptr, select("heads"))) {
       numbers(v);
       ImGui::Separator();
       cell_values(v);
@@ -326,15 +351,27 @@ void panel_model(App& app, const ImVec4& rect) {
       tokens(v);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Training###model-training"), nullptr, s.open_training ? ImGuiTabItemFlags_SetSelected : 0)) {
+    if (ImGui::BeginTabItem(tr("Overview###model-overview"), nullptr, select("overview"))) {
+      overview_tab(app, whole_panel(app, v), s.whole);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Sampling###model-sampling"), nullptr, select("sampling"))) {
+      sampling_tab(app, whole_panel(app, v), s.whole);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Lens###model-lens"), nullptr, select("lens"))) {
+      lens_tab(app, whole_panel(app, v), s.whole);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem(tr("Training###model-training"), nullptr, select("training"))) {
       model_timeline_tab(app);
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem(tr("Experiments###model-experiments"), nullptr, s.open_experiments ? ImGuiTabItemFlags_SetSelected : 0)) {
+    if (ImGui::BeginTabItem(tr("Experiments###model-experiments"), nullptr, select("experiments"))) {
       model_experiments_tab(app);
       ImGui::EndTabItem();
     }
-    s.open_training = s.open_experiments = false;
+    s.open_tab.clear();
     ImGui::EndTabBar();
   }
   end_panel();

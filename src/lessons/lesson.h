@@ -119,6 +119,9 @@ struct ModelSettings {
   std::optional<std::string> runs;        // runs_*: "a,b,c", checkpoints of one recipe (seeds 1..N)
   std::optional<std::string> of;          // runs_min / median / max: the field read per run
                                           // (default repeat_accuracy)
+  // sample_* and loop_share (whole_quantity.h): model/sampling.h's options; absent = greedy
+  std::optional<double> temperature, top_p;
+  std::optional<int64_t> top_k, seed;
 };
 
 // [SECTION] Claims the engine must confirm -------------------------------------------------
@@ -220,7 +223,9 @@ bool is_panel_name(const std::string& name);
 // "show-contribution" (model panel): the head grid draws each position's share of ‖α·W_O v‖
 // instead of alpha (ModelView::set_show_contribution).
 inline constexpr const char* kActionNames[] = {"check-hidden",     "first-nan",     "try-view",
-                                               "ablate-induction", "measure-flash", "show-contribution"};
+                                               "ablate-induction", "measure-flash", "show-contribution",
+                                               // a model panel's tab (panel_whole.h)
+                                               "open-overview",    "open-sampling", "open-lens"};
 
 struct LessonStep {
   std::string id;          // unique in the lesson

@@ -410,6 +410,10 @@ ModelSettings read_model_table(Reader& parent, const std::string& key) {
   m.keep = r.integer("keep");
   m.runs = r.string("runs");
   m.of = r.string("of");
+  m.temperature = r.number("temperature");
+  m.top_k = r.integer("top_k");
+  m.top_p = r.number("top_p");
+  m.seed = r.integer("seed");
   r.finish();
   return m;
 }

@@ -1,5 +1,6 @@
 // model.* quantities on shipped checkpoints. See model_quantity.h and quantity.h.
 #include "lessons/model_quantity.h"
+#include "lessons/whole_quantity.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -28,7 +29,8 @@ namespace attnsim::lessons {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kModelFields = {
+const std::vector<std::string> kModelFields = [] {
+  std::vector<std::string> fields = {
     // the checkpoint's sizes and step
     "step", "params", "d_model", "heads", "layers", "head_dim",
     // its own K/V heads (g; = heads for MHA), and for a `gqa-convert --out` checkpoint the
@@ -86,6 +88,10 @@ const std::vector<std::string> kModelFields = {
     // recall_present_chance: a uniform guess among the distinct value tokens already in the
     // sequence (the answer is always one of them), on the same held-out sequences
     "recall_chance", "gist_chance", "recall_present_chance"};
+  // the whole pass: the stream, W_O's writes, DLA, the logit lens, sampling (whole_quantity.h)
+  fields.insert(fields.end(), whole_fields().begin(), whole_fields().end());
+  return fields;
+}();
 
 namespace {
 
@@ -155,7 +161,9 @@ std::string disk_key(const std::string& dir, const ModelSettings& s, const std::
   return key + "|" + f + "|" + s.ablate.value_or("") + "|" + (s.layer ? std::to_string(*s.layer) : "") + "." +
          (s.head ? std::to_string(*s.head) : "") + "|" + (s.repeat ? std::to_string(*s.repeat) : "") + "|" +
          s.role.value_or("") + "|" + (s.kv_heads ? std::to_string(*s.kv_heads) : "") + "|" + s.runs.value_or("") + "|" +
-         (s.keep ? std::to_string(*s.keep) : "") + "|" + s.of.value_or("");
+         (s.keep ? std::to_string(*s.keep) : "") + "|" + s.of.value_or("") + "|" +
+         (s.temperature ? std::to_string(*s.temperature) : "") + "|" + (s.top_k ? std::to_string(*s.top_k) : "") + "|" +
+         (s.top_p ? std::to_string(*s.top_p) : "") + "|" + (s.seed ? std::to_string(*s.seed) : "");
 }
 
 std::string checkpoint_name(const ModelSettings& s) {
@@ -540,10 +548,15 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
 namespace {
 
 Value field_locked(const ModelSettings& s, const std::string& f) {
-  if (f == "layer" || f == "head" || f == "repeat") {  // the table's own figures, for {value:model.layer@ID}
-    const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : s.repeat;
+  if (f == "layer" || f == "head" || f == "repeat" || f == "top_k" || f == "seed") {  // the table's own figures, for {value:model.layer@ID}
+    const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : f == "repeat" ? s.repeat : f == "top_k" ? s.top_k : s.seed;
     if (!v) throw Error("the model table has no " + f);
     return static_cast<double>(*v);
+  }
+  if (f == "temperature" || f == "top_p") {
+    const auto& v = f == "temperature" ? s.temperature : s.top_p;
+    if (!v) throw Error("the model table has no " + f);
+    return *v;
   }
   if (f.rfind("runs_", 0) == 0) return over_runs(s, f);
   if (s.runs) throw Error("model." + f + " reads one checkpoint: the table's runs are for runs_* only");
@@ -556,9 +569,13 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
   if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
     throw Error("model." + f + " does not read keep (repeat_accuracy, repeat_loss, first_loss do)");
+  const bool samples = f == "loop_share" || f.rfind("sample_", 0) == 0;
+  if (!samples && (s.temperature || s.top_k || s.top_p || s.seed))
+    throw Error("model." + f + " does not sample: temperature, top_k, top_p and seed are for sample_* and loop_share");
   if (is_log_field(f)) return log_score(run_dir(s), s, f);
   const std::string dir = step_dir(s);
   Loaded& l = *load(dir);
+  if (is_whole_field(f)) return whole_field(l.model, s, f);
   const model::ModelConfig& c = l.model.config;
   if (f == "step") return l.meta.value("step", 0.0);
   if (f == "params") return static_cast<double>(model::param_count(c));

@@ -119,7 +119,13 @@
 //                          init_mean_entropy (mean_entropy of the untrained weights:
 //                          init_model with the checkpoint's config and seed);
 //                          recall_present_chance (a recall run: a uniform guess among the
-//                          distinct value tokens already in the sequence)
+//                          distinct value tokens already in the sequence); the whole pass of
+//                          the app's opening sequence less its last token (whole_quantity.h): stream_embed
+//                          stream_final attn_write mlp_steps dla_logit dla_heads dla_direct
+//                          dla_top dla_top_layer dla_top_head dla_part lens_embed_prob
+//                          lens_final_prob lens_agree_from, and under the table's temperature
+//                          top_k top_p seed: sample_top_prob sample_kept sample_kept_mass
+//                          sample_next loop_share
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

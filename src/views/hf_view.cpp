@@ -13,6 +13,7 @@
 #include "engine/error.h"
 #include "model/hf_forward.h"
 #include "model/memory.h"
+#include "model/whole_models.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {
@@ -33,9 +34,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Bytes one recompute holds beside the weights: the plain and the ablated pass alive together.
+// Bytes one recompute holds beside the weights at its peak: the plain and the ablated pass alive
+// together, or the whole pass (every step kept) before them.
 int64_t passes_bytes(const hf::HfConfig& c, int64_t T) {
-  return checked_mul(hf::predict_hf_forward_bytes(c, std::max<int64_t>(T, 1 + 2 * kRepeatLen), false), 2, "memory");
+  const int64_t two = checked_mul(hf::predict_hf_forward_bytes(c, std::max<int64_t>(T, 1 + 2 * kRepeatLen), false), 2, "memory");
+  const int64_t whole = model::predict_whole_bytes({c.layers, c.d_model, c.d_ff, c.vocab}, hf::hf_attention_config(c, std::max<int64_t>(T, 1)));
+  return std::max(two, whole);
 }
 
 // [SECTION] compute
@@ -46,6 +50,7 @@ struct RunRequest {
   int64_t layer = 0;
   std::vector<model::HeadRef> ablated;
   std::shared_ptr<const model::HeadTable> repeated;  // null: score them now
+  int32_t dla_token = -1;
 };
 
 std::shared_ptr<const HfRun> compute_run(const RunRequest& q) {
@@ -59,6 +64,8 @@ std::shared_ptr<const HfRun> compute_run(const RunRequest& q) {
   r->repeated = q.repeated ? q.repeated
                            : std::make_shared<const model::HeadTable>(
                                  hf::score_hf_heads_repeated(m, kRepeatLen, kRepeatSequences, kRepeatSeed));
+  // The whole pass first: its steps are gone before the two passes below are made.
+  r->whole = std::make_shared<const WholeRun>(whole_run(model::pass_model(m), q.tokens, q.dla_token));
   // The plain pass keeps the layer's trace only when it is the one on screen.
   hf::HfForwardOptions plain;
   plain.keep_layer = q.ablated.empty() ? q.layer : m.config.layers;
@@ -158,6 +165,7 @@ void HfView::load(const std::string& dir, int64_t mem_limit) {
   predicted_bytes_ = predicted;
   repeated_.reset();
   run_.reset();
+  dla_token_ = -1;  // a token of the last folder may not exist in this one
   decoded_.reset();
   error_.clear();
   layer_ = std::min(layer_, config.layers - 1);
@@ -249,6 +257,14 @@ void HfView::set_ablated(std::vector<model::HeadRef> heads) {
   request();
 }
 
+void HfView::set_dla_token(int32_t token) {
+  if (!loaded()) throw Error(tr("no model is loaded"));
+  if (token >= config().vocab || token < -1)
+    throw Error(trf("token %d is outside the vocabulary (0..%lld)", token, static_cast<long long>(config().vocab - 1)));
+  dla_token_ = token;
+  request();
+}
+
 void HfView::decode(int64_t steps, double temperature, uint64_t seed) {
   if (!loaded()) throw Error(tr("no model is loaded"));
   if (!(temperature >= 0) || temperature > 100) throw Error(tr("the temperature is 0 (greedy) or a positive number"));
@@ -278,7 +294,7 @@ void HfView::request() {
 void HfView::launch() {
   pending_ = false;
   worker_epoch_ = epoch_;
-  worker_ = start_task([q = RunRequest{model_, token_ids(), layer_, ablated_, repeated_}] { return compute_run(q); });
+  worker_ = start_task([q = RunRequest{model_, token_ids(), layer_, ablated_, repeated_, dla_token_}] { return compute_run(q); });
 }
 
 bool HfView::poll() {
@@ -288,6 +304,7 @@ bool HfView::poll() {
       std::shared_ptr<const HfRun> r = worker_.get();
       if (worker_epoch_ == epoch_) {
         repeated_ = r->repeated;
+        sampling_.set_logits(r->whole->last_logits);
         run_ = std::move(r);
         error_.clear();
         ++revision_;

@@ -7,6 +7,8 @@
 //                   RoPE) when no head is out; top-5 next tokens; next-token loss
 //   ablated pass    with the knocked-out heads' ctx zeroed: the chosen layer's trace, top-5,
 //                   loss and its change
+//   whole pass      whole_run.h: the logit lens, the direct logit attribution, the stream's
+//                   norms, the last logits that the sampling chart reads
 //   role scores     heads.h's scores of every layer × head on the user's tokens, and on
 //                   repeated random sequences (BOS + r + r, once per folder)
 //
@@ -25,8 +27,10 @@
 #include "model/hf_eval.h"
 #include "model/hf_model.h"
 #include "model/hf_text.h"
+#include "views/sampling_view.h"
 #include "views/session.h"
 #include "views/tasks.h"
+#include "views/whole_run.h"
 
 namespace attnsim::app {
 
@@ -50,6 +54,7 @@ struct HfRun {
   double loss_ablated = std::numeric_limits<double>::quiet_NaN();
   model::HeadTable own;                                   // role scores on the tokens (plain pass)
   std::shared_ptr<const model::HeadTable> repeated;       // on repeated random sequences
+  std::shared_ptr<const WholeRun> whole;                  // the whole pass (plain): lens, DLA, norms, logits
   double compute_ms = 0;
   double delta() const { return loss_ablated - loss; }
 };
@@ -112,6 +117,14 @@ class HfView {
   // The layer's trace of the run on screen, as the pipeline, tensor and memory views read it.
   std::shared_ptr<RunData> run_data() const;
 
+  // The token whose logit the direct logit attribution splits (-1: the model's top token):
+  // Error outside the vocabulary; starts a recompute.
+  void set_dla_token(int32_t token);
+  // The sampling chart over the last run's logits: a control change recomputes only the
+  // sampling steps, in the frame (sampling_view.h); a new run gives it new logits.
+  SamplingView& sampling() { return sampling_; }
+  const SamplingView& sampling() const { return sampling_; }
+
   // Decodes `steps` tokens after the input (temperature 0: greedy), as a task; poll() swaps
   // the result in. Error for steps < 1, past the model's positions, or a bad temperature.
   void decode(int64_t steps, double temperature, uint64_t seed);
@@ -129,6 +142,8 @@ class HfView {
   std::vector<HfToken> tokens_;
   int64_t layer_ = 0;
   std::vector<model::HeadRef> ablated_;
+  int32_t dla_token_ = -1;
+  SamplingView sampling_;
   std::shared_ptr<const model::HeadTable> repeated_;  // per folder, from its first run
 
   std::shared_ptr<const HfRun> run_;

@@ -14,6 +14,7 @@
 #include "model/checkpoint.h"
 #include "model/tasks.h"
 #include "model/tokenizer.h"
+#include "model/whole_models.h"
 
 namespace attnsim::app {
 
@@ -60,6 +61,7 @@ void ModelView::load(const std::string& dir) {
   });
   loaded_ = true;
   load_id_ = next_load_id();
+  dla_token_ = -1;  // a token of the last model may not exist in this one
   if (tokens_.empty() || static_cast<int64_t>(tokens_.size()) > model_.config.seq_len)
     repeated_random(std::min<int64_t>(16, (model_.config.seq_len - 1) / 2), 7);
   else
@@ -233,10 +235,26 @@ void ModelView::set_show_contribution(bool on) {
   ++revision_;
 }
 
+void ModelView::set_dla_token(int32_t token) {
+  if (token >= model_.config.vocab || token < -1)
+    throw Error(trf("token %d is outside the vocabulary (0..%lld)", token, static_cast<long long>(model_.config.vocab - 1)));
+  dla_token_ = token;
+  recompute_whole();
+  ++revision_;
+}
+
+void ModelView::recompute_whole() {
+  whole_ = whole_run(model::pass_model(model_), tokens_, dla_token_);  // the PassModel reads model_: made per use
+  sampling_.set_logits(whole_.last_logits);
+}
+
 void ModelView::recompute(bool sequence_changed) {
   if (!loaded_ || tokens_.empty()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  if (sequence_changed || base_.predictions.size() != tokens_.size()) base_ = run(nullptr);
+  if (sequence_changed || base_.predictions.size() != tokens_.size()) {
+    base_ = run(nullptr);
+    recompute_whole();
+  }
   if (!ablation_.heads.empty()) ablated_ = run(&ablation_);
   compute_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ++revision_;

@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "views/sampling_view.h"
 #include "views/session.h"
+#include "views/whole_run.h"
 #include "model/heads.h"
 #include "model/model.h"
 
@@ -97,8 +99,20 @@ class ModelView {
   // Layer l's trace of the run on screen, as the pipeline, tensor and memory views read it.
   std::shared_ptr<RunData> run_data(int64_t layer) const;
 
+  // The whole pass of the sequence as trained (whole_run.h): the logit lens, the direct logit
+  // attribution of dla_token() (-1: the model's top token), the stream's norms. Recomputed
+  // with the sequence or the checkpoint, not with the ablation.
+  const WholeRun& whole() const { return whole_; }
+  int32_t dla_token() const { return dla_token_; }
+  void set_dla_token(int32_t token);  // Error for a token outside the vocabulary; -1: the top one
+  // The sampling chart over whole().last_logits: a control change recomputes only the
+  // sampling steps (sampling_view.h).
+  SamplingView& sampling() { return sampling_; }
+  const SamplingView& sampling() const { return sampling_; }
+
  private:
   void recompute(bool sequence_changed = true);
+  void recompute_whole();
   ModelRun run(const model::Ablation* ablation) const;
   std::vector<std::string> list_timeline() const;
 
@@ -112,6 +126,9 @@ class ModelView {
   model::Ablation ablation_;
   bool show_contribution_ = false;
   ModelRun base_, ablated_;
+  WholeRun whole_;
+  int32_t dla_token_ = -1;
+  SamplingView sampling_;
   uint64_t revision_ = 0;
   uint64_t load_id_ = 0;
   double compute_ms_ = 0;

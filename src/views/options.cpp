@@ -18,11 +18,13 @@ const char* const kUsage =
     "               [--layer L] [--ablate 1.2,0.3] [--text \"...\"]  (--model DIR a Hugging Face\n"
     "               folder: config.json, model.safetensors, tokenizer; it opens as the model scenario)\n"
     "               [--transparent] [--geometry FILE.json] [--progress 0..1]\n"
-    "               [--action check-hidden|first-nan|try-view|measure-flash|show-contribution]\n"
+    "               [--action check-hidden|first-nan|try-view|measure-flash|show-contribution|\n"
+    "                         open-overview|open-sampling|open-lens]\n"
     "               [--click X,Y]\n"
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
     "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
-    "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME)\n"
+    "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME\n"
+    "               | sampling [--temperature T] [--top-k K] [--top-p P] [--seed S] | overview)\n"
     "       attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]\n"
     "               [--theme print|projector] [--size 1280x720|1920x1080] [--scale 1|2|4]\n"
     "       (DIR new or empty; --force replaces a folder that is not empty)\n"
@@ -49,7 +51,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }  // namespace
 
 bool Options::figure_export() const {
-  return mode == Mode::Export && (slide || ends_with(output, ".svg") || ends_with(output, ".pdf"));
+  // The sampling chart and the overview are figures only: a .png of them is their slide.
+  return mode == Mode::Export &&
+         (slide || panel == "sampling" || panel == "overview" || ends_with(output, ".svg") || ends_with(output, ".pdf"));
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -137,9 +141,23 @@ Options parse_options(const std::vector<std::string>& args) {
       if (o.panel != "window" && o.panel != "pipeline" && o.panel != "tensor" &&
           o.panel != "memory" && o.panel != "buglab" && o.panel != "controls" &&
           o.panel != "flash" && o.panel != "model" && o.panel != "timeline" &&
-          o.panel != "experiments" && o.panel != "slide" && o.panel != "decode")
+          o.panel != "experiments" && o.panel != "slide" && o.panel != "decode" && o.panel != "sampling" &&
+          o.panel != "overview")
         throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash, decode, "
-                    "controls, model, timeline, experiments or slide, got '" + o.panel + "'");
+                    "controls, model, timeline, experiments, sampling, overview or slide, got '" + o.panel + "'");
+    } else if (a == "--temperature" || a == "--top-p") {
+      const std::string& v = value();
+      double x = -1;
+      try {
+        x = std::stod(v);
+      } catch (const std::exception&) {
+        throw Error(a + " expects a number, got '" + v + "'");
+      }
+      (a == "--temperature" ? o.temperature : o.top_p) = x;
+    } else if (a == "--top-k") {
+      o.top_k = parse_int(a, value());
+    } else if (a == "--seed") {
+      o.seed = parse_int(a, value());
     } else if (a == "--model") {
       o.model = value();
     } else if (a == "--click") {
@@ -176,8 +194,10 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (a == "--action") {
       o.action = value();
       if (o.action != "check-hidden" && o.action != "first-nan" && o.action != "try-view" && o.action != "measure-flash" &&
-          o.action != "show-contribution")
-        throw Error("--action must be check-hidden, first-nan, try-view, measure-flash or show-contribution, got '" +
+          o.action != "show-contribution" && o.action != "open-overview" && o.action != "open-sampling" &&
+          o.action != "open-lens")
+        throw Error("--action must be check-hidden, first-nan, try-view, measure-flash, show-contribution, "
+                    "open-overview, open-sampling or open-lens, got '" +
                     o.action + "'");
     } else if (a == "--experiment") {
       o.experiment = value();

@@ -2,7 +2,8 @@
 //
 //   attnsim [--scenario NAME] [--lang ko|en]                       the window
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
-//           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments]
+//           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments|
+//                    sampling|overview]  (sampling: [--temperature T] [--top-k K] [--top-p P] [--seed S])
 //           [--experiment NAME]
 //           [--model DIR] [--batch B] [--layer L] [--ablate 1.2,0.3] [--text "..."]
 //           [--transparent] [--geometry FILE.json] [--progress T] [--click X,Y]  one PNG, then exit
@@ -40,13 +41,19 @@ struct Options {
   int layer = -1;            // -1 = layer 0
   std::string ablate;
   std::string text;
+  // --panel sampling: the chart at these settings (model/sampling.h; checked when exported).
+  double temperature = 0;    // 0 = greedy
+  int top_k = 0;             // 0 = off
+  double top_p = 1.0;        // 1 = off
+  int seed = 0;
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
   int head = 0;              // --head: the head a flash / bug-lab slide shows
   int bench_frames = 0;
   int bench_edits = 0;       // --bench-edit N: edits timed until the frame that shows them
-  std::string action;        // --action check-hidden|first-nan|try-view|measure-flash|show-contribution: press that button first
+  std::string action;        // --action check-hidden|first-nan|try-view|measure-flash|show-contribution|open-overview|
+                             // open-sampling|open-lens: press that button (or open that model panel tab) first
   float click_x = -1, click_y = -1;  // --click X,Y: a left click there (window pixels) before the export
   float progress = 1.0f;     // --progress T: export mid-transition into --step (0..1)
   bool transparent = false;

@@ -11,6 +11,7 @@
 #include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/slide_scenes.h"
+#include "views/whole_slides.h"
 #include "engine/atomic_file.h"
 #include "engine/checked.h"
 #include "engine/cost.h"
@@ -78,6 +79,13 @@ std::string index_html(const Deck& deck, const std::vector<std::string>& files, 
 
 int run_figure_export(const Options& o) {
   try {
+    if (o.panel == "sampling" || o.panel == "overview") {
+      std::string error;
+      const Lang lang = lang_of(o) == lessons::Lang::Ko ? Lang::Ko : Lang::En;
+      if (!write_one(whole_slide(o, lang), o.output, pixel_width(o), &error)) throw Error(error);
+      std::printf("%s\n", o.output.c_str());
+      return 0;
+    }
     if (is_model_scenario(o.scenario) && is_hf_folder(o.model)) {
       // A Hugging Face folder: the chosen layer's step (--layer, --ablate, --text) as its slide.
       const auto view = open_hf_view(o.model, o.text, o.layer, o.ablate);

@@ -19,7 +19,10 @@
 #include "views/experiment_figure.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
+#include "views/overview_figure.h"
+#include "views/sampling_figure.h"
 #include "lessons/model_quantity.h"
+#include "lessons/whole_quantity.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
@@ -28,6 +31,7 @@
 #include "figure/tensor_figure.h"
 #include "lessons/markup.h"
 #include "lessons/quantity.h"
+#include "model/tokenizer.h"
 
 namespace attnsim::app {
 
@@ -292,7 +296,8 @@ std::string page_name(int n, const std::string& id) {
 // A model / timeline step's slide: the checkpoint its first model.* claim reads (that run and
 // step; the shipped model otherwise) as the head grid with the loss and accuracy bars (the
 // induction heads knocked out for action "ablate-induction"), or as its run's training curves;
-// a step whose claims read several checkpoints compares them.
+// a step whose claims read several checkpoints compares them; a step that opens the Overview or
+// Sampling tab, that tab's figure.
 fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) {
   const std::vector<std::string> dirs = lessons::step_model_dirs(st);
   std::vector<ModelView> views(dirs.size());
@@ -314,6 +319,28 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
       text.footer += " · " + name(dirs[i]) + " " + in_lang(v.lang, "단계 ", "step ") + std::to_string(views[i].step());
     }
     return compare_slide(models, text).figure;
+  }
+  // A step on the Overview or Sampling tab shows that figure (the Lens tab has none: the grid),
+  // on the sequence its whole-pass claims read and at the sampling settings of the first claim
+  // that samples.
+  const Lang lang = v.lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
+  const TokenLabel label = [](int32_t id) { return model::token_label(id); };
+  if (st.action == "open-sampling" || st.action == "open-overview") {
+    const lessons::Claim* first = nullptr;
+    for (const lessons::Claim& c : st.claims)
+      if (!first && (c.quantity.rfind("model.sample_", 0) == 0 || c.quantity == "model.loop_share")) first = &c;
+    const lessons::ModelSettings table = first ? first->model : lessons::ModelSettings{};
+    views[0].set_tokens(lessons::whole_sequence(views[0].model(), table));
+    views[0].sampling().set_options(lessons::sampling_options(table));
+  }
+  if (st.action == "open-sampling") return sampling_slide(views[0].sampling().chart(), label, v.title, lang, v.theme);
+  if (st.action == "open-overview") {
+    OverviewInput in;
+    in.run = &views[0].whole();
+    for (int32_t t : views[0].tokens()) in.tokens.push_back(label(t));
+    in.answer = label(views[0].whole().lens.rows.back().top);
+    in.mlp = views[0].model().config.mlp;
+    return overview_slide(in, v.title, lang, v.theme);
   }
   if (st.action == "ablate-induction") views[0].set_ablated(views[0].heads_with_role("induction"));
   views[0].set_show_contribution(st.action == "show-contribution");

@@ -353,3 +353,27 @@ TEST_CASE("bad input: one line, exit 2, no file left behind") {
     CHECK_FALSE(fs::exists(c.file));
   }
 }
+
+TEST_CASE("the sampling chart and the whole-model overview export as SVG, PDF and PNG, Korean searchable") {
+  const std::string svg = kOut + "/sampling.svg", pdf = kOut + "/overview.pdf", png = kOut + "/overview.png";
+  REQUIRE(run("--export " + svg + " --panel sampling --temperature 1.2 --top-k 8 --top-p 0.9 --seed 3") == 0);
+  CHECK(std::system(("xmllint --noout " + svg).c_str()) == 0);
+  const std::string s = read_file(svg);
+  CHECK(s.find("← chosen") != std::string::npos);
+  CHECK(s.find("temperature 1.20") != std::string::npos);
+  REQUIRE(run("--export " + pdf + " --panel overview --lang ko") == 0);
+  CHECK(pdf_pages(pdf) == 1);
+  const std::string text = output_of("pdftotext " + pdf + " -");
+  CHECK(text.find("어텐션") != std::string::npos);
+  CHECK(text.find("잔차 스트림") != std::string::npos);
+  REQUIRE(run("--export " + png + " --panel overview --size 1920x1080") == 0);
+  int w = 0, h = 0, n = 0;
+  stbi_uc* px = stbi_load(png.c_str(), &w, &h, &n, 3);
+  REQUIRE(px);
+  stbi_image_free(px);
+  CHECK((w == 1920 && h == 1080));
+  // a bad sampling setting: one line, exit 2
+  CHECK(output_of(kApp + " --export " + kOut + "/bad.svg --panel sampling --temperature 1 --top-p 0").find("--top-p") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(kOut + "/bad.svg"));
+}

@@ -172,3 +172,25 @@ TEST_CASE("a broken checkpoint exits 2 with one line naming model.json and write
   REQUIRE(lines.size() == 1);
   REQUIRE(lines[0].find("model.json") != std::string::npos);
 }
+
+TEST_CASE("the Sampling tab draws the chart with the chosen token framed, and the Lens and Overview tabs open") {
+  if (!have_model()) return;
+  const std::string heads = kOut + "/model-heads-tab.png", sampling = kOut + "/model-sampling-tab.png";
+  REQUIRE(run("--export " + heads + " --scenario model --panel model") == 0);
+  REQUIRE(run("--export " + sampling + " --scenario model --panel model --action open-sampling") == 0);
+  // The chosen bar's frame: the vermillion the knocked-out cells use, absent from the head grid
+  // of the model scenario (no head knocked out).
+  auto vermillion = [](const Image& img) {
+    int n = 0;
+    for (int y = 0; y < img.h; ++y)
+      for (int x = 0; x < img.w; ++x) n += is_ablated_red(img.at(x, y));
+    return n;
+  };
+  CHECK(vermillion(load(heads)) == 0);
+  CHECK(vermillion(load(sampling)) > 100);
+  for (const char* tab : {"open-lens", "open-overview"}) {
+    const std::string png = kOut + "/model-" + tab + ".png";
+    CHECK(run("--export " + png + " --scenario model --panel model --action " + tab) == 0);
+    CHECK(load(png).w > 0);
+  }
+}

@@ -80,3 +80,18 @@ TEST_CASE("zooming keeps the cell under the pointer under the pointer") {
   REQUIRE(zoom == 1.0f);
   REQUIRE(pan_x == 0.0f);  // back to fit
 }
+
+TEST_CASE("the sampling and overview panels export as figures, and the sampling settings and the tab actions parse") {
+  const Options o = parse_options({"--export", "s.png", "--panel", "sampling", "--temperature", "0.8", "--top-k", "20",
+                                   "--top-p", "0.9", "--seed", "3"});
+  CHECK(o.figure_export());  // a .png of the chart is its slide: the chart is no window panel
+  CHECK(o.temperature == 0.8);
+  CHECK(o.top_k == 20);
+  CHECK(o.top_p == 0.9);
+  CHECK(o.seed == 3);
+  CHECK(parse_options({"--export", "o.png", "--panel", "overview"}).figure_export());
+  CHECK_FALSE(parse_options({"--export", "m.png", "--panel", "model"}).figure_export());
+  CHECK_THROWS_AS(parse_options({"--temperature", "warm"}), attnsim::Error);
+  for (const char* a : {"open-overview", "open-sampling", "open-lens"}) CHECK(parse_options({"--action", a}).action == a);
+  CHECK_THROWS_AS(parse_options({"--action", "open-heads"}), attnsim::Error);
+}

@@ -1,0 +1,246 @@
+// The whole pass's tabs of the model panels. See panel_whole.h.
+//   [SECTION] sampling   the controls and the chart (views/sampling_figure.h) through the ImGui sink
+//   [SECTION] overview   the whole model (views/overview_figure.h), blocks clickable
+//   [SECTION] lens       the logit lens table
+//   [SECTION] dla        the layers x heads grid of direct contributions, the direct paths, the token
+#include "app/panel_whole.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/figure_imgui.h"
+#include "app/fonts.h"
+#include "engine/error.h"
+#include "figure/palette.h"
+#include "figure/slide.h"
+#include "views/i18n.h"
+
+namespace attnsim::app {
+
+namespace {
+
+constexpr ImU32 kKnocked = IM_COL32(0xD5, 0x5E, 0x00, 255);  // the slides' vermillion (model_slides.cpp)
+
+template <class F>
+void guarded(App& app, F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    app.show_banner(e.what(), true);
+  }
+}
+
+ImU32 im_colour(figure::Color c) { return ImGui::GetColorU32(ImVec4{c.r, c.g, c.b, c.a}); }
+
+}  // namespace
+
+// [SECTION] sampling
+
+void sampling_tab(App& app, const WholePanel& p, WholeTabsState& s) {
+  SamplingView& v = *p.sampling;
+  if (!v.ready()) return;
+  model::SamplingOptions o = v.options();
+  const int64_t V = v.chart(1).vocab;
+  float temperature = static_cast<float>(o.temperature), top_p = static_cast<float>(o.top_p);
+  int top_k = static_cast<int>(o.top_k), seed = static_cast<int>(o.seed);
+  bool changed = false;
+  ImGui::SetNextItemWidth(160);
+  changed |= ImGui::SliderFloat(tr("temperature"), &temperature, 0.0f, 2.0f, temperature <= 0 ? tr("greedy") : "%.2f");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  changed |= ImGui::SliderInt(tr("top-k"), &top_k, 0, static_cast<int>(std::min<int64_t>(V, 100)), top_k == 0 ? tr("off") : "%d");
+  ImGui::SetNextItemWidth(160);
+  changed |= ImGui::SliderFloat(tr("top-p"), &top_p, 0.05f, 1.0f, top_p >= 1 ? tr("off") : "%.2f");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(140);
+  changed |= ImGui::InputInt(tr("seed"), &seed);
+  if (changed) {
+    o.temperature = temperature < 0.005f ? 0.0 : temperature;  // the slider's left end is greedy
+    o.top_k = top_k;
+    o.top_p = std::clamp(static_cast<double>(top_p), 0.05, 1.0);
+    o.seed = static_cast<uint64_t>(std::max(seed, 0));
+    guarded(app, [&] { v.set_options(o); });
+  }
+  ImGui::TextDisabled("%s", trf("sampling steps recomputed in %.2f ms (the whole pass took %.1f ms)", v.compute_ms(),
+                                p.whole->ms).c_str());
+
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  const float width = ImGui::GetContentRegionAvail().x / scale;
+  const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&v)) + "|" + std::to_string(v.revision()) + "|" +
+                          std::to_string(static_cast<int>(width)) + "|" + panel_theme().name + "|" +
+                          (ui_lang() == Lang::Ko ? "ko" : "en");
+  if (key != s.key) {
+    s.key = key;
+    s.chart = sampling_view_figure(v.chart(), p.label, ui_lang(), panel_theme().name, width);
+    want_figure_glyphs(s.chart);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  draw_figure(ImGui::GetWindowDrawList(), s.chart, origin, scale, Backdrop::Window);
+  ImGui::Dummy({s.chart.width * scale, s.chart.height * scale});
+}
+
+// [SECTION] overview
+
+void overview_tab(App& app, const WholePanel& p, WholeTabsState& s) {
+  ImGui::TextDisabled("%s", tr("click a block: its steps in the pipeline, tensor and memory views"));
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  const float width = ImGui::GetContentRegionAvail().x / scale;
+  const float height = std::max(ImGui::GetContentRegionAvail().y / scale, 600.0f);
+  const std::string key = std::to_string(reinterpret_cast<uintptr_t>(p.whole)) + "|" + std::to_string(p.revision) + "|" +
+                          std::to_string(static_cast<int>(width)) + "|" + std::to_string(static_cast<int>(height)) + "|" +
+                          panel_theme().name + "|" + (ui_lang() == Lang::Ko ? "ko" : "en");
+  if (key != s.overview_key) {
+    s.overview_key = key;
+    OverviewInput in;
+    in.run = p.whole;
+    for (int32_t t : p.whole->tokens) in.tokens.push_back(p.label(t));
+    in.answer = p.label(p.whole->lens.rows.back().top);
+    in.mlp = p.mlp;
+    s.overview = overview_view_figure(in, ui_lang(), panel_theme().name, width, height, &s.overview_layout);
+    want_figure_glyphs(s.overview);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  draw_figure(list, s.overview, origin, scale, Backdrop::Window);
+  for (size_t l = 0; l < s.overview_layout.blocks.size(); ++l) {
+    const figure::Rect& r = s.overview_layout.blocks[l];
+    const ImVec2 a{origin.x + r.x * scale, origin.y + r.y * scale}, size{r.w * scale, r.h * scale};
+    if (static_cast<int64_t>(l) == p.shown_layer)  // the block the other views show
+      list->AddRect(a, {a.x + size.x, a.y + size.y}, IM_COL32(255, 255, 255, 230), 0, 0, 3);
+    ImGui::SetCursorScreenPos(a);
+    ImGui::PushID(static_cast<int>(l));
+    if (ImGui::InvisibleButton("block", size)) guarded(app, [&] { p.open_block(static_cast<int64_t>(l)); });
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", trf("block %zu: click for its steps", l).c_str());
+    ImGui::PopID();
+  }
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy({s.overview.width * scale, s.overview.height * scale});
+}
+
+// [SECTION] lens
+
+namespace {
+
+void lens_table(const WholePanel& p) {
+  const model::LogitLens& lens = p.whole->lens;
+  const std::string answer = p.label(lens.target);
+  fonts().want(answer);
+  ImGui::TextWrapped("%s", trf("logit lens at the last position: the stream after each stage, read through the final norm and the unembedding; the final answer is '%s'", answer.c_str()).c_str());
+  if (!ImGui::BeginTable("##lens", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+  ImGui::TableSetupColumn(tr("stream after"));
+  ImGui::TableSetupColumn(tr("top token"));
+  ImGui::TableSetupColumn(tr("its probability"));
+  ImGui::TableSetupColumn(tr("final answer's probability"));
+  ImGui::TableHeadersRow();
+  for (const model::LensRow& r : lens.rows) {
+    const std::string top = p.label(r.top);
+    fonts().want(top);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.stage.c_str());
+    ImGui::TableNextColumn();
+    if (r.top == lens.target)
+      ImGui::TextColored({0.45f, 0.85f, 0.55f, 1}, "%s", top.c_str());
+    else
+      ImGui::TextUnformatted(top.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f%%", 100 * r.top_prob);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f%%", 100 * r.target_prob);
+  }
+  ImGui::EndTable();
+}
+
+// [SECTION] dla
+
+void dla_token_picker(App& app, const WholePanel& p, WholeTabsState& s) {
+  const model::LogitAttribution& dla = p.whole->dla;
+  const std::string name = p.label(dla.token);
+  fonts().want(name);
+  ImGui::TextUnformatted(trf("direct logit attribution of '%s' (id %d): logit %.3f, the parts sum to %.3f", name.c_str(),
+                             dla.token, dla.logit, dla.sum()).c_str());
+  ImGui::SetNextItemWidth(140);
+  ImGui::InputInt(tr("token id"), &s.dla_pick);
+  ImGui::SameLine();
+  if (ImGui::Button(tr("attribute this token"))) guarded(app, [&] { p.set_dla_token(s.dla_pick); });
+  ImGui::SameLine();
+  if (ImGui::Button(tr("the model's top token"))) guarded(app, [&] { p.set_dla_token(-1); });
+}
+
+void dla_grid(App& app, const WholePanel& p) {
+  const model::LogitAttribution& dla = p.whole->dla;
+  double m = 1e-9;
+  for (int64_t l = 0; l < p.layers; ++l)
+    for (int64_t h = 0; h < p.heads; ++h) m = std::max(m, std::abs(head_part(dla, l, h)));
+  const float cell = std::max(ImGui::CalcTextSize("-0.00").x + 10, ImGui::GetTextLineHeight() * 1.8f);
+  const float label_w = ImGui::CalcTextSize("L00").x + 8, head_h = ImGui::GetTextLineHeight() + 4;
+  const ImVec2 content{label_w + static_cast<float>(p.heads) * (cell + 2), head_h + static_cast<float>(p.layers) * (cell + 2)};
+  ImGui::PushTextWrapPos(0.0f);  // wrapped at the panel's edge
+  ImGui::TextDisabled("%s", tr("each head's direct contribution (click: knock it out or back in; the grid shows the pass as trained)"));
+  ImGui::PopTextWrapPos();
+  const float height = std::min(content.y + ImGui::GetStyle().ScrollbarSize + 4, std::max(ImGui::GetContentRegionAvail().y * 0.5f, 4 * cell));
+  ImGui::SetNextWindowContentSize(content);
+  ImGui::BeginChild("##dla-grid", {0, height}, true, ImGuiWindowFlags_HorizontalScrollbar);
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  for (int64_t h = 0; h < p.heads; ++h)
+    list->AddText({o.x + label_w + static_cast<float>(h) * (cell + 2) + 4, o.y}, IM_COL32(180, 180, 190, 255),
+                  ("H" + std::to_string(h)).c_str());
+  for (int64_t l = 0; l < p.layers; ++l) {
+    const float y = o.y + head_h + static_cast<float>(l) * (cell + 2);
+    list->AddText({o.x, y + cell * 0.5f - ImGui::GetTextLineHeight() * 0.5f}, IM_COL32(180, 180, 190, 255),
+                  ("L" + std::to_string(l)).c_str());
+    for (int64_t h = 0; h < p.heads; ++h) {
+      const model::HeadRef ref{l, h};
+      const double value = head_part(dla, l, h);
+      const ImVec2 a{o.x + label_w + static_cast<float>(h) * (cell + 2), y}, b{a.x + cell, a.y + cell};
+      // Diverging: 0 is the white middle, so the sign reads as the hue.
+      list->AddRectFilled(a, b, im_colour(figure::colormap(figure::ColorMapId::Diverging, static_cast<float>(0.5 + value / (2 * m)))));
+      char num[16];
+      std::snprintf(num, sizeof num, "%.2f", value);
+      list->AddText({a.x + 4, a.y + cell * 0.5f - ImGui::GetTextLineHeight() * 0.5f}, IM_COL32(20, 20, 30, 255), num);
+      if (p.is_ablated(ref)) {
+        list->AddRect(a, b, kKnocked, 0, 0, 3);
+        list->AddLine(a, b, kKnocked, 2);
+        list->AddLine({b.x, a.y}, {a.x, b.y}, kKnocked, 2);
+      }
+      ImGui::SetCursorScreenPos(a);
+      ImGui::PushID(static_cast<int>(l * p.heads + h));
+      if (ImGui::InvisibleButton("dla", {cell, cell})) guarded(app, [&] { p.toggle(ref); });
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", trf("head %lld.%lld writes %+.4f into this logit (click: knock it out or back in)",
+                                    static_cast<long long>(l), static_cast<long long>(h), value).c_str());
+      ImGui::PopID();
+    }
+  }
+  ImGui::SetCursorScreenPos(o);
+  ImGui::Dummy(content);
+  ImGui::EndChild();
+}
+
+void direct_paths(const WholePanel& p) {
+  ImGui::TextDisabled("%s", tr("the direct paths: what no head writes"));
+  if (!ImGui::BeginTable("##dla-direct", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+  for (const model::LogitPart& part : direct_parts(p.whole->dla)) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(part.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%+.4f", part.value);
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void lens_tab(App& app, const WholePanel& p, WholeTabsState& s) {
+  lens_table(p);
+  ImGui::Separator();
+  dla_token_picker(app, p, s);
+  dla_grid(app, p);
+  direct_paths(p);
+}
+
+}  // namespace attnsim::app

@@ -1,0 +1,18 @@
+// The whole pass's slides of a model folder (--export with --panel sampling or overview): an
+// attnsim checkpoint (the shipped toy model by default) or a Hugging Face folder, on --text
+// when given. Figures only (src/figure), so the CLI, CI and the app export the same ones.
+#pragma once
+
+#include <string>
+
+#include "figure/figure.h"
+#include "views/i18n.h"
+#include "views/options.h"
+
+namespace attnsim::app {
+
+// "sampling": the chart at --temperature / --top-k / --top-p / --seed; "overview": the whole
+// model. Throws Error (one line) for a bad folder, text or sampling setting.
+figure::Figure whole_slide(const Options& o, Lang lang);
+
+}  // namespace attnsim::app
