@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "app/app.h"
+#include "app/head_cell.h"
 #include "app/fonts.h"
 #include "app/panel_whole.h"
 #include "engine/error.h"
@@ -38,7 +39,6 @@ struct HfPanelState {
 
 namespace {
 
-constexpr ImU32 kKnocked = IM_COL32(0xD5, 0x5E, 0x00, 255);  // the slides' vermillion (model_slides.cpp)
 constexpr ImU32 kBoxLine = IM_COL32(150, 150, 170, 255);
 constexpr ImU32 kBoxFill = IM_COL32(40, 44, 56, 255);
 
@@ -230,16 +230,8 @@ void grid(App& app, HfView& v, const HfRun& r, HfPanelState& s) {
       const double value = sc.*role.score;
       const ImVec2 p{o.x + label_w + static_cast<float>(h) * (cell + 2), y}, q{p.x + cell, p.y + cell};
       app.hf_cells.push_back({p.x, p.y, cell, cell});
-      list->AddRectFilled(p, q, score_colour(value));
-      char num[16];
-      std::snprintf(num, sizeof num, "%.2f", value);
-      list->AddText({p.x + 4, p.y + cell * 0.5f - ImGui::GetTextLineHeight() * 0.5f},
-                    value > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(240, 240, 245, 255), num);
-      if (v.is_ablated(ref)) {
-        list->AddRect(p, q, kKnocked, 0, 0, 3);
-        list->AddLine(p, q, kKnocked, 2);
-        list->AddLine({q.x, p.y}, {p.x, q.y}, kKnocked, 2);
-      }
+      draw_head_cell(list, p, q, score_colour(value),
+                     value > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(240, 240, 245, 255), value, v.is_ablated(ref));
       ImGui::SetCursorScreenPos(p);
       ImGui::PushID(static_cast<int>(l * c.heads + h));
       if (ImGui::InvisibleButton("cell", {cell, cell})) guarded(app, [&] { v.toggle(ref); });

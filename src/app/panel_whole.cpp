@@ -11,6 +11,7 @@
 
 #include "app/figure_imgui.h"
 #include "app/fonts.h"
+#include "app/head_cell.h"
 #include "engine/error.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
@@ -20,7 +21,6 @@ namespace attnsim::app {
 
 namespace {
 
-constexpr ImU32 kKnocked = IM_COL32(0xD5, 0x5E, 0x00, 255);  // the slides' vermillion (model_slides.cpp)
 
 template <class F>
 void guarded(App& app, F&& f) {
@@ -197,15 +197,9 @@ void dla_grid(App& app, const WholePanel& p) {
       const double value = head_part(dla, l, h);
       const ImVec2 a{o.x + label_w + static_cast<float>(h) * (cell + 2), y}, b{a.x + cell, a.y + cell};
       // Diverging: 0 is the white middle, so the sign reads as the hue.
-      list->AddRectFilled(a, b, im_colour(figure::colormap(figure::ColorMapId::Diverging, static_cast<float>(0.5 + value / (2 * m)))));
-      char num[16];
-      std::snprintf(num, sizeof num, "%.2f", value);
-      list->AddText({a.x + 4, a.y + cell * 0.5f - ImGui::GetTextLineHeight() * 0.5f}, IM_COL32(20, 20, 30, 255), num);
-      if (p.is_ablated(ref)) {
-        list->AddRect(a, b, kKnocked, 0, 0, 3);
-        list->AddLine(a, b, kKnocked, 2);
-        list->AddLine({b.x, a.y}, {a.x, b.y}, kKnocked, 2);
-      }
+      draw_head_cell(list, a, b,
+                     im_colour(figure::colormap(figure::ColorMapId::Diverging, static_cast<float>(0.5 + value / (2 * m)))),
+                     IM_COL32(20, 20, 30, 255), value, p.is_ablated(ref));
       ImGui::SetCursorScreenPos(a);
       ImGui::PushID(static_cast<int>(l * p.heads + h));
       if (ImGui::InvisibleButton("dla", {cell, cell})) guarded(app, [&] { p.toggle(ref); });
