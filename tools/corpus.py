@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The language model's corpus (issue 36): modern English from Debian's wordnet-base.
 
-    tools/corpus.py OUT_DIR          writes OUT_DIR/train.txt and OUT_DIR/heldout.txt
+    tools/corpus.py OUT_DIR          writes OUT_DIR/train.txt, OUT_DIR/heldout.txt and
+                                     OUT_DIR/SHA256SUMS, which `attnsim-cli train --corpus` checks
 
 WordNet 3.0 (Princeton's licence: use, copy and distribute freely with the notice kept; the
 notice is in /usr/share/doc/wordnet-base/copyright) glosses every synset with a definition and,
@@ -74,12 +75,13 @@ def main(out):
             key = ("%s %s" % (pos, offset)).encode()
             (held if zlib.crc32(key) % HELD_OUT_MOD == 0 else train).append(text)
     files = {"train.txt": "\n".join(train) + "\n", "heldout.txt": "\n".join(held) + "\n"}
+    sums = "".join("%s  %s\n" % (PINNED[name], name) for name in files)
     for name, text in files.items():
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         if PINNED[name] != digest:
             fail("%s would be %s, not the pinned %s: another wordnet-base than 1:3.0-37?" % (name, digest, PINNED[name]))
     os.makedirs(out, exist_ok=True)
-    for name, text in files.items():  # whole or not at all: a temporary renamed into place
+    for name, text in list(files.items()) + [("SHA256SUMS", sums)]:  # whole or not at all: a temporary renamed into place
         fd, tmp = tempfile.mkstemp(dir=out, prefix="." + name)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

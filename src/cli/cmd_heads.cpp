@@ -14,12 +14,13 @@
 #include "model/train.h"
 #include "model_report.h"
 #include "options.h"
+#include "text_corpus.h"
 
 namespace attnsim::cli {
 
 Runner add_heads_command(CLI::App& app) {
   struct Args {
-    std::string dir, mem_limit;
+    std::string dir, mem_limit, corpus;
     bool json = false;
     HfInput hf;
   };
@@ -30,6 +31,8 @@ Runner add_heads_command(CLI::App& app) {
   cmd->add_option("--mem-limit", a->mem_limit, "refuse models whose scoring needs more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "JSON instead of a table");
   add_hf_input_options(*cmd, a->hf, "a Hugging Face model's scores also on these tokens");
+  cmd->add_option("--corpus", a->corpus, "a model trained on text: score it on this corpus's held-out split "
+                  "(tools/corpus.py DIR), beside the unigram and bigram baselines")->check(not_empty());
   return [a] {
     if (model::hf::is_hf_model_dir(a->dir))
       return run_hf_heads(a->dir, a->hf, a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), a->json);
@@ -40,6 +43,15 @@ Runner add_heads_command(CLI::App& app) {
     model::check_fits(model::predict_report_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
                       "scoring this model's heads", "");
     nlohmann::json meta;
+    if (!a->corpus.empty()) {  // the checkpoint's own tokenizer reads the corpus
+      const TextCorpus text = load_text_corpus(a->corpus, a->dir);
+      const model::Model m = model::load_checkpoint(a->dir, &meta);
+      if (m.config.vocab != text.train->vocab)
+        throw Error(a->dir + ": the model has " + std::to_string(m.config.vocab) + " tokens, its tokenizer.json " +
+                    std::to_string(text.train->vocab));
+      print_text_report(m, a->json, *text.train, *text.heldout);
+      return 0;
+    }
     const model::Model m = model::load_checkpoint(a->dir, &meta);
     print_model_report(m, a->json, model::recipe_task(meta));
     return 0;

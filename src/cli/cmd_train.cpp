@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
@@ -15,6 +16,7 @@
 #include "model_report.h"
 #include "options.h"
 #include "staged_out.h"
+#include "text_corpus.h"
 
 namespace attnsim::cli {
 
@@ -31,6 +33,7 @@ struct TrainArgs {
   bool force = false;  // replace a non-empty --out
   bool json = false;
   int64_t bench = 0;  // time this many steps (after 5 of warm-up) instead of a real run
+  std::string corpus, tokenizer;  // the text task's (text_corpus.h)
 };
 
 // One line per report on a pipe; a redrawn bar on a terminal.
@@ -90,6 +93,24 @@ void use_recipe(const std::string& dir, model::ModelConfig& config, model::Train
   t = o;
 }
 
+// The text task's corpus, for a fresh run (--tokenizer) or a repeated one (the recipe's
+// folder holds its tokenizer.json, and the recipe the sha256 the corpus must have).
+TextCorpus text_task_inputs(const TrainArgs& a, const model::TrainOptions& t) {
+  if (t.task.tasks != std::vector<model::Task>{model::Task::Text}) {
+    if (!a.corpus.empty() || !a.tokenizer.empty()) throw Error("--corpus and --tokenizer are for --task text");
+    return {};
+  }
+  if (a.corpus.empty()) throw Error("the text task trains on a corpus: give --corpus DIR (tools/corpus.py DIR writes it)");
+  if (!a.recipe.empty()) {
+    const nlohmann::json meta = model::read_checkpoint_header(a.recipe).meta;
+    TextCorpus c = load_text_corpus(a.corpus, a.recipe);
+    check_recipe_text(c, meta.at("train").value("text", nlohmann::json()));
+    return c;
+  }
+  if (a.tokenizer.empty()) throw Error("the text task needs --tokenizer DIR (attnsim-cli bpe-train writes one)");
+  return load_text_corpus(a.corpus, a.tokenizer);
+}
+
 }  // namespace
 
 Runner add_train_command(CLI::App& app) {
@@ -142,12 +163,16 @@ Runner add_train_command(CLI::App& app) {
   for (const char* size : {"--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm", "--mlp",
                            "--no-bias", "--tied", "--seed"})
     cmd->get_option(size)->excludes("--init");  // the checkpoint's config wins: a size given too would be ignored
+  cmd->add_option("--corpus", a->corpus, "text task: folder with train.txt, heldout.txt and SHA256SUMS (tools/corpus.py)")
+      ->check(not_empty());
+  cmd->add_option("--tokenizer", a->tokenizer, "text task: folder with tokenizer.json (bpe-train); sets the vocabulary")
+      ->check(not_empty())->excludes("--vocab");
   cmd->add_option("--recipe", a->recipe,
                   "train again from fresh weights with this checkpoint's config and recipe (model.json): the same bits "
                   "as the run that made it")->check(not_empty())->excludes("--init");
   for (const char* option : {"--task", "--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm",
                              "--mlp", "--no-bias", "--tied", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
-                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs"})
+                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs", "--tokenizer"})
     cmd->get_option(option)->excludes("--recipe");  // the recipe says it
   cmd->add_option("--stop-at", a->stop_at, "end after N steps, the learning-rate schedule still that of --steps")
       ->check(whole_number(1, 10'000'000));
@@ -161,11 +186,16 @@ Runner add_train_command(CLI::App& app) {
     if (!a->mem_limit.empty()) t.mem_limit = parse_size(a->mem_limit);
     model::ModelConfig recipe_config;
     if (!a->recipe.empty()) use_recipe(a->recipe, recipe_config, t);
+    const TextCorpus text = text_task_inputs(*a, t);  // read and checked before anything else
+    t.task.text = text.train;
+    t.heldout = text.heldout;
     // Everything is checked and the memory predicted from the options (or --init's header)
     // before the model exists: init_model of a 16384-wide, 256-layer model is itself 1 TB.
-    const model::ModelConfig config = !a->recipe.empty() ? recipe_config
+    const model::ModelConfig config_given = !a->recipe.empty() ? recipe_config
                                       : a->init.empty()  ? a->config
                                                          : model::read_checkpoint_header(a->init).config;
+    model::ModelConfig config = config_given;
+    if (text.train && a->recipe.empty() && a->init.empty()) config.vocab = text.train->vocab;  // the tokenizer's
     model::validate(config);
     t.task.vocab = config.vocab;
     t.task.len = config.seq_len;
@@ -196,10 +226,15 @@ Runner add_train_command(CLI::App& app) {
         make_model();
         t.out_dir = tmp;
         run(m);
+        if (text.train)  // the run folder decodes its own tokens
+          std::filesystem::copy_file(text.tokenizer_json, std::filesystem::path(tmp) / "tokenizer.json");
       });
       t.out_dir = out;
     }
-    print_model_report(m, a->json, t.task);
+    if (text.train)
+      print_text_report(m, a->json, *text.train, *text.heldout);
+    else
+      print_model_report(m, a->json, t.task);
     return 0;
   };
 }

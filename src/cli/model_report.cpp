@@ -1,6 +1,7 @@
 #include "model_report.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 #include "model/train.h"
@@ -101,6 +102,35 @@ void print_model_report(const model::Model& m, bool json, const std::optional<mo
   std::printf("\n");
   if (!unseen.empty()) std::printf("unseen lengths together: %.1f%%\n", 100 * model::pooled_accuracy(unseen));
   print_head_table(table);
+}
+
+void print_text_report(const model::Model& m, bool json, const model::TextStream& train,
+                       const model::TextStream& heldout) {
+  const int64_t T = m.config.seq_len;
+  const model::Batch windows = model::text_windows(heldout, T, INT64_MAX);  // the whole split
+  const model::TextEval e = model::evaluate_text(m, windows);
+  const model::NgramLoss n = model::ngram_baselines(train, windows);
+  // the training log's batches (train.cpp): 32 windows, and 32 lines of 32 tokens twice
+  const model::HeadTable text = model::score_heads(m, model::text_windows(heldout, T, 32));
+  const model::HeadTable repeated =
+      model::score_heads(m, model::repeated_text(heldout, std::min<int64_t>(32, (T - 1) / 2), 32));
+  if (json) {
+    const nlohmann::json out{{"heldout", {{"loss", e.loss}, {"tokens", e.tokens}, {"windows", windows.batch},
+                                          {"early", e.early}, {"late", e.late}, {"icl", e.icl}}},
+                             {"baselines", {{"unigram", n.unigram}, {"bigram", n.bigram}}},
+                             {"heads", head_table_json(text)},
+                             {"heads_repeated", head_table_json(repeated)}};
+    std::printf("%s\n", out.dump(1).c_str());
+    return;
+  }
+  std::printf("held-out loss %.4f nats/token over %lld tokens (%lld windows of %lld); unigram %.4f, bigram %.4f\n",
+              e.loss, static_cast<long long>(e.tokens), static_cast<long long>(windows.batch), static_cast<long long>(T),
+              n.unigram, n.bigram);
+  std::printf("in-context learning: late positions %.4f - early %.4f = %+.4f nats\n", e.late, e.early, e.icl);
+  std::printf("\nheads on held-out text:\n");
+  print_head_table(text);
+  std::printf("\nheads on held-out lines repeated (EOS, r, r):\n");
+  print_head_table(repeated);
 }
 
 }  // namespace attnsim::cli

@@ -1,5 +1,6 @@
 // The report printed after `train` and by `heads`: repeat accuracy per length (unseen ones marked)
-// or, for recall / gist, the task's held-out accuracy by part; then the head-role table
+// or, for recall / gist, the task's held-out accuracy by part, or for text, the held-out loss
+// beside counting baselines; then the head-role table
 // (per-target-row and TransformerLens "mul" scores, the article's shares).
 #pragma once
 
@@ -9,6 +10,7 @@
 #include "model/heads.h"
 #include "model/model.h"
 #include "model/tasks.h"
+#include "model/text_task.h"
 
 namespace attnsim::cli {
 
@@ -17,5 +19,10 @@ void print_head_table(const model::HeadTable& table);
 // `trained`: the task the model was trained on. Induction: lengths outside its range are marked
 // unseen; recall / gist: the repeat table gives way to the task's own held-out answers by part.
 void print_model_report(const model::Model& model, bool json, const std::optional<model::TaskSpec>& trained);
+// A language model's report (the text task): its loss on every held-out window beside the
+// unigram and bigram baselines counted on `train`, the in-context-learning score, and the
+// head-role tables on held-out windows and on held-out lines repeated.
+void print_text_report(const model::Model& model, bool json, const model::TextStream& train,
+                       const model::TextStream& heldout);
 
 }  // namespace attnsim::cli

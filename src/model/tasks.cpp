@@ -161,19 +161,20 @@ const char* task_name(Task task) {
     case Task::CopyPrev: return "copy-prev";
     case Task::Recall: return "recall";
     case Task::Gist: return "gist";
+    case Task::Text: return "text";
   }
   return "?";
 }
 
 std::optional<Task> find_task(const std::string& name) {
-  for (Task t : {Task::Induction, Task::CopyPrev, Task::Recall, Task::Gist})
+  for (Task t : {Task::Induction, Task::CopyPrev, Task::Recall, Task::Gist, Task::Text})
     if (name == task_name(t)) return t;
   return std::nullopt;
 }
 
 Task parse_task(const std::string& name) {
   if (const std::optional<Task> t = find_task(name)) return *t;
-  throw Error("unknown task '" + name + "' (valid: induction, copy-prev, recall, gist)");
+  throw Error("unknown task '" + name + "' (valid: induction, copy-prev, recall, gist, text)");
 }
 
 bool uses_pairs(const std::vector<Task>& tasks) {
@@ -190,6 +191,14 @@ void validate(const TaskSpec& s) {
   if (s.tasks.empty()) throw Error("no task given");
   if (s.vocab < 3) throw Error("a task needs at least 2 tokens besides BOS (vocab >= 3)");
   if (s.len < 2) throw Error("sequences need at least 2 tokens");
+  if (std::find(s.tasks.begin(), s.tasks.end(), Task::Text) != s.tasks.end()) {
+    if (s.tasks.size() != 1) throw Error("the text task trains alone: it cannot be mixed with built-in tasks");
+    if (!s.text) throw Error("the text task needs a corpus (--corpus)");
+    if (s.text->vocab != s.vocab)
+      throw Error("the tokenizer has " + std::to_string(s.text->vocab) + " tokens, the model's vocabulary " +
+                  std::to_string(s.vocab) + ": they must be the same");
+    return;
+  }
   if (uses_pairs(s.tasks)) {
     const int64_t K = key_tokens(s.vocab);
     if (s.pairs < 1 || s.pairs > K)
@@ -229,6 +238,7 @@ Batch make_batch(const TaskSpec& s, int64_t B, uint64_t seed, uint64_t index) {
       case Task::CopyPrev: copy_prev_row(out, b, s, rng); break;
       case Task::Recall: recall_row(out, b, s, rng); break;
       case Task::Gist: gist_row(out, b, s, rng); break;
+      case Task::Text: text_row(out, b, *s.text, seed, index); break;
     }
   }
   return out;

@@ -23,16 +23,20 @@
 //               lower, K+1 for the upper; chance 1/2). The answer depends on a count over the
 //               whole context, not on one position: a uniform average is enough. Every answer
 //               after the first can be copied from the one before, so the first has its own part.
-// Every sequence starts with BOS (token 0), so first-token ("sink") heads can form.
+//   text        EOS, a window of a tokenized corpus (text_task.h): language modelling; needs
+//               TaskSpec::text and is the only task of its run.
+// Every sequence starts with BOS (token 0; text: EOS), so first-token ("sink") heads can form.
 // Position t's target is what it must predict; its part says where that target sits.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model.h"
+#include "text_task.h"
 
 namespace attnsim::model {
 
@@ -50,7 +54,7 @@ enum Part : uint8_t {
 // "other", "first", "repeat-start", "repeat", "copy", "recall", "gist-first", "gist"
 const char* part_name(int part);
 
-enum class Task { Induction, CopyPrev, Recall, Gist };
+enum class Task { Induction, CopyPrev, Recall, Gist, Text };
 const char* task_name(Task task);
 std::optional<Task> find_task(const std::string& name);  // nullopt for an unknown name
 Task parse_task(const std::string& name);                // throws Error listing the valid names
@@ -62,6 +66,7 @@ struct TaskSpec {
   int64_t min_repeat = 8, max_repeat = 19;   // induction's segment length range
   std::vector<int64_t> holdout_repeats;      // lengths in that range never drawn: unseen at test time
   int64_t pairs = 12;                        // recall / gist: key-value pairs (2·pairs context tokens)
+  std::shared_ptr<const TextStream> text;    // text: the tokenized training corpus
 
   bool trains_on(int64_t repeat) const;  // in [min_repeat, max_repeat] and not held out
 };

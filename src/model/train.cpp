@@ -29,6 +29,15 @@ nlohmann::json report_json(const StepReport& r) {
   for (int p = 0; p < kPartCount; ++p)
     if (r.part_loss[static_cast<size_t>(p)] >= 0) j["loss_" + std::string(part_name(p))] = r.part_loss[static_cast<size_t>(p)];
   if (r.scored) j["scores"] = scores_json(r.scores);
+  if (r.heldout) {
+    const auto four = [](double x) { return std::round(x * 1e4) / 1e4; };
+    j["heldout_loss"] = r.heldout->loss;
+    j["icl"] = {{"early", four(r.heldout->early)}, {"late", four(r.heldout->late)}, {"score", four(r.heldout->icl)}};
+    j["scores_repeated"] = scores_json(r.repeated_scores);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r.params_hash));
+    j["params_fnv"] = hex;
+  }
   return j;
 }
 
@@ -45,6 +54,15 @@ std::string log_text(const std::vector<nlohmann::json>& log) {
 }
 
 }  // namespace
+
+uint64_t params_hash(const Params& params) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const Tensor& t : params.tensors) {
+    const auto* p = reinterpret_cast<const unsigned char*>(t.f32());
+    for (size_t i = 0; i < static_cast<size_t>(t.numel()) * sizeof(float); ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  }
+  return h;
+}
 
 nlohmann::json scores_json(const HeadTable& t) {
   nlohmann::json j = nlohmann::json::object();
@@ -83,7 +101,17 @@ TrainRun::TrainRun(Model& model, const TrainOptions& o, const TrainHooks& hooks)
   adamw_ = o.adamw;
   if (adamw_.total == 0) adamw_.total = o.steps;
   opt_.emplace(model.params, adamw_);
-  score_batch_ = scoring_batch(model.config);
+  const bool text = o.task.tasks == std::vector<Task>{Task::Text};
+  if (text && !o.heldout) throw Error("the text task needs its held-out split to score the run");
+  if (text && o.heldout->vocab != model.config.vocab) throw Error("the held-out split was tokenized for another vocabulary");
+  if (text) {
+    // 64 windows (8,192 held-out tokens at T = 128) for the loss; 32 of them for the roles
+    heldout_windows_ = text_windows(*o.heldout, o.task.len, 64);
+    score_batch_ = text_windows(*o.heldout, o.task.len, 32);
+    repeated_batch_ = repeated_text(*o.heldout, std::min<int64_t>(32, (o.task.len - 1) / 2), 32);
+  } else {
+    score_batch_ = scoring_batch(model.config);
+  }
   t0_ = std::chrono::steady_clock::now();
   if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
 }
@@ -97,6 +125,11 @@ void TrainRun::save(const std::string& dir, int64_t step) const {
                         {"batch", o_.batch}, {"steps", o_.steps}, {"lr", adamw_.lr}, {"warmup", adamw_.warmup},
                         {"weight_decay", adamw_.weight_decay}, {"clip", adamw_.clip}, {"data_seed", o_.data_seed}};
   if (uses_pairs(o_.task.tasks)) recipe["pairs"] = o_.task.pairs;  // only where it applies: older recipes stay as they were
+  if (const TextStream* t = o_.task.text.get()) {
+    recipe["text"] = {{"corpus", t->name}, {"sha256", t->sha256}, {"tokens", t->tokens.size()},
+                      {"tokenizer_sha256", t->tokenizer_sha256}};
+    if (o_.heldout) recipe["text"]["heldout"] = {{"corpus", o_.heldout->name}, {"sha256", o_.heldout->sha256}};
+  }
   save_checkpoint(model_, dir, {{"step", step}, {"train", recipe}});
 }
 
@@ -129,6 +162,11 @@ bool TrainRun::step() {
   if (o_.score_every > 0 && (r.step % o_.score_every == 0 || last || r.step == 1)) {
     r.scored = true;
     r.scores = score_heads(model_, score_batch_);
+    if (o_.heldout) {
+      r.heldout = evaluate_text(model_, heldout_windows_);
+      r.repeated_scores = score_heads(model_, repeated_batch_);
+      r.params_hash = params_hash(model_.params);
+    }
   }
   if (r.scored || r.step % std::max<int64_t>(o_.log_every, 1) == 0 || last || r.step == 1) log_.push_back(report_json(r));
   if (hooks_.on_step) hooks_.on_step(r);
@@ -192,6 +230,7 @@ std::optional<TaskSpec> recipe_task(const nlohmann::json& meta) {
     s.pairs = train->at("pairs").get<int64_t>();
   }
   if (std::find(s.tasks.begin(), s.tasks.end(), Task::Induction) == s.tasks.end()) return s;
+  if (s.tasks == std::vector<Task>{Task::Text}) return s;
   if (!whole("min_repeat") || !whole("max_repeat")) return std::nullopt;
   s.min_repeat = train->at("min_repeat").get<int64_t>();
   s.max_repeat = train->at("max_repeat").get<int64_t>();

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +17,7 @@
 #include "heads.h"
 #include "model.h"
 #include "tasks.h"
+#include "text_task.h"
 
 namespace attnsim::model {
 
@@ -30,6 +32,9 @@ struct TrainOptions {
   int64_t checkpoint_every = 0;    // DIR/checkpoints/step-NNNNNN every N steps (0 = never)
   std::string out_dir;             // "" = keep nothing on disk
   int64_t mem_limit = 0;           // bytes; 0 = 75 % of physical memory
+  // The text task's held-out split: at each scored step, its loss and in-context-learning
+  // score (text_task.h), and the head-role scores on its windows and on its lines repeated
+  std::shared_ptr<const TextStream> heldout;
 };
 
 // One log line's content; also what a progress callback sees.
@@ -40,7 +45,12 @@ struct StepReport {
   double lr = 0, grad_norm = 0;
   double seconds = 0;              // since the start
   bool scored = false;
-  HeadTable scores;                // when scored
+  HeadTable scores;                // when scored (text task: on held-out windows)
+  // text task, when scored: held-out evaluation, roles on repeated held-out lines, and a
+  // hash of every parameter's bits, which retrain-check compares
+  std::optional<TextEval> heldout;
+  HeadTable repeated_scores;
+  uint64_t params_hash = 0;
 };
 
 struct TrainHooks {
@@ -70,6 +80,7 @@ class TrainRun {
   AdamWConfig adamw_;
   std::optional<AdamW> opt_;
   Batch score_batch_;
+  Batch heldout_windows_, repeated_batch_;  // text task
   std::vector<nlohmann::json> log_;
   std::chrono::steady_clock::time_point t0_;
   int64_t step_ = 0;
@@ -101,10 +112,15 @@ double pooled_accuracy(const std::vector<RepeatEval>& evals);
 // (256: what predict_report_bytes counts for evaluate_repeats' batch.)
 LossStats evaluate_task(const Model& model, const TaskSpec& task, int64_t sequences = 256);
 
+// FNV-1a over every parameter's bytes, in param_specs order: equal runs give equal hashes.
+uint64_t params_hash(const Params& params);
+
 // The task a checkpoint was trained on (tasks; induction's lengths, recall / gist's pairs), read
 // back from its model.json "train" entry; nullopt when the entry is missing or not the shape
 // train() writes. vocab and len are the model's (its config), not set here.
 std::optional<TaskSpec> recipe_task(const nlohmann::json& meta);
+// A text recipe's "text" entry (the corpus files' and tokenizer's names and sha256) is left
+// in the json for the caller, which loads and checks the corpus; the spec's text stays null.
 // The whole recipe (task, batch, steps, data_seed, AdamW lr / warmup / weight_decay / clip)
 // for continuing a checkpoint's training; nullopt as recipe_task(), or when a number is
 // missing or has the wrong type. Throws Error when a number is out of the range train()
