@@ -45,3 +45,16 @@ TEST_CASE("round_to_half gives _Float16's bits for every exponent, tie and subno
   CHECK(std::isnan(attnsim::round_to_half(std::numeric_limits<float>::quiet_NaN())));
 }
 #endif
+
+TEST_CASE("float_to_half_bits inverts half_bits_to_float on every half and rounds as round_to_half", "[engine]") {
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    const float f = attnsim::half_bits_to_float(static_cast<uint16_t>(h));
+    if (std::isnan(f)) {
+      CHECK(std::isnan(attnsim::half_bits_to_float(attnsim::float_to_half_bits(f))));
+      continue;
+    }
+    REQUIRE(attnsim::float_to_half_bits(f) == h);
+  }
+  for (float x : {0.1f, -3.14159f, 1e-6f, -7e-8f, 65519.0f, 65520.0f, 1e30f, 2.0e-5f})
+    CHECK(attnsim::half_bits_to_float(attnsim::float_to_half_bits(x)) == attnsim::round_to_half(x));
+}

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/half.h"
 #include "helpers.h"
 #include "model/checkpoint.h"
 #include "model/hf_export.h"
@@ -68,6 +69,29 @@ TEST_CASE("a GPT-2-form checkpoint exported to Hugging Face gives the same logit
   for (float v : native.to_vector()) spread_of_logits = std::max(spread_of_logits, std::abs(static_cast<double>(v)));
   CHECK(spread_of_logits > 1.0);  // the comparison is on real values, not near-zero ones
   fs::remove_all(d);
+}
+
+TEST_CASE("an F16 export holds each weight rounded to the nearest half, in half the bytes", "[model]") {
+  const Model m = spread(init_model(gpt2_form()));
+  const fs::path d32 = scratch("f32"), d16 = scratch("f16");
+  hf::export_gpt2(m, d32.string(), "", false);
+  hf::export_gpt2(m, d16.string(), "", false, true);
+  CHECK(fs::file_size(d16 / "model.safetensors") < fs::file_size(d32 / "model.safetensors") * 0.6);  // the header is the same
+  const hf::HfModel h = hf::load_hf_model(d16.string());
+  // every weight read back is exactly the half nearest the checkpoint's float
+  const Tensor& wte = h.embed;
+  const float* native = m.params.get("embed.weight").f32();
+  int64_t exact = 0;
+  for (int64_t i = 0; i < wte.numel(); ++i) exact += wte.f32()[i] == round_to_half(native[i]);
+  CHECK(exact == wte.numel());
+  const std::vector<int32_t> ids{0, 7, 3, 39, 12, 7, 3, 5};
+  const Tensor l16 = hf::hf_forward(h, ids).logits;
+  const Tensor l32 = hf::hf_forward(hf::load_hf_model(d32.string()), ids).logits;
+  const double diff = test::max_abs_diff(l16, l32);
+  CHECK(diff > 0);     // the halves are not the floats
+  CHECK(diff < 0.05);  // but close: ~2^-11 relative per weight
+  fs::remove_all(d32);
+  fs::remove_all(d16);
 }
 
 TEST_CASE("only GPT-2's form exports; the folder is whole or absent", "[model]") {

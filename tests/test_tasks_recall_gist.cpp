@@ -109,7 +109,7 @@ TEST_CASE("recall and gist: seeded, named, and refused when they cannot fit", "[
   CHECK(std::string(part_name(kRecall)) == "recall");
   CHECK(std::string(part_name(kGistFirst)) == "gist-first");
   CHECK(std::string(part_name(kGist)) == "gist");
-  CHECK_THROWS_WITH(parse_task("majority"), "unknown task 'majority' (valid: induction, copy-prev, recall, gist)");
+  CHECK_THROWS_WITH(parse_task("majority"), "unknown task 'majority' (valid: induction, copy-prev, recall, gist, text)");
   CHECK(uses_pairs({Task::Induction, Task::Gist}));
   CHECK_FALSE(uses_pairs({Task::Induction, Task::CopyPrev}));
 

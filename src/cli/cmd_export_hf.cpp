@@ -16,6 +16,7 @@ namespace {
 
 struct Args {
   std::string model, out, tokenizer;
+  std::string dtype = "f32";
   bool force = false;
 };
 
@@ -27,13 +28,15 @@ Runner add_export_hf_command(CLI::App& app) {
   cmd->add_option("--model", a->model, "an attnsim checkpoint trained with --layernorm --mlp --tied")->required()->check(not_empty());
   cmd->add_option("--out", a->out, "the folder to write (config.json, model.safetensors, tokenizer files)")->required()->check(not_empty());
   cmd->add_option("--tokenizer", a->tokenizer, "a tokenizer folder to copy beside the weights (bpe-train writes one)")->check(not_empty());
+  cmd->add_option("--dtype", a->dtype, "f32, or f16 (each weight rounded to the nearest half: half the bytes)")
+      ->capture_default_str()->check(CLI::IsMember({"f32", "f16"}));
   cmd->add_flag("--force", a->force, "replace a folder that is not empty");
   return [a] {
     check_writable_folder(a->out, a->force);  // before any work
     const model::Model m = model::load_checkpoint(a->model);
-    model::hf::export_gpt2(m, a->out, a->tokenizer, a->force);
-    std::printf("%s: GPT-2 folder of %s (%lld layers, d_model %lld, %lld heads, vocabulary %lld)\n", a->out.c_str(),
-                a->model.c_str(), static_cast<long long>(m.config.layers), static_cast<long long>(m.config.d_model),
+    model::hf::export_gpt2(m, a->out, a->tokenizer, a->force, a->dtype == "f16");
+    std::printf("%s: GPT-2 folder (%s) of %s (%lld layers, d_model %lld, %lld heads, vocabulary %lld)\n", a->out.c_str(),
+                a->dtype.c_str(), a->model.c_str(), static_cast<long long>(m.config.layers), static_cast<long long>(m.config.d_model),
                 static_cast<long long>(m.config.heads), static_cast<long long>(m.config.vocab));
     return 0;
   };

@@ -52,6 +52,19 @@ inline float half_bits_to_float(uint16_t h) {
   return half_detail::bits<float>(sign | ((exp + 112u) << 23) | (frac << 13));  // rebias 15 -> 127
 }
 
+// The IEEE binary16 bit pattern of the half nearest x (round_to_half's rounding): the inverse
+// of half_bits_to_float on every half; NaN stays a quiet NaN.
+inline uint16_t float_to_half_bits(float x) {
+  const uint32_t r = half_detail::bits<uint32_t>(round_to_half(x));
+  const uint16_t sign = static_cast<uint16_t>((r >> 16) & 0x8000u);
+  const uint32_t a = r & 0x7fffffffu;
+  if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (a >= 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u);  // inf
+  if (a < 0x38800000u)  // subnormal or zero: an exact multiple of 2^-24 below 2^-14
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(half_detail::bits<float>(a) * 16777216.0f));
+  return static_cast<uint16_t>(sign | (((a >> 23) - 112u) << 10) | ((a >> 13) & 0x3ffu));
+}
+
 // bfloat16 is a float32's top 16 bits: shift them back.
 inline float bfloat16_bits_to_float(uint16_t b) { return half_detail::bits<float>(static_cast<uint32_t>(b) << 16); }
 

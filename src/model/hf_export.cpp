@@ -6,6 +6,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/error.h"
+#include "engine/half.h"
 #include "engine/read_file.h"
 #include "hf_tokenizer.h"
 
@@ -46,12 +47,13 @@ Tensor concatenated(const std::vector<Tensor>& bs) {
 
 // One safetensors file: 8-byte header length, the JSON header (padded with spaces to 8 bytes,
 // as the format's writers do), the tensors' bytes in order.
-std::string safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors) {
+std::string safetensors(const std::vector<std::pair<std::string, Tensor>>& tensors, bool f16) {
   nlohmann::ordered_json header = {{"__metadata__", {{"format", "pt"}}}};
+  const int64_t width = f16 ? 2 : 4;
   int64_t offset = 0;
   for (const auto& [name, t] : tensors) {
-    const int64_t bytes = t.numel() * 4;
-    header[name] = {{"dtype", "F32"}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
+    const int64_t bytes = t.numel() * width;
+    header[name] = {{"dtype", f16 ? "F16" : "F32"}, {"shape", t.shape()}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string text = header.dump();
@@ -61,7 +63,15 @@ std::string safetensors(const std::vector<std::pair<std::string, Tensor>>& tenso
   out += text;
   for (const auto& [name, t] : tensors) {
     const Tensor c = t.contiguous();
-    out.append(reinterpret_cast<const char*>(c.f32()), static_cast<size_t>(c.numel()) * 4);
+    if (!f16) {
+      out.append(reinterpret_cast<const char*>(c.f32()), static_cast<size_t>(c.numel()) * 4);
+      continue;
+    }
+    for (int64_t i = 0; i < c.numel(); ++i) {  // little-endian, as safetensors stores every dtype
+      const uint16_t h = float_to_half_bits(c.f32()[i]);
+      out += static_cast<char>(h & 0xff);
+      out += static_cast<char>(h >> 8);
+    }
   }
   return out;
 }
@@ -80,7 +90,7 @@ void check_gpt2_form(const ModelConfig& c) {
 
 }  // namespace
 
-void export_gpt2(const Model& model, const std::string& dir, const std::string& tokenizer_dir, bool force) {
+void export_gpt2(const Model& model, const std::string& dir, const std::string& tokenizer_dir, bool force, bool f16) {
   const ModelConfig& c = model.config;
   check_gpt2_form(c);
   std::vector<std::string> tokenizer_files;
@@ -127,10 +137,10 @@ void export_gpt2(const Model& model, const std::string& dir, const std::string& 
                                          {"embd_pdrop", 0.0},
                                          {"attn_pdrop", 0.0},
                                          {"tie_word_embeddings", true},
-                                         {"torch_dtype", "float32"}};
+                                         {"torch_dtype", f16 ? "float16" : "float32"}};
   write_folder_atomically(dir, [&](const std::string& tmp) {
     write_file_atomically(tmp + "/config.json", config.dump(2) + "\n");
-    write_file_atomically(tmp + "/model.safetensors", safetensors(t));
+    write_file_atomically(tmp + "/model.safetensors", safetensors(t, f16));
     for (const std::string& f : tokenizer_files)
       write_file_atomically(tmp + "/" + f, read_text_file(tokenizer_dir + "/" + f, kMaxTokenizerBytes));
   }, force);

@@ -20,9 +20,11 @@
 
 namespace attnsim::model::hf {
 
-// Writes DIR whole or not at all (engine/atomic_file.h), the weights as F32; `force` replaces a
+// Writes DIR whole or not at all (engine/atomic_file.h), the weights as F32, or as F16 (each
+// rounded to the nearest half: half the bytes, for the page) when `f16`; `force` replaces a
 // non-empty DIR. `tokenizer_dir` ("" for none) holds tokenizer.json and/or vocab.json +
 // merges.txt, copied beside the weights; its vocabulary must fit the model's.
-void export_gpt2(const Model& model, const std::string& dir, const std::string& tokenizer_dir, bool force);
+void export_gpt2(const Model& model, const std::string& dir, const std::string& tokenizer_dir, bool force,
+                 bool f16 = false);
 
 }  // namespace attnsim::model::hf
