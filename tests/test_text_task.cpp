@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <set>
 
 #include "engine/error.h"
@@ -11,6 +12,7 @@
 #include "model/hf_tokenizer.h"
 #include "model/model.h"
 #include "model/tasks.h"
+#include "model/text_ablation.h"
 #include "model/text_task.h"
 #include "model/train.h"
 
@@ -23,8 +25,6 @@ namespace {
 hf::Tokenizer byte_tokenizer() {
   return hf::parse_tokenizer_json(hf::tokenizer_json(hf::train_bpe("ab", 1)), "test tokenizer");
 }
-
-std::vector<int32_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
 }  // namespace
 
@@ -180,4 +180,38 @@ TEST_CASE("a text run logs held-out loss, ICL and a parameter hash that repeat b
   o.heldout = nullptr;
   Model d = init_model(c);
   CHECK_THROWS_WITH(train(d, o), Catch::Contains("held-out"));
+}
+
+TEST_CASE("text ablation: a head that writes nothing changes nothing; the others move all three metrics", "[model][text]") {
+  ModelConfig c;
+  c.vocab = 257;
+  c.seq_len = 24;
+  c.d_model = 16;
+  c.heads = 4;
+  c.layernorm = c.mlp = c.tied = true;
+  Model m = init_model(c);
+  // head 1.2's slice of W_O (columns 2·dk .. 3·dk) is zero: whatever it attends to, it adds nothing
+  Tensor& wo = m.params.get("layers.1.attn.W_O.weight");
+  const int64_t dk = c.head_dim();
+  for (int64_t r = 0; r < c.d_model; ++r)
+    for (int64_t k = 2 * dk; k < 3 * dk; ++k) wo.f32()[r * c.d_model + k] = 0;
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "a line of held-out text " + std::to_string(i * 13) + "\n";
+  const TextStream s = tokenize_lines(byte_tokenizer(), text);
+  const TextAblationReport r = ablate_text(m, text_windows(s, 24, 8), false);
+  REQUIRE(r.each.size() == 8);
+  const TextAblation& silent = r.each[6];
+  CHECK(silent.heads[0] == HeadRef{1, 2});
+  CHECK(silent.dloss == 0);
+  CHECK(silent.kl == Approx(0).margin(1e-9));
+  CHECK(r.each[0].kl > 1e-6);
+  for (const auto& e : r.each) CHECK(e.kl >= -1e-9);
+  REQUIRE(r.together.size() == 3);
+  CHECK(r.together[0].heads.size() == 2);
+  CHECK(r.together[2].heads.size() == 6);
+  // least important first: heads ordered by their own Δloss
+  std::vector<double> d;
+  for (const auto& e : r.each) d.push_back(e.dloss);
+  std::sort(d.begin(), d.end());
+  for (const HeadRef& h : r.together[0].heads) CHECK(r.each[static_cast<size_t>(h.layer * 4 + h.head)].dloss <= d[1]);
 }

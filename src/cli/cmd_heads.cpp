@@ -11,6 +11,7 @@
 #include "model/heads.h"
 #include "model/memory.h"
 #include "model/tasks.h"
+#include "model/text_ablation.h"
 #include "model/train.h"
 #include "model_report.h"
 #include "options.h"
@@ -74,11 +75,48 @@ nlohmann::json stats_json(const model::LossStats& s) {
           {"loss_copy", s.parts[model::kCopy].loss()}};
 }
 
+nlohmann::json text_ablation_json(const model::TextAblation& t) {
+  nlohmann::json heads = nlohmann::json::array();
+  for (const auto& h : t.heads) heads.push_back(std::to_string(h.layer) + "." + std::to_string(h.head));
+  return {{"heads", heads}, {"loss", t.loss}, {"accuracy", t.accuracy}, {"kl", t.kl}, {"dloss", t.dloss},
+          {"daccuracy", t.daccuracy}};
+}
+
+// ablate --corpus: a language model's heads knocked out on 32 held-out windows.
+int run_text_ablation(const std::string& dir, const std::string& corpus, bool mean, bool json) {
+  const TextCorpus text = load_text_corpus(corpus, dir);
+  const model::Model m = model::load_checkpoint(dir);
+  if (m.config.vocab != text.heldout->vocab)
+    throw Error(dir + ": the model has " + std::to_string(m.config.vocab) + " tokens, its tokenizer.json " +
+                std::to_string(text.heldout->vocab));
+  const model::Batch w = model::text_windows(*text.heldout, m.config.seq_len, 32);
+  const model::TextAblationReport r = model::ablate_text(m, w, mean);
+  if (json) {
+    nlohmann::json j{{"mode", mean ? "mean" : "zero"}, {"loss", r.loss}, {"accuracy", r.accuracy}, {"tokens", r.tokens},
+                     {"each", nlohmann::json::array()}, {"together", nlohmann::json::array()}};
+    for (const auto& e : r.each) j["each"].push_back(text_ablation_json(e));
+    for (const auto& e : r.together) j["together"].push_back(text_ablation_json(e));
+    std::printf("%s\n", j.dump(1).c_str());
+    return 0;
+  }
+  std::printf("%s ablation on %lld held-out tokens: loss %.4f nats, top-1 accuracy %.1f%% as trained\n",
+              mean ? "mean" : "zero", static_cast<long long>(r.tokens), r.loss, 100 * r.accuracy);
+  std::printf("%-22s %9s %9s %9s\n", "heads", "Δloss", "Δacc pts", "KL");
+  for (const auto& e : r.each)
+    std::printf("%-22s %+9.4f %+9.2f %9.4f\n", text_ablation_json(e)["heads"][0].get<std::string>().c_str(), e.dloss,
+                100 * e.daccuracy, e.kl);
+  const char* names[] = {"least important 25%", "least important 50%", "least important 75%"};
+  for (size_t i = 0; i < r.together.size(); ++i)
+    std::printf("%-22s %+9.4f %+9.2f %9.4f   (%zu heads)\n", names[i], r.together[i].dloss, 100 * r.together[i].daccuracy,
+                r.together[i].kl, r.together[i].heads.size());
+  return 0;
+}
+
 }  // namespace
 
 Runner add_ablate_command(CLI::App& app) {
   struct Args {
-    std::string dir, heads, mode = "zero", mem_limit;
+    std::string dir, heads, mode = "zero", mem_limit, corpus;
     bool json = false;
     HfInput hf;
   };
@@ -91,8 +129,12 @@ Runner add_ablate_command(CLI::App& app) {
   cmd->add_option("--mode", a->mode, "zero | mean (the head's mean ctx over the evaluation batch)")->capture_default_str();
   cmd->add_flag("--json", a->json, "JSON instead of a table");
   add_hf_input_options(*cmd, a->hf, "a Hugging Face model: the text whose next-token loss is measured");
+  cmd->add_option("--corpus", a->corpus, "a model trained on text: each head, then the least important quarter, half "
+                  "and three quarters together, on this corpus's held-out split (Δloss, Δaccuracy, KL)")
+      ->check(not_empty())->excludes("--heads");
   return [a] {
     if (a->mode != "zero" && a->mode != "mean") throw Error("--mode must be zero or mean, got '" + a->mode + "'");
+    if (!a->corpus.empty()) return run_text_ablation(a->dir, a->corpus, a->mode == "mean", a->json);
     if (model::hf::is_hf_model_dir(a->dir))
       return run_hf_ablate(a->dir, a->hf, a->heads, a->mode == "mean", a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
                            a->json);

@@ -2,6 +2,8 @@
 // vocab.json + merges.txt) on the user's text, one row per token with the bytes it covers.
 //   --text "안녕 world"    encode: id, byte range, display form of each token
 //   --tokens 15496,995     decode: the text those ids stand for, and each token's display form
+//   --file corpus.txt      a whole file: bytes, tokens, bytes per token, and whether decoding
+//                          the tokens gives the file back byte for byte (exit 1 when it does not)
 // BOS is not added (the model commands put it in front); the header line names it.
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +11,7 @@
 
 #include "commands.h"
 #include "engine/error.h"
+#include "engine/read_file.h"
 #include "model/hf_tokenizer.h"
 #include "options.h"
 #include "table.h"
@@ -18,7 +21,7 @@ namespace attnsim::cli {
 namespace {
 
 struct Args {
-  std::string dir, text, tokens;
+  std::string dir, text, tokens, file;
   bool json = false;
 };
 
@@ -44,6 +47,26 @@ std::vector<int32_t> parse_ids(const std::string& list) {
   return ids;
 }
 
+// The file through encode and decode: 0 when the bytes come back, 1 (and where they part) when not.
+int round_trip(const model::hf::Tokenizer& tok, const std::string& path, bool json) {
+  const std::string text = read_text_file(path, model::hf::kMaxNormalizedBytes);
+  const std::vector<int32_t> ids = tok.encode(text);
+  const std::string back = tok.decode(ids);
+  const bool exact = back == text;
+  size_t at = 0;
+  while (at < text.size() && at < back.size() && text[at] == back[at]) ++at;
+  const double per = ids.empty() ? 0.0 : static_cast<double>(text.size()) / static_cast<double>(ids.size());
+  if (json)
+    std::printf("%s\n", nlohmann::json{{"bytes", text.size()}, {"tokens", ids.size()}, {"bytes_per_token", per},
+                                       {"round_trip", exact}}.dump().c_str());
+  else if (exact)
+    std::printf("%s: %zu bytes, %zu tokens (%.3f bytes per token), round trip exact\n", path.c_str(), text.size(),
+                ids.size(), per);
+  else
+    std::printf("%s: %zu bytes, %zu tokens; decoding differs from byte %zu on\n", path.c_str(), text.size(), ids.size(), at);
+  return exact ? 0 : 1;
+}
+
 }  // namespace
 
 Runner add_tokenize_command(CLI::App& app) {
@@ -52,9 +75,12 @@ Runner add_tokenize_command(CLI::App& app) {
   cmd->add_option("--model", a->dir, "folder with tokenizer.json, or vocab.json + merges.txt")->required()->check(not_empty());
   auto* text = cmd->add_option("--text", a->text, "text to encode (UTF-8; any bytes round-trip)");
   cmd->add_option("--tokens", a->tokens, "ids to decode, e.g. 15496,995")->excludes(text);
+  cmd->add_option("--file", a->file, "a text file: bytes per token and the byte-for-byte round trip")
+      ->check(not_empty())->excludes(text)->excludes("--tokens");
   cmd->add_flag("--json", a->json, "JSON instead of a table");
   return [a, cmd] {
     const model::hf::Tokenizer tok = model::hf::load_tokenizer(a->dir);
+    if (!a->file.empty()) return round_trip(tok, a->file, a->json);
     std::vector<int32_t> ids;
     std::vector<model::hf::Span> spans;
     std::string decoded;
