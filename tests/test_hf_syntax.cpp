@@ -8,8 +8,10 @@
 #include <fstream>
 
 #include "engine/error.h"
+#include "model/hf_bpe_train.h"
 #include "model/hf_model.h"
 #include "model/hf_syntax.h"
+#include "model/text_syntax.h"
 
 using namespace attnsim;
 using namespace attnsim::model::hf;
@@ -61,6 +63,28 @@ TEST_CASE("the shipped arcs: 147 arcs of four relations, and baselines a script 
   // "all" is the sum of the relations, head by head
   for (size_t h = 0; h < r.head[4].size(); ++h)
     CHECK(r.head[4][h].hits == r.head[0][h].hits + r.head[1][h].hits + r.head[2][h].hits + r.head[3][h].hits);
+}
+
+TEST_CASE("an attnsim checkpoint trained on text scores the same arcs, <|endoftext|> first", "[model]") {
+  const ArcSet set = read_arcs(default_arcs_path());
+  model::ModelConfig c;
+  c.vocab = 257;  // bytes and <|endoftext|>
+  c.seq_len = 256;
+  c.d_model = 16;
+  c.heads = 2;
+  c.layernorm = c.mlp = c.tied = true;
+  const model::Model m = model::init_model(c);
+  const Tokenizer tok = parse_tokenizer_json(tokenizer_json(train_bpe("ab", 1)), "bytes");
+  const SyntaxReport r = model::score_syntax_native(m, tok, set);
+  REQUIRE(r.relations.size() == 5);
+  CHECK(r.head[4].size() == 4);
+  CHECK(r.previous_word[4].hits == 92);  // the baselines do not depend on the model
+  CHECK(r.chance[4] == Approx(0.4252).margin(1e-4));
+  for (const ArcScore& h : r.head[4]) CHECK(h.arcs == 147);
+  c.seq_len = 40;  // shorter than the longest sentence in bytes
+  CHECK_THROWS_WITH(model::score_syntax_native(model::init_model(c), tok, set), Catch::Contains("positions"));
+  const Tokenizer no_eos = parse_tokenizer_json(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}})", "no eos");
+  CHECK_THROWS_WITH(model::score_syntax_native(m, no_eos, set), Catch::Contains("endoftext"));
 }
 
 TEST_CASE("an arcs file that lies is one Error naming the sentence") {

@@ -8,9 +8,12 @@
 
 #include "commands.h"
 #include "engine/error.h"
+#include "model/checkpoint.h"
 #include "model/hf_forward.h"
 #include "model/hf_model.h"
 #include "model/hf_syntax.h"
+#include "model/memory.h"
+#include "model/text_syntax.h"
 #include "options.h"
 #include "table.h"
 
@@ -29,30 +32,44 @@ std::string pct(double share) {
   return b;
 }
 
+model::hf::SyntaxReport hf_report(const Args& a, const model::hf::ArcSet& set) {
+  const model::hf::HfConfig c = model::hf::read_hf_config(a.dir);
+  const model::hf::HfText text = model::hf::open_hf_text(a.dir, true);
+  int64_t longest = 1;  // tokens, BOS included, of the longest sentence
+  for (const auto& s : set.sentences)
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(text.encode(s.text, c, a.dir, nullptr).size()));
+  if (longest > c.max_positions)
+    throw Error("the longest annotated sentence is " + std::to_string(longest) + " tokens, more than the model's " +
+                std::to_string(c.max_positions) + " positions");
+  const model::hf::HfModel m = model::hf::load_hf_checked(a.dir, model::hf::predict_hf_forward_bytes(c, longest, true),
+                                                        a.mem_limit.empty() ? 0 : parse_size(a.mem_limit),
+                                                        "scoring the arcs");
+  return model::hf::score_syntax(m, text, set);
+}
+
+// An attnsim checkpoint with its tokenizer.json (the text task's run folder).
+model::hf::SyntaxReport native_report(const Args& a, const model::hf::ArcSet& set) {
+  const model::ModelConfig config = model::read_checkpoint_header(a.dir).config;
+  model::check_fits(model::predict_report_bytes(config), a.mem_limit.empty() ? 0 : parse_size(a.mem_limit),
+                    "scoring the arcs", "");
+  const model::hf::Tokenizer tok = model::hf::load_tokenizer(a.dir);
+  return model::score_syntax_native(model::load_checkpoint(a.dir), tok, set);
+}
+
 }  // namespace
 
 Runner add_arcs_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
       "arcs", "syntactic heads: each head's share of hand-annotated arcs (det, amod, nsubj, obj) it finds, beside baselines");
-  cmd->add_option("--model", a->dir, "a Hugging Face folder with a tokenizer")->required()->check(not_empty());
+  cmd->add_option("--model", a->dir, "a Hugging Face folder with a tokenizer, or an attnsim checkpoint trained on text "
+                  "(its tokenizer.json; each sentence runs after <|endoftext|>, as it trained)")->required()->check(not_empty());
   cmd->add_option("--arcs", a->arcs, "an arcs file (default: the shipped WordNet held-out set)")->check(not_empty());
   cmd->add_option("--mem-limit", a->mem_limit, "refuse a model that needs more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "print every head's share as JSON");
   return [a] {
     const model::hf::ArcSet set = model::hf::read_arcs(a->arcs.empty() ? model::hf::default_arcs_path() : a->arcs);
-    const model::hf::HfConfig c = model::hf::read_hf_config(a->dir);
-    const model::hf::HfText text = model::hf::open_hf_text(a->dir, true);
-    int64_t longest = 1;  // tokens, BOS included, of the longest sentence
-    for (const auto& s : set.sentences)
-      longest = std::max<int64_t>(longest, static_cast<int64_t>(text.encode(s.text, c, a->dir, nullptr).size()));
-    if (longest > c.max_positions)
-      throw Error("the longest annotated sentence is " + std::to_string(longest) + " tokens, more than the model's " +
-                  std::to_string(c.max_positions) + " positions");
-    const model::hf::HfModel m = model::hf::load_hf_checked(a->dir, model::hf::predict_hf_forward_bytes(c, longest, true),
-                                                          a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
-                                                          "scoring the arcs");
-    const model::hf::SyntaxReport r = model::hf::score_syntax(m, text, set);
+    const model::hf::SyntaxReport r = model::hf::is_hf_model_dir(a->dir) ? hf_report(*a, set) : native_report(*a, set);
     auto best = [&](size_t g) {
       return static_cast<int64_t>(std::max_element(r.head[g].begin(), r.head[g].end(), [](const auto& x, const auto& y) {
                                     return x.hits < y.hits;

@@ -113,14 +113,14 @@ std::vector<double> word_attention(const float* alpha, int64_t T, const std::vec
   return out;
 }
 
-SyntaxReport score_syntax(const HfModel& model, const HfText& text, const ArcSet& arcs) {
-  const HfConfig& c = model.config;
+SyntaxReport score_syntax(int64_t layers, int64_t heads, const ArcSet& arcs,
+                          const std::function<SentenceAttention(const std::string& text)>& attend) {
   SyntaxReport r;
-  r.layers = c.layers;
-  r.heads = c.heads;
+  r.layers = layers;
+  r.heads = heads;
   r.relations = arcs.relations;
   r.relations.push_back("all");
-  const size_t R = r.relations.size(), H = static_cast<size_t>(c.layers * c.heads);
+  const size_t R = r.relations.size(), H = static_cast<size_t>(layers * heads);
   r.head.assign(R, std::vector<ArcScore>(H));
   r.previous_word.assign(R, {});
   r.nearest_noun.assign(R, {});
@@ -130,12 +130,10 @@ SyntaxReport score_syntax(const HfModel& model, const HfText& text, const ArcSet
     s.hits += hit ? 1 : 0;
   };
   for (const ArcSentence& s : arcs.sentences) {
-    std::vector<Span> spans;
-    const std::vector<int32_t> ids = text.encode(s.text, c, "the model folder", &spans);
-    const std::vector<int32_t> word_of = words_of_tokens(s, spans);
+    const SentenceAttention f = attend(s.text);
+    const std::vector<int32_t> word_of = words_of_tokens(s, f.spans);
     const int32_t W = static_cast<int32_t>(s.words.size());
-    const HfForward f = hf_forward(model, ids);
-    const int64_t T = static_cast<int64_t>(ids.size());
+    const int64_t T = static_cast<int64_t>(f.spans.size());
     // each arc's relation, and its nearest earlier noun (-1: none)
     std::vector<size_t> rel;
     std::vector<int32_t> noun;
@@ -151,8 +149,8 @@ SyntaxReport score_syntax(const HfModel& model, const HfText& text, const ArcSet
         r.chance[g] += 1.0 / a.query;
       }
     }
-    for (int64_t l = 0; l < c.layers; ++l)
-      for (int64_t h = 0; h < c.heads; ++h) {
+    for (int64_t l = 0; l < layers; ++l)
+      for (int64_t h = 0; h < heads; ++h) {
         const std::vector<double> wa = word_attention(f.alpha[static_cast<size_t>(l)].f32() + h * T * T, T, word_of, W);
         for (size_t i = 0; i < s.arcs.size(); ++i) {
           const Arc& a = s.arcs[i];
@@ -160,13 +158,23 @@ SyntaxReport score_syntax(const HfModel& model, const HfText& text, const ArcSet
           int32_t best = 0;  // the earlier word weighted most; a tie goes to the nearer word
           for (int32_t j = 1; j < a.query; ++j)
             if (row[j] >= row[best]) best = j;
-          for (const size_t g : {rel[i], R - 1}) count(r.head[g][static_cast<size_t>(l * c.heads + h)], best == a.key);
+          for (const size_t g : {rel[i], R - 1}) count(r.head[g][static_cast<size_t>(l * heads + h)], best == a.key);
         }
       }
   }
   for (size_t g = 0; g < R; ++g)
     if (r.previous_word[g].arcs) r.chance[g] /= static_cast<double>(r.previous_word[g].arcs);
   return r;
+}
+
+SyntaxReport score_syntax(const HfModel& model, const HfText& text, const ArcSet& arcs) {
+  return score_syntax(model.config.layers, model.config.heads, arcs, [&](const std::string& sentence) {
+    SentenceAttention a;
+    const std::vector<int32_t> ids = text.encode(sentence, model.config, "the model folder", &a.spans);
+    HfForward f = hf_forward(model, ids);
+    a.alpha = std::move(f.alpha);
+    return a;
+  });
 }
 
 }  // namespace attnsim::model::hf

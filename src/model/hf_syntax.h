@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,5 +71,16 @@ struct SyntaxReport {
 
 // Runs the model on every sentence (as HfText encodes it, BOS first for the Llama family).
 SyntaxReport score_syntax(const HfModel& model, const HfText& text, const ArcSet& arcs);
+
+// The same scoring for any model: `attend` runs one sentence and returns its tokens' spans in
+// the text (an empty span for a token before it, such as BOS) and each layer's alpha (h,T,T),
+// row-major. An attnsim checkpoint trained on text runs with its <|endoftext|> first, as it
+// was trained (model_quantity, attnsim-cli arcs).
+struct SentenceAttention {
+  std::vector<Span> spans;
+  std::vector<Tensor> alpha;  // per layer, (h,T,T) contiguous
+};
+SyntaxReport score_syntax(int64_t layers, int64_t heads, const ArcSet& arcs,
+                          const std::function<SentenceAttention(const std::string& text)>& attend);
 
 }  // namespace attnsim::model::hf
