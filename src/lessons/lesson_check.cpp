@@ -199,7 +199,9 @@ void check_prose(Lesson& lesson, Evaluator& eval, std::vector<Diagnostic>& out) 
 const std::vector<std::string> kBaselineQuantities = {"model.chance_accuracy", "model.uniform_loss",
                                                       "model.seen_accuracy", "alpha.entropy_uniform",
                                                       "model.recall_chance", "model.gist_chance",
-                                                      "model.recall_present_chance"};
+                                                      "model.recall_present_chance", "model.arcs_chance",
+                                                      "model.arcs_previous_word", "model.unigram_loss",
+                                                      "model.bigram_loss"};
 
 struct ChanceWord {
   size_t offset = 0;

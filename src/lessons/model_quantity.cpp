@@ -1,5 +1,6 @@
 // model.* quantities on shipped checkpoints. See model_quantity.h and quantity.h.
 #include "lessons/model_quantity.h"
+#include "lessons/text_quantity.h"
 #include "lessons/whole_quantity.h"
 
 #include <algorithm>
@@ -90,6 +91,8 @@ const std::vector<std::string> kModelFields = [] {
     "recall_chance", "gist_chance", "recall_present_chance"};
   // the whole pass: the stream, W_O's writes, DLA, the logit lens, sampling (whole_quantity.h)
   fields.insert(fields.end(), whole_fields().begin(), whole_fields().end());
+  // a model trained on text: the held-out sample, the arcs, ablation on text (text_quantity.h)
+  fields.insert(fields.end(), text_fields().begin(), text_fields().end());
   return fields;
 }();
 
@@ -567,15 +570,17 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
                                                     "vocab_targets", "chance_accuracy", "uniform_loss"};
   if (s.kv_heads && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
     throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
-  if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end())
+  if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end() && !text_field_reads_keep(f))
     throw Error("model." + f + " does not read keep (repeat_accuracy, repeat_loss, first_loss do)");
   const bool samples = f == "loop_share" || f.rfind("sample_", 0) == 0;
   if (!samples && (s.temperature || s.top_k || s.top_p || s.seed))
     throw Error("model." + f + " does not sample: temperature, top_k, top_p and seed are for sample_* and loop_share");
   if (is_log_field(f)) return log_score(run_dir(s), s, f);
+  if (text_field_reads_run_files(f)) return text_field(model::Model{}, "", run_dir(s), s, f);  // no weights needed
   const std::string dir = step_dir(s);
   Loaded& l = *load(dir);
   if (is_whole_field(f)) return whole_field(l.model, s, f);
+  if (is_text_field(f)) return text_field(l.model, dir, run_dir(s), s, f);
   const model::ModelConfig& c = l.model.config;
   if (f == "step") return l.meta.value("step", 0.0);
   if (f == "params") return static_cast<double>(model::param_count(c));

@@ -125,7 +125,12 @@
 //                          dla_top dla_top_layer dla_top_head dla_part lens_embed_prob
 //                          lens_final_prob lens_agree_from, and under the table's temperature
 //                          top_k top_p seed: sample_top_prob sample_kept sample_kept_mass
-//                          sample_next loop_share
+//                          sample_next loop_share; a checkpoint trained on text
+//                          (text_quantity.h): text_loss text_accuracy text_icl text_previous
+//                          text_first text_duplicate text_induction text_best(_layer, _head)
+//                          arcs_best(_layer, _head) arcs_count arcs_head arcs_previous_word
+//                          arcs_nearest_noun arcs_chance text_ablate_* text_keep_*
+//                          heldout_loss unigram_loss bigram_loss log_heldout_loss log_icl
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

@@ -49,12 +49,27 @@ Scored score(const std::vector<std::vector<float>>& lp, const std::vector<std::v
   return {s.loss / n, s.accuracy / n, s.kl / n};
 }
 
-}  // namespace
-
-TextAblationReport ablate_text(const Model& m, const Batch& w, bool mean) {
+std::vector<int32_t> targets_of(const Batch& w) {
   std::vector<int32_t> targets;
   for (int32_t t : w.targets)
     if (t >= 0) targets.push_back(t);
+  return targets;
+}
+
+}  // namespace
+
+TextAblation ablate_heads(const Model& m, const Batch& w, std::vector<HeadRef> heads) {
+  const std::vector<int32_t> targets = targets_of(w);
+  const auto base = log_probs(m, w, nullptr);
+  const Scored trained = score(base, base, targets);
+  Ablation ab;
+  ab.heads = heads;
+  const Scored s = score(log_probs(m, w, &ab), base, targets);
+  return TextAblation{std::move(heads), s.loss, s.accuracy, s.kl, s.loss - trained.loss, s.accuracy - trained.accuracy};
+}
+
+TextAblationReport ablate_text(const Model& m, const Batch& w, bool mean) {
+  const std::vector<int32_t> targets = targets_of(w);
   const auto base = log_probs(m, w, nullptr);
   const Scored trained = score(base, base, targets);
   TextAblationReport r;

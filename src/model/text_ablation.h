@@ -32,5 +32,7 @@ struct TextAblationReport {
 // `windows`: held-out windows (text_windows); `mean`: replace a head's ctx by its mean over
 // the windows instead of zeros.
 TextAblationReport ablate_text(const Model& model, const Batch& windows, bool mean);
+// `heads` knocked out together (zeros), against the trained model on the same windows.
+TextAblation ablate_heads(const Model& model, const Batch& windows, std::vector<HeadRef> heads);
 
 }  // namespace attnsim::model

@@ -19,6 +19,31 @@ python3 tools/corpus.py "$tmp/c" >/dev/null
 printf '고양이가 생선을 먹었다. 어텐션은 "헤드"마다 다른 곳을 본다\n\xff\xfe odd bytes\n' >"$tmp/ko.txt"
 "$cli" tokenize --model "$model" --file "$tmp/ko.txt" | grep -q "round trip exact" || fail "Korean round trip"
 
+# Each shipped run's heldout_report.json (what the lesson's heldout_loss, unigram_loss and
+# bigram_loss read) is what the corpus gives now, to 1e-4 (the forward's sums may round
+# differently on another CPU's kernels; the counts are exact).
+for run in assets/models/wordnet-lm-s*/; do
+  [[ -n ${LM_MODEL:-} ]] && break
+  "$cli" heads --model "$run" --corpus "$tmp/c" --json >"$tmp/report.json"
+  python3 - "$run/heldout_report.json" "$tmp/report.json" <<'PY' || fail "$run: heldout_report.json is not what the corpus gives"
+import json, sys
+shipped, now = (json.load(open(p)) for p in sys.argv[1:])
+def close(a, b, path):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for k in a: close(a[k], b[k], path + "/" + k)
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)): close(x, y, "%s/%d" % (path, i))
+    elif isinstance(a, float):
+        assert abs(a - b) <= 1e-4 * max(1, abs(a)), "%s: %r against %r" % (path, a, b)
+    else:
+        assert a == b, "%s: %r against %r" % (path, a, b)
+close(shipped, now, "")
+PY
+  echo "ok: $run heldout_report.json"
+done
+
 # one line, exit 2, nothing written
 refused() {  # refused WHAT EXPECTED-TEXT ARGS...
   local what=$1 want=$2
