@@ -1,5 +1,6 @@
 // .npy in and out: round trips, and a clear error for everything we do not read.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -67,4 +68,57 @@ TEST_CASE("write_npy to an unwritable place fails cleanly and leaves nothing beh
   for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().filename() == "x.npy" ? 1 : 100;
   CHECK(files == 1);  // no temporary left over
   std::filesystem::remove_all(dir);
+}
+
+// float16 files: the page ships the language model's weights in halves. Every half is a float,
+// so widening is exact; the bit patterns below are IEEE 754 binary16's own.
+static std::string halves(std::initializer_list<uint16_t> bits) {
+  std::string out;
+  for (uint16_t b : bits) out += std::string{static_cast<char>(b & 0xFF), static_cast<char>(b >> 8)};
+  return out;
+}
+
+TEST_CASE("float16 .npy files load widened to float32, exactly") {
+  const std::string f2 = "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }";
+  // 1, -2, 65504 (the largest half), 2^-24 (the smallest subnormal), 0.333251953125 (1/3 in half), -0
+  const std::string data = halves({0x3C00, 0xC000, 0x7BFF, 0x0001, 0x3555, 0x8000});
+  const Tensor t = parse_npy(header(f2) + data, "h.npy");
+  REQUIRE(t.dtype() == DType::F32);
+  REQUIRE(t.shape() == Dims{2, 3});
+  CHECK(t.to_vector() == std::vector<float>{1.0f, -2.0f, 65504.0f, 0x1p-24f, 0.333251953125f, -0.0f});
+  CHECK(std::signbit(t.to_vector()[5]));
+
+  // From a file: the same values, and read_npy_info says what loading gives (float32).
+  const std::string path = (std::filesystem::temp_directory_path() / "attnsim-test-half.npy").string();
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const std::string bytes = header(f2) + data;
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  }
+  CHECK(read_npy(path).to_vector() == t.to_vector());
+  CHECK(read_npy_info(path).dtype == DType::F32);
+  CHECK(read_npy_info(path).shape == Dims{2, 3});
+  std::filesystem::remove(path);
+
+  // inf and NaN stay what they are (a checkpoint then refuses them by name).
+  const Tensor special = parse_npy(header("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }") + halves({0x7C00, 0x7E00}), "h.npy");
+  CHECK(std::isinf(special.to_vector()[0]));
+  CHECK(std::isnan(special.to_vector()[1]));
+}
+
+TEST_CASE("a float16 .npy whose data does not match its shape is refused before any is read") {
+  const std::string f2 = "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }";
+  // 3 halves are 6 bytes: 4 is truncated, 12 (three float32s) is not what the header says.
+  CHECK_THROWS_WITH(parse_npy(header(f2) + std::string(4, '\0'), "h.npy"),
+                    Catch::Contains("h.npy: data is 4 bytes but shape (3,) of float16 needs 6 (truncated)"));
+  CHECK_THROWS_WITH(parse_npy(header(f2) + std::string(12, '\0'), "h.npy"),
+                    Catch::Contains("data is 12 bytes but shape (3,) of float16 needs 6"));
+  CHECK_THROWS_WITH(parse_npy(header("{'descr': '>f2', 'fortran_order': False, 'shape': (3,), }") + std::string(6, '\0'), "h.npy"),
+                    Catch::Contains("dtype '>f2' is not supported"));
+  CHECK_THROWS_WITH(parse_npy(header("{'descr': '<f2', 'fortran_order': True, 'shape': (3,), }") + std::string(6, '\0'), "h.npy"),
+                    Catch::Contains("Fortran-order arrays are not supported"));
+  // A claim past int64 is refused by the size arithmetic, not by an allocation.
+  CHECK_THROWS_WITH(parse_npy(header("{'descr': '<f2', 'fortran_order': False, 'shape': (4611686018427387904, 4), }"), "h.npy"),
+                    Catch::Contains("h.npy"));
 }

@@ -15,15 +15,63 @@ and the text form here spends 8 bits on 7:
 Intermediate checkpoints (a run's checkpoints/step-N/) ship for tools/retrain-check.sh; the
 page carries those of the runs named in PAGE_TIMELINES only (lesson 14 scrubs `induction`'s).
 
+The language models: the page opens wordnet-lm-s1 in its model view, with every .npy written
+as float16 ('<f2', which the engine widens to float32 on load): half the bytes, and the
+weights' own rounding is far below what the views show. Its sibling seeds ship their logs,
+recipe and tokenizer only (the Training tab compares runs; nobody opens their weights in the
+page), and no run ships its Hugging Face export (hf/: the desktop's export-hf round trip).
+
 Usage: web_files.py OUT.html-part FILE[@PATH]...   (from the repository root)
   the lessons/ and assets/ folders go in as /attnsim/..., each FILE at PATH (default: FILE)"""
+import ast
 import io
 import os
+import struct
 import sys
 import zipfile
 
 PAGE_TIMELINES = {"induction"}
+HALF_MODELS = {"wordnet-lm-s1"}
+LOG_ONLY_MODELS = {"wordnet-lm-s2", "wordnet-lm-s3"}
+LOG_ONLY_FILES = {"model.json", "train_log.jsonl", "tokenizer.json"}
 ESCAPED = {0x00, 0x0D, 0x3C}
+
+
+def npy_header(dict_text):
+    """A version 1.0 .npy preamble + header, padded so the data starts on a 64-byte boundary."""
+    header = dict_text + " " * ((64 - (10 + len(dict_text) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin-1")
+
+
+def half_npy(data, path):
+    """A float32 .npy (version 1, C order) as the same array in float16 ('<f2')."""
+    if data[:6] != b"\x93NUMPY" or data[6] != 1:
+        sys.exit("web_files.py: %s: not a version 1.0 .npy" % path)
+    (n,) = struct.unpack("<H", data[8:10])
+    meta = ast.literal_eval(data[10:10 + n].decode("latin-1"))
+    if meta["descr"] != "<f4" or meta["fortran_order"]:
+        sys.exit("web_files.py: %s: want a C-order float32 array, found %r" % (path, meta))
+    body = data[10 + n:]
+    count = len(body) // 4
+    values = struct.unpack("<%df" % count, body)
+    dict_text = "{'descr': '<f2', 'fortran_order': False, 'shape': %r, }" % (tuple(meta["shape"]),)
+    return npy_header(dict_text) + struct.pack("<%de" % count, *values)  # 'e': IEEE half, rounded to nearest
+
+
+def model_name(path):
+    """The run folder under assets/models/ a path is in, or None."""
+    parts = path.split(os.sep)
+    return parts[2] if len(parts) > 3 and parts[:2] == ["assets", "models"] else None
+
+
+def shipped(path):
+    parts = path.split(os.sep)
+    name = model_name(path)
+    if name and "hf" in parts[3:-1]:
+        return False
+    if name in LOG_ONLY_MODELS:
+        return parts[-1] in LOG_ONLY_FILES and len(parts) == 4
+    return True
 
 
 def page_files(extra):
@@ -34,7 +82,8 @@ def page_files(extra):
             parts = root.split(os.sep)
             if "checkpoints" in parts and parts[parts.index("checkpoints") - 1] not in PAGE_TIMELINES:
                 continue
-            files += [(os.path.join(root, n), "attnsim/" + os.path.join(root, n)) for n in sorted(names)]
+            files += [(os.path.join(root, n), "attnsim/" + os.path.join(root, n)) for n in sorted(names)
+                      if shipped(os.path.join(root, n))]
     return files
 
 
@@ -45,7 +94,10 @@ def zipped(files):
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             with open(src, "rb") as f:
-                z.writestr(info, f.read(), compresslevel=9)
+                data = f.read()
+            if model_name(src) in HALF_MODELS and src.endswith(".npy"):
+                data = half_npy(data, src)
+            z.writestr(info, data, compresslevel=9)
     return buf.getvalue()
 
 

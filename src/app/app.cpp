@@ -10,6 +10,7 @@
 #include "views/hf_view.h"
 #include "views/model_view.h"
 #include "engine/error.h"
+#include "model/ablate.h"
 
 namespace attnsim::app {
 
@@ -63,18 +64,29 @@ static void load_hf_scenario(App& app, const std::string& name, const std::strin
   app.session.show(app.hf->run_data(), name, "alpha");
 }
 
-// Opens the trained model: the shipped checkpoint (or --model DIR) on a repeated sequence;
+// Opens the trained model: the shipped language model (or --model DIR, or a lesson step's
+// checkpoint) on a sentence, a toy model on a repeated sequence;
 // "model-ablate-induction" knocks out every head labelled induction. A Hugging Face folder
 // opens in its own view. Throws Error (one line naming the file) when the folder does not load.
 static void load_model_scenario(App& app, const std::string& name, const std::string& model_dir) {
-  const std::string dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model;
+  const std::string dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? start_model_dir() : app.options.model;
   if (is_hf_folder(dir)) return load_hf_scenario(app, name, dir, model_dir.empty());
   auto view = std::make_shared<ModelView>();
   view->load(dir);
   if (name == "model-ablate-induction") view->set_ablated(view->heads_with_role("induction"));
+  // The command line's --text, --ablate and --layer (not a lesson step's checkpoint).
+  const Options& o = app.options;
+  const bool from_options = model_dir.empty();
+  if (from_options && !o.text.empty()) view->set_text(o.text);
+  if (from_options && !o.ablate.empty()) view->set_ablated(model::parse_heads(o.ablate, view->model().config));
+  const int64_t layers = view->model().config.layers;
+  if (from_options && o.layer >= layers)
+    throw Error(trf("--layer %lld: this model has layers 0 to %lld", static_cast<long long>(o.layer),
+                    static_cast<long long>(layers - 1)));
   app.hf.reset();
   app.model = std::move(view);
-  app.model_layer = app.model->model().config.layers - 1;  // the induction heads' layer
+  // The layer asked for, else the last (the toy model's induction heads' layer).
+  app.model_layer = from_options && o.layer >= 0 ? o.layer : layers - 1;
   auto data = app.model->run_data(app.model_layer);
   app.session.show(std::move(data), name, "alpha");
 }

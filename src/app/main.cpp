@@ -185,9 +185,8 @@ int main(int argc, char** argv) {
   try {
     options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
     check_model_option(options);
-    const bool hf = !options.model.empty() && is_hf_folder(options.model);
-    if (!hf && (options.layer >= 0 || !options.ablate.empty() || !options.text.empty()))
-      throw Error("--layer, --ablate and --text take a Hugging Face folder as --model DIR (config.json, model.safetensors)");
+    if (!is_model_scenario(options.scenario) && (options.layer >= 0 || !options.ablate.empty() || !options.text.empty()))
+      throw Error("--layer, --ablate and --text take the model scenario (--scenario model, or --model DIR)");
     if (!is_model_scenario(options.scenario))
       find_scenario(options.scenario);  // an unknown name fails here, with the list
   } catch (const Error& e) {

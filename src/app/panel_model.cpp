@@ -1,12 +1,15 @@
 // Model panel: the trained model's layers x heads grid on the sequence on screen.
 //   [SECTION] state      the grid's figure, rebuilt when the model view recomputes
 //   [SECTION] header     checkpoint (and its run's saved steps), sequence, generators, ablation
-//   [SECTION] numbers    loss and accuracy per part, as trained and with the ablation
+//   [SECTION] decode     continue the sequence: greedy or at a temperature (model/generate.h)
+//   [SECTION] numbers    loss and accuracy per part, as trained and with the ablation; a
+//                        language model's held-out loss, as trained and knocked out
 //   [SECTION] grid       the slide's head grid (model_slides.h head_grid_view: each head's
 //                        alpha, role badge, knocked-out heads crossed) through the ImGui sink;
 //                        scores on hover, click = that layer's trace in the other views, and
 //                        an ablate toggle under each cell
-//   [SECTION] tokens     the sequence with the model's top-1 prediction under every token
+//   [SECTION] tokens     the top 5 after the last token; the sequence with the model's top-1
+//                        prediction under every token, its top 5 on hover
 //   The Sampling and Lens tabs are panel_whole.cpp's, over the view's whole pass.
 #include <imgui.h>
 
@@ -14,6 +17,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "app/app.h"
 #include "app/figure_imgui.h"
@@ -23,7 +28,6 @@
 #include "views/model_view.h"
 #include "engine/error.h"
 #include "model/tasks.h"
-#include "model/tokenizer.h"
 
 namespace attnsim::app {
 
@@ -32,10 +36,13 @@ namespace attnsim::app {
 struct ModelPanelState {
   HeadGridView grid;     // the head grid's figure for the run on screen
   std::string grid_key;  // what it was built for: view, revision, width, theme, language
-  char text[256] = {};
+  char text[1024] = {};  // a language model reads 128 tokens: room for their text
   uint64_t text_revision = 0;
   uint64_t seed = 1;
   int sentence = 0;
+  int decode_steps = 16;
+  float temperature = 0;  // 0: greedy
+  int decode_seed = 1;
   WholeTabsState whole;  // the Sampling and Lens tabs
   std::string open_tab;  // the tab to select on the next frame (export, bench); "" none
 };
@@ -100,7 +107,7 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
       v.repeated_random(std::min<int64_t>(12 + static_cast<int64_t>(seed % 8), (c.seq_len - 1) / 2), seed);
     });
   ImGui::SameLine();
-  if (ImGui::Button(tr("task example"))) guarded(app, [&] { v.task_example(++s.seed); });
+  if (ImGui::Button(v.text_model() ? tr("held-out line") : tr("task example"))) guarded(app, [&] { v.task_example(++s.seed); });
   ImGui::SameLine();
   if (ImGui::Button(tr("sentence"))) guarded(app, [&] {
       const auto& all = ModelView::sentences();
@@ -121,9 +128,56 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
   if (ImGui::Button(tr("none"))) guarded(app, [&] { v.set_ablated({}); });
 }
 
+// [SECTION] decode
+
+void decode_controls(App& app, ModelView& v, ModelPanelState& s) {
+  ImGui::TextUnformatted(tr("continue:"));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90);
+  ImGui::SliderInt(tr("tokens##decode"), &s.decode_steps, 1, 64);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(110);
+  ImGui::SliderFloat(tr("temperature (0 = greedy)"), &s.temperature, 0.0f, 2.0f, "%.2f");
+  if (s.temperature > 0) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(70);
+    ImGui::InputInt(tr("seed##decode"), &s.decode_seed, 0);
+  }
+  ImGui::SameLine();
+  if (ImGui::Button(tr("decode"))) guarded(app, [&] {
+      model::SamplingOptions o;
+      o.temperature = s.temperature;
+      o.seed = static_cast<uint64_t>(s.decode_seed);
+      o.step = static_cast<int64_t>(v.tokens().size());  // a longer prefix draws afresh
+      v.decode(s.decode_steps, o);
+    });
+}
+
 // [SECTION] numbers
 
+// A language model's mean loss on the held-out sample: as trained, with the knocked-out heads,
+// and what knocking them out cost.
+void heldout_line(const ModelView& v) {
+  if (!v.text_model()) return;
+  const HeldoutLoss& h = v.heldout();
+  if (!h.measured) {
+    ImGui::TextColored({0.95f, 0.6f, 0.4f, 1}, "%s", trf("no held-out loss: %s", h.why.c_str()).c_str());
+    return;
+  }
+  const std::string what = trf("held-out text (%lld tokens): loss %.3f nats/token", static_cast<long long>(h.tokens), h.trained);
+  if (v.ablated_heads().empty()) {
+    ImGui::TextUnformatted(what.c_str());
+    return;
+  }
+  const double d = h.ablated - h.trained;
+  ImGui::TextUnformatted(what.c_str());
+  ImGui::SameLine();
+  ImGui::TextColored(d > 0.005 ? ImVec4(0.95f, 0.4f, 0.4f, 1) : ImVec4(0.85f, 0.85f, 0.85f, 1), "%s",
+                     trf("knocked out %.3f (%+.3f)", h.ablated, d).c_str());
+}
+
 void numbers(const ModelView& v) {
+  heldout_line(v);
   const bool ablating = !v.ablated_heads().empty();
   const int cols = ablating ? 5 : 3;
   if (!ImGui::BeginTable("##stats", cols, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
@@ -225,7 +279,8 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
         ImGui::TextUnformatted(trf("head %lld.%lld: %s   (click: layer %lld's 25 steps)", static_cast<long long>(l),
                                    static_cast<long long>(h), tr(v.role(l, h).c_str()), static_cast<long long>(l))
                                    .c_str());
-        ImGui::TextDisabled("%s", tr("scores on the scoring batch (BOS + r + r, 64 sequences)"));
+        ImGui::TextDisabled("%s", v.text_model() ? tr("scores on held-out lines repeated (EOS + r + r, 16 lines)")
+                                                 : tr("scores on the scoring batch (BOS + r + r, 64 sequences)"));
         score_lines(v.roles().at(l, h));
         ImGui::TextDisabled("%s", tr("on the sequence on screen"));
         score_lines(v.shown().patterns.at(l, h));
@@ -252,60 +307,87 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
 
 // [SECTION] tokens
 
+// "'tok' 23%  'x' 9% ..." : a run's top 5 at position t.
+std::string top_line(const ModelView& v, const ModelRun& r, int t) {
+  const Prediction& pr = r.predictions[static_cast<size_t>(t)];
+  std::string line;
+  for (int k = 0; k < kTopTokens; ++k) {
+    char percent[16];  // no words: the same in every language
+    std::snprintf(percent, sizeof percent, " %.0f%%", 100 * pr.prob[static_cast<size_t>(k)]);
+    line += "  '" + v.label(pr.top[static_cast<size_t>(k)]) + "'" + percent;
+  }
+  return line;
+}
+
+// What the model expects after the last token: its top 5 (the first is what greedy decoding
+// would add), as trained and with the knocked-out heads.
+void next_tokens(const ModelView& v) {
+  const int last = static_cast<int>(v.tokens().size()) - 1;
+  ImGui::TextUnformatted((std::string(tr("next token, top 5:")) + top_line(v, v.base(), last)).c_str());
+  if (!v.ablated_heads().empty())
+    ImGui::TextColored({0.92f, 0.47f, 0.47f, 1}, "%s", (std::string(tr("ablated")) + ":" + top_line(v, v.ablated(), last)).c_str());
+}
+
 void tokens(const ModelView& v) {
   const auto& toks = v.tokens();
   const bool ablating = !v.ablated_heads().empty();
-  const float cw = std::max(ImGui::CalcTextSize("W").x + 4, 12.0f);
   const float line = ImGui::GetTextLineHeight() + 2;
   const char* row_names[3] = {tr("token"), tr("guess"), tr("ablated")};
   // The row names' column: 70 px, or wider when a translation needs it.
   float name_w = 70;
   for (const char* name : row_names) name_w = std::max(name_w, ImGui::CalcTextSize(name).x + 8);
   const float avail = ImGui::GetContentRegionAvail().x - name_w;
-  const int per_line = std::max(4, static_cast<int>(avail / cw));
   const int rows = ablating ? 3 : 2;
   ImDrawList* list = ImGui::GetWindowDrawList();
   ImGui::TextDisabled("%s", tr("under each token: the model's guess for it (green right, red wrong)"));
   const int n = static_cast<int>(toks.size());
-  for (int start = 0; start < n; start += per_line) {
+  // Each column as wide as its widest text: a language model's tokens are words, the toy's
+  // single characters. Position t-1 predicted token t, so column t shows that guess.
+  auto shown = [](std::string s) { return s == " " ? std::string("_") : s; };
+  auto guess = [&](const ModelRun& r, int t) { return shown(v.label(r.predictions[static_cast<size_t>(t - 1)].top[0])); };
+  std::vector<float> width(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) {
+    float w = std::max(ImGui::CalcTextSize("W").x, ImGui::CalcTextSize(shown(v.label(toks[static_cast<size_t>(t)])).c_str()).x);
+    if (t > 0) w = std::max(w, ImGui::CalcTextSize(guess(v.base(), t).c_str()).x);
+    if (t > 0 && ablating) w = std::max(w, ImGui::CalcTextSize(guess(v.ablated(), t).c_str()).x);
+    width[static_cast<size_t>(t)] = w + 6;
+  }
+  for (int start = 0; start < n;) {
+    int end = start;
+    for (float used = 0; end < n && (end == start || used + width[static_cast<size_t>(end)] <= avail); ++end)
+      used += width[static_cast<size_t>(end)];
     const ImVec2 p = ImGui::GetCursorScreenPos();
     list->AddText({p.x, p.y}, IM_COL32(180, 180, 190, 255), row_names[0]);
     list->AddText({p.x, p.y + line}, IM_COL32(180, 180, 190, 255), row_names[1]);
     if (ablating) list->AddText({p.x, p.y + 2 * line}, IM_COL32(235, 120, 120, 255), row_names[2]);
-    for (int t = start; t < std::min(n, start + per_line); ++t) {
-      const float x = p.x + name_w + static_cast<float>(t - start) * cw;
-      const std::string label = model::token_label(toks[static_cast<size_t>(t)]);
-      list->AddText({x + 2, p.y}, IM_COL32(235, 235, 240, 255), (label == " " ? "_" : label).c_str());
+    float x = p.x + name_w;
+    for (int t = start; t < end; x += width[static_cast<size_t>(t)], ++t) {
+      const float cw = width[static_cast<size_t>(t)];
+      const std::string label = v.label(toks[static_cast<size_t>(t)]);
+      list->AddText({x + 2, p.y}, IM_COL32(235, 235, 240, 255), shown(label).c_str());
       if (t == 0) continue;
-      // Position t-1 predicted token t.
       auto draw = [&](const ModelRun& r, float y) {
         const Prediction& pr = r.predictions[static_cast<size_t>(t - 1)];
-        const std::string g = model::token_label(pr.top[0]);
         const ImU32 col = pr.target < 0 ? kUnscored : pr.correct() ? kRight : kWrong;
-        list->AddText({x + 2, y}, col, (g == " " ? "_" : g).c_str());
+        list->AddText({x + 2, y}, col, guess(r, t).c_str());
       };
       draw(v.base(), p.y + line);
       if (ablating) draw(v.ablated(), p.y + 2 * line);
       if (ImGui::IsMouseHoveringRect({x, p.y}, {x + cw, p.y + static_cast<float>(rows) * line})) {
         list->AddRect({x, p.y}, {x + cw, p.y + static_cast<float>(rows) * line}, IM_COL32(255, 255, 255, 160));
         ImGui::BeginTooltip();
-        auto top3 = [&](const char* what, const ModelRun& r) {
-          const Prediction& pr = r.predictions[static_cast<size_t>(t - 1)];
-          ImGui::Text("%s: '%s' %.0f%%  '%s' %.0f%%  '%s' %.0f%%", what, model::token_label(pr.top[0]).c_str(),
-                      100 * pr.prob[0], model::token_label(pr.top[1]).c_str(), 100 * pr.prob[1],
-                      model::token_label(pr.top[2]).c_str(), 100 * pr.prob[2]);
-        };
         const Prediction& pr = v.base().predictions[static_cast<size_t>(t - 1)];
         const char* part = pr.part == model::kRepeat  ? tr("repeated")
                            : pr.part == model::kFirst ? tr("first occurrence")
                                                       : tr("not scored");
         ImGui::TextUnformatted(trf("position %d predicts '%s' (%s)", t, label.c_str(), part).c_str());
-        top3(tr("as trained"), v.base());
-        if (ablating) top3(row_names[2], v.ablated());
+        ImGui::TextUnformatted((std::string(tr("as trained")) + ":" + top_line(v, v.base(), t - 1)).c_str());
+        if (ablating) ImGui::TextUnformatted((std::string(row_names[2]) + ":" + top_line(v, v.ablated(), t - 1)).c_str());
         ImGui::EndTooltip();
       }
     }
     ImGui::Dummy({avail + name_w, static_cast<float>(rows) * line + 4});
+    start = end;
   }
 }
 
@@ -316,7 +398,7 @@ WholePanel whole_panel(App& app, ModelView& v) {
   p.revision = v.revision();
   p.layers = v.model().config.layers;
   p.heads = v.model().config.heads;
-  p.label = [](int32_t id) { return model::token_label(id); };
+  p.label = v.labeller();
   p.is_ablated = [&v](model::HeadRef h) { return v.is_ablated(h); };
   p.toggle = [&app, &v](model::HeadRef h) {
     v.toggle(h);
@@ -340,10 +422,12 @@ void panel_model(App& app, const ImVec4& rect) {
   ModelPanelState& s = *app.model_panel;
   ModelView& v = *app.model;
   header(app, v, s);
+  decode_controls(app, v, s);
   if (ImGui::BeginTabBar("##model-tabs")) {
     auto select = [&](const char* tab) { return s.open_tab == tab ? ImGuiTabItemFlags_SetSelected : 0; };
     if (ImGui::BeginTabItem(tr("Heads###model-heads"), nullptr, select("heads"))) {
       numbers(v);
+      next_tokens(v);
       ImGui::Separator();
       cell_values(v);
       grid(app, v, s);

@@ -194,7 +194,10 @@ void model_timeline_tab(App& app) {
           s.group = read_run_group(run);
           s.log = s.group.timelines[s.group.open];
           s.config = s.group.config;
-          if (s.group.several()) s.learned_job = start_task([g = s.group] { return count_learned(g); });
+          // "Learned" is the induction task's repeat accuracy: a language model's runs have no
+          // such task (and the page ships only their logs: no weights to count with).
+          const bool text_run = std::filesystem::exists(std::filesystem::path(run) / "tokenizer.json");
+          if (s.group.several() && !text_run) s.learned_job = start_task([g = s.group] { return count_learned(g); });
         } catch (const Error& e) {
           // The run alone, when its recipe's seeds cannot be read or do not line up.
           app.show_banner(e.what(), true, 8.0);

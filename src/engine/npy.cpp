@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "checked.h"
 #include "error.h"
+#include "half.h"
 #include "read_file.h"
 
 namespace attnsim {
@@ -70,10 +71,11 @@ Dims parse_shape(const std::string& text, const std::string& what) {
 // What the header claims: dtype, shape, where the data starts and how many bytes it takes.
 // `prefix` holds at least the header (the data may follow or not).
 struct NpyHeader {
-  DType dtype;
+  DType dtype;         // what the loaded tensor holds
+  bool half = false;   // '<f2': the file stores float16, widened to float32 on load
   Dims shape;
   size_t data_start;
-  int64_t data_bytes;
+  int64_t data_bytes;  // in the file: shape × the file's itemsize (2 for '<f2')
 };
 
 // Bytes before the header dict: magic, version, header length.
@@ -108,9 +110,13 @@ NpyHeader parse_npy_header(const std::string& prefix, const std::string& what) {
   NpyHeader h;
   const std::string descr = dict_value(header, "descr", what);
   if (descr == "<f4") h.dtype = DType::F32;
-  else if (descr == "|b1" || descr == "<b1" || descr == "b1") h.dtype = DType::Bool;
+  else if (descr == "<f2") {
+    h.dtype = DType::F32;
+    h.half = true;
+  } else if (descr == "|b1" || descr == "<b1" || descr == "b1") h.dtype = DType::Bool;
   else
-    throw Error(what + ": dtype '" + descr + "' is not supported (want float32 '<f4' or bool '|b1'; convert with .astype)");
+    throw Error(what + ": dtype '" + descr +
+                "' is not supported (want float32 '<f4', float16 '<f2' or bool '|b1'; convert with .astype)");
   const std::string fortran = dict_value(header, "fortran_order", what);
   if (fortran == "True")
     throw Error(what + ": Fortran-order arrays are not supported (save with np.ascontiguousarray)");
@@ -121,7 +127,7 @@ NpyHeader parse_npy_header(const std::string& prefix, const std::string& what) {
   if (h.shape.size() > 32) throw Error(what + ": .npy shape has " + std::to_string(h.shape.size()) + " dimensions (at most 32)");
   h.data_start = header_start + header_len;
   std::vector<int64_t> factors = h.shape;
-  factors.push_back(itemsize(h.dtype));
+  factors.push_back(h.half ? 2 : itemsize(h.dtype));
   h.data_bytes = checked_product(factors, what + ": data bytes of shape " + format_dims(h.shape) + " × itemsize");
   return h;
 }
@@ -129,7 +135,23 @@ NpyHeader parse_npy_header(const std::string& prefix, const std::string& what) {
 void check_data_size(const NpyHeader& h, int64_t have, const std::string& what) {
   if (have != h.data_bytes)
     throw Error(what + ": data is " + std::to_string(have) + " bytes but shape " + format_dims(h.shape) + " of " +
-                dtype_name(h.dtype) + " needs " + std::to_string(h.data_bytes) + (have < h.data_bytes ? " (truncated)" : ""));
+                (h.half ? std::string("float16") : dtype_name(h.dtype)) + " needs " + std::to_string(h.data_bytes) + (have < h.data_bytes ? " (truncated)" : ""));
+}
+
+// The file's data as the tensor: float16 is widened (exactly: every half is a float).
+Tensor from_data(const NpyHeader& h, const char* data) {
+  Tensor t = Tensor::empty(h.shape, h.dtype);
+  if (!h.half) {
+    std::memcpy(t.storage()->bytes.get(), data, static_cast<size_t>(h.data_bytes));
+    return t;
+  }
+  float* out = t.f32();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, data + 2 * i, 2);  // little-endian, as '<f2' says (every target here is)
+    out[i] = half_bits_to_float(bits);
+  }
+  return t;
 }
 
 void check_bools(const Tensor& t, const std::string& what) {
@@ -162,8 +184,7 @@ class InputFile : public RegularFile {
 Tensor parse_npy(const std::string& bytes, const std::string& what) {
   const NpyHeader h = parse_npy_header(bytes, what);
   check_data_size(h, static_cast<int64_t>(bytes.size() - h.data_start), what);
-  Tensor t = Tensor::empty(h.shape, h.dtype);
-  std::memcpy(t.storage()->bytes.get(), bytes.data() + h.data_start, static_cast<size_t>(h.data_bytes));
+  Tensor t = from_data(h, bytes.data() + h.data_start);
   check_bools(t, what);
   return t;
 }
@@ -180,9 +201,15 @@ Tensor read_npy(const std::string& path) {
   const NpyHeader h = parse_npy_header(f.header_bytes(), path);
   // The header's own claim caps the read: the file must hold exactly that many data bytes.
   check_data_size(h, f.size() - static_cast<int64_t>(h.data_start), path);
-  Tensor t = Tensor::empty(h.shape, h.dtype);
-  f.read_at(static_cast<int64_t>(h.data_start), t.storage()->bytes.get(), h.data_bytes);
-  check_bools(t, path);
+  if (!h.half) {
+    Tensor t = Tensor::empty(h.shape, h.dtype);
+    f.read_at(static_cast<int64_t>(h.data_start), t.storage()->bytes.get(), h.data_bytes);
+    check_bools(t, path);
+    return t;
+  }
+  std::string halves(static_cast<size_t>(h.data_bytes), '\0');  // the file's bytes, then widened
+  f.read_at(static_cast<int64_t>(h.data_start), halves.data(), h.data_bytes);
+  Tensor t = from_data(h, halves.data());
   return t;
 }
 

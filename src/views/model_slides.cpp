@@ -532,12 +532,16 @@ std::vector<fig::PlotLayout> add_timeline_plots(fig::Figure& f, const fig::Theme
     } else if (!parts) {
       p.title = tr_in(ui, "loss (nats)");
       fig::Series all{in_lang(lang, "손실", "loss"), orange, {}, 4};
+      // A language model's log also scores held-out text at some steps: its own line.
+      fig::Series heldout{in_lang(lang, "검증 텍스트 손실", "held-out loss"), blue, {}, 4};
       for (size_t i = 0; i < tl.points.size(); ++i) {
-        hi = std::max(hi, tl.points[i].loss);
-        if (i % stride == 0 || i + 1 == tl.points.size())
-          all.points.emplace_back(static_cast<double>(tl.points[i].step), tl.points[i].loss);
+        const TimelinePoint& q = tl.points[i];
+        hi = std::max({hi, q.loss, q.heldout});
+        if (q.heldout >= 0) heldout.points.emplace_back(static_cast<double>(q.step), q.heldout);
+        if (i % stride == 0 || i + 1 == tl.points.size()) all.points.emplace_back(static_cast<double>(q.step), q.loss);
       }
       p.series = {all};
+      if (!heldout.points.empty()) p.series.push_back(std::move(heldout));
     } else {
       p.title = tr_in(ui, "loss per part (nats)");
       fig::Series first{in_lang(lang, "첫 사본", "first copy"), blue, {}, 4};

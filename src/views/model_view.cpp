@@ -10,9 +10,12 @@
 
 #include "views/i18n.h"
 #include "engine/error.h"
+#include "engine/read_file.h"
 #include "model/ablate.h"
 #include "model/checkpoint.h"
+#include "model/generate.h"
 #include "model/tasks.h"
+#include "model/text_task.h"
 #include "model/tokenizer.h"
 #include "model/whole_models.h"
 
@@ -26,6 +29,13 @@ std::string default_model_dir() {
   if (const char* env = std::getenv("ATTNSIM_MODEL"); env && *env) return env;
   return model::shipped_models_dir() + "/induction";
 }
+
+std::string start_model_dir() {
+  if (const char* env = std::getenv("ATTNSIM_MODEL"); env && *env) return env;
+  return model::shipped_models_dir() + "/wordnet-lm-s1";
+}
+
+std::string default_heldout_path() { return model::shipped_models_dir() + "/../corpus/wordnet-heldout-sample.txt"; }
 
 std::vector<uint8_t> sequence_parts(const std::vector<int32_t>& tokens) {
   std::vector<uint8_t> parts(tokens.size(), model::kOther);
@@ -44,16 +54,44 @@ uint64_t next_load_id() {
   static std::atomic<uint64_t> next{0};
   return ++next;
 }
+
+// The held-out sample is a few hundred glosses (48 KB); a file past this is not the sample.
+constexpr int64_t kMaxHeldoutBytes = int64_t{4} << 20;
+
+// A language model's tokenizer and its end-of-text id, checked against the model: every id the
+// tokenizer makes must be a row of the embedding. Throws Error naming the file.
+std::shared_ptr<const model::hf::Tokenizer> text_tokenizer(const std::string& dir, const model::ModelConfig& c,
+                                                           int32_t* eos) {
+  auto tok = std::make_shared<const model::hf::Tokenizer>(model::hf::load_tokenizer(dir));
+  const std::string file = (fs::path(dir) / "tokenizer.json").string();
+  if (tok->vocab_size() != c.vocab)
+    throw Error(trf("%s: %lld tokens, but the model's vocabulary is %lld", file.c_str(),
+                    static_cast<long long>(tok->vocab_size()), static_cast<long long>(c.vocab)));
+  const std::optional<int32_t> id = tok->token_id("<|endoftext|>");
+  if (!id) throw Error(trf("%s: no <|endoftext|> token (a language model's sequences start with it)", file.c_str()));
+  *eos = *id;
+  return tok;
+}
 }  // namespace
 
 void ModelView::load(const std::string& dir) {
   nlohmann::json meta;
   model::Model m = model::load_checkpoint(dir, &meta);  // throws: the view keeps what it had
+  std::shared_ptr<const model::hf::Tokenizer> tok;
+  int32_t start = 0;
+  std::error_code ec;
+  if (fs::exists(fs::path(dir) / "tokenizer.json", ec)) tok = text_tokenizer(dir, m.config, &start);  // throws likewise
   model_ = std::move(m);
+  tokenizer_ = std::move(tok);
+  start_token_ = start;
   dir_ = dir;
   step_ = meta.value("step", int64_t{0});
-  roles_ = model::score_heads(model_, model::scoring_batch(model_.config));
-  means_ = model::head_means(model_, model::ablation_batch(model_.config));
+  // A language model is scored and mean-ablated on held-out text (its BOS is EOS, its tokens
+  // words); the toy model on the batches its task makes.
+  std::optional<model::Batch> repeated;
+  read_heldout(&repeated);
+  roles_ = model::score_heads(model_, repeated ? *repeated : model::scoring_batch(model_.config));
+  means_ = model::head_means(model_, heldout_batch_.batch ? heldout_batch_ : model::ablation_batch(model_.config));
   ablation_.means = means_;
   // Heads of a model with another shape do not exist in this one.
   std::erase_if(ablation_.heads, [&](const model::HeadRef& h) {
@@ -62,10 +100,68 @@ void ModelView::load(const std::string& dir) {
   loaded_ = true;
   load_id_ = next_load_id();
   dla_token_ = -1;  // a token of the last model may not exist in this one
-  if (tokens_.empty() || static_cast<int64_t>(tokens_.size()) > model_.config.seq_len)
-    repeated_random(std::min<int64_t>(16, (model_.config.seq_len - 1) / 2), 7);
-  else
+  measure_heldout(true);
+  // A sequence of another model's alphabet means nothing to this one: start afresh.
+  const bool fits = !tokens_.empty() && static_cast<int64_t>(tokens_.size()) <= model_.config.seq_len &&
+                    tokens_[0] == start_token_ &&
+                    std::all_of(tokens_.begin(), tokens_.end(), [&](int32_t t) { return t < model_.config.vocab; });
+  if (fits)
     recompute();
+  else if (tokenizer_) {
+    std::vector<int32_t> first = text_tokens(sentences()[0]);
+    first.resize(std::min<size_t>(first.size(), static_cast<size_t>(model_.config.seq_len)));  // a short model: a prefix
+    set_tokens(std::move(first));
+  }
+  else
+    repeated_random(std::min<int64_t>(16, (model_.config.seq_len - 1) / 2), 7);
+}
+
+void ModelView::read_heldout(std::optional<model::Batch>* repeated) {
+  heldout_batch_ = {};
+  heldout_lines_.clear();
+  heldout_ = {};
+  if (!tokenizer_) return;
+  try {
+    const model::TextStream stream = model::tokenize_lines(*tokenizer_, read_text_file(heldout_path_, kMaxHeldoutBytes));
+    heldout_batch_ = model::text_windows(stream, model_.config.seq_len, kHeldoutWindows);
+    *repeated = model::repeated_text(stream, std::min<int64_t>(32, (model_.config.seq_len - 1) / 2), 16);
+    for (size_t i = 0; i < stream.starts.size(); ++i) {
+      const int64_t end = i + 1 < stream.starts.size() ? stream.starts[i + 1] : static_cast<int64_t>(stream.tokens.size());
+      heldout_lines_.emplace_back(stream.tokens.begin() + stream.starts[i],
+                                  stream.tokens.begin() + std::min(end, stream.starts[i] + model_.config.seq_len));
+    }
+  } catch (const Error& e) {  // the model still opens; the panel says why there is no held-out loss
+    heldout_batch_ = {};
+    heldout_lines_.clear();
+    heldout_.why = e.what();
+  }
+}
+
+void ModelView::measure_heldout(bool trained_too) {
+  if (!heldout_batch_.batch) return;
+  if (trained_too) {
+    const model::PartStats all = model::cross_entropy(model::forward(model_, heldout_batch_).logits, heldout_batch_).all;
+    heldout_.trained = all.loss();
+    heldout_.tokens = all.count;
+    heldout_.windows = heldout_batch_.batch;
+    heldout_.measured = true;
+  }
+  heldout_.ablated = ablation_.heads.empty()
+                         ? heldout_.trained
+                         : model::cross_entropy(model::forward(model_, heldout_batch_, &ablation_).logits, heldout_batch_).all.loss();
+}
+
+namespace {
+std::string text_label(const model::hf::Tokenizer& tok, int32_t id) {
+  return tok.is_token(id) ? tok.token_label(id) : "#" + std::to_string(id);  // a hole below vocab_size
+}
+}  // namespace
+
+std::string ModelView::label(int32_t id) const { return tokenizer_ ? text_label(*tokenizer_, id) : model::token_label(id); }
+
+std::function<std::string(int32_t)> ModelView::labeller() const {
+  if (!tokenizer_) return [](int32_t id) { return model::token_label(id); };
+  return [tok = tokenizer_](int32_t id) { return text_label(*tok, id); };  // keeps the tokenizer alive
 }
 
 std::string ModelView::role(int64_t layer, int64_t head) const {
@@ -110,12 +206,19 @@ std::vector<std::string> ModelView::list_timeline() const {
 
 std::string ModelView::text() const {
   std::vector<int32_t> rest(tokens_.begin() + (tokens_.empty() ? 0 : 1), tokens_.end());
-  return model::decode(rest);
+  return tokenizer_ ? tokenizer_->decode(rest) : model::decode(rest);
 }
 
 void ModelView::set_text(const std::string& text) {
   if (!loaded_) throw Error(tr("no model is loaded"));
-  set_tokens(model::encode(text, model_.config.vocab));
+  set_tokens(tokenizer_ ? text_tokens(text) : model::encode(text, model_.config.vocab));
+}
+
+std::vector<int32_t> ModelView::text_tokens(const std::string& text) const {
+  std::vector<int32_t> tokens{start_token_};
+  const std::vector<int32_t> ids = tokenizer_->encode(text);
+  tokens.insert(tokens.end(), ids.begin(), ids.end());
+  return tokens;
 }
 
 void ModelView::set_tokens(std::vector<int32_t> tokens) {
@@ -136,12 +239,18 @@ void ModelView::repeated_random(int64_t repeat, uint64_t seed) {
   if (!loaded_) throw Error(tr("no model is loaded"));
   const model::Batch b = model::repeated_batch(model_.config.vocab, repeat, 1, seed);
   // BOS + r + r, as the head scores are measured: a third copy is outside what the task
-  // trains (the shipped model's accuracy drops there).
-  set_tokens(std::vector<int32_t>(b.tokens.begin(), b.tokens.end()));
+  // trains (the shipped model's accuracy drops there). A language model starts with EOS.
+  std::vector<int32_t> tokens(b.tokens.begin(), b.tokens.end());
+  tokens[0] = start_token_;
+  set_tokens(std::move(tokens));
 }
 
 void ModelView::task_example(uint64_t seed) {
   if (!loaded_) throw Error(tr("no model is loaded"));
+  if (tokenizer_) {
+    if (heldout_lines_.empty()) throw Error(heldout_.why.empty() ? tr("no held-out text is loaded") : heldout_.why);
+    return set_tokens(heldout_lines_[seed % heldout_lines_.size()]);
+  }
   model::TaskSpec spec;
   spec.vocab = model_.config.vocab;
   spec.len = model_.config.seq_len;
@@ -151,8 +260,17 @@ void ModelView::task_example(uint64_t seed) {
   set_tokens(std::vector<int32_t>(b.tokens.begin(), b.tokens.end()));
 }
 
+void ModelView::decode(int64_t steps, const model::SamplingOptions& options) {
+  if (!loaded_) throw Error(tr("no model is loaded"));
+  if (static_cast<int64_t>(tokens_.size()) >= model_.config.seq_len)
+    throw Error(trf("the sequence already has %lld tokens, all this model reads", static_cast<long long>(model_.config.seq_len)));
+  set_tokens(model::generate(model_, tokens_, steps, options,
+                             tokenizer_ ? std::optional<int32_t>(start_token_) : std::nullopt));
+}
+
 const std::vector<std::string>& ModelView::sentences() {
-  // Characters of the model's alphabet; a sentence said twice gives induction its chance.
+  // Characters of the toy model's alphabet (a language model reads them too); a sentence said
+  // twice gives induction its chance.
   static const std::vector<std::string> s = {
       "the cat sat on the mat. the cat sat on the mat.",
       "Mary and John went to the shop. Mary and John",
@@ -203,7 +321,7 @@ ModelRun ModelView::run(const model::Ablation* ablation) const {
         attn.at("alpha").out, model::output_norms(model_, attn, static_cast<int64_t>(l))));
   }
   r.patterns = model::score_heads(model_, acts, batch);
-  // Top-3 of the softmax at every position: logits (1, T, V).
+  // Top-5 of the softmax at every position: logits (1, T, V).
   const int64_t T = batch.len, V = model_.config.vocab;
   const std::vector<float> logit_values = acts.logits.to_vector();
   const float* logits = logit_values.data();
@@ -215,12 +333,13 @@ ModelRun ModelView::run(const model::Ablation* ablation) const {
     for (int64_t v = 0; v < V; ++v) sum += std::exp(static_cast<double>(row[v] - mx));
     std::vector<int32_t> order(static_cast<size_t>(V));
     for (int64_t v = 0; v < V; ++v) order[static_cast<size_t>(v)] = static_cast<int32_t>(v);
-    std::partial_sort(order.begin(), order.begin() + 3, order.end(),
-                      [&](int32_t a, int32_t b) { return row[a] > row[b]; });
+    const int k_top = static_cast<int>(std::min<int64_t>(kTopTokens, V));
+    std::partial_sort(order.begin(), order.begin() + k_top, order.end(),
+                      [&](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
     Prediction& p = r.predictions[static_cast<size_t>(t)];
     p.target = batch.targets[static_cast<size_t>(t)];
     p.part = batch.part[static_cast<size_t>(t)];
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < k_top; ++k) {
       p.top[static_cast<size_t>(k)] = order[static_cast<size_t>(k)];
       p.prob[static_cast<size_t>(k)] =
           static_cast<float>(std::exp(static_cast<double>(row[order[static_cast<size_t>(k)]] - mx)) / sum);
@@ -256,6 +375,7 @@ void ModelView::recompute(bool sequence_changed) {
     recompute_whole();
   }
   if (!ablation_.heads.empty()) ablated_ = run(&ablation_);
+  if (!sequence_changed) measure_heldout(false);  // the held-out loss with the heads knocked out now
   compute_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   ++revision_;
 }
@@ -268,7 +388,7 @@ std::shared_ptr<RunData> ModelView::run_data(int64_t layer) const {
   d->config = model::attention_config(model_.config, 1, T);
   d->run.trace = r.traces[static_cast<size_t>(layer)];
   std::vector<std::string> labels;
-  for (int32_t t : tokens_) labels.push_back(model::token_label(t));
+  for (int32_t t : tokens_) labels.push_back(label(t));
   d->q_tokens = {labels};
   d->k_tokens = {labels};
   d->compute_ms = compute_ms_;

@@ -1,7 +1,13 @@
 // ModelView: the trained model the app shows. A checkpoint, the sequence on screen, the heads
 // knocked out, and what follows from them: two forward passes (as trained, and with the
-// ablation), their loss and accuracy per part, the top-3 predictions at every position, each
+// ablation), their loss and accuracy per part, the top-5 predictions at every position, each
 // layer's 25-step trace. No OpenGL: tested without a window.
+//
+// A checkpoint folder that holds tokenizer.json is a language model (the WordNet runs): typed
+// text goes through that tokenizer, the sequence starts with its "<|endoftext|>" (the token
+// every training window starts with) instead of BOS 0, every label is the tokenizer's, and the
+// view also measures the loss on a held-out text sample (HeldoutLoss) as trained and with the
+// knocked-out heads. Without tokenizer.json: the toy alphabet (model/tokenizer.h), as before.
 //
 // Parts of a typed sequence (the task's own parts need its generator; a typed one has none):
 //   position t predicts tokens[t+1]; its part is
@@ -14,7 +20,9 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,15 +30,19 @@
 #include "views/session.h"
 #include "views/whole_run.h"
 #include "model/heads.h"
+#include "model/hf_tokenizer.h"
 #include "model/model.h"
+#include "model/sampling.h"
 
 namespace attnsim::app {
 
+inline constexpr int kTopTokens = 5;  // predictions listed per position
+
 struct Prediction {
-  int32_t target = -1;               // tokens[t+1], -1 = not scored
-  uint8_t part = 0;                  // model::kFirst / kRepeat / kOther
-  std::array<int32_t, 3> top{};      // most likely next tokens
-  std::array<float, 3> prob{};       // their softmax probabilities
+  int32_t target = -1;                      // tokens[t+1], -1 = not scored
+  uint8_t part = 0;                         // model::kFirst / kRepeat / kOther
+  std::array<int32_t, kTopTokens> top{};    // most likely next tokens, most likely first
+  std::array<float, kTopTokens> prob{};     // their softmax probabilities
   bool correct() const { return target >= 0 && top[0] == target; }
 };
 
@@ -44,6 +56,22 @@ struct ModelRun {
   model::HeadTable patterns;             // role scores of each head on this sequence alone
 };
 
+// A language model's mean next-token loss (nats per token) on the held-out sample: its lines
+// tokenized with EOS before each, read as kHeldoutWindows windows of seq_len tokens from line
+// starts (model::text_windows, as training's held-out evaluation reads its split). Small
+// enough to recompute on every click of a head.
+struct HeldoutLoss {
+  bool measured = false;  // false: not a language model, or the sample could not be read (why)
+  std::string why;        // when a language model has no measurement: one line saying why
+  double trained = 0;     // as trained
+  double ablated = 0;     // with the knocked-out heads (== trained when none)
+  int64_t tokens = 0;     // targets scored
+  int64_t windows = 0;
+};
+inline constexpr int64_t kHeldoutWindows = 8;
+// assets/corpus/wordnet-heldout-sample.txt: 256 held-out WordNet glosses, one a line.
+std::string default_heldout_path();
+
 class ModelView {
  public:
   // Loads a checkpoint folder; throws Error (one line naming the file). On failure the view
@@ -53,7 +81,22 @@ class ModelView {
   const std::string& dir() const { return dir_; }
   int64_t step() const { return step_; }  // training step of the checkpoint (model.json)
   const model::Model& model() const { return model_; }
+  // A language model: the folder held tokenizer.json (null otherwise).
+  bool text_model() const { return tokenizer_ != nullptr; }
+  const model::hf::Tokenizer* tokenizer() const { return tokenizer_.get(); }
+  // The token every sequence starts with: the tokenizer's "<|endoftext|>", else BOS 0.
+  int32_t start_token() const { return start_token_; }
+  // Every label the model view draws (grid, tokens, predictions, traces, slides): the
+  // tokenizer's token_label, else the toy alphabet's. "#id" for an id that is not a token.
+  std::string label(int32_t id) const;
+  std::function<std::string(int32_t)> labeller() const;  // label() that outlives a reload
+
+  // The held-out text sample a language model is measured on; read by the next load().
+  void set_heldout_path(std::string path) { heldout_path_ = std::move(path); }
+  const std::string& heldout_path() const { return heldout_path_; }
+  const HeldoutLoss& heldout() const { return heldout_; }
   // Role scores on the standard scoring batch: what `attnsim-cli heads` prints. Badges.
+  // A language model's: on held-out lines repeated (EOS + r + r, model::repeated_text).
   const model::HeadTable& roles() const { return roles_; }
   std::string role(int64_t layer, int64_t head) const;
   std::vector<model::HeadRef> heads_with_role(const std::string& role) const;
@@ -63,13 +106,17 @@ class ModelView {
   // A run that kept no checkpoints is RUN alone (its log is still the Training tab's).
   std::vector<std::string> timeline() const;
 
-  // The sequence (BOS first). Each setter recomputes; throws Error on bad input.
+  // The sequence (start_token() first). Each setter recomputes; throws Error on bad input.
   const std::vector<int32_t>& tokens() const { return tokens_; }
-  std::string text() const;  // the sequence without BOS, as characters
-  void set_text(const std::string& text);
+  std::string text() const;  // the sequence without its start token, decoded
+  void set_text(const std::string& text);  // the start token, then the text's tokens
   void set_tokens(std::vector<int32_t> tokens);
-  void repeated_random(int64_t repeat, uint64_t seed);  // BOS + r + r
-  void task_example(uint64_t seed);                      // one training sequence
+  void repeated_random(int64_t repeat, uint64_t seed);  // start token + r + r
+  // One training sequence; a language model's: one held-out line (the seed picks which).
+  void task_example(uint64_t seed);
+  // Appends up to `steps` tokens chosen by the model (model/generate.h: greedy at temperature
+  // 0, else a seeded draw), stopping after a language model's end-of-text token or at seq_len.
+  void decode(int64_t steps, const model::SamplingOptions& options);
   static const std::vector<std::string>& sentences();    // default English sentences
 
   // Ablation. Each change recomputes the ablated pass.
@@ -115,11 +162,20 @@ class ModelView {
   void recompute_whole();
   ModelRun run(const model::Ablation* ablation) const;
   std::vector<std::string> list_timeline() const;
+  void read_heldout(std::optional<model::Batch>* repeated);
+  std::vector<int32_t> text_tokens(const std::string& text) const;  // start token + the tokenizer's ids
+  void measure_heldout(bool trained_too);
 
   bool loaded_ = false;
   std::string dir_;
   int64_t step_ = 0;
   model::Model model_;
+  std::shared_ptr<const model::hf::Tokenizer> tokenizer_;
+  int32_t start_token_ = 0;
+  std::string heldout_path_ = default_heldout_path();
+  model::Batch heldout_batch_;  // a language model's held-out windows; empty when none
+  std::vector<std::vector<int32_t>> heldout_lines_;  // EOS + each held-out line (task_example)
+  HeldoutLoss heldout_;
   model::HeadTable roles_;
   std::vector<std::vector<std::vector<float>>> means_;
   std::vector<int32_t> tokens_;
@@ -141,9 +197,13 @@ class ModelView {
 // and "model-ablate-induction" (every head labelled induction knocked out).
 bool is_model_scenario(const std::string& name);
 
-// The folder of the shipped checkpoint (assets/models/induction in the source tree), or the
-// ATTNSIM_MODEL environment variable when set.
+// The folder of the shipped toy checkpoint (assets/models/induction in the source tree), or the
+// ATTNSIM_MODEL environment variable when set: what decode scenarios and exports run on.
 std::string default_model_dir();
+// The folder the model view opens when nothing names one (the app's and the page's model
+// scenario): the language model, assets/models/wordnet-lm-s1, or ATTNSIM_MODEL when set.
+std::string start_model_dir();
+
 
 // Parts of a sequence's targets by the rule above.
 std::vector<uint8_t> sequence_parts(const std::vector<int32_t>& tokens);

@@ -31,7 +31,6 @@
 #include "figure/tensor_figure.h"
 #include "lessons/markup.h"
 #include "lessons/quantity.h"
-#include "model/tokenizer.h"
 
 namespace attnsim::app {
 
@@ -324,7 +323,7 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
   // on the sequence its whole-pass claims read and at the sampling settings of the first claim
   // that samples.
   const Lang lang = v.lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
-  const TokenLabel label = [](int32_t id) { return model::token_label(id); };
+  const TokenLabel label = views[0].labeller();
   if (st.action == "open-sampling" || st.action == "open-overview") {
     const lessons::Claim* first = nullptr;
     for (const lessons::Claim& c : st.claims)

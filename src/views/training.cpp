@@ -113,6 +113,7 @@ Timeline read_train_log(const std::string& path) {
       p.loss = j.at("loss");
       p.loss_first = j.value("loss_first", -1.0);
       p.loss_repeat = j.value("loss_repeat", -1.0);
+      p.heldout = j.value("heldout_loss", -1.0);
       p.seconds = j.value("seconds", 0.0);
       if (j.contains("scores")) {
         p.scored = true;

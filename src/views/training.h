@@ -21,6 +21,7 @@ struct TimelinePoint {
   int64_t step = 0;
   double loss = 0;
   double loss_first = -1, loss_repeat = -1;  // -1: no target of that part in the batch
+  double heldout = -1;                       // a language model's held-out loss at scored steps; -1: none
   double seconds = 0;
   bool scored = false;
   model::HeadTable scores;  // when scored: induction, previous, first, ... per head

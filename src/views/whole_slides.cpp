@@ -1,7 +1,6 @@
 // The whole pass's slides. See whole_slides.h.
 #include "views/whole_slides.h"
 
-#include "model/tokenizer.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/overview_figure.h"
@@ -50,7 +49,7 @@ figure::Figure whole_slide(const Options& o, Lang lang) {
   ModelView view;
   view.load(o.model.empty() ? default_model_dir() : o.model);
   if (!o.text.empty()) view.set_text(o.text);
-  Shown s{&view.whole(), &view.sampling(), [](int32_t id) { return model::token_label(id); }, view.tokens(),
+  Shown s{&view.whole(), &view.sampling(), view.labeller(), view.tokens(),
           view.model().config.mlp};
   return draw(o, lang, s);
 }

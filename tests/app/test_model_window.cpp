@@ -49,7 +49,11 @@ Image load(const std::string& path) {
   return img;
 }
 
-int run(const std::string& args) { return std::system((kApp + " " + args + " > /dev/null").c_str()); }
+// These checks are the toy induction model's (its badges, its phase change): the model scenario
+// opens the language model unless ATTNSIM_MODEL names another, so name this one.
+int run(const std::string& args) {
+  return std::system(("ATTNSIM_MODEL='" + model_dir() + "' " + kApp + " " + args + " > /dev/null").c_str());
+}
 
 // panel_model.cpp: the ablated mark IM_COL32(235, 40, 40), the induction badge (255, 150, 20).
 // The knocked-out frame and cross: the slides' vermillion 0xD55E00 (model_slides.cpp kKnocked).
