@@ -27,12 +27,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kFields = {
+// A function's static, not a namespace-scope vector: kModelFields is built from it during static
+// initialisation, in another file, whose order against this one is unspecified.
+const std::vector<std::string>& fields() {
+  static const std::vector<std::string> names = {
     "text_loss", "text_accuracy", "text_icl", "text_previous", "text_first", "text_duplicate", "text_induction",
     "text_best", "text_best_layer", "text_best_head", "arcs_best", "arcs_best_layer", "arcs_best_head", "arcs_count",
     "arcs_head", "arcs_previous_word", "arcs_nearest_noun", "arcs_chance", "text_ablate_dloss", "text_ablate_daccuracy",
     "text_ablate_kl", "text_keep_dloss", "text_keep_daccuracy", "text_keep_kl", "heldout_loss", "unigram_loss",
     "bigram_loss", "log_heldout_loss", "log_icl"};
+  return names;
+}
 
 constexpr int64_t kRepeat = 24;            // text_induction: sample lines of 24 tokens, twice
 constexpr int64_t kMaxFileBytes = int64_t{64} << 20;
@@ -158,9 +163,9 @@ double log_field(const std::string& run, const ModelSettings& s, const std::stri
 
 }  // namespace
 
-const std::vector<std::string>& text_fields() { return kFields; }
+const std::vector<std::string>& text_fields() { return fields(); }
 
-bool is_text_field(const std::string& f) { return std::find(kFields.begin(), kFields.end(), f) != kFields.end(); }
+bool is_text_field(const std::string& f) { return std::find(fields().begin(), fields().end(), f) != fields().end(); }
 
 bool text_field_reads_keep(const std::string& f) { return f.rfind("text_keep_", 0) == 0; }
 
