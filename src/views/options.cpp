@@ -34,6 +34,9 @@ const char* const kUsage =
     "               (the flash tiles advancing: one frame per tile event of head 0)\n"
     "       attnsim --export-gif FILE.gif | --export-frames DIR --panel decode --scenario DECODE\n"
     "               [--from CALL] [--to CALL] (each call's K/V rows flying into the cache)\n"
+    "       attnsim --export-gif FILE.gif | --export-frames DIR --panel sampling|overview [--model DIR]\n"
+    "               [--text ...] [--top-k K] [--top-p P] [--seed S] (the temperature swept from 0.25 to 2;\n"
+    "               the residual stream walked block by block)\n"
     "       attnsim --bench-frames N [--scenario NAME] [--train-live] [--panel slide]\n"
     "       attnsim --bench-edit N [--scenario NAME]\n"
     "       attnsim --print-trace [--scenario NAME]   the trace as JSON (attnsim-cli trace --json), no window\n";
@@ -219,9 +222,11 @@ Options parse_options(const std::vector<std::string>& args) {
     throw Error("--panel " + o.panel + " is widgets, not a figure: export it as .png without --slide");
   // --panel flash animates the tile walk (one frame per tile event): no steps to name;
   // --panel decode animates decode calls (--from / --to are call numbers, all by default).
+  // --panel sampling sweeps the temperature, --panel overview walks the stream (whole_slides.h).
   if ((o.mode == Mode::ExportGif || o.mode == Mode::ExportFrames) && o.panel != "flash" && o.panel != "decode" &&
-      (o.from.empty() || o.to.empty()))
-    throw Error("--export-gif and --export-frames need --from STEP and --to STEP (or --panel flash or decode)");
+      o.panel != "sampling" && o.panel != "overview" && (o.from.empty() || o.to.empty()))
+    throw Error("--export-gif and --export-frames need --from STEP and --to STEP (or --panel flash, decode, sampling "
+                "or overview)");
   if (static_cast<int64_t>(o.fps) * static_cast<int64_t>(o.seconds) > 1200)
     throw Error("--fps x --seconds gives more than 1200 frames");
   return o;

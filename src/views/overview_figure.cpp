@@ -34,6 +34,8 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   OverviewLayout out;
   const WholeRun& run = *in.run;
   const int64_t L = run.layers(), T = static_cast<int64_t>(in.tokens.size());
+  const int64_t shown = in.reveal < 0 ? L + 1 : std::min(in.reveal, L + 1);  // the last stage drawn
+  auto reached = [&](int64_t stage) { return stage <= shown; };
   // Columns: the token labels, then embed, the L blocks, logits, probs.
   float label_w = fig::text_width(tr_in(lang, "tokens"), kSize);
   for (const std::string& t : in.tokens) label_w = std::max(label_w, fig::text_width(t, kSize));
@@ -68,6 +70,8 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   for (int64_t l = 0; l < L; ++l) {
     const fig::Rect r{col(1 + l) + kGap / 2, band_y, col_w - kGap, band_h};
     f.box(r, th.background, th.frame, 2);
+    out.blocks.push_back(r);
+    if (!reached(1 + l)) continue;
     const fig::Rect attn{r.x + 4, r.y + 4, r.w - 8, (in.mlp ? r.h / 2 : r.h) - 8};
     f.box(attn, fig::mix(th.background, kAttn, 0.35f));
     label_in(f, attn, tr_in(lang, "attention"), th.text);
@@ -76,11 +80,14 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
       f.box(mlp, fig::mix(th.background, kMlp, 0.35f));
       label_in(f, mlp, "MLP", th.text);
     }
-    out.blocks.push_back(r);
   }
-  out.logits = stage_box(L + 1, th.accent);
-  label_in(f, out.logits, tr_in(lang, "unembedding"), th.text);
-  label_in(f, stage_box(L + 2, th.accent), "softmax", th.text);
+  const bool end = reached(L + 1);
+  out.logits = stage_box(L + 1, end ? th.accent : th.background);
+  const fig::Rect probs = stage_box(L + 2, end ? th.accent : th.background);
+  if (end) {
+    label_in(f, out.logits, tr_in(lang, "unembedding"), th.text);
+    label_in(f, probs, "softmax", th.text);
+  }
 
   // The stream's norm: positions down, stages across, under the columns they belong to.
   const float hm_y = band_y + band_h + kSize * 1.6f;
@@ -89,15 +96,16 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
          fig::fit_text(tr_in(lang, "‖x‖ of the residual stream after each stage, per position"), kSize, col(L + 1) - col(0)),
          kSize, th.muted, fig::Anchor::Start, false, "label");
   fig::Heatmap hm;
-  hm.rect = {col(0) + kGap / 2, hm_y, col(L + 1) - col(0) - kGap, hm_h};
+  const int64_t cols = std::min(shown + 1, L + 1);  // embed, then each block reached
+  hm.rect = {col(0) + kGap / 2, hm_y, col(cols) - col(0) - kGap, hm_h};
   hm.rows = T;
-  hm.cols = L + 1;
+  hm.cols = cols;
   const auto ends = fig::colormap_ends(fig::ColorMapId::Viridis, 0, static_cast<float>(run.max_stream_norm()));
   hm.lo = ends[0];
   hm.hi = ends[1];
   hm.gap = th.gap;
   for (int64_t t = 0; t < T; ++t)
-    for (int64_t s = 0; s <= L; ++s) hm.values.push_back(static_cast<float>(run.stream_norm[static_cast<size_t>(s)][static_cast<size_t>(t)]));
+    for (int64_t s = 0; s < cols; ++s) hm.values.push_back(static_cast<float>(run.stream_norm[static_cast<size_t>(s)][static_cast<size_t>(t)]));
   out.norm_item = f.items.size();
   f.heatmap(std::move(hm));
   const float row_h = hm_h / static_cast<float>(std::max<int64_t>(T, 1));
@@ -108,7 +116,8 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
              fig::fit_text(in.tokens[static_cast<size_t>(t)], kSize, label_w - 16), kSize, th.text, fig::Anchor::End,
              false, "label");
 
-  // The answer at the last position, beside its row.
+  // The answer at the last position, beside its row, once the stream reaches the logits.
+  if (!end) return out;
   const model::LensRow& last = run.lens.rows.back();
   const float answer_y = hm_y + row_h * (static_cast<float>(T) - 0.5f);
   f.text(col(L + 1) + col_w / 2, answer_y, fig::fit_text("→ " + in.answer, kSize, col_w - 8), kSize, th.text,

@@ -25,6 +25,10 @@ struct OverviewInput {
   std::vector<std::string> tokens;  // one label per position
   std::string answer;               // the last position's top token, as a label
   bool mlp = false;                 // the blocks have an MLP beside the attention
+  // Stages drawn so far, for the animation that walks the stream (whole_slides.h): 0 the
+  // embedding, 1 + l block l, L + 1 the logits and probabilities; stages past it are empty
+  // frames and their norm columns absent. -1: every stage.
+  int64_t reveal = -1;
 };
 
 struct OverviewLayout {

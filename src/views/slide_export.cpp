@@ -199,7 +199,8 @@ int run_slides_export(const Options& o) {
 
 int run_animation_export(const Options& o) {
   try {
-    const Scenario& scenario = find_scenario(o.scenario);
+    const bool whole = o.panel == "sampling" || o.panel == "overview";  // a model folder's, no scenario
+    const Scenario& scenario = find_scenario(whole ? "default" : o.scenario);
     AnimationSpec spec;
     spec.from = o.from;
     spec.to = o.to;
@@ -223,15 +224,16 @@ int run_animation_export(const Options& o) {
                     human_bytes(limit) + " (75% of physical memory); lower --fps, --seconds or --scale");
     };
     std::shared_ptr<const RunData> run;
-    if (o.panel != "decode") run = compute_run(scenario);
-    const bool steps = o.panel != "decode" && o.panel != "flash";  // a step-to-step move
+    if (o.panel != "decode" && !whole) run = compute_run(scenario);
+    const bool steps = o.panel != "decode" && o.panel != "flash" && !whole;  // a step-to-step move
     if (steps) {
       const AnimationCost cost = animation_cost(*run, spec);
       refuse_over(cost.frames, cost.figure_bytes);
     }
-    Animation anim = o.panel == "decode" ? decode_animation(scenario, spec, o.model)
-                     : o.panel == "flash" ? flash_animation(scenario, *run, spec)
-                                          : make_animation(scenario, *run, spec);
+    Animation anim = whole ? whole_animation(o, lang_of(o) == lessons::Lang::Ko ? Lang::Ko : Lang::En)
+                     : o.panel == "decode" ? decode_animation(scenario, spec, o.model)
+                     : o.panel == "flash"  ? flash_animation(scenario, *run, spec)
+                                           : make_animation(scenario, *run, spec);
     // Tile events and decode calls are counted only by making them (their figures are small).
     if (!steps) refuse_over(static_cast<int>(anim.frames.size()), 0);
     std::string error;

@@ -377,3 +377,38 @@ TEST_CASE("the sampling chart and the whole-model overview export as SVG, PDF an
         std::string::npos);
   CHECK_FALSE(fs::exists(kOut + "/bad.svg"));
 }
+
+TEST_CASE("the sampling chart and the overview as GIFs: a temperature sweep, the stream walked block by block") {
+  const std::string model = " --model " + kSource + "/assets/models/induction";  // 2 layers
+  const std::string gif = kOut + "/whole.gif";
+  int err = 0;
+  REQUIRE(run("--export-gif " + gif + " --panel sampling --top-k 5 --fps 4 --seconds 2 --size 640x360" + model) == 0);
+  GifFileType* g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 8);  // fps x seconds temperatures
+  CHECK(g->SWidth == 640);
+  DGifCloseFile(g, &err);
+  REQUIRE(run("--export-gif " + gif + " --panel overview --size 640x360" + model) == 0);
+  g = DGifOpenFileName(gif.c_str(), &err);
+  REQUIRE(g != nullptr);
+  REQUIRE(DGifSlurp(g) == GIF_OK);
+  CHECK(g->ImageCount == 4);  // the embedding, block 0, block 1, the logits
+  DGifCloseFile(g, &err);
+  // each stage draws more than the one before: the frames differ, the last is the whole slide
+  const std::string frames = kOut + "/whole-frames";
+  REQUIRE(run("--export-frames " + frames + " --force --panel overview --size 640x360" + model) == 0);
+  std::vector<std::string> bytes;
+  for (int i = 1; i <= 4; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/frame-%04d.png", i);
+    std::ifstream in(frames + name, std::ios::binary);
+    bytes.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    REQUIRE(!bytes.back().empty());
+  }
+  for (int i = 1; i < 4; ++i) CHECK(bytes[i] != bytes[i - 1]);
+  const std::string whole = kOut + "/whole.png";
+  REQUIRE(run("--export " + whole + " --panel overview --size 640x360" + model) == 0);
+  std::ifstream in(whole, std::ios::binary);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == bytes[3]);
+}
