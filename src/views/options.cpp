@@ -24,7 +24,7 @@ const char* const kUsage =
     "       attnsim --export FILE.svg|FILE.pdf|FILE.png --slide [--scenario NAME] [--step NAME]\n"
     "               [--panel tensor|buglab|flash|memory] [--batch B] [--head H] [--theme print|projector]\n"
     "               [--size WxH]  (model scenarios: --panel model|timeline|experiments --experiment NAME\n"
-    "               | sampling [--temperature T] [--top-k K] [--top-p P] [--seed S] | overview)\n"
+    "               | sampling [--temperature T] [--top-k K] [--top-p P] [--seed S] | overview | lens)\n"
     "       attnsim --export-slides DIR [--force] [--scenario NAME | --lesson FILE] [--format png|svg|pdf]\n"
     "               [--theme print|projector] [--size 1280x720|1920x1080] [--scale 1|2|4]\n"
     "       (DIR new or empty; --force replaces a folder that is not empty)\n"
@@ -56,7 +56,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
 bool Options::figure_export() const {
   // The sampling chart and the overview are figures only: a .png of them is their slide.
   return mode == Mode::Export &&
-         (slide || panel == "sampling" || panel == "overview" || ends_with(output, ".svg") || ends_with(output, ".pdf"));
+         (slide || panel == "sampling" || panel == "overview" || panel == "lens" || ends_with(output, ".svg") || ends_with(output, ".pdf"));
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -145,9 +145,9 @@ Options parse_options(const std::vector<std::string>& args) {
           o.panel != "memory" && o.panel != "buglab" && o.panel != "controls" &&
           o.panel != "flash" && o.panel != "model" && o.panel != "timeline" &&
           o.panel != "experiments" && o.panel != "slide" && o.panel != "decode" && o.panel != "sampling" &&
-          o.panel != "overview")
+          o.panel != "overview" && o.panel != "lens")
         throw Error("--panel must be window, pipeline, tensor, memory, buglab, flash, decode, "
-                    "controls, model, timeline, experiments, sampling, overview or slide, got '" + o.panel + "'");
+                    "controls, model, timeline, experiments, sampling, overview, lens or slide, got '" + o.panel + "'");
     } else if (a == "--temperature" || a == "--top-p") {
       const std::string& v = value();
       double x = -1;

@@ -79,7 +79,7 @@ std::string index_html(const Deck& deck, const std::vector<std::string>& files, 
 
 int run_figure_export(const Options& o) {
   try {
-    if (o.panel == "sampling" || o.panel == "overview") {
+    if (o.panel == "sampling" || o.panel == "overview" || o.panel == "lens") {
       std::string error;
       const Lang lang = lang_of(o) == lessons::Lang::Ko ? Lang::Ko : Lang::En;
       if (!write_one(whole_slide(o, lang), o.output, pixel_width(o), &error)) throw Error(error);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "views/hf_view.h"
+#include "views/lens_figure.h"
 #include "views/model_view.h"
 #include "views/overview_figure.h"
 #include "views/sampling_figure.h"
@@ -20,6 +21,7 @@ struct Shown {
   TokenLabel label;
   std::vector<int32_t> tokens;
   bool mlp = false;
+  int64_t heads = 0;
 };
 
 model::SamplingOptions sampling_of(const Options& o) {
@@ -47,6 +49,7 @@ figure::Figure overview_frame(const Options& o, Lang lang, const Shown& s, int64
 }
 
 figure::Figure draw(const Options& o, Lang lang, const Shown& s) {
+  if (o.panel == "lens") return lens_slide(*s.run, s.heads, s.label, lang, o.theme);
   return o.panel == "sampling" ? sampling_frame(o, lang, s, sampling_of(o)) : overview_frame(o, lang, s, -1);
 }
 
@@ -78,13 +81,14 @@ auto with_shown(const Options& o, F&& f) {
   if (is_hf_folder(o.model)) {
     const auto view = open_hf_view(o.model, o.text, o.layer, o.ablate);
     Shown s{view->run()->whole.get(), &view->sampling(), [&](int32_t id) { return view->text_tools().label(id); },
-            view->token_ids(), true};
+            view->token_ids(), true, view->config().heads};
     return f(s);
   }
   ModelView view;
   view.load(o.model.empty() ? default_model_dir() : o.model);
   if (!o.text.empty()) view.set_text(o.text);
-  Shown s{&view.whole(), &view.sampling(), view.labeller(), view.tokens(), view.model().config.mlp};
+  Shown s{&view.whole(), &view.sampling(), view.labeller(), view.tokens(), view.model().config.mlp,
+          view.model().config.heads};
   return f(s);
 }
 

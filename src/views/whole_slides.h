@@ -13,7 +13,7 @@
 namespace attnsim::app {
 
 // "sampling": the chart at --temperature / --top-k / --top-p / --seed; "overview": the whole
-// model. Throws Error (one line) for a bad folder, text or sampling setting.
+// model; "lens": the logit lens and the direct logit attribution (lens_figure.h). Throws Error (one line) for a bad folder, text or sampling setting.
 figure::Figure whole_slide(const Options& o, Lang lang);
 
 // The same two as animations (--export-gif / --export-frames), fps × seconds frames:

@@ -412,3 +412,21 @@ TEST_CASE("the sampling chart and the overview as GIFs: a temperature sweep, the
   std::ifstream in(whole, std::ios::binary);
   CHECK(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) == bytes[3]);
 }
+
+TEST_CASE("the Lens tab as a slide: every stage's row, the head grid, and the parts adding up to the logit") {
+  const std::string model = " --model " + kSource + "/assets/models/induction";  // 2 layers x 4 heads
+  const std::string svg = kOut + "/lens.svg";
+  REQUIRE(run("--export " + svg + " --panel lens" + model) == 0);
+  const std::string text = read_file(svg);
+  for (const char* stage : {">embed<", ">layer_0<", ">layer_1<", ">H3<", ">L1<"}) CHECK(text.find(stage) != std::string::npos);
+  // "logit X = the parts' sum X": the attribution is exact, so both figures print the same
+  const size_t eq = text.find(" = the parts' sum ");
+  REQUIRE(eq != std::string::npos);
+  const size_t at = text.rfind(">logit ", eq);
+  REQUIRE(at != std::string::npos);
+  const std::string logit = text.substr(at + 7, eq - at - 7);
+  const size_t sum_at = text.find("sum ", eq);
+  REQUIRE(sum_at != std::string::npos);
+  CHECK(text.substr(sum_at + 4, logit.size()) == logit);
+  REQUIRE(run("--export " + kOut + "/lens-ko.png --panel lens --lang ko" + model) == 0);
+}

@@ -1,0 +1,25 @@
+// The Lens tab as a slide (src/figure): the logit lens and the direct logit attribution of the
+// sequence on screen, one description for every export (PNG, SVG, PDF).
+//
+//   left    one row per stage (embed, then each block's output): its top token and a bar of
+//           the final answer's probability read there (the stage whose top token is the
+//           answer in the accent colour)
+//   right   the answer's logit split by head: a layers × heads grid in the diverging map
+//           (0 white, orange adding, purple taking away, ± the largest part at the ends), each cell's value
+//           written in it; under it the direct paths (embeddings, biases, MLPs), the logit
+//           and the sum of its parts
+#pragma once
+
+#include <string>
+
+#include "figure/figure.h"
+#include "views/i18n.h"
+#include "views/sampling_figure.h"
+#include "views/whole_run.h"
+
+namespace attnsim::app {
+
+figure::Figure lens_slide(const WholeRun& run, int64_t heads, const TokenLabel& label, Lang lang,
+                          const std::string& theme);
+
+}  // namespace attnsim::app
