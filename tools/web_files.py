@@ -18,8 +18,9 @@ page carries those of the runs named in PAGE_TIMELINES only (lesson 14 scrubs `i
 The language models: the page opens wordnet-lm-s1 in its model view, with every .npy written
 as float16 ('<f2', which the engine widens to float32 on load): half the bytes, and the
 weights' own rounding is far below what the views show. Its sibling seeds ship their logs,
-recipe and tokenizer only (the Training tab compares runs; nobody opens their weights in the
-page), and no run ships its Hugging Face export (hf/: the desktop's export-hf round trip).
+recipe, tokenizer and held-out report only (the Training tab compares runs; the lessons' figures
+on them come from the value cache; nobody opens their weights in the page), and no run ships
+its Hugging Face export (hf/: the desktop's export-hf round trip).
 
 Usage: web_files.py OUT.html-part FILE[@PATH]...   (from the repository root)
   the lessons/ and assets/ folders go in as /attnsim/..., each FILE at PATH (default: FILE)"""
@@ -33,7 +34,7 @@ import zipfile
 PAGE_TIMELINES = {"induction"}
 HALF_MODELS = {"wordnet-lm-s1"}
 LOG_ONLY_MODELS = {"wordnet-lm-s2", "wordnet-lm-s3"}
-LOG_ONLY_FILES = {"model.json", "train_log.jsonl", "tokenizer.json"}
+LOG_ONLY_FILES = {"model.json", "train_log.jsonl", "tokenizer.json", "heldout_report.json"}
 ESCAPED = {0x00, 0x0D, 0x3C}
 
 
