@@ -54,7 +54,10 @@ Runner add_heads_command(CLI::App& app) {
       return 0;
     }
     const model::Model m = model::load_checkpoint(a->dir, &meta);
-    print_model_report(m, a->json, model::recipe_task(meta));
+    const std::optional<model::TaskSpec> task = model::recipe_task(meta);
+    if (task && task->tasks == std::vector<model::Task>{model::Task::Text})  // the repeat table means nothing here
+      throw Error(a->dir + " was trained on text: give --corpus DIR (tools/corpus.py DIR) to score it on held-out text");
+    print_model_report(m, a->json, task);
     return 0;
   };
 }
