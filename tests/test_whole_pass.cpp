@@ -4,7 +4,10 @@
 // same list, the fast paths against their plain-loop references, and the sampling rules.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <string>
 
 #include "engine/error.h"
@@ -143,6 +146,65 @@ TEST_CASE("the norms, activations and softmax agree with their plain-loop refere
   const Tensor logits = Tensor::from_values({1, 2, 4}, {1, 2, 3, 4, -50, 0, 50, 50});
   for (double t : {0.0, 0.5, 1.0, 7.0})
     CHECK(test::max_abs_diff(softmax_at(logits, t), softmax_at_reference(logits, t)) < 1e-6);
+}
+
+namespace {
+
+// The filters as first written: the whole vocabulary ranked by a stable sort, then walked. The
+// fast path ranks only the head it needs (a partial sort) and must give the same bits.
+SampledRow sample_row_full_sort(const float* l, int64_t V, const SamplingOptions& o) {
+  const double mx = *std::max_element(l, l + V);
+  std::vector<double> w(static_cast<size_t>(V));
+  for (int64_t i = 0; i < V; ++i) w[i] = std::exp((l[i] - mx) / o.temperature);
+  std::vector<int32_t> order(static_cast<size_t>(V));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return l[a] > l[b]; });
+  const int64_t k = o.top_k > 0 ? o.top_k : V;
+  for (int64_t j = k; j < V; ++j) w[order[j]] = 0;
+  auto normalised = [](const std::vector<double>& v) {
+    const double z = std::accumulate(v.begin(), v.end(), 0.0);
+    std::vector<float> p(v.size());
+    for (size_t i = 0; i < v.size(); ++i) p[i] = static_cast<float>(v[i] / z);
+    return p;
+  };
+  SampledRow r;
+  r.top_k = normalised(w);
+  if (o.top_p < 1) {
+    const double z = std::accumulate(w.begin(), w.end(), 0.0);
+    double before = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const double q = w[order[j]] / z;
+      if (before >= o.top_p) w[order[j]] = 0;
+      before += q;
+    }
+  }
+  r.top_p = normalised(w);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sampling ranks only the head it needs, with the bits of a full sort", "[sampling]") {
+  for (const uint64_t seed : {1u, 2u, 3u}) {
+    const int64_t V = 5000;
+    std::vector<float> l(static_cast<size_t>(V));
+    uint64_t x = seed * 0x9E3779B97F4A7C15ull;
+    for (float& v : l) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      v = static_cast<float>(static_cast<int64_t>(x % 4000) - 2000) / 200.0f;  // many exact ties
+    }
+    for (const double t : {0.3, 1.0, 3.0})
+      for (const int64_t k : {int64_t{0}, int64_t{1}, int64_t{40}, int64_t{700}, V})
+        for (const double p : {1.0, 0.5, 0.9, 0.999}) {
+          SamplingOptions o;
+          o.temperature = t;
+          o.top_k = k;
+          o.top_p = p;
+          const SampledRow fast = sample_row(l.data(), V, o), full = sample_row_full_sort(l.data(), V, o);
+          CHECK(fast.top_k == full.top_k);
+          CHECK(fast.top_p == full.top_p);
+        }
+  }
 }
 
 TEST_CASE("sampling: temperature to 0 is greedy, top-k V and top-p 1 change nothing, ties go to the lowest id, seeds repeat") {

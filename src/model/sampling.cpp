@@ -40,11 +40,17 @@ void validate_sampling(const SamplingOptions& o, int64_t V) {
 
 namespace {
 
-// ids ordered by (logit descending, id ascending): the one ranking every filter uses
-std::vector<int32_t> ranked(const float* l, int64_t V) {
+// The first n ids of the one ranking every filter uses: logit descending, id ascending on ties.
+// Selected, then only they sorted (O(V + n log n)): the filters read only the head of the
+// ranking, and a stable sort of Qwen2's 151,936 logits took 16 ms, a whole frame, on every
+// change of a sampling control.
+std::vector<int32_t> ranked_head(const float* l, int64_t V, int64_t n) {
   std::vector<int32_t> ids(static_cast<size_t>(V));
   std::iota(ids.begin(), ids.end(), 0);
-  std::stable_sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) { return l[a] > l[b]; });
+  const auto before = [&](int32_t a, int32_t b) { return l[a] > l[b] || (l[a] == l[b] && a < b); };
+  if (n < V) std::nth_element(ids.begin(), ids.begin() + n, ids.end(), before);
+  std::sort(ids.begin(), ids.begin() + n, before);
+  ids.resize(static_cast<size_t>(n));
   return ids;
 }
 
@@ -73,19 +79,29 @@ SampledRow sample_row(const float* l, int64_t V, const SamplingOptions& o) {
   const double mx = *std::max_element(l, l + V);
   std::vector<double> w(static_cast<size_t>(V));  // exp((l − max)/t), the unnormalised probabilities
   for (int64_t i = 0; i < V; ++i) w[i] = std::exp((l[i] - mx) / o.temperature);
-  const std::vector<int32_t> order = ranked(l, V);
-  // top-k: zero every weight ranked past k
+  // top-k: keep the weights of the k best ranked, zero the rest
   const int64_t k = o.top_k > 0 ? o.top_k : V;
-  for (int64_t j = k; j < V; ++j) w[order[j]] = 0;
+  if (k < V) {
+    std::vector<double> kept(static_cast<size_t>(V), 0.0);
+    for (int32_t id : ranked_head(l, V, k)) kept[id] = w[id];
+    w.swap(kept);
+  }
   r.top_k = normalised(w);
-  // top-p: down the ranking, keep a token while the kept mass before it is below p
+  // top-p: down the ranking, keep a token while the kept mass before it is below p; the
+  // ranking's head grows (64, 512, 4096, ...) until the kept mass reaches p inside it
   if (o.top_p < 1) {
     const double z = std::accumulate(w.begin(), w.end(), 0.0);
-    double before = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      const double q = w[order[j]] / z;
-      if (before >= o.top_p) w[order[j]] = 0;
-      before += q;
+    for (int64_t n = std::min<int64_t>(64, k);; n = std::min(k, 8 * n)) {
+      const std::vector<int32_t> head = ranked_head(l, V, n);
+      double before = 0;
+      int64_t j = 0;
+      while (j < n && before < o.top_p) before += w[head[static_cast<size_t>(j++)]] / z;
+      if (before < o.top_p && n < k) continue;  // p not reached inside this head: a longer one
+      std::vector<uint8_t> keep(static_cast<size_t>(V), 0);
+      for (int64_t i = 0; i < j; ++i) keep[head[static_cast<size_t>(i)]] = 1;
+      for (int64_t i = 0; i < V; ++i)
+        if (!keep[i]) w[i] = 0;
+      break;
     }
   }
   r.top_p = normalised(w);
@@ -94,7 +110,7 @@ SampledRow sample_row(const float* l, int64_t V, const SamplingOptions& o) {
   for (double v : w) z += v;
   const double u = random_uniform(o.seed, static_cast<uint64_t>(Stream::Token), static_cast<uint64_t>(o.step)) * z;
   double acc = 0;
-  r.next = order[0];  // u·z rounding past the total: the most likely kept token
+  r.next = arg_max(l, V);  // u·z rounding past the total: the most likely kept token
   for (int64_t i = 0; i < V; ++i)
     if (w[i] > 0 && (acc += w[i]) > u) {
       r.next = static_cast<int32_t>(i);
