@@ -10,7 +10,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -231,24 +230,19 @@ TEST_CASE("a folder without tokenizer.json keeps the toy alphabet and BOS 0") {
   CHECK(v.tokens() == w.tokens());
 }
 
-TEST_CASE("the shipped language model recomputes a knocked-out head, held-out loss included, in well under a second") {
+TEST_CASE("the shipped language model: held-out loss below the bigram's, and a knocked-out head raises it") {
   const std::string dir = start_model_dir();
-  if (!fs::exists(fs::path(dir) / "tokenizer.json") || !fs::exists(default_heldout_path())) {
-    WARN("no language model at " << dir << ": timing check skipped");
-    return;
-  }
+  REQUIRE(fs::exists(fs::path(dir) / "tokenizer.json"));
+  REQUIRE(fs::exists(default_heldout_path()));
   ModelView v;
   v.load(dir);
   REQUIRE(v.text_model());
   REQUIRE(v.heldout().measured);
   CHECK(v.heldout().windows == kHeldoutWindows);
+  // the bigram baseline on the whole held-out split is 4.63 nats (heldout_report.json); the
+  // model reads more than the previous token
   CHECK(v.heldout().trained > 0);
-  CHECK(v.heldout().trained < std::log(static_cast<double>(v.model().config.vocab)) + 1);
-  const auto t0 = std::chrono::steady_clock::now();
-  v.toggle({0, 0});
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  WARN("knock-out recompute with held-out loss: " << ms << " ms; held-out " << v.heldout().trained << " -> "
-                                                  << v.heldout().ablated);
-  CHECK(ms < 500);
-  CHECK(v.heldout().ablated != v.heldout().trained);
+  CHECK(v.heldout().trained < 4.6);
+  v.toggle({0, 0});  // seed 1's most important head on held-out text (attnsim-cli ablate --corpus)
+  CHECK(v.heldout().ablated > v.heldout().trained + 0.05);
 }
