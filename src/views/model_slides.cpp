@@ -61,7 +61,8 @@ std::string head_name(int64_t l, int64_t h) { return std::to_string(l) + "." + s
 namespace {
 
 // Loss per part on the evaluation batch with `heads` knocked out (zero ablation: what model.*
-// with `ablate` measures), remembered per loaded checkpoint and set of heads: a pass over
+// with `ablate` measures; a language model: on its held-out windows, where every target is
+// part kOther), remembered per loaded checkpoint and set of heads: a pass over
 // the 128-sequence batch costs tens of ms, and a learner toggles the same heads back and
 // forth. Called from the slide view's worker and from exports, so the memo has a lock.
 model::LossStats evaluation_stats(const ModelView& view, std::vector<model::HeadRef> heads) {
@@ -77,7 +78,8 @@ model::LossStats evaluation_stats(const ModelView& view, std::vector<model::Head
     if (const auto it = memo.find(key); it != memo.end()) return it->second;
   }
   const model::Model& m = view.model();
-  const model::Batch batch = model::ablation_batch(m.config);
+  const model::Batch batch = view.text_model() && view.heldout_batch().batch > 0 ? view.heldout_batch()
+                                                                                 : model::ablation_batch(m.config);
   model::Ablation ab;
   ab.heads = std::move(heads);
   const model::LossStats stats =
@@ -265,12 +267,13 @@ fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th, bo
   return fig::make_slide(spec, th);
 }
 
-// Loss (nats) and top-1 accuracy on the first copy and the repeated part, one bar per run,
-// stacked in `charts`, each over its baseline: the uniform guess's loss ln(V-1) and its
-// accuracy 1/(V-1) (model/baselines.h).
+// Loss (nats) and top-1 accuracy on the first copy and the repeated part (a language model:
+// on its held-out text, one group), one bar per run, stacked in `charts`, each over its
+// baseline: the uniform guess's loss ln(V-1) and its accuracy 1/(V-1) (model/baselines.h).
 void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts, lessons::Lang lang,
                    const model::ModelConfig& config, const std::vector<std::pair<std::string, fig::Color>>& bars,
-                   const std::vector<model::LossStats>& runs, fig::BarLayout& loss_out, fig::BarLayout& acc_out) {
+                   const std::vector<model::LossStats>& runs, bool text, fig::BarLayout& loss_out,
+                   fig::BarLayout& acc_out) {
   auto values = [&](auto get) {
     std::vector<double> v;
     for (const model::LossStats& r : runs) v.push_back(get(r));
@@ -278,11 +281,16 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   };
   const char* first_name = in_lang(lang, "첫 사본", "first copy");
   const char* repeat_name = in_lang(lang, "반복 구간", "repeated part");
+  const char* text_name = in_lang(lang, "검증 텍스트", "held-out text");
   fig::BarChart loss;
-  loss.title = in_lang(lang, "손실 (nats, 평가 배치)", "loss (nats, evaluation batch)");
+  loss.title = text ? in_lang(lang, "손실 (nats, 검증 텍스트)", "loss (nats, held-out text)")
+                    : in_lang(lang, "손실 (nats, 평가 배치)", "loss (nats, evaluation batch)");
   loss.bars = bars;
-  loss.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].loss(); })},
-                 {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].loss(); })}};
+  if (text)
+    loss.groups = {{text_name, values([](const model::LossStats& s) { return s.all.loss(); })}};
+  else
+    loss.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].loss(); })},
+                   {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].loss(); })}};
   double hi = 0;
   for (const auto& g : loss.groups)
     for (double v : g.values) hi = std::max(hi, v);
@@ -302,8 +310,11 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   fig::BarChart acc;
   acc.title = in_lang(lang, "정확도 (top-1)", "accuracy (top-1)");
   acc.bars = bars;
-  acc.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].accuracy(); })},
-                {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].accuracy(); })}};
+  if (text)
+    acc.groups = {{text_name, values([](const model::LossStats& s) { return s.all.accuracy(); })}};
+  else
+    acc.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].accuracy(); })},
+                  {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].accuracy(); })}};
   acc.y_hi = 1;
   acc.decimals = 1;
   acc.value_scale = 100;
@@ -339,7 +350,7 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
                       kKnocked);
     runs.push_back(n.ablated);
   }
-  add_part_bars(s.figure, th, charts, lang, view.model().config, bars, runs, out.loss, out.accuracy);
+  add_part_bars(s.figure, th, charts, lang, view.model().config, bars, runs, view.text_model(), out.loss, out.accuracy);
   out.figure = std::move(s.figure);
   return out;
 }
@@ -397,8 +408,8 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
   // The roles' colours under the grids (a narrow cell's badge may leave the word out).
   add_role_legend(s.figure, th, grid_area.x, at.y + static_cast<float>(layers) * at.row_pitch() + legend_h / 2,
                   grid_area.right(), roles, lang);
-  add_part_bars(s.figure, th, charts, lang, models.front().second->model().config, bars, out.stats, out.loss,
-                out.accuracy);  // the baselines of the first: the compared runs share a vocabulary
+  add_part_bars(s.figure, th, charts, lang, models.front().second->model().config, bars, out.stats,
+                models.front().second->text_model(), out.loss, out.accuracy);  // the baselines of the first: the compared runs share a vocabulary
   out.figure = std::move(s.figure);
   return out;
 }

@@ -95,6 +95,8 @@ class ModelView {
   void set_heldout_path(std::string path) { heldout_path_ = std::move(path); }
   const std::string& heldout_path() const { return heldout_path_; }
   const HeldoutLoss& heldout() const { return heldout_; }
+  // The held-out windows heldout() is measured on (empty batch when there are none).
+  const model::Batch& heldout_batch() const { return heldout_batch_; }
   // Role scores on the standard scoring batch: what `attnsim-cli heads` prints. Badges.
   // A language model's: on held-out lines repeated (EOS + r + r, model::repeated_text).
   const model::HeadTable& roles() const { return roles_; }

@@ -375,7 +375,11 @@ figure::Figure model_scenario_slide(const std::string& scenario, const std::stri
   view.load(model_dir.empty() ? default_model_dir() : model_dir);
   if (scenario == "model-ablate-induction") view.set_ablated(view.heads_with_role("induction"));
   ModelSlideText text = model_text(scenario, view, lang, theme);
-  text.caption = view.ablated_heads().empty()
+  text.caption = view.ablated_heads().empty() && view.text_model()
+                     ? in_lang(lang, "헤드마다 화면의 문장 위의 어텐션과 역할. 오른쪽은 검증 텍스트에서의 손실과 정확도.",
+                         "Each head's attention on the sentence on screen, with its role; right: loss and accuracy on "
+                         "held-out text.")
+                 : view.ablated_heads().empty()
                      ? in_lang(lang, "헤드마다 반복된 구간 위의 어텐션과 역할. 오른쪽은 평가 배치에서의 손실과 정확도.",
                          "Each head's attention on a repeated segment, with its role; right: loss and accuracy on the "
                          "evaluation batch.")
