@@ -68,7 +68,7 @@ TextLoaded& loaded(const model::Model& m, const std::string& dir) {
     throw Error(dir + " was not trained on text: it has no tokenizer.json (the text fields read a language model)");
   l->tokenizer = model::hf::load_tokenizer(dir);
   const model::TextStream sample = model::tokenize_lines(*l->tokenizer, read_text_file(sample_path(), 1 << 20));
-  l->windows = model::text_windows(sample, m.config.seq_len, 64);
+  l->windows = model::text_windows(sample, m.config.seq_len, 24);  // 3,000 targets: a lesson's figures in seconds
   l->repeated = model::repeated_text(sample, std::min<int64_t>(kRepeat, (m.config.seq_len - 1) / 2), 32);
   slot = l;
   return *l;

@@ -5,47 +5,57 @@
 #include <numeric>
 
 #include "ablate.h"
+#include "engine/vector_exp.h"
 
 namespace attnsim::model {
 
 namespace {
 
-// Per target: log-probabilities of the whole vocabulary, kept for the KL against each ablation.
 struct Scored {
   double loss = 0, accuracy = 0, kl = 0;
 };
 
-// Log-softmax of every scored row of a forward pass over `windows`, (targets, V).
-std::vector<std::vector<float>> log_probs(const Model& m, const Batch& w, const Ablation* ab) {
+// Log-softmax of every scored row of a forward pass over `windows`: (targets, V) row-major,
+// and with `probs`, their exponentials too (the trained distribution the KL is taken from).
+struct LogProbs {
+  int64_t rows = 0, V = 0;
+  std::vector<float> lp, p;
+};
+
+LogProbs log_probs(const Model& m, const Batch& w, const Ablation* ab, bool probs = false) {
   const Tensor logits = forward_finite(m, w, ab).logits;  // (B,T,V) contiguous
-  const int64_t V = m.config.vocab;
-  std::vector<std::vector<float>> out;
+  LogProbs out;
+  out.V = m.config.vocab;
+  const int64_t V = out.V;
+  std::vector<float> e(static_cast<size_t>(V));
   for (int64_t i = 0; i < w.batch * w.len; ++i) {
     if (w.targets[i] < 0) continue;
     const float* row = logits.f32() + i * V;
     const float mx = *std::max_element(row, row + V);
-    double z = 0;
-    for (int64_t v = 0; v < V; ++v) z += std::exp(static_cast<double>(row[v] - mx));
-    const double lz = std::log(z) + mx;
-    std::vector<float> lp(static_cast<size_t>(V));
-    for (int64_t v = 0; v < V; ++v) lp[v] = static_cast<float>(row[v] - lz);
-    out.push_back(std::move(lp));
+    const float z = exp_shifted_sum(row, mx, e.data(), V);  // the vector exp, as softmax's
+    const float lz = std::log(z);
+    for (int64_t v = 0; v < V; ++v) out.lp.push_back(row[v] - mx - lz);
+    if (probs)
+      for (int64_t v = 0; v < V; ++v) out.p.push_back(e[static_cast<size_t>(v)] / z);
+    ++out.rows;
   }
   return out;
 }
 
-Scored score(const std::vector<std::vector<float>>& lp, const std::vector<std::vector<float>>& base,
-             const std::vector<int32_t>& targets) {
+Scored score(const LogProbs& lp, const LogProbs& base, const std::vector<int32_t>& targets) {
   Scored s;
-  for (size_t i = 0; i < lp.size(); ++i) {
-    const auto& row = lp[i];
-    s.loss -= row[targets[i]];
-    s.accuracy += std::max_element(row.begin(), row.end()) - row.begin() == targets[i];
+  const int64_t V = lp.V;
+  for (int64_t i = 0; i < lp.rows; ++i) {
+    const float* row = lp.lp.data() + i * V;
+    const float* b = base.lp.data() + i * V;
+    const float* p = base.p.data() + i * V;
+    s.loss -= row[targets[static_cast<size_t>(i)]];
+    s.accuracy += std::max_element(row, row + V) - row == targets[static_cast<size_t>(i)];
     double kl = 0;
-    for (size_t v = 0; v < row.size(); ++v) kl += std::exp(base[i][v]) * (base[i][v] - row[v]);
+    for (int64_t v = 0; v < V; ++v) kl += static_cast<double>(p[v]) * (b[v] - row[v]);
     s.kl += kl;
   }
-  const double n = static_cast<double>(lp.size());
+  const double n = static_cast<double>(lp.rows);
   return {s.loss / n, s.accuracy / n, s.kl / n};
 }
 
@@ -60,7 +70,7 @@ std::vector<int32_t> targets_of(const Batch& w) {
 
 TextAblation ablate_heads(const Model& m, const Batch& w, std::vector<HeadRef> heads) {
   const std::vector<int32_t> targets = targets_of(w);
-  const auto base = log_probs(m, w, nullptr);
+  const LogProbs base = log_probs(m, w, nullptr, true);
   const Scored trained = score(base, base, targets);
   Ablation ab;
   ab.heads = heads;
@@ -70,7 +80,7 @@ TextAblation ablate_heads(const Model& m, const Batch& w, std::vector<HeadRef> h
 
 TextAblationReport ablate_text(const Model& m, const Batch& w, bool mean) {
   const std::vector<int32_t> targets = targets_of(w);
-  const auto base = log_probs(m, w, nullptr);
+  const LogProbs base = log_probs(m, w, nullptr, true);
   const Scored trained = score(base, base, targets);
   TextAblationReport r;
   r.loss = trained.loss;
