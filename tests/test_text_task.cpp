@@ -26,6 +26,17 @@ hf::Tokenizer byte_tokenizer() {
   return hf::parse_tokenizer_json(hf::tokenizer_json(hf::train_bpe("ab", 1)), "test tokenizer");
 }
 
+// GPT-2's form over bytes and <|endoftext|> (257 tokens), small: T positions, H heads.
+ModelConfig byte_lm(int64_t T, int64_t H) {
+  ModelConfig c;
+  c.vocab = 257;
+  c.seq_len = T;
+  c.d_model = 16;
+  c.heads = H;
+  c.layernorm = c.mlp = c.tied = true;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("the text stream is EOS before every line, empty lines skipped", "[model][text]") {
@@ -110,12 +121,7 @@ TEST_CASE("unigram and bigram baselines equal a hand count", "[model][text]") {
 }
 
 TEST_CASE("held-out text loss is cross_entropy's, split by position for in-context learning", "[model][text]") {
-  ModelConfig c;
-  c.vocab = 257;
-  c.seq_len = 24;
-  c.d_model = 16;
-  c.heads = 2;
-  c.layernorm = c.mlp = c.tied = true;
+  const ModelConfig c = byte_lm(24, 2);
   const Model m = init_model(c);
   const hf::Tokenizer tok = byte_tokenizer();
   std::string text;
@@ -153,12 +159,7 @@ TEST_CASE("a text run logs held-out loss, ICL and a parameter hash that repeat b
   std::string text;
   for (int i = 0; i < 80; ++i) text += "the cat " + std::to_string(i % 9) + " sat on the mat\n";
   auto stream = std::make_shared<TextStream>(tokenize_lines(tok, text));
-  ModelConfig c;
-  c.vocab = 257;
-  c.seq_len = 32;
-  c.d_model = 16;
-  c.heads = 2;
-  c.layernorm = c.mlp = c.tied = true;
+  const ModelConfig c = byte_lm(32, 2);
   TrainOptions o;
   o.task.tasks = {Task::Text};
   o.task.vocab = 257;
@@ -183,12 +184,7 @@ TEST_CASE("a text run logs held-out loss, ICL and a parameter hash that repeat b
 }
 
 TEST_CASE("text ablation: a head that writes nothing changes nothing; the others move all three metrics", "[model][text]") {
-  ModelConfig c;
-  c.vocab = 257;
-  c.seq_len = 24;
-  c.d_model = 16;
-  c.heads = 4;
-  c.layernorm = c.mlp = c.tied = true;
+  const ModelConfig c = byte_lm(24, 4);
   Model m = init_model(c);
   // head 1.2's slice of W_O (columns 2·dk .. 3·dk) is zero: whatever it attends to, it adds nothing
   Tensor& wo = m.params.get("layers.1.attn.W_O.weight");

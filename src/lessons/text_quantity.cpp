@@ -56,10 +56,6 @@ struct TextLoaded {
 
 std::map<std::string, std::shared_ptr<TextLoaded>> g_text;  // by folder; model_field holds its lock
 
-std::string sample_path() {
-  return (fs::path(model::shipped_models_dir()).parent_path() / "corpus" / "wordnet-heldout-sample.txt").string();
-}
-
 TextLoaded& loaded(const model::Model& m, const std::string& dir) {
   auto& slot = g_text[dir];
   if (slot) return *slot;
@@ -67,7 +63,7 @@ TextLoaded& loaded(const model::Model& m, const std::string& dir) {
   if (!fs::is_regular_file(fs::path(dir) / "tokenizer.json"))
     throw Error(dir + " was not trained on text: it has no tokenizer.json (the text fields read a language model)");
   l->tokenizer = model::hf::load_tokenizer(dir);
-  const model::TextStream sample = model::tokenize_lines(*l->tokenizer, read_text_file(sample_path(), 1 << 20));
+  const model::TextStream sample = model::tokenize_lines(*l->tokenizer, read_text_file(model::heldout_sample_path(), 1 << 20));
   l->windows = model::text_windows(sample, m.config.seq_len, 24);  // 3,000 targets: a lesson's figures in seconds
   l->repeated = model::repeated_text(sample, std::min<int64_t>(kRepeat, (m.config.seq_len - 1) / 2), 32);
   slot = l;

@@ -5,6 +5,7 @@
 
 #include "engine/error.h"
 #include "engine/random.h"
+#include "checkpoint.h"
 #include "hf_tokenizer.h"
 #include "tasks.h"
 
@@ -38,6 +39,8 @@ Batch empty(int64_t B, int64_t T) {
 }
 
 }  // namespace
+
+std::string heldout_sample_path() { return shipped_models_dir() + "/../corpus/wordnet-heldout-sample.txt"; }
 
 TextStream tokenize_lines(const hf::Tokenizer& tokenizer, const std::string& text) {
   const std::optional<int32_t> eos = tokenizer.token_id("<|endoftext|>");

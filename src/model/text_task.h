@@ -40,6 +40,10 @@ struct TextStream {
 // tokenizer has no "<|endoftext|>" or the text has no lines.
 TextStream tokenize_lines(const hf::Tokenizer& tokenizer, const std::string& text);
 
+// The held-out sample that ships (assets/corpus/wordnet-heldout-sample.txt: the first 256 lines
+// of the held-out split), which the app's model view and the lessons measure a language model on.
+std::string heldout_sample_path();
+
 // Row b of batch `index`: a window of T tokens from a line start, targets the next tokens (the
 // last position has none), part kOther. Throws Error when no line starts T tokens before the end.
 void text_row(Batch& out, int64_t b, const TextStream& stream, uint64_t seed, uint64_t index);

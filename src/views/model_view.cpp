@@ -35,8 +35,6 @@ std::string start_model_dir() {
   return model::shipped_models_dir() + "/wordnet-lm-s1";
 }
 
-std::string default_heldout_path() { return model::shipped_models_dir() + "/../corpus/wordnet-heldout-sample.txt"; }
-
 std::vector<uint8_t> sequence_parts(const std::vector<int32_t>& tokens) {
   std::vector<uint8_t> parts(tokens.size(), model::kOther);
   for (size_t t = 1; t + 1 < tokens.size(); ++t) {

@@ -32,6 +32,7 @@
 #include "model/heads.h"
 #include "model/hf_tokenizer.h"
 #include "model/model.h"
+#include "model/text_task.h"
 #include "model/sampling.h"
 
 namespace attnsim::app {
@@ -69,8 +70,6 @@ struct HeldoutLoss {
   int64_t windows = 0;
 };
 inline constexpr int64_t kHeldoutWindows = 8;
-// assets/corpus/wordnet-heldout-sample.txt: 256 held-out WordNet glosses, one a line.
-std::string default_heldout_path();
 
 class ModelView {
  public:
@@ -174,7 +173,7 @@ class ModelView {
   model::Model model_;
   std::shared_ptr<const model::hf::Tokenizer> tokenizer_;
   int32_t start_token_ = 0;
-  std::string heldout_path_ = default_heldout_path();
+  std::string heldout_path_ = model::heldout_sample_path();
   model::Batch heldout_batch_;  // a language model's held-out windows; empty when none
   std::vector<std::vector<int32_t>> heldout_lines_;  // EOS + each held-out line (task_example)
   HeldoutLoss heldout_;

@@ -233,7 +233,7 @@ TEST_CASE("a folder without tokenizer.json keeps the toy alphabet and BOS 0") {
 TEST_CASE("the shipped language model: held-out loss below the bigram's, and a knocked-out head raises it") {
   const std::string dir = start_model_dir();
   REQUIRE(fs::exists(fs::path(dir) / "tokenizer.json"));
-  REQUIRE(fs::exists(default_heldout_path()));
+  REQUIRE(fs::exists(model::heldout_sample_path()));
   ModelView v;
   v.load(dir);
   REQUIRE(v.text_model());
