@@ -18,6 +18,7 @@
 #include "engine/atomic_file.h"
 #include "engine/error.h"
 #include "hub/cache.h"
+#include "hub/cache_list.h"
 #include "hub/digest.h"
 #include "hub/hub.h"
 #include "hub/model_files.h"
@@ -128,6 +129,48 @@ TEST_CASE("hub: refs and snapshots: a ref holds a commit, a snapshot is complete
   CHECK(snapshot_missing(c.snapshot(commit)).empty());
   fs::remove(c.blob("model.safetensors"));  // a dangling link is missing
   CHECK(snapshot_missing(c.snapshot(commit)).find("model.safetensors") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hub: the stored models: complete snapshots a ref names, each blob counted once; delete removes the repo", "[hub]") {
+  const fs::path dir = fs::temp_directory_path() / ("attnsim-hub-list-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const std::string commit(40, 'a'), other(40, 'b');
+  const RepoCache c = repo_cache(dir.string(), "org/model");
+  fs::create_directories(c.root + "/blobs");
+  write_file_atomically(c.blob("h1"), "12345");        // config.json and tokenizer.json share it
+  write_file_atomically(c.blob("h2"), "1234567890");  // the weights
+  for (const auto& [file, hash] : {std::pair{"config.json", "h1"}, {"tokenizer.json", "h1"}, {"model.safetensors", "h2"}})
+    link_snapshot_file(c, commit, file, hash);
+  write_ref(c, "main", commit);
+  write_ref(c, "refs/pr/1", commit);
+  // skipped: a snapshot that lacks its weights, a damaged ref, what is not a model repository
+  const RepoCache half = repo_cache(dir.string(), "org/half");
+  fs::create_directories(half.root + "/blobs");
+  write_file_atomically(half.blob("h1"), "{}");
+  link_snapshot_file(half, other, "config.json", "h1");
+  write_ref(half, "main", other);
+  const RepoCache broken = repo_cache(dir.string(), "org/broken");
+  fs::create_directories(broken.root + "/refs");
+  write_file_atomically(broken.ref("main"), "not a commit");
+  fs::create_directories(dir / "datasets--org--data" / "refs");
+  fs::create_directories(dir / ".locks" / c.folder);
+
+  const auto list = list_cached_models(dir.string());
+  REQUIRE(list.size() == 2);
+  CHECK(list[0].repo == "org/model");
+  CHECK(list[0].revision == "main");
+  CHECK(list[1].revision == "refs/pr/1");
+  CHECK(list[0].commit == commit);
+  CHECK(list[0].dir == c.snapshot(commit));
+  CHECK(list[0].bytes == 15);  // 5 + 10: h1 once
+  CHECK(list_cached_models((dir / "absent").string()).empty());
+
+  delete_cached_model(dir.string(), "org/model");
+  CHECK_FALSE(fs::exists(c.root));
+  CHECK_FALSE(fs::exists(dir / ".locks" / c.folder));
+  CHECK(fs::exists(half.root));  // the others stay
+  CHECK(list_cached_models(dir.string()).empty());
   fs::remove_all(dir);
 }
 

@@ -37,4 +37,7 @@ tools/fuzz.sh
 # headless Chromium, against the desktop build's traces and SVGs.
 tools/web.sh
 /usr/bin/python3 tests/web/test_page.py build-web build
+# Open from Hugging Face… in the page against the mock hub on 127.0.0.1: cut, resumed, stored,
+# reopened with the hub stopped, refused, deleted; and from a #hub= link in Firefox.
+/usr/bin/python3 tests/web/test_page_hub.py build-web
 echo "all tests passed"

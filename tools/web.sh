@@ -96,6 +96,9 @@ tmp=$out/attnsim.html.tmp
 {
   sed -n '1,/<!-- ATTNSIM_SCRIPT -->/p' src/app/shell.html | sed '$d'
   cat "$out/attnsim-files.part"
+  printf '<script>\n'  # models by name: fetch and IndexedDB (src/app/hub_web.js), as written
+  cat src/app/hub_web.js
+  printf '</script>\n'
   if [[ $threads == ON ]]; then
     printf '<script src="attnsim.js"></script>\n'  # its workers load it again by this URL
   else

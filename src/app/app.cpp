@@ -223,7 +223,10 @@ void app_frame(App& app, float dt) {
   app.figure_rects.clear();
 
   // The menu bar (with Lessons); while a lesson is open it lays out the panels itself.
-  if (lesson_frame(app)) return panel_banner(app);
+  if (lesson_frame(app)) {
+    panel_hub(app);
+    return panel_banner(app);
+  }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
   const bool model_column = app.model || app.hf;
@@ -256,6 +259,7 @@ void app_frame(App& app, float dt) {
     panel_model(app, {left_w + centre_w, top, right_w, h});
   else
     panel_controls(app, {left_w + centre_w, top, right_w, h});
+  panel_hub(app);
   panel_banner(app);
   prefetch_next(app);
 }

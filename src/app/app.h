@@ -27,6 +27,7 @@ struct ExperimentsPanelState;  // panel_experiments.cpp
 class ModelView;         // model_view.h
 class HfView;            // hf_view.h
 struct HfPanelState;     // panel_hf.cpp
+struct HubPanelState;    // panel_hub.cpp
 
 struct Banner {
   std::string text;
@@ -87,6 +88,7 @@ struct App {
   // opened): the right column is its panel; the other views show its chosen layer's trace.
   std::shared_ptr<HfView> hf;
   std::shared_ptr<HfPanelState> hf_panel;
+  std::shared_ptr<HubPanelState> hub_panel;  // File > Open from Hugging Face… (null until first opened)
   std::vector<ImVec4> hf_cells;     // its head grid: screen rect of every cell (layer-major, tests)
   std::vector<ImVec4> model_cells;  // head grid: screen rect of every cell (layer-major, tests)
   bool presenting_decode = false;   // centre shows the decode panel (decode scenarios)
@@ -192,6 +194,12 @@ int decode_frame_count(App& app);
 void set_decode_frame(App& app, int frame, float t);
 void decode_play(App& app, bool loop);
 void panel_banner(App& app);
+// File > Open from Hugging Face… (panel_hub.cpp): the window, and a finished download opened
+// in the model scenario (or its error as the banner), with the window shown or not.
+void panel_hub(App& app);
+// Opens the window with `name` typed in; `start`: as if Open were pressed (a window run with
+// --model ORG/NAME that needs a download, the page's attnsim_hub_open).
+void open_hub_window(App& app, const std::string& name, bool start);
 // The actions behind the bug lab's and memory panel's buttons (also --action in headless
 // export): check hidden weights are exactly 0, jump to the first NaN, try the view.
 void buglab_check_hidden(App& app);

@@ -57,6 +57,7 @@ int run_window(const Options& options) {
     app_load_scenario(app, "default");
     app.show_banner(e.what(), true, 10.0);
   }
+  if (!options.hub_model.empty()) open_hub_window(app, options.hub_model, true);
   auto last = std::chrono::steady_clock::now();
   int settle = 0;  // frames still to draw after the last event (ImGui settles over a few)
   while (!glfwWindowShouldClose(w.handle) && !app.quit) {
@@ -129,17 +130,22 @@ bool lesson_loads(const Options& options) {
 // (a bad --model used to be dropped silently and the default scenario drawn, exit 0).
 // --model ORG/NAME[@REV] is first resolved to its folder (src/hub/hub.h: a folder of that
 // name, the Hugging Face cache, else a download, refused before any weight byte when the model
-// would not fit in 75 % of memory). The download shows no progress yet (issue 39: the app's
-// bar is to come); `attnsim-cli pull` shows it.
+// would not fit in 75 % of memory). In a window the name goes to the Open from Hugging Face
+// window instead, which shows the download's progress and opens the model when it lands; a
+// headless export resolves it here, before its first frame.
 void check_model_option(Options& o) {
   if (o.model.empty()) return;
+  std::error_code ec;
+  if (o.mode == Mode::Window && !std::filesystem::is_directory(o.model, ec) && hub::parse_repo_ref(o.model)) {
+    o.hub_model = std::exchange(o.model, "");
+    return;
+  }
   hub::HubOptions fetch;
   fetch.check_weights = [name = o.model](const std::string& config_json, int64_t weight_bytes) {
     model::hf::check_hf_download(name, config_json, weight_bytes, 0);
   };
   o.model = hub::resolve_model(o.model, fetch).dir;
   namespace fs = std::filesystem;
-  std::error_code ec;
   const fs::path dir(o.model);
   if (!fs::is_directory(dir, ec)) throw Error("--model " + o.model + ": not a folder");
   const bool hf = is_hf_folder(o.model);

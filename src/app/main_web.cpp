@@ -9,6 +9,11 @@
 //                                            (and the training steps per second meanwhile)
 //   &bench=run:N                             log the median forward-pass time over N recomputes,
 //                                            and from each request to the frame showing it
+//   #hub=ORG/NAME[@REV]                      Open from Hugging Face… with that name, at once:
+//                                            what is stored opens, else it downloads (a link a
+//                                            teacher can hand out)
+//   &hf_endpoint=URL&hub_timeout=S           the Hub that Open from Hugging Face… asks, and its
+//                                            stall timeout (hub_web.js reads them)
 // and follows the user: the hash is rewritten (history.replaceState, no reload) as they move.
 // Console lines for tests and scripts, one each:
 //   attnsim ready: scenario=NAME step=STEP lang=LANG[ lesson=ID at=K]
@@ -46,6 +51,8 @@
 #include "engine/scenario.h"
 #include "engine/zip_extract.h"
 #include "lessons/progress.h"
+#include "model/hf_bench.h"
+#include "model/hf_forward.h"
 #include "views/i18n.h"
 #include "views/model_view.h"
 #include "views/tasks.h"
@@ -58,7 +65,7 @@ namespace {
 // [SECTION] the page's hash
 
 struct DeepLink {
-  std::string scenario = "default", step, lang, lesson;
+  std::string scenario = "default", step, lang, lesson, hub;
   int at = 1;  // 1-based; 0 when the link's at= is not a whole number from 1 to 100000
   bool log_trace = false;
   std::string bench;  // "frames" or "run"
@@ -98,6 +105,7 @@ DeepLink parse_hash(const std::string& hash) {
     else if (key == "step") link.step = value;
     else if (key == "lang") link.lang = value;
     else if (key == "lesson") link.lesson = value;
+    else if (key == "hub") link.hub = value;
     else if (key == "at") link.at = positive(value, 0);  // 0: not a step number (a banner says so)
     else if (key == "log") link.log_trace = value == "trace";
     else if (key == "train") link.train_live = value == "live";
@@ -173,6 +181,7 @@ void apply_link(Page& p) {
     app.show_banner(e.what(), true, 10.0);
   }
   if (!p.link.lesson.empty()) open_lesson_by_id(app, p.link.lesson, p.link.at - 1);
+  if (!p.link.hub.empty()) open_hub_window(app, p.link.hub, true);
   if (p.link.bench == "frames") {
     app.playback.playing = true;  // frames while the steps animate, as --bench-frames
     app.playback.loop = true;
@@ -371,6 +380,31 @@ EMSCRIPTEN_KEEPALIVE void attnsim_export_slide(const char* extension) {
     p.app.show_banner(std::string(tr("Export failed")) + ": " + error, true, 8.0);
   }
 }
+
+// Benchmark (tools/bench-page-hub.py): a Hugging Face folder in the page's memory timed as
+// `attnsim-cli bench-model --model DIR --length N --layer L --repeats R --decode S` times it
+// (model/hf_bench.h, the same code), logged as one line:
+//   attnsim bench: model=DIR tokens=N layer=L median_forward_ms=X decode_tokens_per_s=Y
+// It blocks the page while it runs, as a benchmark may.
+EMSCRIPTEN_KEEPALIVE void attnsim_bench_model(const char* dir, int length, int layer, int repeats, int decode) {
+  try {
+    const model::hf::HfConfig c = model::hf::read_hf_config(dir);
+    const std::vector<int32_t> tokens = model::hf::bench_token_ids(c, length);
+    const model::hf::HfModel m = model::hf::load_hf_checked(
+        dir, std::max(model::hf::predict_hf_forward_bytes(c, length, false), model::hf::predict_decode_bytes(c, length, decode)),
+        0, "benchmarking this model");
+    const std::vector<double> fwd = model::hf::time_forward(m, tokens, layer, repeats);
+    const std::vector<double> dec = model::hf::time_decode(m, tokens, decode);
+    std::printf("attnsim bench: model=%s tokens=%d layer=%d median_forward_ms=%.1f decode_tokens_per_s=%.2f\n", dir, length,
+                layer, fwd[fwd.size() / 2], dec.empty() ? 0.0 : 1000.0 / dec[dec.size() / 2]);
+  } catch (const std::exception& e) {
+    std::printf("attnsim bench: error: %s\n", one_line(e.what()).c_str());
+  }
+}
+
+// Scripting: File > Open from Hugging Face… with `name` typed in and Open pressed (the
+// progress shows in its window; the outcome is a banner, on the console too).
+EMSCRIPTEN_KEEPALIVE void attnsim_hub_open(const char* name) { open_hub_window(page().app, name, true); }
 
 EMSCRIPTEN_KEEPALIVE void attnsim_hash_changed() {
   Page& p = page();

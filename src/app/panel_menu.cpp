@@ -26,6 +26,8 @@ void panel_menu(App& app) {
     request_export(app, "window");
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu(tr("File"))) {
+    if (ImGui::MenuItem(tr("Open from Hugging Face…"))) open_hub_window(app, "", false);
+    ImGui::Separator();
     if (ImGui::MenuItem(tr("Export window PNG"), "F12")) request_export(app, "window");
     if (ImGui::MenuItem(tr("Export panel PNG"))) request_export(app, app.focused_panel);
     ImGui::Separator();

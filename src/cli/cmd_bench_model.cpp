@@ -1,6 +1,8 @@
 // attnsim-cli bench-model: time a Hugging Face model's whole forward pass (every layer through
 // the engine, one layer's every intermediate kept), after loading it once; with --whole, side
-// by side with the whole pass keeping every step of every block (model/whole_pass.h).
+// by side with the whole pass keeping every step of every block (model/whole_pass.h); with
+// --decode N, N greedy tokens through the KV caches after it (model/hf_bench.h, which the page
+// times too).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,8 +11,8 @@
 #include "engine/blas_kernels.h"
 #include "engine/cost.h"
 #include "engine/error.h"
-#include "engine/random.h"
 #include "hf_input.h"
+#include "model/hf_bench.h"
 #include "model/hf_forward.h"
 #include "model/whole_models.h"
 #include "options.h"
@@ -23,6 +25,7 @@ Runner add_bench_model_command(CLI::App& app) {
     HfInput in;
     int64_t length = 64, layer = 0;
     int repeats = 10;
+    int64_t decode = 0;
     bool json = false, whole = false;
   };
   auto a = std::make_shared<Args>();
@@ -35,6 +38,8 @@ Runner add_bench_model_command(CLI::App& app) {
       ->check(whole_number(0, 1 << 20));
   cmd->add_option("--repeats", a->repeats, "timed runs after one warm-up")->capture_default_str()->check(whole_number(1, 100000));
   cmd->add_option("--mem-limit", a->mem_limit, "refuse models that need more (e.g. 2G)")->check(mem_limit_size());
+  cmd->add_option("--decode", a->decode, "then time N greedy tokens after the input through the KV caches")
+      ->check(whole_number(0, 1 << 20));
   cmd->add_flag("--json", a->json, "print JSON");
   cmd->add_flag("--whole", a->whole, "also time the whole-pass trace (every step of every block kept), in alternating runs");
   return [a] {
@@ -43,15 +48,13 @@ Runner add_bench_model_command(CLI::App& app) {
     if (a->layer >= c.layers) throw Error("--layer " + std::to_string(a->layer) + " is outside the model (layers 0.." + std::to_string(c.layers - 1) + ")");
     std::vector<int32_t> tokens;
     if (!a->in.tokens.empty() || !a->in.text.empty()) tokens = hf_input_tokens(a->in, a->dir, c);
-    else
-      for (int64_t i = 0; i < a->length; ++i)
-        tokens.push_back(static_cast<int32_t>(random_bits(1, static_cast<uint64_t>(Stream::Token), static_cast<uint64_t>(i)) %
-                                              static_cast<uint64_t>(c.vocab)));
+    else tokens = model::hf::bench_token_ids(c, a->length);
     model::hf::check_tokens(c, tokens);
     const auto t0 = clock::now();
     const int64_t T = static_cast<int64_t>(tokens.size());
-    const int64_t pass = a->whole ? model::predict_whole_bytes({c.layers, c.d_model, c.d_ff, c.vocab}, model::hf::hf_attention_config(c, T))
-                                  : model::hf::predict_hf_forward_bytes(c, T, false);
+    int64_t pass = a->whole ? model::predict_whole_bytes({c.layers, c.d_model, c.d_ff, c.vocab}, model::hf::hf_attention_config(c, T))
+                            : model::hf::predict_hf_forward_bytes(c, T, false);
+    if (a->decode > 0) pass = std::max(pass, model::hf::predict_decode_bytes(c, T, a->decode));
     const model::hf::HfModel m = model::hf::load_hf_checked(a->dir, pass,
                                                  a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), "benchmarking this model");
     const double load_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
@@ -77,6 +80,8 @@ Runner add_bench_model_command(CLI::App& app) {
     std::sort(ms.begin(), ms.end());
     std::sort(whole_ms.begin(), whole_ms.end());
     const double median = ms[ms.size() / 2], whole_median = a->whole ? whole_ms[whole_ms.size() / 2] : 0.0;
+    const std::vector<double> step_ms = a->decode > 1 ? model::hf::time_decode(m, tokens, a->decode) : std::vector<double>{};
+    const double decode_rate = step_ms.empty() ? 0.0 : 1000.0 / step_ms[step_ms.size() / 2];
     const BlasKernels& blas = blas_kernels();
     if (a->json) {
       std::printf("{\"median_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f, \"load_ms\": %.1f, \"tokens\": %zu, "
@@ -86,6 +91,7 @@ Runner add_bench_model_command(CLI::App& app) {
       if (a->whole)
         std::printf(", \"whole_median_ms\": %.3f, \"whole_trace_bytes\": %lld, \"whole_ratio\": %.3f", whole_median,
                     static_cast<long long>(whole_held), whole_median / median);
+      if (!step_ms.empty()) std::printf(", \"decode_tokens_per_s\": %.2f", decode_rate);
       std::printf("}\n");
       return 0;
     }
@@ -97,6 +103,8 @@ Runner add_bench_model_command(CLI::App& app) {
     if (a->whole)
       std::printf("whole pass, every step of every block kept: median %.1f ms (%.2fx the single-layer pass); traces %s\n",
                   whole_median, whole_median / median, format_bytes(whole_held).c_str());
+    if (!step_ms.empty())
+      std::printf("decode: %.2f tokens/s (median of %zu single-token calls through the KV caches)\n", decode_rate, step_ms.size());
     return 0;
   };
 }

@@ -205,7 +205,7 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
     if (cut)
       throw Error(where + ": the connection ended after " + std::to_string(part.size()) + " of " + std::to_string(size) +
                   " bytes" + (r.outcome == Outcome::Cut ? " (" + one_line(r.detail) + ")" : std::string()) +
-                  "; run the command again to resume (kept in " + part_path + ")");
+                  "; ask for the model again to resume (kept in " + part_path + ")");
     RequestContext c = context;
     c.what = job.file;
     check_response(r, c);

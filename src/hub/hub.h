@@ -40,6 +40,8 @@ struct HubOptions {
   // As bytes arrive (throwing stops the download and the exception comes out of the call).
   std::function<void(const Progress&)> progress;
   const std::atomic<bool>* cancel = nullptr;      // set from another thread: Error "cancelled"
+  // A token typed into the app for this run only; empty: HF_TOKEN's. Never printed or stored.
+  std::string token;
 };
 
 enum class Source { Folder, Cache, Hub };

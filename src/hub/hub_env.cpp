@@ -28,6 +28,13 @@ bool is_true(std::string v) {
 
 }  // namespace
 
+void check_token(const std::string& token, const std::string& what) {
+  // a CR or LF would end the Authorization header and start another one
+  for (const char c : token)
+    if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f)
+      throw Error(what + " holds a space or control character: give the access token alone");
+}
+
 HubEnv hub_env() {
   HubEnv e;
   if (const std::string cache = env("HF_HUB_CACHE"); !cache.empty()) {
@@ -44,10 +51,7 @@ HubEnv hub_env() {
   if (e.endpoint.rfind("https://", 0) != 0 && e.endpoint.rfind("http://", 0) != 0)
     throw Error("HF_ENDPOINT '" + one_line(e.endpoint) + "' is not an http:// or https:// address");
   e.token = env("HF_TOKEN");
-  // a CR or LF would end the Authorization header and start another one
-  for (const char c : e.token)
-    if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f)
-      throw Error("HF_TOKEN holds a space or control character: set it to the access token alone");
+  check_token(e.token, "HF_TOKEN");
   e.offline = is_true(env("HF_HUB_OFFLINE"));
   if (const std::string t = env("ATTNSIM_HUB_TIMEOUT"); !t.empty())
     e.timeout_s = parse_int(t, "ATTNSIM_HUB_TIMEOUT (seconds)", 1, 3600);

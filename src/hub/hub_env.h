@@ -27,5 +27,7 @@ struct HubEnv {
 // endpoint that is not http(s)://, a timeout that is not a whole number of seconds, no HOME
 // for the default cache). A message never contains the token.
 HubEnv hub_env();
+// Refuses a token that could not be sent as one header value; `what` names where it came from.
+void check_token(const std::string& token, const std::string& what);
 
 }  // namespace attnsim::hub

@@ -10,11 +10,11 @@ namespace {
   const std::string code = "HTTP " + std::to_string(status);
   if (status == 401 || status == 403) {
     if (c.token)
-      throw Error(c.model + ": the Hub refused the token in HF_TOKEN for " + c.what + " (" + code +
+      throw Error(c.model + ": the Hub refused the token for " + c.what + " (" + code +
                   "): use a token with read access, after accepting the model's terms on its Hub page");
     throw Error(c.model + ": the Hub refused " + c.what + " without a token (" + code +
                 "): the model is gated or private (or the name is wrong); accept its terms on its Hub page, "
-                "then set HF_TOKEN to an access token (huggingface.co/settings/tokens)");
+                "then set HF_TOKEN (or the app's Token field) to an access token (huggingface.co/settings/tokens)");
   }
   if (status == 404 && c.what == kModelInfo)
     throw Error(c.model + ": no such model or revision on the Hub (" + code +
@@ -37,12 +37,12 @@ void check_response(const HttpResult& r, const RequestContext& c) {
                   "): check the network, or set HF_HUB_OFFLINE=1 to open only what the cache holds");
     case Outcome::Stalled:
       throw Error(c.model + ": " + c.what + ": no data from " + c.endpoint + " for " + std::to_string(c.timeout_s) +
-                  " s (ATTNSIM_HUB_TIMEOUT); run the command again to resume");
+                  " s (ATTNSIM_HUB_TIMEOUT); ask for the model again to resume");
     case Outcome::Cancelled:
-      throw Error(c.model + ": download cancelled during " + c.what + "; run it again to resume");
+      throw Error(c.model + ": download cancelled during " + c.what + "; ask for the model again to resume");
     case Outcome::Cut:
       throw Error(c.model + ": " + c.what + ": the connection to " + c.endpoint + " was cut (" + one_line(r.detail) +
-                  "); run the command again");
+                  "); ask for the model again");
     case Outcome::SinkStopped:
     case Outcome::Failed:
       break;

@@ -83,7 +83,11 @@ void fetch(Run& run, const ModelInfo& info, const std::string& file) {
 }  // namespace
 
 Resolved pull_model(const RepoRef& ref, const HubOptions& options) {
-  const HubEnv env = hub_env();
+  HubEnv env = hub_env();
+  if (!options.token.empty()) {
+    check_token(options.token, "the token");
+    env.token = options.token;
+  }
   Run run{ref, env, repo_cache(env.cache, ref.repo), RequestContext{display_name(ref), "", env.endpoint, env.timeout_s, !env.token.empty()},
           options};
   if (env.offline) {

@@ -36,6 +36,8 @@ struct Options {
   std::string geometry;      // --geometry FILE.json: where the heatmap cells landed
   std::string lang;          // empty = from LANG
   std::string model;         // --model DIR: the checkpoint the model scenarios open
+  std::string hub_model;     // --model ORG/NAME in a window: opened through File > Open from
+                             // Hugging Face…, with its progress bar (main.cpp)
   // A Hugging Face folder as --model (config.json): the layer on screen, heads knocked out
   // ("1.2,0.3"), the text. Refused with any other model.
   int layer = -1;            // -1 = layer 0

@@ -14,7 +14,8 @@ and CORS headers on everything (OPTIONS answered), as the page would need them.
 Faults, set by the test (MockHub.fault = {...}) or over HTTP (GET /_control?fault=F&file=X&count=N;
 count -1 = always). F is one of
   truncate  Content-Length short of the file, that many bytes (a body cut at a clean boundary)
-  drop      the full Content-Length, half the bytes, then the connection closes
+  drop      the full Content-Length, half the bytes, then (half a second later, as a real
+            connection dies after a while: a browser hands the bytes on first) the connection closes
   stall     the full Content-Length, a quarter of the bytes, then silence for `stall_s` seconds
   badsha    the right length, one byte flipped
   flood     an error page that never ends (2 MiB of it, then the connection closes)
@@ -29,6 +30,7 @@ import hashlib
 import http.server
 import json
 import os
+import socket
 import sys
 import threading
 import time
@@ -73,6 +75,7 @@ class MockHub:
         self.stall_s = stall_s
         self.fault = {}  # {"fault": F, "file": X, "count": N}
         self.log = []
+        self.connections = set()  # open ones: a browser keeps them alive past stop() unless cut
         self.lock = threading.Lock()
         hub = self
 
@@ -110,6 +113,16 @@ class MockHub:
                 (send or (lambda: self.wfile.write(body)))()
 
         class Server(http.server.ThreadingHTTPServer):
+            def process_request(self, request, client_address):
+                with hub.lock:
+                    hub.connections.add(request)
+                super().process_request(request, client_address)
+
+            def shutdown_request(self, request):
+                with hub.lock:
+                    hub.connections.discard(request)
+                super().shutdown_request(request)
+
             def handle_error(self, request, client_address):
                 if not isinstance(sys.exc_info()[1], ConnectionError):  # a client that gave up is a test's point
                     super().handle_error(request, client_address)
@@ -124,8 +137,15 @@ class MockHub:
         return self
 
     def stop(self):
+        """Stops listening and cuts every open connection: a stopped hub answers nothing."""
         self.server.shutdown()
         self.server.server_close()
+        with self.lock:
+            for c in self.connections:
+                try:
+                    c.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
 
     def requests(self, part=""):
         with self.lock:
@@ -228,8 +248,7 @@ class MockHub:
             def partial():
                 h.wfile.write(body[:cut])
                 h.wfile.flush()
-                if fault == "stall":
-                    time.sleep(self.stall_s)
+                time.sleep(self.stall_s if fault == "stall" else 0.5)
                 h.close_connection = True
             return h.answer(status, body, headers, send=partial)
         h.answer(status, body, headers)

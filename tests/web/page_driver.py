@@ -1,6 +1,9 @@
-"""Driving the page in Debian's headless Chromium (chromium-driver + python3-selenium): shared
-by the browser test (test_page.py) and the benchmark (tools/bench-web.py)."""
+"""Driving the page in Debian's headless Chromium (chromium-driver + python3-selenium), and
+reading Debian's Firefox ESR's console: shared by the browser tests (test_page.py,
+test_page_hub.py) and the benchmarks (tools/bench-web.py, tools/bench-page-hub.py)."""
 import json
+import os
+import subprocess
 import tempfile
 import time
 
@@ -48,3 +51,34 @@ def open_page(d, url, hash_):
     lines = []
     ready = wait_for(d, lambda l: l.startswith("attnsim ready:"), 60, lines)
     return ready, lines
+
+
+def firefox_line(url, hash_, prefix, seconds=90):
+    """The first console line from `prefix` on that Firefox prints for the page (console to
+    stdout, a fresh profile, under Xvfb: its headless mode offers no WebGL 2 here), or None."""
+    profile = tempfile.mkdtemp(prefix="attnsim-ff-")
+    with open(os.path.join(profile, "user.js"), "w") as f:
+        f.write('user_pref("devtools.console.stdout.content", true);\n'
+                'user_pref("webgl.disable-fail-if-major-performance-caveat", true);\n'
+                'user_pref("browser.shell.checkDefaultBrowser", false);\n')
+    p = subprocess.Popen(["xvfb-run", "-a", "-s", "-screen 0 1440x900x24", "firefox-esr", "--no-remote",
+                          "--profile", profile, url + hash_], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    found, deadline = None, time.time() + seconds
+    try:
+        os.set_blocking(p.stdout.fileno(), False)
+        buf = ""
+        while time.time() < deadline and found is None:
+            try:
+                buf += os.read(p.stdout.fileno(), 65536).decode("utf-8", "replace")
+            except BlockingIOError:
+                pass
+            for line in buf.splitlines():
+                if prefix in line:
+                    found = line[line.index(prefix):].rstrip('"')
+                    break
+            time.sleep(0.2)
+    finally:
+        os.killpg(p.pid, 9)
+        p.wait()
+    return found

@@ -33,7 +33,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from page_driver import browser, console, open_page, wait_for
+from page_driver import browser, console, firefox_line, open_page, wait_for
 
 WEB, DESKTOP = sys.argv[1], sys.argv[2]
 APP = os.path.join(DESKTOP, "attnsim")
@@ -118,33 +118,8 @@ def hash_becomes(d, part, seconds=10):
     return part in page_hash(d)
 
 
-def firefox_ready(url, hash_, seconds=90):
-    """The ready line Firefox prints (console to stdout, a fresh profile), or None."""
-    profile = tempfile.mkdtemp(prefix="attnsim-ff-")
-    with open(os.path.join(profile, "user.js"), "w") as f:
-        f.write('user_pref("devtools.console.stdout.content", true);\n'
-                'user_pref("webgl.disable-fail-if-major-performance-caveat", true);\n'
-                'user_pref("browser.shell.checkDefaultBrowser", false);\n')
-    p = subprocess.Popen(["xvfb-run", "-a", "-s", "-screen 0 1440x900x24", "firefox-esr", "--no-remote",
-                          "--profile", profile, url + hash_], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         start_new_session=True)
-    found, deadline = None, time.time() + seconds
-    try:
-        os.set_blocking(p.stdout.fileno(), False)
-        buf = ""
-        while time.time() < deadline and found is None:
-            try:
-                buf += os.read(p.stdout.fileno(), 65536).decode("utf-8", "replace")
-            except BlockingIOError:
-                pass
-            for line in buf.splitlines():
-                if "attnsim ready:" in line:
-                    found = line[line.index("attnsim ready:"):].rstrip('"')
-            time.sleep(0.2)
-    finally:
-        os.killpg(p.pid, 9)
-        p.wait()
-    return found
+def firefox_ready(url, hash_):
+    return firefox_line(url, hash_, "attnsim ready:")
 
 
 def main():

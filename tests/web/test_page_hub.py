@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""The page's Open from Hugging Face… against the mock hub on 127.0.0.1 (issue 39), in
+Debian's headless Chromium. attnsim.html is opened alone from file://, with the hash naming the
+mock hub (hf_endpoint=, as HF_ENDPOINT does on the desktop). Checks, in one browser profile:
+  - a download cut halfway (the mock drops the connection) is one error banner, and what
+    arrived stays in IndexedDB; asking again resumes with a Range request from there, and the
+    model opens in the model scenario;
+  - the stored list names the model with its size, the files' bytes;
+  - the mock hub stopped and the page reloaded, the model opens again from the browser's
+    storage with no network;
+  - a wrong name (404), and a config.json that would not fit the page's memory (refused before
+    any weight byte is asked for), are one error banner each, and the page runs on;
+  - Delete empties the list;
+  - Debian's Firefox ESR downloads and opens the model from a #hub=ORG/NAME link.
+The model is tests/golden/hf_gpt2_tok (47 KB), as in tests/hub/test_hub.py.
+Usage: tests/web/test_page_hub.py BUILD_WEB_DIR
+"""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "hub"))
+from mock_hub import MockHub  # noqa: E402
+from page_driver import browser, console, firefox_line, open_page  # noqa: E402
+
+WEB = sys.argv[1]
+MODEL = os.path.join(ROOT, "tests", "golden", "hf_gpt2_tok")
+NAME, HUGE = "attnsim-test/tiny-gpt2", "attnsim-test/huge-gpt2"
+failures = []
+
+
+def check(ok, what):
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def hub_open(d, name, lines, want, seconds=60):
+    """attnsim_hub_open(name), then the first banner after it that holds `want` or is an error
+    (opening a model shows an "Opened" banner before the hub's own)."""
+    start = len(lines)
+    d.execute_script("Module.ccall('attnsim_hub_open', null, ['string'], [arguments[0]])", name)
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        lines += console(d)
+        for l in lines[start:]:
+            if l.startswith("attnsim banner:") and (want in l or " error: " in l):
+                return l
+        time.sleep(0.1)
+    print("      the banners since: %r" % [l for l in lines[start:] if l.startswith("attnsim banner:")])
+    return None
+
+
+def stored(d):
+    return d.execute_async_script("attnsimHub.list().then(arguments[arguments.length - 1])")
+
+
+def parts_kept(d):
+    return d.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        var r = indexedDB.open("attnsim-hub");
+        r.onsuccess = function () {
+          var c = r.result.transaction("parts").objectStore("parts").count();
+          c.onsuccess = function () { done(c.result); };
+        };""")
+
+
+def main():
+    folder = tempfile.mkdtemp(prefix="attnsim-page-hub-")
+    page_dir = os.path.join(folder, "alone")
+    os.mkdir(page_dir)
+    shutil.copy(os.path.join(WEB, "attnsim.html"), page_dir)
+    url = "file://" + os.path.join(page_dir, "attnsim.html")
+    huge = os.path.join(folder, "huge")
+    shutil.copytree(MODEL, huge)
+    with open(os.path.join(huge, "config.json")) as f:
+        config = json.load(f)
+    config.update(n_layer=400, n_embd=8192, n_head=64, n_inner=None)  # ~320 B parameters
+    with open(os.path.join(huge, "config.json"), "w") as f:
+        json.dump(config, f)
+    hub = MockHub({NAME: MODEL, HUGE: huge}).start()
+    link = "#scenario=default&step=q_proj&lang=en&hf_endpoint=%s&hub_timeout=5" % hub.url
+    size = sum(os.path.getsize(os.path.join(MODEL, f)) for f in os.listdir(MODEL))
+    d = browser(os.path.join(folder, "downloads"))
+    try:
+        _, lines = open_page(d, url, link)
+        # 1. cut halfway: one error banner, the half kept
+        hub.fault = {"fault": "drop", "file": "model.safetensors", "count": 1}
+        b = hub_open(d, NAME, lines, NAME)
+        check(b is not None and " error: " in b and NAME in b, "a cut download is one error banner: %r" % b)
+        check(parts_kept(d) > 0, "what arrived before the cut is kept in IndexedDB")
+        # 2. again: resumed with Range, then opened
+        before = len(hub.requests("/cdn/"))
+        b = hub_open(d, NAME, lines, "downloaded")
+        ranges = [e["range"] for e in hub.requests("/cdn/")[before:]]
+        check(b is not None and " info: " in b and "downloaded" in b, "asked again, it downloads: %r" % b)
+        check(len(ranges) == 1 and (ranges[0] or "").startswith("bytes=") and ranges[0] != "bytes=0-",
+              "the weights resumed with a Range request: %r" % ranges)
+        check("scenario=model" in d.execute_script("return location.hash"), "the model opens in the model scenario")
+        check(parts_kept(d) == 0, "no part left once the file is whole")
+        rows = stored(d)
+        check(len(rows) == 1 and rows[0]["name"] == NAME and rows[0]["bytes"] == size,
+              "the stored list: %r (the files: %d bytes)" % (rows, size))
+        # 3. a wrong name, a model too large for the page
+        b = hub_open(d, "attnsim-test/no-such-model", lines, "no such model")
+        check(b is not None and " error: " in b and "no such model" in b, "a wrong name: %r" % b)
+        b = hub_open(d, HUGE, lines, HUGE)
+        weights = [e for e in hub.requests("huge-gpt2/resolve") if e["path"].endswith("model.safetensors")]
+        check(b is not None and " error: " in b and "over the" in b and not weights,
+              "a model too large for the page is refused before its weights: %r (weight requests: %d)" % (b, len(weights)))
+        # Firefox, its own profile: a #hub= link downloads and opens it
+        got = firefox_line(url, "#hub=%s&hf_endpoint=%s" % (NAME, hub.url), "attnsim banner: info: " + NAME + ":")
+        check(got is not None and "downloaded" in got, "Firefox: a #hub= link downloads and opens the model: %r" % got)
+        # 4. offline: the hub stopped, the page reloaded
+        hub.stop()
+        hub = None
+        _, lines = open_page(d, url, link)
+        b = hub_open(d, NAME, lines, "no network")
+        check(b is not None and " info: " in b and "no network" in b, "with the hub stopped it opens from storage: %r" % b)
+        check("scenario=model" in d.execute_script("return location.hash"), "the stored model opens in the model scenario")
+        # 5. delete
+        d.execute_async_script("attnsimHub.remove(arguments[0]).then(arguments[arguments.length - 1])", NAME)
+        check(stored(d) == [], "Delete empties the stored list")
+        b = hub_open(d, NAME, lines, NAME)
+        check(b is not None and " error: " in b and "cannot reach" in b, "deleted, and the hub stopped: %r" % b)
+    finally:
+        d.quit()
+        if hub:
+            hub.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        sys.exit(1)
+    print("all page hub checks passed")
+
+
+main()
