@@ -197,9 +197,9 @@ void panel_banner(App& app);
 // File > Open from Hugging Face… (panel_hub.cpp): the window, and a finished download opened
 // in the model scenario (or its error as the banner), with the window shown or not.
 void panel_hub(App& app);
-// Opens the window with `name` typed in; `start`: as if Open were pressed (a window run with
-// --model ORG/NAME that needs a download, the page's attnsim_hub_open).
-void open_hub_window(App& app, const std::string& name, bool start);
+// Opens the window with `name` (and `token`, when given) typed in; `start`: as if Open were
+// pressed (a window run with --model ORG/NAME, the page's #hub= link and attnsim_hub_open).
+void open_hub_window(App& app, const std::string& name, bool start, const std::string& token = "");
 // The actions behind the bug lab's and memory panel's buttons (also --action in headless
 // export): check hidden weights are exactly 0, jump to the first NaN, try the view.
 void buglab_check_hidden(App& app);

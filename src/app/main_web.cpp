@@ -402,9 +402,12 @@ EMSCRIPTEN_KEEPALIVE void attnsim_bench_model(const char* dir, int length, int l
   }
 }
 
-// Scripting: File > Open from Hugging Face… with `name` typed in and Open pressed (the
-// progress shows in its window; the outcome is a banner, on the console too).
-EMSCRIPTEN_KEEPALIVE void attnsim_hub_open(const char* name) { open_hub_window(page().app, name, true); }
+// Scripting: File > Open from Hugging Face… with `name` (and `token`, "" for none) typed in
+// and Open pressed (the progress shows in its window; the outcome is a banner, on the console
+// too).
+EMSCRIPTEN_KEEPALIVE void attnsim_hub_open(const char* name, const char* token) {
+  open_hub_window(page().app, name, true, token);
+}
 
 EMSCRIPTEN_KEEPALIVE void attnsim_hash_changed() {
   Page& p = page();

@@ -175,12 +175,13 @@ void take_finished(App& app, HubPanelState& s) {
 
 }  // namespace
 
-void open_hub_window(App& app, const std::string& name, bool start_now) {
+void open_hub_window(App& app, const std::string& name, bool start_now, const std::string& token) {
   HubPanelState& s = state(app);
   s.open = true;
   s.focus_name = true;
   s.listed = false;
   if (!name.empty()) copy_into(s.name, sizeof s.name, name);
+  if (!token.empty()) copy_into(s.token, sizeof s.token, token);
   if (hub_can_remember_token() && !s.token[0]) {
     copy_into(s.token, sizeof s.token, hub_remembered_token());
     s.remember = s.token[0] != 0;

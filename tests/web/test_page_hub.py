@@ -2,6 +2,9 @@
 """The page's Open from Hugging Face… against the mock hub on 127.0.0.1 (issue 39), in
 Debian's headless Chromium. attnsim.html is opened alone from file://, with the hash naming the
 mock hub (hf_endpoint=, as HF_ENDPOINT does on the desktop). Checks, in one browser profile:
+  - each failure is one error banner that says what to do, and the page runs on: a 401 (the
+    Token field), a 500 (try again later), a wrong sha256 (nothing kept), a stall past
+    hub_timeout, and Cancel;
   - a download cut halfway (the mock drops the connection) is one error banner, and what
     arrived stays in IndexedDB; asking again resumes with a Range request from there, and the
     model opens in the model scenario;
@@ -11,6 +14,8 @@ mock hub (hf_endpoint=, as HF_ENDPOINT does on the desktop). Checks, in one brow
   - a wrong name (404), and a config.json that would not fit the page's memory (refused before
     any weight byte is asked for), are one error banner each, and the page runs on;
   - Delete empties the list;
+  - a gated model (the mock wants a token): refused without one, fetched with the one typed,
+    which goes out as "Authorization: Bearer" and is kept nowhere (localStorage, IndexedDB);
   - Debian's Firefox ESR downloads and opens the model from a #hub=ORG/NAME link.
 The model is tests/golden/hf_gpt2_tok (47 KB), as in tests/hub/test_hub.py.
 Usage: tests/web/test_page_hub.py BUILD_WEB_DIR
@@ -31,6 +36,7 @@ from page_driver import browser, console, firefox_line, open_page  # noqa: E402
 WEB = sys.argv[1]
 MODEL = os.path.join(ROOT, "tests", "golden", "hf_gpt2_tok")
 NAME, HUGE = "attnsim-test/tiny-gpt2", "attnsim-test/huge-gpt2"
+TOKEN = "hf_attnsimPageToken_0123456789"
 failures = []
 
 
@@ -40,11 +46,11 @@ def check(ok, what):
         failures.append(what)
 
 
-def hub_open(d, name, lines, want, seconds=60):
+def hub_open(d, name, lines, want, seconds=60, token=""):
     """attnsim_hub_open(name), then the first banner after it that holds `want` or is an error
     (opening a model shows an "Opened" banner before the hub's own)."""
     start = len(lines)
-    d.execute_script("Module.ccall('attnsim_hub_open', null, ['string'], [arguments[0]])", name)
+    d.execute_script("Module.ccall('attnsim_hub_open', null, ['string', 'string'], [arguments[0], arguments[1]])", name, token)
     deadline = time.time() + seconds
     while time.time() < deadline:
         lines += console(d)
@@ -83,12 +89,32 @@ def main():
     config.update(n_layer=400, n_embd=8192, n_head=64, n_inner=None)  # ~320 B parameters
     with open(os.path.join(huge, "config.json"), "w") as f:
         json.dump(config, f)
-    hub = MockHub({NAME: MODEL, HUGE: huge}).start()
-    link = "#scenario=default&step=q_proj&lang=en&hf_endpoint=%s&hub_timeout=5" % hub.url
+    hub = MockHub({NAME: MODEL, HUGE: huge}, stall_s=6).start()
+    link = "#scenario=default&step=q_proj&lang=en&hf_endpoint=%s&hub_timeout=2" % hub.url
     size = sum(os.path.getsize(os.path.join(MODEL, f)) for f in os.listdir(MODEL))
     d = browser(os.path.join(folder, "downloads"))
     try:
         _, lines = open_page(d, url, link)
+        # 0. failures, one banner each
+        for fault, target, words in [("401", "api", "Token field"), ("500", "api", "try again later"),
+                                     ("badsha", "model.safetensors", "nothing was kept"),
+                                     ("stall", "model.safetensors", "no data from")]:
+            hub.fault = {"fault": fault, "file": target, "count": 1}
+            b = hub_open(d, NAME, lines, NAME)
+            check(b is not None and " error: " in b and words in b, "%s: one error banner: %r" % (fault, b))
+            if fault == "badsha":
+                check(parts_kept(d) == 0, "a wrong sha256 keeps nothing")
+        hub.fault = {"fault": "stall", "file": "model.safetensors", "count": 1}
+        start = len(lines)
+        d.execute_script("Module.ccall('attnsim_hub_open', null, ['string', 'string'], [arguments[0], ''])", NAME)
+        time.sleep(1)
+        d.execute_script("attnsimHub.cancel()")
+        b, deadline = None, time.time() + 20
+        while time.time() < deadline and not b:
+            lines += console(d)
+            b = next((l for l in lines[start:] if l.startswith("attnsim banner:")), None)
+            time.sleep(0.1)
+        check(b is not None and " error: " in b and "cancelled" in b, "Cancel: one banner %r" % b)
         # 1. cut halfway: one error banner, the half kept
         hub.fault = {"fault": "drop", "file": "model.safetensors", "count": 1}
         b = hub_open(d, NAME, lines, NAME)
@@ -128,6 +154,23 @@ def main():
         check(stored(d) == [], "Delete empties the stored list")
         b = hub_open(d, NAME, lines, NAME)
         check(b is not None and " error: " in b and "cannot reach" in b, "deleted, and the hub stopped: %r" % b)
+        # 6. a gated model: the token typed goes out as a header and is kept nowhere
+        gated = MockHub({NAME: MODEL}, token=TOKEN).start()
+        try:
+            _, lines = open_page(d, url, "#scenario=default&step=q_proj&lang=en&hf_endpoint=" + gated.url)
+            b = hub_open(d, NAME, lines, NAME)
+            check(b is not None and " error: " in b and "HTTP 401" in b and "Token field" in b,
+                  "gated, no token: %r" % b)
+            b = hub_open(d, NAME, lines, "downloaded", token=TOKEN)
+            sent = [e["authorization"] for e in gated.requests("/api/")]
+            check(b is not None and " info: " in b and sent[-1] == "Bearer " + TOKEN, "gated, the token typed: %r" % b)
+            kept = d.execute_async_script("""
+                var done = arguments[arguments.length - 1], found = [];
+                for (var i = 0; i < localStorage.length; i++) found.push(localStorage.getItem(localStorage.key(i)));
+                attnsimHub.list().then(function (rows) { done(JSON.stringify(found) + JSON.stringify(rows)); });""")
+            check(TOKEN not in kept, "the token is in neither localStorage nor the stored records")
+        finally:
+            gated.stop()
     finally:
         d.quit()
         if hub:
