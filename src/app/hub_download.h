@@ -23,6 +23,8 @@ struct HubJob {
   State state = State::Idle;
   std::string name;        // as typed: ORG/NAME[@REV]
   std::string file;        // the file being fetched ("" while asking the Hub or opening)
+  bool verifying = false;  // its bytes are all in, its hash is being checked (the page: a
+                           // whole-file digest, seconds for a large file)
   int64_t done = 0, total = 0;  // bytes of the model's files in hand, of all of them
   int64_t fetched = 0;     // received over the network in this run
   double seconds = 0;      // since the run started

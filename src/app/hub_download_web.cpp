@@ -180,9 +180,11 @@ EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_check(const char* name, const char*
   }
 }
 
-EMSCRIPTEN_KEEPALIVE void attnsim_hub_progress(const char* file, double done, double total, double fetched, double seconds) {
+EMSCRIPTEN_KEEPALIVE void attnsim_hub_progress(const char* file, double done, double total, double fetched, double seconds,
+                                               int verifying) {
   HubJob& j = web().job;
   j.file = file;
+  j.verifying = verifying != 0;
   j.done = static_cast<int64_t>(done);
   j.total = static_cast<int64_t>(total);
   j.fetched = static_cast<int64_t>(fetched);

@@ -202,6 +202,7 @@ var attnsimHub = (function () {
                       " bytes; ask for the model again to resume");
     }
     var blob = new Blob(parts);
+    progress(file, remote.size, 0, true);  // hashing a large file takes seconds: say so
     var got = remote.lfs ? await hexDigest("SHA-256", blob) : await hexDigest("SHA-1", blob, remote.size);
     if (got !== remote.hash) {
       await dropParts(remote.hash);  // resuming it would repeat the mismatch
@@ -238,9 +239,9 @@ var attnsimHub = (function () {
     ctx.commit = plan.commit;
     var weights = plan.weights, total = sum(plan.files) + sum(weights);
     var fileMap = {};
-    var progress = function (file, fileDone, received) {
+    var progress = function (file, fileDone, received, verifying) {
       fetched += received;
-      progressCall(file, done + fileDone, total, fetched, (performance.now() - t0) / 1000);
+      progressCall(file, done + fileDone, total, fetched, (performance.now() - t0) / 1000, verifying);
     };
     var fetchOne = async function (f) {
       await fetchFile(ctx, f.name, f, progress);
@@ -268,9 +269,9 @@ var attnsimHub = (function () {
   async function start(name, token) {
     if (job) return;
     job = { abort: new AbortController(), cancelled: false };
-    var report = function (file, done, total, fetched, seconds) {
-      Module.ccall("attnsim_hub_progress", null, ["string", "number", "number", "number", "number"],
-                   [file, done, total, fetched, seconds]);
+    var report = function (file, done, total, fetched, seconds, verifying) {
+      Module.ccall("attnsim_hub_progress", null, ["string", "number", "number", "number", "number", "number"],
+                   [file, done, total, fetched, seconds, verifying ? 1 : 0]);
     };
     try {
       var ref = json("attnsim_hub_parse", [name]);
@@ -279,7 +280,7 @@ var attnsimHub = (function () {
                   endpoint: s.endpoint, timeout: s.timeout };
       var stored = await get("models", ref.name), got = null;
       if (!stored) got = await download(ctx, report);
-      report("", 0, 0, 0, 0);  // opening
+      report("", 1, 1, 0, 0, false);  // opening: the bar full, "Opening…"
       var dir = await openStored(stored || got.model);
       Module.ccall("attnsim_hub_finished", null, ["string", "string", "number", "number", "number"],
                    [dir, "", stored ? 1 : 0, got ? got.fetched : 0, got ? got.seconds : 0]);

@@ -74,7 +74,10 @@ std::string rate_line(const HubJob& j) {
 }
 
 void progress(const HubJob& j) {
-  ImGui::TextUnformatted(j.file.empty() ? (j.total > 0 ? tr("Opening…") : tr("Asking the Hub…")) : j.file.c_str());
+  const std::string what = j.file.empty()  ? (j.total > 0 ? tr("Opening…") : tr("Asking the Hub…"))
+                           : j.verifying   ? trf("%s: checking its hash…", j.file.c_str())
+                                           : j.file;
+  ImGui::TextUnformatted(what.c_str());
   const float f = j.total > 0 ? static_cast<float>(static_cast<double>(j.done) / static_cast<double>(j.total)) : 0.0f;
   const std::string bytes = j.total > 0 ? human_bytes(j.done) + " / " + human_bytes(j.total) : "";
   ImGui::ProgressBar(std::clamp(f, 0.0f, 1.0f), ImVec2(-1, 0), bytes.c_str());

@@ -357,6 +357,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Remember the token in this browser", "이 브라우저에 토큰 기억하기"},
     {"Asking the Hub…", "Hub에 묻는 중…"},
     {"Opening…", "여는 중…"},
+    {"%s: checking its hash…", "%s: 해시 확인 중…"},
     {"%s left", "%s 남음"},
     {"Cancel", "취소"},
     {"Stored models", "저장된 모델"},
