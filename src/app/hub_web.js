@@ -215,6 +215,19 @@ var attnsimHub = (function () {
     await committed(t);
   }
 
+  // The weights need room in this browser's storage as well as in the page's memory: refused
+  // before their first byte, with the figures, as the memory is. The browser's estimate is
+  // what it will grant this page (file:// included).
+  async function checkRoom(ctx, weightBytes) {
+    if (!navigator.storage || !navigator.storage.estimate) return;
+    var e = await navigator.storage.estimate();
+    var mb = function (n) { return (n / 1048576).toFixed(1) + " MiB"; };
+    if (e.quota !== undefined && e.usage !== undefined && weightBytes > e.quota - e.usage)
+      throw new Error(ctx.name + ": its weights take " + mb(weightBytes) + ", over the " + mb(e.quota - e.usage) +
+                      " this browser will still store for the page; nothing of the weights was downloaded: " +
+                      "delete a stored model, or use the desktop app");
+  }
+
   // [SECTION] a stored model into the page's memory, then the app
   async function openStored(model) {
     var folder = model.name.split("@")[0].replace("/", "--");
@@ -257,11 +270,15 @@ var attnsimHub = (function () {
     var config = await (await get("blobs", fileMap["config.json"])).blob.text();
     var refusal = call("attnsim_hub_check", [ctx.name, config], sum(weights));
     if (refusal) throw new Error(refusal);
+    await checkRoom(ctx, sum(weights));
     for (var w = 0; w < weights.length; w++) await fetchOne(weights[w]);
     var model = { name: ctx.name, commit: ctx.commit, files: fileMap, bytes: total };
     var t = (await db()).transaction("models", "readwrite");
     t.objectStore("models").put(model, ctx.name);
     await committed(t);
+    // A teacher stores a model at home to open it in class: ask the browser not to evict it
+    // under storage pressure (it may say no; the model is stored either way).
+    if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(function () {});
     return { model: model, fetched: fetched, seconds: (performance.now() - t0) / 1000 };
   }
 
