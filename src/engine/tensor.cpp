@@ -8,6 +8,7 @@
 #include <mutex>
 #include <new>
 #include <sstream>
+#include <vector>
 
 #include <sys/mman.h>
 
@@ -23,7 +24,9 @@ const char* dtype_name(DType dtype) { return dtype == DType::F32 ? "float32" : "
 // A forward pass allocates the same few sizes on every run. Fresh memory from the kernel
 // costs a page fault per 4 KiB on first touch, which at the article's size (about 100 MiB
 // per pass) costs more than the softmax. Freed buffers are kept by exact size, up to
-// kPoolCapacity bytes in all, and handed out again.
+// kPoolCapacity bytes in all, and handed out again. When a buffer would not fit, the ones
+// kept longest are freed to make room: a long session (the app opening GPT-2, then a small
+// lesson run) keeps the sizes it uses now, not the first gigabyte it ever freed.
 namespace {
 
 constexpr int64_t kPoolCapacity = int64_t{1} << 30;
@@ -35,7 +38,8 @@ class BufferPool {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = free_.find(n);
       if (it != free_.end()) {
-        std::byte* p = it->second;
+        std::byte* p = it->second.buffer;
+        age_.erase(it->second.age);
         free_.erase(it);
         cached_ -= n;
         return p;
@@ -43,12 +47,9 @@ class BufferPool {
     }
     return fresh(n);
   }
-  // Touches and keeps a fresh buffer of n bytes; false when the pool has no room for it.
+  // Touches and keeps a fresh buffer of n bytes; false when it is larger than the pool.
   bool prefault(int64_t n) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (cached_ + n > kPoolCapacity) return false;
-    }
+    if (n > kPoolCapacity) return false;
     std::byte* p = fresh(n);
     std::memset(p, 0, static_cast<size_t>(n));
     release(p, n);
@@ -59,17 +60,38 @@ class BufferPool {
     return cached_;
   }
   void release(std::byte* p, int64_t n) {
+    std::vector<std::byte*> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (cached_ + n <= kPoolCapacity) {
-        free_.emplace(n, p);
+      if (n > kPoolCapacity) {
+        evicted.push_back(p);
+      } else {
+        while (cached_ + n > kPoolCapacity) evicted.push_back(evict_oldest());
+        const uint64_t age = next_age_++;
+        age_.emplace(age, free_.emplace(n, Kept{p, age}));
         cached_ += n;
-        return;
       }
     }
-    std::free(p);
+    for (std::byte* q : evicted) std::free(q);  // outside the lock
   }
+
  private:
+  struct Kept {
+    std::byte* buffer;
+    uint64_t age;  // order of release: the smallest was kept longest
+  };
+  using Free = std::multimap<int64_t, Kept>;
+
+  std::byte* evict_oldest() {  // with the lock held; the pool is not empty
+    const auto oldest = age_.begin();
+    const Free::iterator it = oldest->second;
+    std::byte* p = it->second.buffer;
+    cached_ -= it->first;
+    free_.erase(it);
+    age_.erase(oldest);
+    return p;
+  }
+
   // Buffers of 4 MiB and more are aligned to 2 MiB and marked for transparent huge pages
   // (Linux's default "madvise" mode): their first touch then faults once per 2 MiB instead of
   // once per 4 KiB. Touching 200 MiB took 0.9-1.1 s in 4 KiB pages on this virtual machine,
@@ -85,7 +107,9 @@ class BufferPool {
   }
 
   std::mutex mutex_;
-  std::multimap<int64_t, std::byte*> free_;
+  Free free_;                              // by size, for acquire
+  std::map<uint64_t, Free::iterator> age_;  // by age, for eviction
+  uint64_t next_age_ = 0;
   int64_t cached_ = 0;
 };
 
@@ -103,7 +127,7 @@ void BufferRelease::operator()(std::byte* p) const { pool().release(p, nbytes); 
 
 void prefault_buffers(const std::vector<int64_t>& sizes) {
   for (int64_t n : sizes)
-    if (n > 0 && !pool().prefault(n)) return;
+    if (n > 0) pool().prefault(n);
 }
 
 int64_t pooled_buffer_bytes() { return pool().cached(); }
