@@ -107,3 +107,14 @@ TEST_CASE("a config vocabulary larger than the tokenizer's is valid: ids past it
   REQUIRE(p.code == 0);
   CHECK(nlohmann::json::parse(p.output)["top"][0]["label"] == "<id 285>");
 }
+
+TEST_CASE("bench-model --decode N times N greedy tokens through the KV caches; past the positions it is refused") {
+  const auto r = run_cli("bench-model --model " + golden("hf_gpt2_tok") + " --length 4 --repeats 2 --decode 6 --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.output);
+  CHECK(j["tokens"] == 4);
+  CHECK(j["decode_tokens_per_s"].get<double>() > 0.0);
+  const auto past = run_cli("bench-model --model " + golden("hf_gpt2_tok") + " --length 4 --decode 13");  // 16 positions
+  CHECK(past.code == 2);
+  CHECK_THAT(past.output, Catch::Contains("longer than the model's 16 positions"));
+}
