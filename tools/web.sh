@@ -91,7 +91,9 @@ cmake --build "$out" -j"$(nproc)" --target attnsim
 # go in as text, then the script (with the wasm inside, base64) whole; the threaded variant
 # links its script files instead.
 js=$out/attnsim.js
-grep -q '</script' "$js" && { echo "web.sh: attnsim.js contains '</script'" >&2; exit 1; }
+for f in "$js" src/app/hub_web.js; do
+  grep -q '</script' "$f" && { echo "web.sh: $f contains '</script'" >&2; exit 1; }
+done
 tmp=$out/attnsim.html.tmp
 {
   sed -n '1,/<!-- ATTNSIM_SCRIPT -->/p' src/app/shell.html | sed '$d'
