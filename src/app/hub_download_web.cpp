@@ -16,6 +16,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/nesting.h"
+#include "hub/hub_errors.h"
 #include "hub/model_files.h"
 #include "hub/model_info.h"
 #include "hub/repo_name.h"
@@ -154,6 +155,18 @@ EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_shards(const char* name, const char
     return answer({{"weights", weights}});
   } catch (const std::exception& e) {
     return refusal(e);
+  }
+}
+
+// The one line for an HTTP status the Hub answered, in the desktop's words (hub_errors.h).
+EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_status_error(const char* name, const char* what, const char* endpoint,
+                                                          int status, int token) {
+  try {
+    hub::status_error(status, hub::RequestContext{name, what, endpoint, 30, token != 0});
+  } catch (const std::exception& e) {
+    static std::string text;
+    text = one_line(e.what());
+    return text.c_str();
   }
 }
 

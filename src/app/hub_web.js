@@ -80,7 +80,7 @@ var attnsimHub = (function () {
   }
   function sum(files) { return files.reduce(function (n, f) { return n + f.size; }, 0); }
 
-  // [SECTION] one request, worded as hub_errors.cpp words the desktop's
+  // [SECTION] one request; a refusal is worded by hub_errors.cpp, as the desktop's is
   // Read from the hash the page was opened with, and from any later hash that names them: the
   // app rewrites the hash as the user moves (main_web.cpp), which drops these keys.
   function settingsFrom(hash, old) {
@@ -96,19 +96,8 @@ var attnsimHub = (function () {
   window.addEventListener("hashchange", function () { hubSettings = settingsFrom(location.hash, hubSettings); });
   function settings() { return hubSettings; }
   function statusError(status, ctx, what) {
-    var code = "HTTP " + status;
-    if (status === 401 || status === 403)
-      return ctx.token ? ctx.name + ": the Hub refused the token for " + what + " (" + code +
-                         "): use a token with read access, after accepting the model's terms on its Hub page"
-                       : ctx.name + ": the Hub refused " + what + " without a token (" + code +
-                         "): the model is gated or private (or the name is wrong); accept its terms on its Hub page, " +
-                         "then paste an access token (huggingface.co/settings/tokens) in the Token field";
-    if (status === 404 && what === "the model info")
-      return ctx.name + ": no such model or revision on the Hub (" + code +
-             "): check the name (ORG/NAME, e.g. openai-community/gpt2) and the revision after '@'";
-    if (status === 404) return ctx.name + ": " + what + " not found on the Hub (" + code + ")";
-    if (status >= 500) return ctx.name + ": the Hub answered " + code + " for " + what + " (a server error): try again later";
-    return ctx.name + ": the Hub answered " + code + " for " + what;
+    return Module.ccall("attnsim_hub_status_error", "string", ["string", "string", "string", "number", "number"],
+                        [ctx.name, what, ctx.endpoint, status, ctx.token ? 1 : 0]);
   }
   // fetch with the token, the stall timeout and Cancel; `onBody(response)` reads the body.
   // Resolves to what onBody returns; rejects with one line.

@@ -4,8 +4,6 @@
 
 namespace attnsim::hub {
 
-namespace {
-
 [[noreturn]] void status_error(long status, const RequestContext& c) {
   const std::string code = "HTTP " + std::to_string(status);
   if (status == 401 || status == 403) {
@@ -24,8 +22,6 @@ namespace {
     throw Error(c.model + ": the Hub answered " + code + " for " + c.what + " (a server error): try again later");
   throw Error(c.model + ": the Hub answered " + code + " for " + c.what);
 }
-
-}  // namespace
 
 void check_response(const HttpResult& r, const RequestContext& c) {
   switch (r.outcome) {

@@ -27,5 +27,8 @@ struct RequestContext {
 
 // Throws the Error for a result that is not Outcome::Done with a 2xx status; returns otherwise.
 void check_response(const HttpResult& result, const RequestContext& context);
+// The Error for an answer with HTTP status `status` (not 2xx): the page's fetch words its
+// answers with it too (hub_download_web.cpp).
+[[noreturn]] void status_error(long status, const RequestContext& context);
 
 }  // namespace attnsim::hub
