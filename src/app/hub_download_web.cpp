@@ -7,9 +7,7 @@
 #include <emscripten/heap.h>
 #include <malloc.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "app/hub_download.h"
@@ -137,21 +135,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_plan(const char* name, const char* 
 EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_shards(const char* name, const char* index_text, const char* info_json) {
   try {
     const hub::ModelInfo info = hub::parse_model_info(info_json, std::string(name) + "'s model info");
-    const std::string path = "/tmp/attnsim-hub-index.json";  // read_shard_names reads a file, with its checks
-    if (FILE* f = std::fopen(path.c_str(), "wb")) {
-      const size_t n = std::strlen(index_text);
-      const bool ok = std::fwrite(index_text, 1, n, f) == n;
-      if (std::fclose(f) != 0 || !ok) throw Error("cannot write the index into the page's memory");
-    } else {
-      throw Error("cannot write the index into the page's memory");
-    }
     nlohmann::json weights = nlohmann::json::array();
-    for (const std::string& s : hub::read_shard_names(path)) {
+    for (const std::string& s : hub::shard_names(index_text, std::string(name) + "'s " + hub::kWeightsIndex)) {
       if (!info.files.count(s))
         throw Error(std::string(name) + ": " + hub::kWeightsIndex + " names " + s + ", which the repository does not hold");
       weights.push_back(remote_json(s, info.files.at(s)));
     }
-    std::remove(path.c_str());
     return answer({{"weights", weights}});
   } catch (const std::exception& e) {
     return refusal(e);

@@ -51,21 +51,27 @@ ModelFiles select_model_files(const std::function<bool(const std::string&)>& has
   return m;
 }
 
-std::vector<std::string> read_shard_names(const std::string& index_path) {
-  const nlohmann::json j = parse_json(read_text_file(index_path, kMaxIndexBytes), index_path);
+std::vector<std::string> shard_names(std::string_view index_json, const std::string& what) {
+  if (static_cast<int64_t>(index_json.size()) > kMaxIndexBytes)
+    throw Error(what + ": over " + std::to_string(kMaxIndexBytes >> 20) + " MiB, more than any safetensors index");
+  const nlohmann::json j = parse_json(index_json, what);
   if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
-    throw Error(index_path + ": not a safetensors index (no weight_map object)");
+    throw Error(what + ": not a safetensors index (no weight_map object)");
   std::set<std::string> shards;
   for (const auto& [tensor, shard] : j["weight_map"].items()) {
     if (!shard.is_string() || !plain_file_name(shard.get<std::string>()))
-      throw Error(index_path + ": tensor '" + one_line(tensor) + "' names a shard that is not a plain file name: " +
+      throw Error(what + ": tensor '" + one_line(tensor) + "' names a shard that is not a plain file name: " +
                   one_line(shard.dump()));
     shards.insert(shard.get<std::string>());
     if (shards.size() > kMaxShards)
-      throw Error(index_path + ": more than " + std::to_string(kMaxShards) + " shards");
+      throw Error(what + ": more than " + std::to_string(kMaxShards) + " shards");
   }
-  if (shards.empty()) throw Error(index_path + ": the weight_map names no shard");
+  if (shards.empty()) throw Error(what + ": the weight_map names no shard");
   return {shards.begin(), shards.end()};
+}
+
+std::vector<std::string> read_shard_names(const std::string& index_path) {
+  return shard_names(read_text_file(index_path, kMaxIndexBytes), index_path);
 }
 
 }  // namespace attnsim::hub

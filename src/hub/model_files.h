@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnsim::hub {
@@ -31,6 +32,8 @@ ModelFiles select_model_files(const std::function<bool(const std::string&)>& has
 // name ([A-Za-z0-9._-], no leading '.'), at most 4,096 of them (as the model's reader allows).
 // Throws Error naming the index.
 std::vector<std::string> read_shard_names(const std::string& index_path);
+// The same from the index's text (the page has it in memory); `what` names it in errors.
+std::vector<std::string> shard_names(std::string_view index_json, const std::string& what);
 
 }  // namespace attnsim::hub
 

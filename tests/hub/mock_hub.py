@@ -43,6 +43,37 @@ def git_blob_sha1(data):
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def shard_folder(src, dst):
+    """`src`'s model.safetensors as two shards and model.safetensors.index.json in `dst`, the
+    other files copied: the sharded layout a large model has, at the tests' size."""
+    import shutil
+    import struct
+    os.makedirs(dst)
+    for f in os.listdir(src):
+        if f != "model.safetensors":
+            shutil.copy(os.path.join(src, f), dst)
+    with open(os.path.join(src, "model.safetensors"), "rb") as fh:
+        n = struct.unpack("<Q", fh.read(8))[0]
+        header = json.loads(fh.read(n))
+        data = fh.read()
+    names = sorted(k for k in header if k != "__metadata__")
+    weight_map = {}
+    for i, part in enumerate([names[: len(names) // 2], names[len(names) // 2:]]):
+        shard = "model-%05d-of-00002.safetensors" % (i + 1)
+        head, body = {}, b""
+        for k in part:
+            begin, end = header[k]["data_offsets"]
+            head[k] = dict(header[k], data_offsets=[len(body), len(body) + end - begin])
+            body += data[begin:end]
+            weight_map[k] = shard
+        text = json.dumps(head).encode()
+        text += b" " * (-len(text) % 8)
+        with open(os.path.join(dst, shard), "wb") as fh:
+            fh.write(struct.pack("<Q", len(text)) + text + body)
+    with open(os.path.join(dst, "model.safetensors.index.json"), "w") as fh:
+        json.dump({"metadata": {"total_size": len(data)}, "weight_map": weight_map}, fh)
+
+
 class Repo:
     def __init__(self, name, folder):
         self.name = name

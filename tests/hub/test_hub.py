@@ -9,6 +9,7 @@ model is tests/golden/hf_gpt2_tok (config.json, model.safetensors, vocab.json, m
 """
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -20,7 +21,7 @@ import unittest
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mock_hub import MockHub, git_blob_sha1  # noqa: E402
+from mock_hub import MockHub, git_blob_sha1, shard_folder  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = None
@@ -103,6 +104,22 @@ class Download(HubTest):
         self.assertEqual(self.cli("pull", NAME)[0], 0)
         self.assertEqual([e["path"].split("?")[0] for e in self.hub.log[n:]],
                          ["/api/models/%s/revision/main" % NAME])
+
+    def test_a_sharded_model_pulls_every_shard_its_index_names(self):
+        sharded = os.path.join(self.tmp, "sharded")
+        shard_folder(MODEL, sharded)
+        hub = MockHub({"attnsim-test/sharded": sharded}).start()
+        try:
+            code, out, err = self.cli("pull", "attnsim-test/sharded", env={"HF_ENDPOINT": hub.url})
+            self.assertEqual(code, 0, err)
+            self.assertEqual(sorted(os.listdir(out.splitlines()[-1])), sorted(os.listdir(sharded)))
+            by_name = self.cli("trace", "--model", "attnsim-test/sharded", "--layer", "0", "--tokens", "1,2,3", "--json",
+                               env={"HF_ENDPOINT": hub.url, "HF_HUB_OFFLINE": "1"})
+            by_folder = self.cli("trace", "--model", MODEL, "--layer", "0", "--tokens", "1,2,3", "--json")
+            self.assertEqual(by_name[0], 0, by_name[2])
+            self.assertEqual(json.loads(by_name[1])["steps"], json.loads(by_folder[1])["steps"])
+        finally:
+            hub.stop()
 
     def test_model_by_name_opens_from_the_cache_and_offline(self):
         self.assertEqual(self.cli("pull", NAME)[0], 0)

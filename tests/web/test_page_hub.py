@@ -5,6 +5,7 @@ mock hub (hf_endpoint=, as HF_ENDPOINT does on the desktop). Checks, in one brow
   - each failure is one error banner that says what to do, and the page runs on: a 401 (the
     Token field), a 500 (try again later), a wrong sha256 (nothing kept), a stall past
     hub_timeout, and Cancel;
+  - a sharded model fetches its index, then every shard the index names;
   - a download cut halfway (the mock drops the connection) is one error banner, and what
     arrived stays in IndexedDB; asking again resumes with a Range request from there, and the
     model opens in the model scenario;
@@ -30,12 +31,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "hub"))
-from mock_hub import MockHub  # noqa: E402
+from mock_hub import MockHub, shard_folder  # noqa: E402
 from page_driver import browser, console, firefox_line, open_page  # noqa: E402
 
 WEB = sys.argv[1]
 MODEL = os.path.join(ROOT, "tests", "golden", "hf_gpt2_tok")
-NAME, HUGE = "attnsim-test/tiny-gpt2", "attnsim-test/huge-gpt2"
+NAME, HUGE, SHARDED = "attnsim-test/tiny-gpt2", "attnsim-test/huge-gpt2", "attnsim-test/sharded-gpt2"
 TOKEN = "hf_attnsimPageToken_0123456789"
 failures = []
 
@@ -89,7 +90,9 @@ def main():
     config.update(n_layer=400, n_embd=8192, n_head=64, n_inner=None)  # ~320 B parameters
     with open(os.path.join(huge, "config.json"), "w") as f:
         json.dump(config, f)
-    hub = MockHub({NAME: MODEL, HUGE: huge}, stall_s=6).start()
+    sharded = os.path.join(folder, "sharded")
+    shard_folder(MODEL, sharded)
+    hub = MockHub({NAME: MODEL, HUGE: huge, SHARDED: sharded}, stall_s=6).start()
     link = "#scenario=default&step=q_proj&lang=en&hf_endpoint=%s&hub_timeout=2" % hub.url
     size = sum(os.path.getsize(os.path.join(MODEL, f)) for f in os.listdir(MODEL))
     d = browser(os.path.join(folder, "downloads"))
@@ -132,6 +135,13 @@ def main():
         rows = stored(d)
         check(len(rows) == 1 and rows[0]["name"] == NAME and rows[0]["bytes"] == size,
               "the stored list: %r (the files: %d bytes)" % (rows, size))
+        # a sharded model: the index, then every shard it names; stored, then deleted again
+        b = hub_open(d, SHARDED, lines, "downloaded")
+        shards = sorted(e["path"].rsplit("/", 1)[1] for e in hub.requests("sharded-gpt2/resolve/"))
+        # (its config and tokenizer files are the tiny model's blobs, already stored: not asked for)
+        check(b is not None and " info: " in b and shards == sorted(f for f in os.listdir(sharded) if "safetensors" in f),
+              "a sharded model downloads its index and both shards: %r, %r" % (b, shards))
+        d.execute_async_script("attnsimHub.remove(arguments[0]).then(arguments[arguments.length - 1])", SHARDED)
         # 3. a wrong name, a model too large for the page
         b = hub_open(d, "attnsim-test/no-such-model", lines, "no such model")
         check(b is not None and " error: " in b and "no such model" in b, "a wrong name: %r" % b)
