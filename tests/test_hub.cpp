@@ -8,9 +8,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <thread>
 #include <set>
 
@@ -18,12 +21,15 @@
 #include "engine/atomic_file.h"
 #include "engine/error.h"
 #include "hub/cache.h"
+#include "hub/cache_errors.h"
 #include "hub/cache_list.h"
 #include "hub/digest.h"
+#include "hub/download_plan.h"
 #include "hub/hub.h"
 #include "hub/model_files.h"
 #include "hub/model_info.h"
 #include "hub/repo_name.h"
+#include "hub/url_text.h"
 
 using namespace attnsim;
 using namespace attnsim::hub;
@@ -90,9 +96,66 @@ TEST_CASE("hub: the files a model needs: config, a tokenizer, safetensors or the
   const ModelFiles sharded = with({"config.json", "tokenizer.json", "tokenizer_config.json", "model.safetensors.index.json"});
   CHECK(sharded.sharded);
   CHECK(sharded.files.back() == "model.safetensors.index.json");
-  CHECK(with({"config.json", "vocab.json", "pytorch_model.bin"}).missing ==
-        "a tokenizer (tokenizer.json, or vocab.json + merges.txt), model.safetensors (or model.safetensors.index.json; "
-        "attnsim reads no .bin weights)");
+  CHECK(gpt2.tokenizer);
+  // no tokenizer is needed (a folder without one opens on token ids); half of GPT-2's pair is not fetched
+  const ModelFiles bare = with({"config.json", "vocab.json", "model.safetensors"});
+  CHECK(bare.missing.empty());
+  CHECK_FALSE(bare.tokenizer);
+  CHECK(bare.files == std::vector<std::string>{"config.json", "model.safetensors"});
+  CHECK(with({"vocab.json", "pytorch_model.bin"}).missing ==
+        "config.json, model.safetensors (or model.safetensors.index.json; attnsim reads no .bin weights)");
+}
+
+namespace {
+
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A model info of `files` (name -> size) at `commit`.
+ModelInfo info_of(const std::string& commit, const std::map<std::string, int64_t>& files) {
+  ModelInfo info{commit, {}};
+  for (const auto& [name, size] : files) info.files[name] = RemoteFile{size, false, std::string(40, 'e')};
+  return info;
+}
+
+}  // namespace
+
+TEST_CASE("hub: the download plan: a pinned commit is a promise, small files within their caps, no tokenizer needed", "[hub]") {
+  const std::string commit(40, 'a'), other(40, 'b');
+  const ModelInfo info = info_of(commit, {{"config.json", 700}, {"model.safetensors", int64_t{1} << 45}});
+  const ModelFiles plan = plan_download(*parse_repo_ref("o/m"), info);
+  CHECK(plan.files == std::vector<std::string>{"config.json", "model.safetensors"});  // the weights: check_weights' to bound
+  CHECK_FALSE(plan.tokenizer);
+  CHECK(plan_download(*parse_repo_ref("o/m@" + commit), info).files.size() == 2);
+  CHECK(refusal([&] { plan_download(*parse_repo_ref("o/m@" + other), info); }) ==
+        "o/m@" + other + ": the Hub answered with commit " + commit + " for the pinned commit " + other +
+            "; refused, nothing was written (a server that answers another commit does not serve this one: check HF_ENDPOINT)");
+  CHECK(refusal([&] { plan_download(*parse_repo_ref("o/m"), info_of(commit, {{"config.json", 1000000000000000}, {"model.safetensors", 9}})); }) ==
+        "o/m: the model info says config.json is 1000000000000000 bytes, over the 1.00 MiB attnsim reads of it; refused before any byte of it");
+  CHECK(max_file_bytes("config.json") == 1 << 20);
+  CHECK(max_file_bytes("tokenizer.json") == 32 << 20);
+  CHECK(max_file_bytes("model.safetensors.index.json") == 64 << 20);
+  CHECK(max_file_bytes("model-00001-of-00002.safetensors") == -1);
+  CHECK(refusal([&] { plan_download(*parse_repo_ref("o/m"), info_of(commit, {{"config.json", 1}, {"model.safetensors", 1}, {"tokenizer.json", (32 << 20) + 1}})); })
+            .find("tokenizer.json is 33554433 bytes, over the 32.00 MiB") != std::string::npos);
+  CHECK(refusal([&] { plan_download(*parse_repo_ref("o/m"), info_of(commit, {{"model.safetensors", 1}})); }) ==
+        "o/m at commit " + commit + " lacks config.json: not a model attnsim opens");
+  CHECK(refusal([&] { check_shards(info, {"model.safetensors", "x.safetensors"}, "o/m"); }) ==
+        "o/m: model.safetensors.index.json names x.safetensors, which the repository does not hold");
+}
+
+TEST_CASE("hub: URLs in messages keep no credentials", "[hub]") {
+  CHECK(without_credentials("cannot reach http://user:PASSWORD@127.0.0.1:9 (refused)") == "cannot reach http://***@127.0.0.1:9 (refused)");
+  CHECK(without_credentials("https://hf_TOKEN@host/a/b and http://u:p)x/@h") == "https://***@host/a/b and http://***@h");
+  CHECK(without_credentials("https://huggingface.co/api/models (no userinfo)") == "https://huggingface.co/api/models (no userinfo)");
+  CHECK(without_credentials("no URL: a@b") == "no URL: a@b");
+  CHECK(without_credentials("http://") == "http://");
 }
 
 TEST_CASE("hub: shard names from an index are plain file names, once each", "[hub]") {
@@ -118,6 +181,8 @@ TEST_CASE("hub: refs and snapshots: a ref holds a commit, a snapshot is complete
   CHECK(cached_commit(c, commit) == commit);  // a commit names itself
   write_ref(c, "refs/pr/1", commit);
   CHECK(cached_commit(c, "refs/pr/1") == commit);
+  write_file_atomically(c.ref(commit), std::string(40, 'd'));
+  CHECK(cached_commit(c, commit) == commit);  // whatever a refs/<commit> (an old bug's) says
   write_file_atomically(c.ref("main"), "../../../etc");
   CHECK_THROWS_AS(cached_commit(c, "main"), Error);
   fs::create_directories(c.root + "/blobs");
@@ -129,6 +194,37 @@ TEST_CASE("hub: refs and snapshots: a ref holds a commit, a snapshot is complete
   CHECK(snapshot_missing(c.snapshot(commit)).empty());
   fs::remove(c.blob("model.safetensors"));  // a dangling link is missing
   CHECK(snapshot_missing(c.snapshot(commit)).find("model.safetensors") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("hub: the cache's filesystem failures are one worded line: a file for a cache, a ref in the way", "[hub]") {
+  const fs::path dir = fs::temp_directory_path() / ("attnsim-hub-fs-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string file = (dir / "file").string();
+  write_file_atomically(file, "");
+  const RepoCache in_file = repo_cache(file, "a/b");
+  CHECK(refusal([&] { make_cache_dir(in_file, in_file.root + "/blobs"); }) ==
+        "the Hugging Face cache " + file + " (HF_HUB_CACHE) cannot be a folder: " + file +
+            " is a file; set HF_HUB_CACHE to a folder");
+  CHECK(refusal([&] { cached_commit(in_file, "main"); }).find("cannot be a folder") != std::string::npos);
+  const RepoCache c = repo_cache((dir / "cache").string(), "a/b");
+  make_cache_dir(c, c.root + "/blobs");
+  write_file_atomically(c.root + "/snapshots", "");  // a damaged cache
+  CHECK(refusal([&] { link_snapshot_file(c, std::string(40, 'a'), "config.json", "h"); }) ==
+        c.root + "/snapshots is a file where the Hugging Face cache " + c.dir + " (HF_HUB_CACHE) needs a folder (a damaged cache): remove it and run again");
+  CHECK(refusal([&] { cache_write_failed(c, c.root + "/blobs/x", EROFS); }) ==
+        "cannot write to the Hugging Face cache " + c.dir + " (HF_HUB_CACHE): " + c.root +
+            "/blobs/x (Read-only file system); make it writable, or set HF_HUB_CACHE to a folder you can write");
+  write_ref(c, "main", std::string(40, 'c'));
+  CHECK(refusal([&] { check_ref_place(c, "main/x"); }) ==
+        "the Hugging Face cache " + c.dir + " (HF_HUB_CACHE) keeps " + c.ref("main") +
+            " as the ref of main, where the revision main/x needs a folder: git allows no branch main/x beside main; "
+            "remove that file if main is gone from the Hub, or ask for another revision");
+  CHECK(refusal([&] { write_ref(c, "main/x", std::string(40, 'c')); }).find("as the ref of main") != std::string::npos);
+  fs::remove(c.ref("main"));
+  write_ref(c, "main/x", std::string(40, 'c'));
+  CHECK(refusal([&] { cached_commit(c, "main"); }).find(c.ref("main") + " as a folder (of refs such as main/...)") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -14,6 +14,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/nesting.h"
+#include "hub/download_plan.h"
 #include "hub/hub_errors.h"
 #include "hub/model_files.h"
 #include "hub/model_info.h"
@@ -119,9 +120,9 @@ EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_parse(const char* text) {
 EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_plan(const char* name, const char* info_json) {
   try {
     const hub::ModelInfo info = hub::parse_model_info(info_json, std::string(name) + "'s model info");
-    const hub::ModelFiles wanted = hub::select_model_files([&](const std::string& f) { return info.files.count(f) > 0; });
-    if (!wanted.missing.empty())
-      throw Error(std::string(name) + " has no " + wanted.missing + " at commit " + info.commit + ": not a model attnsim opens");
+    const auto ref = hub::parse_repo_ref(name);  // the script's own attnsim_hub_parse name
+    if (!ref) throw Error(std::string("'") + one_line(name) + "' is not a model's name on the Hub");
+    const hub::ModelFiles wanted = hub::plan_download(*ref, info);
     nlohmann::json files = nlohmann::json::array(), weights = nlohmann::json::array();
     for (const std::string& f : wanted.files)
       (f == hub::kWeights ? weights : files).push_back(remote_json(f, info.files.at(f)));
@@ -136,11 +137,9 @@ EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_shards(const char* name, const char
   try {
     const hub::ModelInfo info = hub::parse_model_info(info_json, std::string(name) + "'s model info");
     nlohmann::json weights = nlohmann::json::array();
-    for (const std::string& s : hub::shard_names(index_text, std::string(name) + "'s " + hub::kWeightsIndex)) {
-      if (!info.files.count(s))
-        throw Error(std::string(name) + ": " + hub::kWeightsIndex + " names " + s + ", which the repository does not hold");
-      weights.push_back(remote_json(s, info.files.at(s)));
-    }
+    const std::vector<std::string> shards = hub::shard_names(index_text, std::string(name) + "'s " + hub::kWeightsIndex);
+    hub::check_shards(info, shards, name);
+    for (const std::string& s : shards) weights.push_back(remote_json(s, info.files.at(s)));
     return answer({{"weights", weights}});
   } catch (const std::exception& e) {
     return refusal(e);

@@ -3,12 +3,15 @@
 // verified; the last line printed is that folder, for scripts:
 //   openai-community/gpt2: commit 607a30d7..., 5 files, 523 MiB (523 MiB fetched in 61.2 s, 8.55 MiB/s)
 //   /home/me/.cache/huggingface/hub/models--openai-community--gpt2/snapshots/607a30d7...
+// A model without a tokenizer is pulled too (a local folder without one opens on token ids),
+// with a line before the folder that says so.
 #include <cstdio>
 
 #include "commands.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "hub/hub.h"
+#include "hub/model_files.h"
 #include "model_name.h"
 #include "options.h"
 
@@ -38,6 +41,9 @@ Runner add_pull_command(CLI::App& app) {
                   human_bytes(r.bytes).c_str(), human_bytes(r.fetched).c_str(), r.seconds,
                   human_bytes(static_cast<int64_t>(rate)).c_str());
     }
+    if (!hub::folder_files(r.dir).tokenizer)
+      std::printf("%s has no tokenizer (tokenizer.json, or vocab.json + merges.txt): give its input as token ids "
+                  "(--tokens), not --text\n", name.c_str());
     std::printf("%s\n", r.dir.c_str());
     return 0;
   };

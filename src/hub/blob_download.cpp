@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <vector>
 
+#include "cache_errors.h"
 #include "digest.h"
 #include "engine/error.h"
 #include "engine/read_file.h"
+#include "url_text.h"
 
 namespace attnsim::hub {
 
@@ -25,10 +27,11 @@ namespace {
 // link followed), and every write is checked.
 class PartialFile {
  public:
-  explicit PartialFile(std::string path) : path_(std::move(path)) {
+  PartialFile(const RepoCache& cache, std::string path) : path_(std::move(path)) {
     fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0) cache_write_failed(cache, path_, errno);
     struct stat st {};
-    if (fd_ < 0 || ::fstat(fd_, &st) != 0) fail("cannot open");
+    if (::fstat(fd_, &st) != 0) fail("cannot open");
     if (!S_ISREG(st.st_mode)) throw Error(path_ + ": not a regular file; remove it and run again");
     size_ = st.st_size;
     if (::lseek(fd_, 0, SEEK_END) < 0) fail("cannot seek");
@@ -75,10 +78,11 @@ class PartialFile {
 // filelock does (polling, no time limit), but gives up when the cancel flag is set.
 class BlobLock {
  public:
-  BlobLock(const std::string& path, const std::atomic<bool>* cancel, const std::string& where) {
-    fs::create_directories(fs::path(path).parent_path());
+  BlobLock(const RepoCache& cache, const std::string& path, const std::atomic<bool>* cancel,
+           const std::string& where) {
+    make_cache_dir(cache, fs::path(path).parent_path().string());
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(path + ": cannot open the download lock: " + std::strerror(errno));
+    if (fd_ < 0) cache_write_failed(cache, path, errno);
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       if (errno != EWOULDBLOCK && errno != EINTR) {
         const int err = errno;
@@ -159,15 +163,15 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
     progress(size, 0);
     return 0;
   }
-  fs::create_directories(cache.root + "/blobs");
+  make_cache_dir(cache, cache.root + "/blobs");
   const std::string where = context.model + ": " + job.file;
-  const BlobLock lock(cache.lock(job.remote.hash), request.cancel, where);
+  const BlobLock lock(cache, cache.lock(job.remote.hash), request.cancel, where);
   if (in_place()) {  // another process fetched it while this one waited
     progress(size, 0);
     return 0;
   }
   const Digest::Kind kind = job.remote.lfs ? Digest::Kind::Sha256 : Digest::Kind::GitSha1;
-  PartialFile part(part_path);
+  PartialFile part(cache, part_path);
   if (part.size() > size) {  // longer than the file: not a prefix of it
     if (const std::string why = part.truncate(); !why.empty()) throw Error(why);
   }
@@ -177,7 +181,7 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
   if (part.size() < size) {
     request.offset = part.size();
     std::string refusal;
-    bool first = true;
+    bool first = true, overran = false;
     const Sink sink = [&](const HttpResponse& r, const char* p, size_t n) {
       if (first) {
         first = false;
@@ -190,7 +194,8 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
         if (!refusal.empty()) return false;
       }
       if (static_cast<int64_t>(n) > size - part.size()) {
-        refusal = "the server sent more than the file's " + std::to_string(size) + " bytes";
+        refusal = "the server sent more than the file's " + std::to_string(size) + " bytes; nothing was kept";
+        overran = true;
         return false;
       }
       refusal = part.append(p, n);
@@ -200,11 +205,14 @@ int64_t fetch_blob(const RepoCache& cache, const BlobJob& job, HttpRequest reque
       return true;
     };
     const HttpResult r = http_get(request, sink, [&] { progress(part.size(), received); });
-    if (r.outcome == Outcome::SinkStopped) throw Error(where + ": " + refusal);
+    if (r.outcome == Outcome::SinkStopped) {
+      if (overran) ::unlink(part_path.c_str());  // a server that sends past the size sent no prefix to resume
+      throw Error(where + ": " + refusal);
+    }
     const bool cut = r.outcome == Outcome::Cut || (r.outcome == Outcome::Done && r.response.status / 100 == 2 && part.size() < size);
     if (cut)
       throw Error(where + ": the connection ended after " + std::to_string(part.size()) + " of " + std::to_string(size) +
-                  " bytes" + (r.outcome == Outcome::Cut ? " (" + one_line(r.detail) + ")" : std::string()) +
+                  " bytes" + (r.outcome == Outcome::Cut ? " (" + one_line(without_credentials(r.detail)) + ")" : std::string()) +
                   "; ask for the model again to resume (kept in " + part_path + ")");
     RequestContext c = context;
     c.what = job.file;

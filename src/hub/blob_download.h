@@ -7,8 +7,9 @@
 // Hostile answers are refused as they arrive: more bytes than the file's size, a
 // Content-Length or Content-Range that disagrees with it, a commit, linked size or linked
 // ETag (the Hub's headers before its redirect) other than the model info's. A hash mismatch
-// removes the .incomplete (resuming it would repeat the mismatch); a cut, a stall or a
-// cancel keeps it for the next run.
+// or a body past the file's size removes the .incomplete (resuming it would repeat the
+// mismatch); a cut, a stall, a request past its deadline (http.h) or a cancel keeps it for
+// the next run. The file's size is bounded before this is called (download_plan.h).
 #pragma once
 
 #include <cstdint>

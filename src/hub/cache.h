@@ -39,10 +39,12 @@ RepoCache repo_cache(const std::string& cache_dir, const std::string& repo);
 bool is_hex(std::string_view s, size_t length);  // exactly `length` lowercase hex digits
 inline bool is_commit_hash(std::string_view s) { return is_hex(s, 40); }
 
-// The commit refs/<revision> holds, or the revision itself when it is a commit hash; nullopt
-// when the cache has no such ref. Error when the ref file holds anything but a commit hash.
+// The revision itself when it is a commit hash (refs/ is not read: a commit is a promise), else
+// the commit refs/<revision> holds; nullopt when the cache has no such ref. Error when the ref
+// file holds anything but a commit hash, or another ref is in its place (cache_errors.h).
 std::optional<std::string> cached_commit(const RepoCache& cache, const std::string& revision);
-// refs/<revision> = commit (atomically); nothing for a revision that is itself the commit.
+// refs/<revision> = commit (atomically); nothing for a revision that is itself the commit, or
+// a ref that already holds it. Errors are cache_errors.h's.
 void write_ref(const RepoCache& cache, const std::string& revision, const std::string& commit);
 // snapshots/<commit>/<file> -> ../../blobs/<hash>, made beside it and renamed over whatever
 // link was there (a reader never sees the name missing or half-made).

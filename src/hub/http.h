@@ -4,6 +4,12 @@
 //   - "Authorization: Bearer TOKEN" when there is a token; curl sends it to the first host
 //     only, never to a CDN on another host that a redirect names;
 //   - a connect timeout and a stall timeout (less than 1 byte a second for timeout_s);
+//   - a deadline that grows with what the answer carries: timeout_s, plus one second for each
+//     kMinBytesPerSecond bytes received. A stall guard alone lets a server that drips 2 bytes a
+//     second hold a request forever; under this one a model info of a few KB gets about
+//     timeout_s, a file of N bytes at most timeout_s + N / kMinBytesPerSecond, and every
+//     answer ends, however slowly it comes (Outcome::TooSlow; detail says how much came in how
+//     long);
 //   - "Range: bytes=OFFSET-" to resume;
 //   - the body goes to the sink only for a 2xx answer; the sink may stop the transfer;
 //   - a tick about once a second and after data, which also checks the cancel flag;
@@ -19,6 +25,10 @@
 #include <string>
 
 namespace attnsim::hub {
+
+// The slowest average rate a download may keep (after timeout_s of grace): 128 kbit/s, at
+// which GPT-2's weights take nine hours. A slower link is cut, and the next run resumes.
+inline constexpr int64_t kMinBytesPerSecond = 16 << 10;
 
 struct HttpRequest {
   std::string url;
@@ -36,7 +46,7 @@ struct HttpResponse {
   Headers last;     // the last answer's
 };
 
-enum class Outcome { Done, Unreachable, Cut, Stalled, Cancelled, SinkStopped, Failed };
+enum class Outcome { Done, Unreachable, Cut, Stalled, TooSlow, Cancelled, SinkStopped, Failed };
 
 struct HttpResult {
   Outcome outcome = Outcome::Failed;

@@ -1,6 +1,8 @@
 // http.h on libcurl (the easy interface: one transfer at a time, files fetched in order).
 #include <curl/curl.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -17,13 +19,22 @@ namespace {
 // headers", a CURLE_RECV_ERROR.)
 constexpr size_t kMaxDroppedBytes = 1 << 20;
 
+using Clock = std::chrono::steady_clock;
+
 struct Transfer {
+  Transfer(const Sink* s, const Tick* k, const std::atomic<bool>* c, int64_t timeout)
+      : sink(s), tick(k), cancel(c), timeout_s(timeout) {}
   const Sink* sink;
   const Tick* tick;
   const std::atomic<bool>* cancel;
+  int64_t timeout_s;
+  Clock::time_point start = Clock::now();
   HttpResponse response;
   int answers = 0;
   size_t dropped_bytes = 0;
+  int64_t received = 0;      // body bytes of every answer, error pages included
+  double last_data = 0;      // seconds from start to the last of them
+  bool too_slow = false;     // past the deadline (http.h)
   std::string refusal;       // why the transfer was stopped here (not by the sink)
   std::exception_ptr thrown; // by the sink or the tick: no exception may cross libcurl's C frames,
                              // so it is kept and rethrown once curl_easy_perform returns
@@ -58,9 +69,24 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// http.h's deadline: timeout_s, plus a second for each kMinBytesPerSecond bytes received.
+// Not while the server is silent: after timeout_s of that, curl's stall guard ends the transfer
+// as a stall ("no data for N s"), which says more than a missed deadline would.
+bool past_deadline(Transfer& t) {
+  const double now = seconds_since(t.start);
+  const double allowed = static_cast<double>(t.timeout_s) + static_cast<double>(t.received) / kMinBytesPerSecond;
+  t.too_slow = t.too_slow || (now - t.last_data < static_cast<double>(t.timeout_s) && now > allowed);
+  return t.too_slow;
+}
+
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
+  t->received += static_cast<int64_t>(n);
+  t->last_data = seconds_since(t->start);
+  if (past_deadline(*t)) return 0;
   if (t->response.status < 200 || t->response.status > 299) {  // an error page: dropped
     t->dropped_bytes += n;
     if (t->dropped_bytes <= kMaxDroppedBytes) return n;
@@ -78,6 +104,7 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
 int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(user);
   if (t->cancel && t->cancel->load()) return 1;  // CURLE_ABORTED_BY_CALLBACK
+  if (past_deadline(*t)) return 1;               // curl calls this about once a second, data or not
   try {
     if (*t->tick) (*t->tick)();
   } catch (...) {
@@ -119,7 +146,7 @@ HttpResult http_get(const HttpRequest& req, const Sink& sink, const Tick& tick) 
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   Easy e;
   if (!e.h) throw Error("libcurl could not start a transfer");
-  Transfer t{&sink, &tick, req.cancel, {}, 0, 0, {}, {}};
+  Transfer t(&sink, &tick, req.cancel, req.timeout_s);
   char error[CURL_ERROR_SIZE] = "";
   std::string auth;
   if (!req.token.empty()) {
@@ -152,9 +179,14 @@ HttpResult http_get(const HttpRequest& req, const Sink& sink, const Tick& tick) 
   const CURLcode code = curl_easy_perform(h);
   if (t.thrown) std::rethrow_exception(t.thrown);
   HttpResult r;
-  r.outcome = t.refusal.empty() ? outcome_of(code) : Outcome::Failed;
+  r.outcome = t.too_slow ? Outcome::TooSlow : t.refusal.empty() ? outcome_of(code) : Outcome::Failed;
   r.response = std::move(t.response);
   r.detail = !t.refusal.empty() ? t.refusal : error[0] ? error : curl_easy_strerror(code);
+  if (t.too_slow) {
+    char b[96];
+    std::snprintf(b, sizeof b, "%lld bytes in %.1f s", static_cast<long long>(t.received), seconds_since(t.start));
+    r.detail = b;
+  }
   return r;
 }
 

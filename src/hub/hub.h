@@ -4,14 +4,16 @@
 //
 //   resolve_model("openai-community/gpt2", options)
 //     1. a local folder of that name: that folder, untouched;
-//     2. the cache: refs/REV -> snapshots/COMMIT/ with config.json, the weights and a
-//        tokenizer (model_files.h): that snapshot, no network;
+//     2. the cache: refs/REV -> snapshots/COMMIT/ with config.json, the weights and the
+//        tokenizer if the model has one (model_files.h): that snapshot, no network;
 //     3. else pull_model, unless HF_HUB_OFFLINE=1 (refused in one line).
 //   pull_model(ref, options)
-//     asks the Hub (model info: commit, files, sizes, hashes), fetches what blobs/ lacks in
-//     the order config.json, tokenizer files, the index, then (after check_weights) the
-//     weights; links every file into snapshots/COMMIT/ only when all are verified, then
-//     writes refs/REV. Offline it succeeds only when the cache holds the model whole.
+//     asks the Hub (model info: commit, files, sizes, hashes), refuses what download_plan.h
+//     refuses (another commit than a pinned one, a small file over its cap), fetches what
+//     blobs/ lacks in the order config.json, tokenizer files, the index, then (after
+//     check_weights) the weights; links every file into snapshots/COMMIT/ only when all are
+//     verified, then writes refs/REV. Offline it succeeds only when the cache holds the model
+//     whole. Every request has a deadline (http.h); the cache's errors are cache_errors.h's.
 // Every failure is an Error of one line; the app and the CLI show it.
 #pragma once
 

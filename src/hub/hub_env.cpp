@@ -5,6 +5,7 @@
 
 #include "engine/checked.h"
 #include "engine/error.h"
+#include "url_text.h"
 
 namespace attnsim::hub {
 
@@ -48,8 +49,13 @@ HubEnv hub_env() {
   }
   e.endpoint = without_trailing_slashes(env("HF_ENDPOINT"));
   if (e.endpoint.empty()) e.endpoint = "https://huggingface.co";
-  if (e.endpoint.rfind("https://", 0) != 0 && e.endpoint.rfind("http://", 0) != 0)
-    throw Error("HF_ENDPOINT '" + one_line(e.endpoint) + "' is not an http:// or https:// address");
+  if (e.endpoint.rfind("https://", 0) != 0 && e.endpoint.rfind("http://", 0) != 0) {
+    // a password before an '@' is hidden, whether or not the value has a scheme for
+    // without_credentials to find
+    const size_t at = e.endpoint.find("://") == std::string::npos ? e.endpoint.rfind('@') : std::string::npos;
+    const std::string shown = at == std::string::npos ? without_credentials(e.endpoint) : "***" + e.endpoint.substr(at);
+    throw Error("HF_ENDPOINT '" + one_line(shown) + "' is not an http:// or https:// address");
+  }
   e.token = env("HF_TOKEN");
   check_token(e.token, "HF_TOKEN");
   e.offline = is_true(env("HF_HUB_OFFLINE"));

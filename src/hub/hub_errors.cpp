@@ -1,6 +1,7 @@
 #include "hub_errors.h"
 
 #include "engine/error.h"
+#include "url_text.h"
 
 namespace attnsim::hub {
 
@@ -24,26 +25,31 @@ namespace attnsim::hub {
 }
 
 void check_response(const HttpResult& r, const RequestContext& c) {
+  const std::string endpoint = without_credentials(c.endpoint), detail = one_line(without_credentials(r.detail));
   switch (r.outcome) {
     case Outcome::Done:
       if (r.response.status >= 200 && r.response.status <= 299) return;
       status_error(r.response.status, c);
     case Outcome::Unreachable:
-      throw Error(c.model + ": cannot reach " + c.endpoint + " (" + one_line(r.detail) +
+      throw Error(c.model + ": cannot reach " + endpoint + " (" + detail +
                   "): check the network, or set HF_HUB_OFFLINE=1 to open only what the cache holds");
     case Outcome::Stalled:
-      throw Error(c.model + ": " + c.what + ": no data from " + c.endpoint + " for " + std::to_string(c.timeout_s) +
+      throw Error(c.model + ": " + c.what + ": no data from " + endpoint + " for " + std::to_string(c.timeout_s) +
+                  " s (ATTNSIM_HUB_TIMEOUT); ask for the model again to resume");
+    case Outcome::TooSlow:
+      throw Error(c.model + ": " + c.what + ": " + endpoint + " sent " + detail + ", slower than " +
+                  std::to_string(kMinBytesPerSecond >> 10) + " KiB/s after the first " + std::to_string(c.timeout_s) +
                   " s (ATTNSIM_HUB_TIMEOUT); ask for the model again to resume");
     case Outcome::Cancelled:
       throw Error(c.model + ": download cancelled during " + c.what + "; ask for the model again to resume");
     case Outcome::Cut:
-      throw Error(c.model + ": " + c.what + ": the connection to " + c.endpoint + " was cut (" + one_line(r.detail) +
+      throw Error(c.model + ": " + c.what + ": the connection to " + endpoint + " was cut (" + detail +
                   "); ask for the model again");
     case Outcome::SinkStopped:
     case Outcome::Failed:
       break;
   }
-  throw Error(c.model + ": " + c.what + ": " + one_line(r.detail));
+  throw Error(c.model + ": " + c.what + ": " + detail);
 }
 
 }  // namespace attnsim::hub

@@ -4,7 +4,9 @@
 //   HTTP 404                         the name or the revision is wrong
 //   HTTP 5xx                         the Hub's trouble: try again later
 //   no data for N s                  a stall (ATTNSIM_HUB_TIMEOUT); run again to resume
+//   N bytes in S s, slower than ...  past the request's deadline (http.h); run again to resume
 //   cancelled
+// The Hub's address and curl's words are printed without credentials (url_text.h).
 // A cut connection and a refused body are the caller's to word (blob_download.cpp): only it
 // knows how many bytes it kept.
 #pragma once

@@ -14,6 +14,8 @@ namespace {
 
 constexpr size_t kMaxShards = 4096;            // hf_safetensors.h's kMaxShards
 constexpr int64_t kMaxIndexBytes = 64 << 20;   // DeepSeek-V3's index (92,000 tensors) is ~9 MB
+constexpr int64_t kMaxConfigBytes = 1 << 20;   // real ones are ~1 KB
+constexpr int64_t kMaxTokenizerBytes = int64_t{32} << 20;  // hf_tokenizer.h's: the hub links no model code
 
 bool plain_file_name(const std::string& s) {
   if (s.empty() || s.size() > 255 || s.front() == '.') return false;
@@ -33,7 +35,7 @@ ModelFiles select_model_files(const std::function<bool(const std::string&)>& has
   need(has(kConfig), kConfig);
   if (has(kConfig)) m.files.push_back(kConfig);
   const bool json_tok = has("tokenizer.json"), bpe_tok = has("vocab.json") && has("merges.txt");
-  need(json_tok || bpe_tok, "a tokenizer (tokenizer.json, or vocab.json + merges.txt)");
+  m.tokenizer = json_tok || bpe_tok;
   if (json_tok) m.files.push_back("tokenizer.json");
   if (bpe_tok) {
     m.files.push_back("vocab.json");
@@ -49,6 +51,14 @@ ModelFiles select_model_files(const std::function<bool(const std::string&)>& has
     need(false, std::string(kWeights) + " (or " + kWeightsIndex + "; attnsim reads no .bin weights)");
   }
   return m;
+}
+
+int64_t max_file_bytes(const std::string& file) {
+  if (file == kConfig) return kMaxConfigBytes;
+  if (file == kWeightsIndex) return kMaxIndexBytes;
+  if (file == "tokenizer.json" || file == "vocab.json" || file == "merges.txt" || file == "tokenizer_config.json")
+    return kMaxTokenizerBytes;
+  return -1;
 }
 
 std::vector<std::string> shard_names(std::string_view index_json, const std::string& what) {
@@ -78,16 +88,25 @@ std::vector<std::string> read_shard_names(const std::string& index_path) {
 
 namespace attnsim::hub {
 
+namespace {
+
+bool folder_has(const std::string& dir, const std::string& file) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(dir + "/" + file, ec);  // follows the link to the blob
+}
+
+}  // namespace
+
+ModelFiles folder_files(const std::string& dir) {
+  return select_model_files([&](const std::string& file) { return folder_has(dir, file); });
+}
+
 std::string snapshot_missing(const std::string& dir) {
-  const auto has = [&](const std::string& file) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(dir + "/" + file, ec);  // follows the link to the blob
-  };
-  const ModelFiles m = select_model_files(has);
+  const ModelFiles m = folder_files(dir);
   if (!m.missing.empty() || !m.sharded) return m.missing;
   std::string missing;
   for (const std::string& shard : read_shard_names(dir + "/" + kWeightsIndex))
-    if (!has(shard)) missing += (missing.empty() ? "" : ", ") + shard;
+    if (!folder_has(dir, shard)) missing += (missing.empty() ? "" : ", ") + shard;
   return missing;
 }
 

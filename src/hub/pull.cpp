@@ -4,6 +4,8 @@
 
 #include "blob_download.h"
 #include "cache.h"
+#include "cache_errors.h"
+#include "download_plan.h"
 #include "engine/checked.h"
 #include "engine/error.h"
 #include "engine/read_file.h"
@@ -17,7 +19,6 @@ namespace attnsim::hub {
 namespace {
 
 constexpr int64_t kMaxModelInfoBytes = 32 << 20;  // a repository of ~100,000 files
-constexpr int64_t kMaxConfigBytes = 1 << 20;
 
 // quote(revision, safe=""): '/' in refs/pr/1 is the only character of a checked revision
 // that needs it.
@@ -90,6 +91,7 @@ Resolved pull_model(const RepoRef& ref, const HubOptions& options) {
   }
   Run run{ref, env, repo_cache(env.cache, ref.repo), RequestContext{display_name(ref), "", env.endpoint, env.timeout_s, !env.token.empty()},
           options};
+  check_ref_place(run.cache, ref.revision);  // before the Hub is asked: a ref in the way is refused at once
   if (env.offline) {
     const auto commit = cached_commit(run.cache, ref.revision);
     if (!commit) refuse_offline(run, "is not");
@@ -102,12 +104,9 @@ Resolved pull_model(const RepoRef& ref, const HubOptions& options) {
     return r;
   }
 
-  // 1. what the revision is now, and its files
+  // 1. what the revision is now, and its files (download_plan.h: refused here, before any byte)
   const ModelInfo info = fetch_model_info(run);
-  const auto has = [&](const std::string& f) { return info.files.count(f) > 0; };
-  const ModelFiles wanted = select_model_files(has);
-  if (!wanted.missing.empty())
-    throw Error(run.context.model + " has no " + wanted.missing + " at commit " + info.commit + ": not a model attnsim opens");
+  const ModelFiles wanted = plan_download(ref, info);
   std::vector<std::string> small = wanted.files, weights;
   if (!wanted.sharded) {
     small.pop_back();  // select_model_files puts the weights last
@@ -119,16 +118,15 @@ Resolved pull_model(const RepoRef& ref, const HubOptions& options) {
   for (const std::string& f : small) fetch(run, info, f);
   if (wanted.sharded) {
     weights = read_shard_names(run.cache.blob(info.files.at(kWeightsIndex).hash));
-    for (const std::string& s : weights) {
-      if (!has(s)) throw Error(run.context.model + ": " + kWeightsIndex + " names " + s + ", which the repository does not hold");
-      run.total = checked_add(run.total, info.files.at(s).size, "the model's bytes");
-    }
+    check_shards(info, weights, run.context.model);
+    for (const std::string& s : weights) run.total = checked_add(run.total, info.files.at(s).size, "the model's bytes");
   }
   int64_t weight_bytes = 0;
   for (const std::string& w : weights) weight_bytes = checked_add(weight_bytes, info.files.at(w).size, "the weights' bytes");
 
   // 3. the caller's word before any weight byte
-  if (options.check_weights) options.check_weights(read_text_file(run.cache.blob(info.files.at(kConfig).hash), kMaxConfigBytes), weight_bytes);
+  if (options.check_weights)
+    options.check_weights(read_text_file(run.cache.blob(info.files.at(kConfig).hash), max_file_bytes(kConfig)), weight_bytes);
   for (const std::string& w : weights) fetch(run, info, w);
 
   // 4. every file verified in blobs/: the snapshot, then the ref

@@ -13,6 +13,13 @@ namespace {
 // with no text: it reads as "<id N>" wherever a token would.
 std::string id_mark(int32_t id) { return "<id " + std::to_string(id) + ">"; }
 
+// A folder may have no tokenizer (a model repository without one opens on token ids), so the
+// refusal says what is missing and what works instead.
+[[noreturn]] void no_tokenizer(const std::string& dir) {
+  throw Error(dir + " has no tokenizer (tokenizer.json, or vocab.json + merges.txt), so text cannot become token ids: "
+              "give the ids themselves (--tokens), or use a model folder with a tokenizer");
+}
+
 }  // namespace
 
 std::string HfText::label(int32_t id) const {
@@ -40,7 +47,7 @@ std::string HfText::text(const std::vector<int32_t>& ids) const {
 
 std::vector<int32_t> HfText::encode(const std::string& text, const HfConfig& config, const std::string& dir,
                                     std::vector<Span>* spans) const {
-  if (!tokenizer) throw Error(dir + ": text input needs the folder's tokenizer (tokenizer.json, or vocab.json + merges.txt)");
+  if (!tokenizer) no_tokenizer(dir);
   std::vector<int32_t> ids, body;
   std::vector<Span> body_spans = tokenizer->encode_spans(text, &body);
   if (config.family == Family::Llama && tokenizer->bos_id()) ids.push_back(*tokenizer->bos_id());
@@ -61,8 +68,8 @@ HfText open_hf_text(const std::string& dir, bool needed) {
   if (!json && vocab != merges)  // half of GPT-2's pair: reading ids as numbers would hide it
     throw Error(dir + ": has " + (vocab ? "vocab.json but no merges.txt" : "merges.txt but no vocab.json") +
                 "; GPT-2's tokenizer needs both (or a tokenizer.json)");
-  const bool has = json || vocab;
-  if (has || needed) t.tokenizer = load_tokenizer(dir);
+  if (json || vocab) t.tokenizer = load_tokenizer(dir);
+  else if (needed) no_tokenizer(dir);
   return t;
 }
 

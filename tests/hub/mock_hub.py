@@ -20,8 +20,13 @@ count -1 = always). F is one of
   badsha    the right length, one byte flipped
   flood     an error page that never ends (2 MiB of it, then the connection closes)
   headers   2 MiB of headers
+  drip      the full Content-Length, then the body at 2 bytes a second (X = "api": the model info)
+  overrun   no Content-Length: the file, then more bytes until the client hangs up
   401 403 404 500 503   that status (X = "api" for the model info, else the file's resolve)
 `token` set: the API and resolve URLs answer 401 unless "Authorization: Bearer TOKEN".
+A hostile hub's lies, set by the test: `info_patch` = {FILE: {"size": N}} changes what the model
+info says of FILE; `any_revision` = True answers every revision (a pinned commit, main/x) with
+the repository's one commit.
 Every request is logged (method, path, Range, Authorization, status) for the test to check.
 
 Standalone: python3 mock_hub.py ORG/NAME=DIR [...]  prints the port, serves until killed.
@@ -105,6 +110,8 @@ class MockHub:
         self.token = token
         self.stall_s = stall_s
         self.fault = {}  # {"fault": F, "file": X, "count": N}
+        self.info_patch = {}
+        self.any_revision = False
         self.log = []
         self.connections = set()  # open ones: a browser keeps them alive past stop() unless cut
         self.lock = threading.Lock()
@@ -137,7 +144,8 @@ class MockHub:
                 headers = dict(headers or {})
                 headers.setdefault("Content-Length", str(len(body)))
                 for k, v in headers.items():
-                    self.send_header(k, v)
+                    if v is not None:  # None: no such header (a body delimited by the connection's end)
+                        self.send_header(k, v)
                 self.end_headers()
                 if self.command == "HEAD":
                     return
@@ -219,20 +227,26 @@ class MockHub:
             return int(fault) if fault else None
         return None
 
+    def known(self, r, rev):
+        return r is not None and (self.any_revision or rev in ("main", r.commit))
+
     def model_info(self, h, repo, rev):
         status = self.error_status(h, "api")
         r = self.repos.get(repo)
-        if status is None and (r is None or rev not in ("main", r.commit)):
+        if status is None and not self.known(r, rev):
             status = 404 if self.token is None or r is not None else 401  # the Hub hides private repos behind 401
         if status:
             return h.answer(status, json.dumps({"error": "Repository Not Found or access refused"}).encode(),
                             {"Content-Type": "application/json", "X-Error-Code": "RepoNotFound"})
-        h.answer(200, json.dumps(r.info()).encode(), {"Content-Type": "application/json"})
+        info = r.info()
+        for s in info["siblings"]:
+            s.update(self.info_patch.get(s["rfilename"], {}))
+        self.send_bytes(h, json.dumps(info).encode(), "api", {"Content-Type": "application/json"})
 
     def resolve(self, h, repo, rev, name):
         r = self.repos.get(repo)
         status = self.error_status(h, name)
-        if status is None and (r is None or rev not in ("main", r.commit) or name not in r.files):
+        if status is None and (not self.known(r, rev) or name not in r.files):
             status = 404
         if status:
             return h.answer(status, b'{"error":"Entry not found"}', {"Content-Type": "application/json", "X-Error-Code": "EntryNotFound"})
@@ -273,6 +287,20 @@ class MockHub:
             return h.answer(status, body[: len(body) // 2], headers)
         if fault == "badsha":
             body = body[:-1] + bytes([body[-1] ^ 1])
+        if fault == "drip":
+            def drip():
+                for i in range(len(body)):
+                    h.wfile.write(body[i:i + 1])
+                    h.wfile.flush()
+                    time.sleep(0.5)
+            return h.answer(status, body, headers, send=drip)
+        if fault == "overrun":
+            def overrun():
+                h.wfile.write(body)
+                while True:  # until the client hangs up (BrokenPipe ends the handler)
+                    h.wfile.write(b"x" * 65536)
+            h.close_connection = True
+            return h.answer(status, body, dict(headers, **{"Content-Length": None, "Connection": "close"}), send=overrun)
         if fault in ("drop", "stall"):
             cut = len(body) // (2 if fault == "drop" else 4)
 

@@ -260,6 +260,161 @@ class Faults(HubTest):
         self.assertEqual(self.hub.log, [])
 
 
+class Hostile(HubTest):
+    """Issue 49: a hub that drips, lies about sizes or commits, an endpoint with a password, a
+    repository without a tokenizer, and caches that cannot be written."""
+
+    def timed_pull(self, *args, env=None):
+        t0 = time.monotonic()
+        code, out, err = self.cli("pull", *args, env=env)
+        return code, out, err, time.monotonic() - t0
+
+    def blobs(self):
+        d = os.path.join(self.repo_dir, "blobs")
+        return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+    def test_a_dripping_model_info_is_cut_at_its_deadline(self):
+        self.hub.fault = {"fault": "drip", "file": "api", "count": -1}  # 2 bytes a second: never a stall
+        code, out, err, seconds = self.timed_pull(NAME, env={"ATTNSIM_HUB_TIMEOUT": "2"})
+        self.assert_refused(code, out, err, "the model info", "bytes in", "slower than 16 KiB/s after the first 2 s")
+        self.assertLess(seconds, 5)  # the deadline (2 s and a few bytes), not the ~900 bytes at 2 a second
+        self.assertFalse(os.path.exists(self.repo_dir))
+
+    def test_a_dripping_file_is_cut_and_resumed(self):
+        self.hub.fault = {"fault": "drip", "file": "config.json", "count": 1}
+        code, out, err, seconds = self.timed_pull(NAME)
+        self.assert_refused(code, out, err, "config.json", "slower than", "resume")
+        self.assertLess(seconds, 4)
+        self.assert_nothing_verified()
+        config = os.path.join(MODEL, "config.json")
+        with open(config, "rb") as f:
+            part = os.path.join(self.repo_dir, "blobs", git_blob_sha1(f.read()) + ".incomplete")
+        kept = os.path.getsize(part)
+        self.assertTrue(0 < kept < os.path.getsize(config), kept)
+        self.assertEqual(self.cli("pull", NAME)[0], 0)
+        self.assertEqual([e["range"] for e in self.hub.requests("/config.json")], [None, "bytes=%d-" % kept])
+
+    def test_a_config_the_model_info_calls_huge_is_refused_before_its_body(self):
+        self.hub.info_patch = {"config.json": {"size": 10 ** 15}}
+        self.hub.fault = {"fault": "overrun", "file": "config.json", "count": -1}  # and it would stream forever
+        code, out, err, seconds = self.timed_pull(NAME)
+        self.assert_refused(code, out, err, "config.json is 1000000000000000 bytes", "over the 1.00 MiB",
+                            "before any byte")
+        self.assertLess(seconds, 5)
+        self.assertEqual(self.hub.requests("config.json"), [])
+        self.assertFalse(os.path.exists(self.repo_dir))
+        self.hub.info_patch = {"vocab.json": {"size": (32 << 20) + 1}}  # the tokenizer's files: 32 MiB
+        self.assert_refused(*self.cli("pull", NAME), "vocab.json is 33554433 bytes", "32.00 MiB")
+
+    def test_a_body_past_its_size_is_cut_and_not_kept(self):
+        for name in ("config.json", "model.safetensors"):
+            self.hub.fault = {"fault": "overrun", "file": name, "count": -1}
+            size = os.path.getsize(os.path.join(MODEL, name))
+            self.assert_refused(*self.cli("pull", NAME), name, "more than the file's %d bytes" % size, "nothing was kept")
+            self.assert_nothing_verified()
+            self.assertEqual([b for b in self.blobs() if b.endswith(".incomplete")], [])
+
+    def test_a_pinned_commit_answered_with_another_is_refused(self):
+        self.hub.any_revision = True  # answers every revision with its own commit
+        pinned = "0123456789abcdef0123456789abcdef01234567"
+        self.assert_refused(*self.cli("pull", NAME + "@" + pinned), "the Hub answered with commit " + self.commit,
+                            "pinned commit " + pinned, "nothing was written")
+        self.assertFalse(os.path.exists(self.repo_dir))
+        self.assertEqual(self.hub.requests("/resolve/"), [])
+        code, out, err = self.cli("pull", NAME + "@" + self.commit)  # the commit it serves is pulled
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out.splitlines()[-1], os.path.join(self.repo_dir, "snapshots", self.commit))
+        self.assertFalse(os.path.exists(os.path.join(self.repo_dir, "refs")))  # a commit needs no ref
+
+    def test_no_password_in_any_line(self):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        closed = "127.0.0.1:%d" % s.getsockname()[1]
+        s.close()
+        line = self.assert_refused(*self.cli("pull", NAME, env={"HF_ENDPOINT": "http://user:PASSWORD@" + closed}),
+                                   "cannot reach http://***@" + closed)
+        self.assertNotIn("PASSWORD", line)
+        self.hub.fault = {"fault": "drip", "file": "api", "count": -1}
+        mock = self.hub.url.replace("http://", "http://user:PASSWORD@")
+        line = self.assert_refused(*self.cli("pull", NAME, env={"HF_ENDPOINT": mock}), "http://***@127.0.0.1")
+        self.assertNotIn("PASSWORD", line)
+        for endpoint in ("ftp://user:PASSWORD@127.0.0.1", "user:PASSWORD@127.0.0.1:9"):
+            line = self.assert_refused(*self.cli("pull", NAME, env={"HF_ENDPOINT": endpoint}), "HF_ENDPOINT", "***@127.0.0.1")
+            self.assertNotIn("PASSWORD", line)
+
+    def test_a_repository_without_a_tokenizer_pulls_and_opens_on_token_ids(self):
+        folder = os.path.join(self.tmp, "no-tokenizer")
+        os.makedirs(folder)
+        for f in ("config.json", "model.safetensors"):
+            shutil.copy(os.path.join(MODEL, f), folder)
+        hub = MockHub({"attnsim-test/no-tokenizer": folder}).start()
+        try:
+            env = {"HF_ENDPOINT": hub.url}
+            code, out, err = self.cli("pull", "attnsim-test/no-tokenizer", env=env)
+            self.assertEqual(code, 0, err)
+            lines = out.splitlines()
+            self.assertEqual(lines[-2], "attnsim-test/no-tokenizer has no tokenizer (tokenizer.json, or vocab.json + "
+                                        "merges.txt): give its input as token ids (--tokens), not --text")
+            self.assertEqual(sorted(os.listdir(lines[-1])), ["config.json", "model.safetensors"])
+            env["HF_HUB_OFFLINE"] = "1"
+            by_name = self.cli("trace", "--model", "attnsim-test/no-tokenizer", "--layer", "0", "--tokens", "1,2,3", "--json",
+                               env=env)
+            by_folder = self.cli("trace", "--model", folder, "--layer", "0", "--tokens", "1,2,3", "--json")
+            self.assertEqual(by_name[0], 0, by_name[2])
+            self.assertEqual(json.loads(by_name[1])["steps"], json.loads(by_folder[1])["steps"])
+            self.assert_refused(*self.cli("predict", "--model", "attnsim-test/no-tokenizer", "--text", "hello", env=env),
+                                "has no tokenizer (tokenizer.json, or vocab.json + merges.txt)", "--tokens")
+        finally:
+            hub.stop()
+
+    def assert_cache_refusal(self, args, *words, env=None):
+        line = self.assert_refused(*self.cli("pull", *args, env=env), *words)
+        self.assertNotIn("filesystem error", line)
+        return line
+
+    def test_a_cache_that_is_a_file(self):
+        open(self.cache, "w").close()
+        self.assert_cache_refusal([NAME], "the Hugging Face cache " + self.cache + " (HF_HUB_CACHE) cannot be a folder",
+                                  "is a file", "set HF_HUB_CACHE")
+        self.assertEqual(os.path.getsize(self.cache), 0)
+
+    def test_a_read_only_cache(self):
+        """Refused in one line with nothing written; a read-only cache that holds the model whole still pulls."""
+        os.chmod(self.tmp, 0o755)
+        os.makedirs(self.cache)
+        ro = {"env": self.env()}
+        if os.getuid() == 0:  # root writes anywhere: the CLI runs as nobody, in a cache root owns
+            ro["preexec_fn"] = lambda: os.setuid(65534)
+
+        def pull():
+            os.chmod(self.cache, 0o555)
+            try:
+                p = subprocess.run([CLI, "pull", NAME], capture_output=True, text=True, timeout=60, cwd="/", **ro)
+            finally:
+                os.chmod(self.cache, 0o755)
+            return p.returncode, p.stdout, p.stderr
+
+        line = self.assert_refused(*pull(), "cannot write to the Hugging Face cache " + self.cache, "Permission denied",
+                                   "make it writable, or set HF_HUB_CACHE")
+        self.assertNotIn("filesystem error", line)
+        self.assertEqual(os.listdir(self.cache), [])
+        self.assertEqual(self.cli("pull", NAME)[0], 0)
+        code, out, err = pull()
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out.splitlines()[-1], os.path.join(self.repo_dir, "snapshots", self.commit))
+
+    def test_a_revision_whose_ref_is_in_the_way(self):
+        self.hub.any_revision = True
+        self.assertEqual(self.cli("pull", NAME)[0], 0)
+        n = len(self.hub.log)
+        self.assert_cache_refusal([NAME + "@main/x"], "keeps " + os.path.join(self.repo_dir, "refs", "main") +
+                                  " as the ref of main, where the revision main/x needs a folder", "another revision")
+        self.assertEqual(len(self.hub.log), n)  # refused before the Hub was asked
+        shutil.rmtree(self.repo_dir)
+        self.assertEqual(self.cli("pull", NAME + "@main/x")[0], 0)
+        self.assert_cache_refusal([NAME], "as a folder (of refs such as main/...)", "another revision")
+
+
 class Token(HubTest):
     token = TOKEN
 
