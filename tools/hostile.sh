@@ -607,6 +607,11 @@ add "ATTNSIM_HUB_TIMEOUT=0 pull a/b"
 add "ATTNSIM_HUB_TIMEOUT=99999999999999999999 pull a/b"
 add "HF_ENDPOINT=ftp://example.org pull a/b"
 add "pull a/b --mem-limit 0"
+# issue 49: a cache that is a file, a revision whose ref another ref is in the way of, a password
+add "HF_HUB_CACHE=$W/a-file pull a/b"
+add "HF_HUB_CACHE=$W/a-file trace --model a/b --tokens 1"
+add "HF_HUB_CACHE=$HC pull a/bad-index@main/x"
+add "HF_ENDPOINT=ftp://user:PASSWORD@example.org pull a/b"
 
 # --strict (a Release build) runs every case under an address-space cap: a command that skips its
 # memory prediction then fails here as a crash or an allocator error instead of taking the
