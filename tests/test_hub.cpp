@@ -140,7 +140,7 @@ TEST_CASE("hub: the download plan: a pinned commit is a promise, small files wit
         "o/m: the model info says config.json is 1000000000000000 bytes, over the 1.00 MiB attnsim reads of it; refused before any byte of it");
   CHECK(max_file_bytes("config.json") == 1 << 20);
   CHECK(max_file_bytes("tokenizer.json") == 32 << 20);
-  CHECK(max_file_bytes("model.safetensors.index.json") == 64 << 20);
+  CHECK(max_file_bytes("model.safetensors.index.json") == 16 << 20);
   CHECK(max_file_bytes("model-00001-of-00002.safetensors") == -1);
   CHECK(refusal([&] { plan_download(*parse_repo_ref("o/m"), info_of(commit, {{"config.json", 1}, {"model.safetensors", 1}, {"tokenizer.json", (32 << 20) + 1}})); })
             .find("tokenizer.json is 33554433 bytes, over the 32.00 MiB") != std::string::npos);

@@ -13,7 +13,9 @@ namespace attnsim::hub {
 namespace {
 
 constexpr size_t kMaxShards = 4096;            // hf_safetensors.h's kMaxShards
-constexpr int64_t kMaxIndexBytes = 64 << 20;   // DeepSeek-V3's index (92,000 tensors) is ~9 MB
+// hf_safetensors.cpp's: a larger index would download and then not open. DeepSeek-V3's
+// (92,000 tensors) is ~9 MB.
+constexpr int64_t kMaxIndexBytes = 16 << 20;
 constexpr int64_t kMaxConfigBytes = 1 << 20;   // real ones are ~1 KB
 constexpr int64_t kMaxTokenizerBytes = int64_t{32} << 20;  // hf_tokenizer.h's: the hub links no model code
 

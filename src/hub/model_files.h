@@ -36,7 +36,7 @@ ModelFiles folder_files(const std::string& dir);
 
 // The most bytes attnsim reads of each small file of the set, so that a download is refused
 // before the body of one the model info says is larger: config.json 1 MiB, the tokenizer's
-// files 32 MiB (hf_tokenizer.h's kMaxTokenizerBytes), the index 64 MiB (read_shard_names).
+// files 32 MiB (hf_tokenizer.h's kMaxTokenizerBytes), the index 16 MiB (as the model's reader).
 // -1 for the weights and shards, which the caller's memory check bounds (hub.h's check_weights).
 int64_t max_file_bytes(const std::string& file);
 
