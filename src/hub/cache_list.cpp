@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cache.h"
+#include "cache_errors.h"
 #include "engine/error.h"
 #include "model_files.h"
 #include "repo_name.h"
@@ -76,7 +77,7 @@ void delete_cached_model(const std::string& cache_dir, const std::string& repo) 
   const RepoCache cache = repo_cache(cache_dir, repo);
   std::error_code ec;
   fs::remove_all(cache.root, ec);
-  if (ec) throw Error(cache.root + ": cannot delete: " + ec.message());
+  if (ec) cache_write_failed(cache, cache.root, ec.value());
   fs::remove_all(cache_dir + "/.locks/" + cache.folder, ec);  // empty lock files; harmless if left
 }
 

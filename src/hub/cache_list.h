@@ -23,7 +23,7 @@ struct CachedModel {
 std::vector<CachedModel> list_cached_models(const std::string& cache_dir);
 
 // Removes CACHE/models--ORG--NAME/ whole (every revision, every blob) and its lock folder.
-// Throws Error when it cannot.
+// Throws Error when it cannot (cache_errors.h's words).
 void delete_cached_model(const std::string& cache_dir, const std::string& repo);
 
 }  // namespace attnsim::hub
