@@ -1,15 +1,21 @@
-// Learning a byte-level BPE (src/model/hf_bpe_train.h): the merges a hand count gives, the
-// folder read back by the tokenizer every model folder goes through, exact round trips.
+// Learning a byte-level BPE (src/model/hf_bpe_train.h): the merges a hand count gives and
+// the definition gives, the folder read back by the tokenizer every model folder goes
+// through, exact round trips, and hostile corpora (issue 49) learned in linear time or
+// refused with nothing written.
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "engine/error.h"
 #include "helpers.h"
 #include "model/hf_bpe_train.h"
+#include "model/hf_split.h"
 #include "model/hf_tokenizer.h"
 
 using namespace attnsim;
@@ -26,6 +32,51 @@ Tokenizer written(const BpeTraining& bpe, const std::string& name) {
   Tokenizer t = load_tokenizer(d.string());
   fs::remove_all(d);
   return t;
+}
+
+using Learned = std::vector<std::pair<std::pair<int32_t, int32_t>, int64_t>>;  // rank -> (pair, count)
+
+// BPE training by its definition, with nothing kept between merges: count every pair of every
+// word, merge the best everywhere, left to right, and count again.
+Learned reference_bpe(const std::string& text, int64_t merges) {
+  std::map<std::vector<int32_t>, int64_t> words;
+  for (const auto& [b, e] : split_words(text, SplitPattern::Gpt2)) {
+    std::vector<int32_t> w;
+    for (size_t i = b; i < e; ++i) w.push_back(static_cast<uint8_t>(text[i]));
+    ++words[w];
+  }
+  Learned out;
+  for (int32_t merged = 256; merged < 256 + merges; ++merged) {
+    std::map<std::pair<int32_t, int32_t>, int64_t> pairs;
+    for (const auto& [w, n] : words)
+      for (size_t i = 0; i + 1 < w.size(); ++i) pairs[{w[i], w[i + 1]}] += n;
+    std::pair<std::pair<int32_t, int32_t>, int64_t> best{{0, 0}, 0};
+    for (const auto& [p, n] : pairs)  // in (left, right) order: the first of the highest count wins
+      if (n > best.second) best = {p, n};
+    if (best.second < 2) break;
+    out.push_back(best);
+    std::map<std::vector<int32_t>, int64_t> next;
+    for (const auto& [w, n] : words) {
+      std::vector<int32_t> m;
+      for (size_t i = 0; i < w.size(); ++i) {
+        if (i + 1 < w.size() && std::make_pair(w[i], w[i + 1]) == best.first) {
+          m.push_back(merged);
+          ++i;
+        } else {
+          m.push_back(w[i]);
+        }
+      }
+      next[m] += n;
+    }
+    words = std::move(next);
+  }
+  return out;
+}
+
+Learned learned(const BpeTraining& bpe) {
+  Learned out;
+  for (size_t k = 0; k < bpe.merges.size(); ++k) out.push_back({bpe.merges[k], bpe.counts[k]});
+  return out;
 }
 
 }  // namespace
@@ -89,5 +140,76 @@ TEST_CASE("bpe-train writes a tokenizer folder and reports the fit on held-out t
   fs::copy_file(d / "tok" / "vocab.json", d / "pair" / "vocab.json");
   fs::copy_file(d / "tok" / "merges.txt", d / "pair" / "merges.txt");
   CHECK(load_tokenizer((d / "pair").string()).encode(corpus) == load_tokenizer((d / "tok").string()).encode(corpus));
+  fs::remove_all(d);
+}
+
+TEST_CASE("BPE training learns exactly the merges its definition gives, overlapping runs included", "[tokenizer]") {
+  // runs of one letter ("aaaa": (a, a) merges left to right), alternations ("abab"), words
+  // that repeat, spaces, newlines, a Korean syllable's bytes and bytes that are not UTF-8
+  const std::vector<std::string> alphabet = {"a", "a", "b", " ", "\n", "\xea\xb0\x80", "\xff", "\x80"};
+  std::mt19937 rng(49);
+  for (int corpus = 0; corpus < 60; ++corpus) {
+    std::string text;
+    const size_t length = 50 + rng() % 1500;
+    while (text.size() < length) text += alphabet[rng() % alphabet.size()];
+    INFO("corpus " << corpus);
+    CHECK(learned(train_bpe(text, 80)) == reference_bpe(text, 80));
+  }
+  for (const std::string text : {"aaaaaaa aaaa aa aaa", "abababab abab", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
+    CHECK(learned(train_bpe(text, 50)) == reference_bpe(text, 50));
+}
+
+TEST_CASE("a corpus that is one long word of invalid UTF-8 learns in linear time", "[tokenizer]") {
+  // 1 MiB of bytes 0x80..0xFF over and over: GPT-2's split leaves it one word. Rewriting the
+  // whole word at each merge took minutes and gigabytes (issue 49).
+  std::string text;
+  while (text.size() < (size_t{1} << 20)) text += static_cast<char>(0x80 + text.size() % 128);
+  const auto t0 = std::chrono::steady_clock::now();
+  const BpeTraining bpe = train_bpe(text, 300);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  // 127 merges pair the 128 bytes up, level by level, each seen 8192 times; then the 128-byte
+  // cycle doubles: 8191 neighbouring pairs of it, 4095 of the pair, ..., 3 of 2048 cycles;
+  // 4096 cycles are then one pair, seen once: training stops at 139 merges.
+  REQUIRE(bpe.merges.size() == 139);
+  CHECK(bpe.tokens[256] == "\x80\x81");
+  CHECK(bpe.tokens[256 + 126].size() == 128);
+  CHECK(bpe.counts[0] == 8192);
+  CHECK(bpe.counts[126] == 8192);
+  CHECK(bpe.counts[127] == 8191);
+  CHECK(bpe.counts[128] == 4095);
+  CHECK(bpe.counts.back() == 3);
+  CHECK(bpe.tokens.back().size() == 128 * 2048 * 2);
+}
+
+TEST_CASE("bpe-train refuses a corpus the tokenizer could not encode, before it reads it", "[tokenizer][cli]") {
+  const fs::path d = fs::temp_directory_path() / ("attnsim-bpe-big-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  std::ofstream(d / "big.txt").close();
+  fs::resize_file(d / "big.txt", static_cast<uintmax_t>(kMaxNormalizedBytes) + 1);  // sparse: no bytes written
+  const auto r = test::run_cli("bpe-train --corpus " + (d / "big.txt").string() + " --out " + (d / "tok").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("big.txt: 16,777,217 bytes of text; attnsim's tokenizers encode at most 16,777,216 bytes (16.00 MiB) at once"));
+  CHECK(!fs::exists(d / "tok"));
+  CHECK_THROWS_WITH(train_bpe(std::string(static_cast<size_t>(kMaxNormalizedBytes) + 1, 'a'), 10),
+                    Catch::Contains("attnsim learns a tokenizer from at most 16.00 MiB"));
+  CHECK_THROWS_WITH(train_bpe("the cat sat on the mat", 10, 1024), Catch::Contains("needs about") && Catch::Contains("--mem-limit"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("bpe-train writes nothing when the tokenizer it learned would not load", "[tokenizer][cli]") {
+  // 8 MiB of the byte 0x80 (2 bytes of UTF-8 as a GPT-2 character): each merge doubles the
+  // longest token, and the 22nd (4 MiB) would make tokenizer.json larger than the 32 MiB any
+  // tokenizer file may have. The folder used to be written first (a 33,559,108-byte
+  // tokenizer.json) and the tokenizer refused when read back.
+  const fs::path d = fs::temp_directory_path() / ("attnsim-bpe-long-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  std::ofstream(d / "x.txt") << std::string(size_t{8} << 20, '\x80');
+  const auto r = test::run_cli("bpe-train --corpus " + (d / "x.txt").string() + " --merges 40 --out " + (d / "tok").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("after 21 merges the next token is 4,194,304 bytes long") &&
+                           Catch::Contains("learn at most 21 merges"));
+  CHECK(!fs::exists(d / "tok"));
   fs::remove_all(d);
 }

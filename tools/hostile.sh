@@ -573,6 +573,14 @@ add "bpe-train --corpus $F/corpus.txt --heldout /dev/zero --out $W/out-tok"
 add "bpe-train --corpus $F/corpus.txt --out $W/a-file"
 add "bpe-train --corpus $F/corpus.txt --out $W/full-dir"
 add "bpe-train --corpus $F/corpus.txt --out /proc/attnsim-tok"
+# issue 49: one limit (16 MiB) for what bpe-train learns from and what the tokenizer encodes,
+# checked by the file's size before any byte is read (sparse: 17 MiB claimed), and the memory
+# training would take, predicted before any work
+truncate -s 17M "$F/corpus-17m.txt"
+add "bpe-train --corpus $F/corpus-17m.txt --out $W/out-tok"
+add "bpe-train --corpus $F/corpus.txt --heldout $F/corpus-17m.txt --out $W/out-tok"
+add "bpe-train --corpus $F/corpus.txt --mem-limit 1K --out $W/out-tok"
+add "tokenize --model tests/golden/tokenizers/gpt2 --file $F/corpus-17m.txt"
 add "arcs --model tests/golden/hf_gpt2_tok64 --arcs /dev/zero"
 add "arcs --model tests/golden/hf_gpt2_tok64 --arcs $F/corpus.txt"
 add "arcs --model tests/golden/hf_gpt2_tok64 --arcs /nonexistent.json"

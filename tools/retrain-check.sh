@@ -48,6 +48,12 @@ done
 # checks its pinned sha256, train --recipe the recipe's); their logs carry a hash of every
 # parameter at each scored step, so the log lines alone say the weights are identical.
 python3 tools/corpus.py "$tmp/corpus" >/dev/null
+# Their tokenizer: bpe-train on the training split gives the shipped tokenizer.json byte for byte.
+"$cli" bpe-train --corpus "$tmp/corpus/train.txt" --merges 4000 --out "$tmp/tok" >/dev/null 2>"$tmp/err" ||
+  { echo "retrain-check: bpe-train failed: $(tail -n 1 "$tmp/err")" >&2; exit 1; }
+cmp -s "$tmp/tok/tokenizer.json" assets/models/wordnet-lm-s1/tokenizer.json ||
+  { echo "retrain-check: bpe-train --merges 4000 no longer gives the shipped tokenizer.json" >&2; exit 1; }
+echo "retrain-check: wordnet tokenizer: bpe-train --merges 4000, tokenizer.json identical"
 for entry in "wordnet-lm-s1 200" "wordnet-lm-s2 100" "wordnet-lm-s3 100"; do
   read -r name step <<<"$entry"
   shipped=assets/models/$name

@@ -1,17 +1,16 @@
 // attnsim-cli bpe-train: learn a byte-level BPE from a corpus (model/hf_bpe_train.h) and write
 // it as a Hugging Face GPT-2 tokenizer folder: tokenizer.json, vocab.json, merges.txt.
 //   bpe-train --corpus train.txt --merges 4000 --out tok/ [--heldout heldout.txt] [--force]
-// It then reads the folder back through the same loader every model folder goes through and
-// reports, for the corpus and the held-out text, bytes per token and whether decoding gives
-// the text back byte for byte. The folder is written whole or not at all.
+// The tokenizer is read back through the same parser every model folder's goes through and
+// tried on the corpus and the held-out text (bytes per token, and whether decoding gives the
+// text back byte for byte) before anything is written: the folder is written whole, and only
+// once the tokenizer in it is known to load and to encode what it learned from.
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "engine/atomic_file.h"
 #include "engine/error.h"
-#include "engine/read_file.h"
 #include "model/hf_bpe_train.h"
 #include "model/hf_tokenizer.h"
 #include "options.h"
@@ -21,11 +20,8 @@ namespace attnsim::cli {
 
 namespace {
 
-// A corpus larger than this is not a classroom's: 10 MB of WordNet learns in seconds.
-constexpr int64_t kMaxCorpusBytes = int64_t{256} << 20;
-
 struct Args {
-  std::string corpus, heldout, out;
+  std::string corpus, heldout, out, mem_limit;
   int64_t merges = 4000;
   bool force = false, json = false;
 };
@@ -68,18 +64,16 @@ Runner add_bpe_train_command(CLI::App& app) {
       ->check(not_empty());
   cmd->add_option("--out", a->out, "folder to write tokenizer.json, vocab.json and merges.txt into")->required()->check(not_empty());
   cmd->add_flag("--force", a->force, "replace a folder that is not empty");
+  cmd->add_option("--mem-limit", a->mem_limit, "refuse a corpus whose training needs more (e.g. 2G)")->check(mem_limit_size());
   cmd->add_flag("--json", a->json, "print the summary as JSON");
   return [a] {
     check_writable_folder(a->out, a->force);  // before any work
-    const std::string text = read_text_file(a->corpus, kMaxCorpusBytes);
-    const std::string heldout = a->heldout.empty() ? "" : read_text_file(a->heldout, kMaxCorpusBytes);
-    const model::hf::BpeTraining bpe = model::hf::train_bpe(text, a->merges);
-    write_folder_atomically(a->out, [&](const std::string& dir) {
-      write_file_atomically(dir + "/tokenizer.json", model::hf::tokenizer_json(bpe));
-      write_file_atomically(dir + "/vocab.json", model::hf::vocab_json(bpe));
-      write_file_atomically(dir + "/merges.txt", model::hf::merges_txt(bpe));
-    }, a->force);
-    const model::hf::Tokenizer tok = model::hf::load_tokenizer(a->out);  // as every model folder is read
+    const std::string text = model::hf::read_text_to_encode(a->corpus);
+    const std::string heldout = a->heldout.empty() ? "" : model::hf::read_text_to_encode(a->heldout);
+    const model::hf::BpeTraining bpe =
+        model::hf::train_bpe(text, a->merges, a->mem_limit.empty() ? 0 : parse_size(a->mem_limit));
+    const std::string tokenizer_json = model::hf::tokenizer_json(bpe);
+    const model::hf::Tokenizer tok = model::hf::parse_tokenizer_json(tokenizer_json, a->out + "/tokenizer.json");
     nlohmann::json j{{"out", a->out},
                      {"words", bpe.words},
                      {"distinct_words", bpe.distinct_words},
@@ -87,6 +81,11 @@ Runner add_bpe_train_command(CLI::App& app) {
                      {"vocab", tok.vocab_size()},
                      {"corpus", fit_json(fit(tok, text))}};
     if (!heldout.empty()) j["heldout"] = fit_json(fit(tok, heldout));
+    run_staged(a->out, a->force, [&](const std::string& dir) {
+      write_file_atomically(dir + "/tokenizer.json", tokenizer_json);
+      write_file_atomically(dir + "/vocab.json", model::hf::vocab_json(bpe));
+      write_file_atomically(dir + "/merges.txt", model::hf::merges_txt(bpe));
+    });
     if (a->json) {
       std::printf("%s\n", j.dump(1).c_str());
       return 0;

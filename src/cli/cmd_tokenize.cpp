@@ -11,7 +11,6 @@
 
 #include "commands.h"
 #include "engine/error.h"
-#include "engine/read_file.h"
 #include "model/hf_tokenizer.h"
 #include "options.h"
 #include "table.h"
@@ -49,7 +48,7 @@ std::vector<int32_t> parse_ids(const std::string& list) {
 
 // The file through encode and decode: 0 when the bytes come back, 1 (and where they part) when not.
 int round_trip(const model::hf::Tokenizer& tok, const std::string& path, bool json) {
-  const std::string text = read_text_file(path, model::hf::kMaxNormalizedBytes);
+  const std::string text = model::hf::read_text_to_encode(path);
   const std::vector<int32_t> ids = tok.encode(text);
   const std::string back = tok.decode(ids);
   const bool exact = back == text;

@@ -1,85 +1,19 @@
 #include "hf_bpe_train.h"
 
 #include <nlohmann/json.hpp>
-#include <queue>
-#include <unordered_map>
 
 #include "engine/checked.h"
+#include "engine/cost.h"
 #include "engine/error.h"
 #include "hf_bpe.h"
+#include "hf_bpe_pairs.h"
+#include "hf_bpe_words.h"
 #include "hf_bytes.h"
-#include "hf_split.h"
+#include "memory.h"
 
 namespace attnsim::model::hf {
 
 namespace {
-
-struct Word {
-  std::vector<int32_t> syms;
-  int64_t count = 0;
-  int64_t touched = -1;  // the last merge rank that rewrote it (a word is rewritten once a merge)
-};
-
-uint64_t key(int32_t a, int32_t b) { return BpeModel::pair(a, b); }
-
-// A pair's count when it was pushed; stale when the count has changed since.
-struct Entry {
-  int64_t count;
-  uint64_t pair;
-  // the highest count first, then the smallest (left, right)
-  bool operator<(const Entry& o) const { return count != o.count ? count < o.count : pair > o.pair; }
-};
-
-class PairCounts {
- public:
-  void add(const Word& w, int64_t sign, int32_t word_index) {
-    for (size_t i = 0; i + 1 < w.syms.size(); ++i) {
-      const uint64_t p = key(w.syms[i], w.syms[i + 1]);
-      int64_t& c = count_[p];
-      c += sign * w.count;
-      if (sign > 0) {
-        words_[p].push_back(word_index);
-        heap_.push({c, p});
-      } else if (c > 0) {
-        heap_.push({c, p});
-      }
-    }
-  }
-  // The pair to merge next, or count 0 when none occurs twice.
-  Entry best() {
-    while (!heap_.empty()) {
-      const Entry e = heap_.top();
-      const auto it = count_.find(e.pair);
-      if (it != count_.end() && it->second == e.count) return e;
-      heap_.pop();  // stale
-    }
-    return {0, 0};
-  }
-  std::vector<int32_t> take_words(uint64_t pair) {
-    std::vector<int32_t> w = std::move(words_[pair]);
-    words_.erase(pair);
-    return w;
-  }
-
- private:
-  std::unordered_map<uint64_t, int64_t> count_;
-  std::unordered_map<uint64_t, std::vector<int32_t>> words_;  // may repeat a word; filtered by Word::touched
-  std::priority_queue<Entry> heap_;
-};
-
-// Every occurrence of (a, b) in the word, left to right, becomes `merged`.
-void apply_merge(std::vector<int32_t>& syms, int32_t a, int32_t b, int32_t merged) {
-  size_t out = 0;
-  for (size_t i = 0; i < syms.size(); ++i) {
-    if (i + 1 < syms.size() && syms[i] == a && syms[i + 1] == b) {
-      syms[out++] = merged;
-      ++i;
-    } else {
-      syms[out++] = syms[i];
-    }
-  }
-  syms.resize(out);
-}
 
 std::string key_text(const std::string& bytes) {  // bytes -> the vocabulary's GPT-2 characters
   std::string out;
@@ -89,46 +23,79 @@ std::string key_text(const std::string& bytes) {  // bytes -> the vocabulary's G
 
 constexpr const char* kEndOfText = "<|endoftext|>";
 
+// A byte as tokenizer.json spells it: its GPT-2 character (1 or 2 bytes of UTF-8), '"' and
+// '\\' escaped.
+int64_t json_text_bytes(uint8_t b) { return static_cast<int64_t>(byte_key(b).size()) + (b == '"' || b == '\\'); }
+// What one token adds to tokenizer.json as tokenizer_json writes it (one space of indent a
+// level): `   "TEXT": ID,` in the vocabulary and `   "LEFT RIGHT",` in the merges, whose two
+// sides spell the token's bytes again. A byte token has no merge: counted as if it had one.
+int64_t json_entry_bytes(int64_t text_bytes, size_t id) {
+  return 2 * text_bytes + static_cast<int64_t>(std::to_string(id).size()) + 17;
+}
+// Everything else tokenizer.json holds (<|endoftext|> twice, the pre-tokenizer, the decoder, the
+// model's fields) is under this.
+constexpr int64_t kJsonFixedBytes = 2048;
+
+// The result: per token a std::string, its merge, its count and its spelled size, in vectors
+// that may have doubled, and the tokens' bytes, which tokenizer.json spells twice each (the
+// vocabulary and the merge), so the check on its size keeps them under half of it.
+constexpr int64_t kBytesPerToken = 2 * (32 + 8 + 8 + 8);
+constexpr int64_t kTokenTextBytes = kMaxTokenizerBytes / 2;
+
 }  // namespace
 
-BpeTraining train_bpe(const std::string& text, int64_t merges) {
+BpeTraining train_bpe(const std::string& text, int64_t merges, int64_t mem_limit) {
   check_range(merges, "--merges", 1, kMaxBpeMerges);
+  const auto size = static_cast<int64_t>(text.size());
+  if (size > kMaxNormalizedBytes)
+    throw Error("the corpus is " + human_bytes(size) + "; attnsim learns a tokenizer from at most " +
+                human_bytes(kMaxNormalizedBytes) + ", the most its tokenizers encode at once");
+  const std::string what = "learning " + format_count(merges) + " merges from " + human_bytes(size) + " of text";
+  const auto fits = [&](Size bytes) { check_fits(bytes.value(), mem_limit, what, "learn from a smaller corpus"); };
+  // Each stage's memory from what the stage before it found, checked before it allocates:
+  // cutting the text into words, the words sorted, then the pairs and the tokens.
+  const Size split = predict_split_bytes(text);
+  fits(Size(size) + split);
+  const int64_t all_words = count_all_words(text);
+  const Size sorted = predict_count_words_bytes(all_words);
+  fits(Size(size) + split + sorted);
+  CorpusWords words = count_words(text, all_words);
   BpeTraining r;
-  std::unordered_map<std::string, int64_t> counts;
-  for (const ByteRange& w : split_words(text, SplitPattern::Gpt2)) {
-    ++counts[text.substr(w.first, w.second - w.first)];
-    ++r.words;
+  r.words = words.words;
+  r.distinct_words = static_cast<int64_t>(words.distinct.size());
+  // Live pairs: at most one per pair of neighbours, and at most one per pair of tokens. A
+  // token spans one word at most.
+  const int64_t vocab = 256 + merges;
+  const int64_t pairs = std::min(words.bytes - r.distinct_words, vocab * vocab);
+  const int64_t token_text = std::min(kTokenTextBytes, checked_add(256, checked_mul(merges, words.longest)));
+  fits(Size(size) + sorted + Size(r.distinct_words) * static_cast<int64_t>(sizeof(WordCount)) +
+       predict_pair_index_bytes(words.bytes, r.distinct_words, pairs) + Size(vocab) * kBytesPerToken + token_text);
+  PairIndex index(words.distinct);
+  words = {};  // the index has the words now
+  std::vector<int64_t> spelled;  // id -> the bytes of its text in tokenizer.json
+  int64_t json = kJsonFixedBytes;
+  for (int b = 0; b < 256; ++b) {
+    r.tokens.emplace_back(1, static_cast<char>(b));
+    spelled.push_back(json_text_bytes(static_cast<uint8_t>(b)));
+    json += json_entry_bytes(spelled.back(), r.tokens.size() - 1);
   }
-  r.distinct_words = static_cast<int64_t>(counts.size());
-  std::vector<Word> words;
-  words.reserve(counts.size());
-  for (const auto& [w, n] : counts) {
-    Word word;
-    for (const char c : w) word.syms.push_back(static_cast<uint8_t>(c));
-    word.count = n;
-    words.push_back(std::move(word));
-  }
-  // a fixed order of the words, whatever the hash map's: the result must not depend on it
-  std::sort(words.begin(), words.end(), [](const Word& a, const Word& b) { return a.syms < b.syms; });
-  for (int b = 0; b < 256; ++b) r.tokens.emplace_back(1, static_cast<char>(b));
-  PairCounts pairs;
-  for (size_t i = 0; i < words.size(); ++i) pairs.add(words[i], +1, static_cast<int32_t>(i));
   for (int64_t rank = 0; rank < merges; ++rank) {
-    const Entry e = pairs.best();
-    if (e.count < 2) break;
-    const int32_t a = static_cast<int32_t>(e.pair >> 32), b = static_cast<int32_t>(e.pair & 0xffffffffu);
-    const int32_t merged = static_cast<int32_t>(r.tokens.size());
+    const PairCount best = index.best();
+    if (best.count < 2) break;
+    const auto a = static_cast<int32_t>(best.pair >> 32), b = static_cast<int32_t>(best.pair & 0xffffffffu);
+    // Checked before the token is built: a corpus of one character repeated learns tokens that
+    // double in length at each merge (16 MiB of "a": 23 merges make an 8 MiB token).
+    spelled.push_back(spelled[a] + spelled[b]);
+    if ((json += json_entry_bytes(spelled.back(), r.tokens.size())) > kMaxTokenizerBytes)
+      throw Error(what + ": after " + format_count(rank) + " merges the next token is " +
+                  format_count(static_cast<int64_t>(r.tokens[a].size() + r.tokens[b].size())) +
+                  " bytes long, and tokenizer.json would pass the " + human_bytes(kMaxTokenizerBytes) +
+                  " attnsim reads; learn at most " + format_count(rank) + " merges, or from a corpus with fewer repeats");
+    const auto merged = static_cast<int32_t>(r.tokens.size());
     r.tokens.push_back(r.tokens[a] + r.tokens[b]);
     r.merges.emplace_back(a, b);
-    r.counts.push_back(e.count);
-    for (const int32_t wi : pairs.take_words(e.pair)) {
-      Word& w = words[static_cast<size_t>(wi)];
-      if (w.touched == rank) continue;
-      w.touched = rank;
-      pairs.add(w, -1, wi);
-      apply_merge(w.syms, a, b, merged);
-      pairs.add(w, +1, wi);
-    }
+    r.counts.push_back(best.count);
+    index.merge(best.pair, merged);
   }
   return r;
 }

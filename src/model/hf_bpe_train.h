@@ -7,14 +7,21 @@
 //      (ties: the pair whose left, then right, token id is smallest), and every occurrence of
 //      it is merged, left to right, as bpe_encode applies a merge.
 //
-// Pair counts are kept up to date incrementally: a merge touches only the words that hold the
-// pair, so a corpus of 10 MB (80,000 distinct words) learns thousands of merges in seconds.
+// The cost is bounded by the corpus and predicted before the work (issue 49): the corpus is
+// at most kMaxNormalizedBytes, the tokenizer's own limit, so the tokenizer learned can encode
+// the text it learned from (a 30 MB line used to train for a minute, write the folder, and
+// then be refused when bpe-train encoded it); each distinct word is stored once with its
+// count; a merge rewrites only the occurrences of its pair (hf_bpe_pairs.h), so a corpus that
+// is one long "word" (invalid UTF-8, one character repeated) costs what any other corpus of
+// its size does; and each stage's memory is predicted before it allocates, against --mem-limit.
 // The result encodes exactly as GPT-2's BPE does with the same files (merge rank order).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "hf_tokenizer.h"
 
 namespace attnsim::model::hf {
 
@@ -26,10 +33,12 @@ struct BpeTraining {
 };
 
 inline constexpr int64_t kMaxBpeMerges = 100'000;
-
-// Throws Error for merges outside 1..kMaxBpeMerges. Stops early (fewer merges) when no pair
-// occurs twice: merging a pair seen once learns nothing that generalises.
-BpeTraining train_bpe(const std::string& text, int64_t merges);
+// Throws Error for merges outside 1..kMaxBpeMerges, a text over kMaxNormalizedBytes, a
+// predicted memory over mem_limit (0: 75 % of memory, as every command), and a vocabulary that
+// would make tokenizer.json larger than kMaxTokenizerBytes (the most load_tokenizer reads).
+// Stops early (fewer merges) when no pair occurs twice: merging a pair seen once learns
+// nothing that generalises.
+BpeTraining train_bpe(const std::string& text, int64_t merges, int64_t mem_limit = 0);
 
 // The learned tokenizer as Hugging Face writes GPT-2's: tokenizer.json (BPE model, ByteLevel
 // pre-tokenizer with GPT-2's split, ByteLevel decoder, "<|endoftext|>" added as the last id),

@@ -2,7 +2,9 @@
 
 #include <cstdio>
 
+#include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/read_file.h"
 #include "hf_bytes.h"
 #include "hf_pipeline.h"
 #include "hf_unicode.h"
@@ -198,6 +200,13 @@ std::string Tokenizer::token_label(int32_t id) const {
     i += u.len;
   }
   return out;
+}
+
+std::string read_text_to_encode(const std::string& path) {
+  if (const RegularFile f(path); f.size() > kMaxNormalizedBytes)
+    throw Error(path + ": " + format_count(f.size()) + " bytes of text; attnsim's tokenizers encode at most " +
+                format_count(kMaxNormalizedBytes) + " bytes (" + human_bytes(kMaxNormalizedBytes) + ") at once");
+  return read_text_file(path, kMaxNormalizedBytes);
 }
 
 }  // namespace attnsim::model::hf

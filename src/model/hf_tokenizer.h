@@ -153,4 +153,9 @@ inline constexpr size_t kMaxAddedBytes = 4u << 20;    // all added tokens togeth
 inline constexpr int64_t kMaxNormalizedBytes = int64_t{16} << 20;
 inline constexpr int64_t kPieceBytesPerByte = 1 + 2 * static_cast<int64_t>(sizeof(size_t));
 
+// A text file to encode whole (tokenize --file, bpe-train's corpus, which it encodes to report
+// the tokenizer it learned): refused by its size, before it is read, when it is larger than
+// kMaxNormalizedBytes, so that every command has the one limit the tokenizer has.
+std::string read_text_to_encode(const std::string& path);
+
 }  // namespace attnsim::model::hf
