@@ -170,15 +170,19 @@ void panel_controls(App& app, const ImVec4& rect) {
   if (!app.session.edits().empty())
     ImGui::TextDisabled("%zu edited", app.session.edits().size());
 
-  // backend (only where CUDA is really there)
-  std::string why;
-  if (cuda_available(&why)) {
-    ImGui::Separator();
-    for (const char* name : {"cpu", "cuda"}) {
-      if (ImGui::RadioButton(name, app.session.backend() == name)) { app.session.set_backend(name); changed = true; }
-      ImGui::SameLine();
-    }
-    ImGui::TextUnformatted(tr("Backend"));
+  // backend: CUDA is looked for when the list opens, not every frame: asking loads the CUDA
+  // runtime (backend_registry.cpp), which a session that never opens this list never pays
+  ImGui::Separator();
+  if (ImGui::BeginCombo(tr("Backend"), app.session.backend().c_str())) {
+    if (ImGui::Selectable("cpu", app.session.backend() == "cpu")) { app.session.set_backend("cpu"); changed = true; }
+    std::string why;
+    const bool cuda = cuda_available(&why);
+    ImGui::BeginDisabled(!cuda);
+    if (ImGui::Selectable("cuda", app.session.backend() == "cuda")) { app.session.set_backend("cuda"); changed = true; }
+    ImGui::EndDisabled();
+    if (!cuda && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("%s", (tr("CUDA is not available here: ") + why).c_str());
+    ImGui::EndCombo();
   }
 
   ImGui::EndDisabled();

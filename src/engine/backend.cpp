@@ -1,6 +1,7 @@
 // Backend: the default attention core, the four ops in turn (backend.h).
 #include "backend.h"
 
+#include "flash.h"
 #include "rope.h"
 
 namespace attnsim {
@@ -18,6 +19,11 @@ AttentionCore Backend::attention_core(const Tensor& q, const Tensor& k, const Te
 
 Tensor Backend::rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling) {
   return rope_rotate(x, position0, theta, scaling);
+}
+
+FlashCoreResult Backend::flash_core(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
+                                    float scale, const FlashOptions& options) {
+  return flash_attention_core(q, k, v, mask, scale, options);
 }
 
 }  // namespace attnsim

@@ -11,6 +11,7 @@
 //   qk_grouped          q (B,h,Tq,dk) · k (B,g,r,Tk,dk)ᵀ      -> (B,h,Tq,Tk)   h = g·r
 //   av_grouped          alpha (B,h,Tq,Tk) · v (B,g,r,Tk,dk)   -> (B,h,Tq,dk)
 //   rope                x (B,h,T,dk) rotated at positions p0.. -> (B,h,T,dk)    (rope.h)
+//   flash_core          q, k, v heads -> out (B,h,Tq,dk), running m, l        (flash.h)
 // q, k and v may be transposed views (inner stride 1): matrix products read them in place.
 // The grouped k and v are stride-0 expand views (GQA / MQA): query head i = j·r + s reads
 // K/V head j. A backend that reads them in place overrides the grouped ops; the default
@@ -27,6 +28,10 @@
 #include "trace.h"
 
 namespace attnsim {
+
+struct FlashCoreResult;  // flash.h (which includes mha.h, which includes this file)
+struct FlashMask;
+struct FlashOptions;
 
 // What scale_mask_softmax does; the defaults are the correct path, the rest are bug modes.
 struct SoftmaxSpec {
@@ -74,6 +79,10 @@ class Backend {
   virtual Tensor av_grouped(const Tensor& alpha, const Tensor& v_grouped);
   // Rotary embedding of q or k heads (rope.h); the default is the host loop of rope_rotate.
   virtual Tensor rope(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling);
+  // The tiled core of flash_forward; the default is the host's flash_attention_core. A backend
+  // that cannot count the traffic and bytes fills them with flash_closed_form_figures.
+  virtual FlashCoreResult flash_core(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
+                                     float scale, const FlashOptions& options);
 };
 
 // (B,g,r,T,dk) -> (B,g·r,T,dk), a copy (stride 0 cannot be merged into the head axis).

@@ -211,6 +211,24 @@ int64_t flash_fast_bytes(int64_t rows, int64_t cols, int64_t dk) {
   return (Size(4) * (r * k + Size(2) * c * k + r * c + r * k + Size(2) * r)).value();
 }
 
+void flash_closed_form_figures(FlashCoreResult& r, const FlashMask& mask) {
+  FlashStats& st = r.stats;
+  const FlashShape& s = st.shape;
+  st.io = flash_io_tiled(s, mask);
+  st.io_standard = flash_io_standard(s);
+  st.fast_bytes = flash_fast_bytes(s.block_q, s.block_k, s.head_dim);
+  st.core_bytes = r.out.nbytes() + (r.m.defined() ? r.m.nbytes() : 0) + (r.l.defined() ? r.l.nbytes() : 0);
+  st.standard_core_bytes = 2 * s.batch * s.heads * s.tq * s.tk * 4;
+  if (st.tiles_visited + st.tiles_skipped != st.tiles_total) {
+    st.tiles_visited = st.tiles_skipped = 0;
+    for (int64_t b = 0; b < s.batch; ++b)
+      for (int64_t h = 0; h < s.heads; ++h)
+        for (int64_t qb = 0; qb < s.q_blocks(); ++qb)
+          for (int64_t kb = 0; kb < s.k_blocks(); ++kb)
+            ++(flash_tile_hidden(s, mask, b, h, qb, kb) ? st.tiles_skipped : st.tiles_visited);
+  }
+}
+
 int64_t flash_stage_bytes(int64_t tk, int64_t dk) {
   const Size k = (dk + 31) / 32 * 32, t = tk, ld = Size((tk + 31) / 32 * 32) + 32;  // checked
   return (Size(4) * (k * ld + t * k)).value();

@@ -239,6 +239,11 @@ FlashCoreResult flash_attention_core(const Tensor& q, const Tensor& k, const Ten
                                      const FlashMask& mask, float scale,
                                      const FlashOptions& options = FlashOptions());
 
+// A core run elsewhere (the CUDA kernels) counts no traffic or bytes: this fills them, and the
+// visited / skipped tiles when the core left them open, with the closed forms of the shape and
+// the mask, which the host core's counters equal.
+void flash_closed_form_figures(FlashCoreResult& result, const FlashMask& mask);
+
 // Bytes the recorded tile events would hold (tensors only), before anything runs.
 int64_t predict_flash_tile_trace_bytes(const FlashShape& shape, const FlashOptions& options);
 
@@ -266,10 +271,9 @@ FlashShape flash_shape(const MhaConfig& config, const FlashOptions& options);
 // recorded), computed before anything is allocated.
 int64_t predict_flash_bytes(const MhaConfig& config, const FlashOptions& options);
 
-// With backend.name() == "cuda" (builds with ATTNSIM_HAVE_CUDA) the core runs on the GPU
-// (cuda_flash_attention_core): its tile events carry the running m and l but not the tiles'
-// scores, probs and acc (see cuda/cuda_backend.h); traffic and byte figures are the closed
-// forms above.
+// The core is backend.flash_core. On the CUDA backend (cuda_flash_attention_core) its tile
+// events carry the running m and l but not the tiles' scores, probs and acc (see
+// cuda/cuda_backend.h); traffic and byte figures are the closed forms above.
 // Throws Error on a bad config, an unsupported bug mode / train-mode dropout (see the top of
 // this file), or predicted bytes over the limit (options.mem_limit, else config.mem_limit).
 FlashResult flash_forward(const MhaConfig& config, const MhaWeights& weights,

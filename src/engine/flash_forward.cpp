@@ -1,6 +1,6 @@
 // flash_forward: the forward pass of mha.cpp with the tiled core in place of
 // scores .. alpha_dropped. Same weights, inputs, projections, views and step names.
-// With the CUDA backend the core is cuda_flash_attention_core (cuda/cuda_backend.h).
+// The core is the backend's flash_core (the host loop on the CPU, the kernels on CUDA).
 #include <cmath>
 
 #include "checked.h"
@@ -9,9 +9,6 @@
 #include "flash.h"
 #include "forward_steps.h"
 #include "parallel.h"
-#ifdef ATTNSIM_HAVE_CUDA
-#include "cuda/cuda_backend.h"
-#endif
 
 namespace attnsim {
 
@@ -25,26 +22,6 @@ void check_supported(const MhaConfig& c) {
     throw Error("the tiled path runs in eval mode only (no dropout); drop --train or use --dropout 0");
   if (c.grouped())
     throw Error("the tiled path reads one K/V head per query head; kv-heads < heads runs on the standard path");
-}
-
-// A core run elsewhere (the CUDA kernel) leaves traffic and byte figures to the host: they
-// are closed forms of the shape and the mask, the same the CPU core's counters equal.
-[[maybe_unused]] void fill_closed_form_figures(FlashCoreResult& r, const FlashMask& mask) {
-  FlashStats& st = r.stats;
-  const FlashShape& s = st.shape;
-  st.io = flash_io_tiled(s, mask);
-  st.io_standard = flash_io_standard(s);
-  st.fast_bytes = flash_fast_bytes(s.block_q, s.block_k, s.head_dim);
-  st.core_bytes = r.out.nbytes() + (r.m.defined() ? r.m.nbytes() : 0) + (r.l.defined() ? r.l.nbytes() : 0);
-  st.standard_core_bytes = 2 * s.batch * s.heads * s.tq * s.tk * 4;
-  if (st.tiles_visited + st.tiles_skipped != st.tiles_total) {
-    st.tiles_visited = st.tiles_skipped = 0;
-    for (int64_t b = 0; b < s.batch; ++b)
-      for (int64_t h = 0; h < s.heads; ++h)
-        for (int64_t qb = 0; qb < s.q_blocks(); ++qb)
-          for (int64_t kb = 0; kb < s.k_blocks(); ++kb)
-            ++(flash_tile_hidden(s, mask, b, h, qb, kb) ? st.tiles_skipped : st.tiles_visited);
-  }
 }
 
 }  // namespace
@@ -95,7 +72,6 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
                                  " of it: record one head (--tiles-head B:H) or use a shorter sequence"
                            : ""));
   }
-  const std::string bn = be.name();
   Trace& t = result.trace;
 
   const Heads heads = add_head_steps(t, c, w, in, be);
@@ -114,24 +90,12 @@ FlashResult flash_forward(const MhaConfig& c, const MhaWeights& w, const MhaInpu
   t.add(skipped_step("alpha_dropped", "dropout", {"alpha"}, "eval mode: dropout is the identity"));
 
   // the tiled core                                        (B,h,Tq,dk) new storage
-  const float scale = attention_scale(c);
-  std::string core_backend = "cpu";
-  if (bn == "cuda") {
-#ifdef ATTNSIM_HAVE_CUDA
-    result.core = cuda_flash_attention_core(heads.q, heads.k, heads.v, mask, scale, o);
-    fill_closed_form_figures(result.core, mask);
-    core_backend = "cuda";
-#else
-    throw Error("this build has no CUDA backend for the tiled core");
-#endif
-  } else {
-    result.core = flash_attention_core(heads.q, heads.k, heads.v, mask, scale, o);
-  }
+  result.core = be.flash_core(heads.q, heads.k, heads.v, mask, attention_scale(c), o);
   const FlashShape& s = result.core.stats.shape;
   const std::string op = "flash (online softmax, Br=" + std::to_string(s.block_q) + ", Bc=" +
                          std::to_string(s.block_k) + ")";
   t.add(made_step("ctx_heads", op.c_str(), {heads.q_name, heads.k_name, "v_heads", "mask"}, StepKind::Compute,
-                  result.core.out, core_backend));
+                  result.core.out, be.name()));
 
   add_merge_steps(t, c, w, result.core.out, be);
   return result;

@@ -171,6 +171,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"Korean sentence", "한국어 문장"},
     {"Reset scenario", "시나리오 초기화"},
     {"Backend", "백엔드"},
+    {"CUDA is not available here: ", "여기서는 CUDA를 쓸 수 없음: "},
     // model panel: header, numbers, head grid, guesses (panel_model.cpp)
     {"Model", "모델"},
     {"%s  (step %lld)", "%s  (스텝 %lld)"},

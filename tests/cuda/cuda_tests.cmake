@@ -14,7 +14,7 @@ add_executable(attnsim-cuda-tests
   ${CMAKE_SOURCE_DIR}/tests/cuda/cuda_test_main.cpp
   ${CMAKE_SOURCE_DIR}/tests/cuda/test_cuda_parity.cpp)
 target_compile_options(attnsim-cuda-tests PRIVATE -Werror)
-target_link_libraries(attnsim-cuda-tests PRIVATE attnsim_engine Catch2::Catch2)
+target_link_libraries(attnsim-cuda-tests PRIVATE attnsim_cuda attnsim_engine Catch2::Catch2)
 target_compile_definitions(attnsim-cuda-tests PRIVATE
   ATTNSIM_SOURCE_DIR="${CMAKE_SOURCE_DIR}" ATTNSIM_CLI="$<TARGET_FILE:attnsim-cli>")
 add_dependencies(attnsim-cuda-tests attnsim-cli)

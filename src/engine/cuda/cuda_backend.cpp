@@ -1,6 +1,8 @@
 // The CUDA backend adapter: host tensors in and out, device mirrors, cuBLAS, the kernels of
 // kernels.h. See cuda_backend.h for the memory model. Compiled by the host compiler into
-// attnsim_engine when the build has CUDA.
+// libattnsim_cuda.so with the kernels, cudart and cuBLAS; the engine loads that module only
+// when the CUDA backend is asked for (backend_registry.cpp), so a program that never asks
+// never maps the CUDA runtime. Engine symbols resolve against the program (--export-dynamic).
 //
 // [SECTION] errors and device buffers
 // [SECTION] CudaBackend: mirrors
@@ -130,6 +132,8 @@ class CudaBackend final : public Backend {
   Tensor dropout(const Tensor& alpha, float p, uint64_t seed) override;
   Tensor av(const Tensor& alpha, const Tensor& v) override;
   Tensor contiguous(const Tensor& x) override;
+  FlashCoreResult flash_core(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
+                             float scale, const FlashOptions& options) override;
 
   struct FlashRun {
     Tensor out;                 // (B,h,Tq,dk)
@@ -684,6 +688,13 @@ FlashCoreResult cuda_flash_attention_core(const Tensor& q, const Tensor& k, cons
 
 int cuda_last_flash_version() { return g_last_flash_version; }
 
+FlashCoreResult CudaBackend::flash_core(const Tensor& q, const Tensor& k, const Tensor& v, const FlashMask& mask,
+                                        float scale, const FlashOptions& options) {
+  FlashCoreResult r = cuda_flash_attention_core(q, k, v, mask, scale, options);
+  flash_closed_form_figures(r, mask);
+  return r;
+}
+
 ForwardResult cuda_forward(const MhaConfig& config, const MhaWeights& weights,
                            const MhaInputs& inputs, const std::vector<std::string>& keep) {
   CudaBackend& be = the_backend();
@@ -747,3 +758,10 @@ double cuda_time_ms(void (*fn)(void*), void* ctx, int warmup, int reps) {
 }
 
 }  // namespace attnsim
+
+// The module's one entry point (backend_registry.cpp finds it with dlsym): the backend, or
+// nullptr with why_not said when the runtime sees no device.
+extern "C" attnsim::Backend* attnsim_cuda_backend(std::string* why_not) {
+  if (!attnsim::cuda_device_present(why_not)) return nullptr;
+  return &attnsim::cuda_backend();
+}
