@@ -118,7 +118,9 @@ struct ModelSettings {
                                           // most important heads (model::prune_to)
   std::optional<std::string> runs;        // runs_*: "a,b,c", checkpoints of one recipe (seeds 1..N)
   std::optional<std::string> of;          // runs_min / median / max: the field read per run
-                                          // (default repeat_accuracy)
+                                          // (default repeat_accuracy); prompts_*: per sequence
+  std::optional<int64_t> prompts;         // prompts_*: the first N sequences of the whole pass's
+                                          // kind (whole_quantity.h), row 0 the one it reads
   // sample_* and loop_share (whole_quantity.h): model/sampling.h's options; absent = greedy
   std::optional<double> temperature, top_p;
   std::optional<int64_t> top_k, seed;

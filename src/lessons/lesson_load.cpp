@@ -410,6 +410,7 @@ ModelSettings read_model_table(Reader& parent, const std::string& key) {
   m.keep = r.integer("keep");
   m.runs = r.string("runs");
   m.of = r.string("of");
+  m.prompts = r.integer("prompts");
   m.temperature = r.number("temperature");
   m.top_k = r.integer("top_k");
   m.top_p = r.number("top_p");

@@ -166,7 +166,8 @@ std::string disk_key(const std::string& dir, const ModelSettings& s, const std::
          s.role.value_or("") + "|" + (s.kv_heads ? std::to_string(*s.kv_heads) : "") + "|" + s.runs.value_or("") + "|" +
          (s.keep ? std::to_string(*s.keep) : "") + "|" + s.of.value_or("") + "|" +
          (s.temperature ? std::to_string(*s.temperature) : "") + "|" + (s.top_k ? std::to_string(*s.top_k) : "") + "|" +
-         (s.top_p ? std::to_string(*s.top_p) : "") + "|" + (s.seed ? std::to_string(*s.seed) : "");
+         (s.top_p ? std::to_string(*s.top_p) : "") + "|" + (s.seed ? std::to_string(*s.seed) : "") + "|" +
+         (s.prompts ? std::to_string(*s.prompts) : "");
 }
 
 std::string checkpoint_name(const ModelSettings& s) {
@@ -513,7 +514,7 @@ Value over_runs(const ModelSettings& s, const std::string& f) {
     throw Error("model." + f + " reads several runs: give the model table runs = \"name,name,...\"");
   if (s.checkpoint) throw Error("model." + f + ": give runs, not checkpoint");
   const std::string of = f == "runs_learned" ? "repeat_accuracy" : s.of.value_or("repeat_accuracy");
-  if (of.rfind("runs_", 0) == 0 || std::find(kModelFields.begin(), kModelFields.end(), of) == kModelFields.end())
+  if (of.rfind("runs_", 0) == 0 || of.rfind("prompts_", 0) == 0 || std::find(kModelFields.begin(), kModelFields.end(), of) == kModelFields.end())
     throw Error("model." + f + ": of = \"" + of + "\" is not a model field a run has");
   std::vector<double> values;
   size_t start = 0;
@@ -551,8 +552,13 @@ static Value model_field_uncached(const ModelSettings& s, const std::string& f) 
 namespace {
 
 Value field_locked(const ModelSettings& s, const std::string& f) {
-  if (f == "layer" || f == "head" || f == "repeat" || f == "top_k" || f == "seed") {  // the table's own figures, for {value:model.layer@ID}
-    const auto& v = f == "layer" ? s.layer : f == "head" ? s.head : f == "repeat" ? s.repeat : f == "top_k" ? s.top_k : s.seed;
+  if (f == "layer" || f == "head" || f == "repeat" || f == "top_k" || f == "seed" || f == "prompts") {  // the table's own figures, for {value:model.layer@ID}
+    const auto& v = f == "layer"    ? s.layer
+                    : f == "head"   ? s.head
+                    : f == "repeat" ? s.repeat
+                    : f == "top_k"  ? s.top_k
+                    : f == "seed"   ? s.seed
+                                    : s.prompts;
     if (!v) throw Error("the model table has no " + f);
     return static_cast<double>(*v);
   }
@@ -563,7 +569,9 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
   }
   if (f.rfind("runs_", 0) == 0) return over_runs(s, f);
   if (s.runs) throw Error("model." + f + " reads one checkpoint: the table's runs are for runs_* only");
-  if (s.of) throw Error("model." + f + ": the table's of names what runs_min / median / max read");
+  const bool over_prompts = f.rfind("prompts_", 0) == 0;
+  if (s.of && !over_prompts) throw Error("model." + f + ": the table's of names what runs_* and prompts_* read");
+  if (s.prompts && !over_prompts) throw Error("model." + f + " reads one sequence: the table's prompts are for prompts_* only");
   // kv_heads changes the model the loss fields run; a field it would silently not change is refused
   static const std::vector<std::string> kReadsKv = {"repeat_accuracy", "repeat_loss", "first_loss", "kv_heads", "keep",
                                                     "step", "d_model", "heads", "layers", "head_dim",
@@ -572,9 +580,9 @@ Value field_locked(const ModelSettings& s, const std::string& f) {
     throw Error("model." + f + " does not read kv_heads (repeat_accuracy, repeat_loss, first_loss do)");
   if (s.keep && std::find(kReadsKv.begin(), kReadsKv.end(), f) == kReadsKv.end() && !text_field_reads_keep(f))
     throw Error("model." + f + " does not read keep (repeat_accuracy, repeat_loss, first_loss do)");
-  const bool samples = f == "loop_share" || f.rfind("sample_", 0) == 0;
-  if (!samples && (s.temperature || s.top_k || s.top_p || s.seed))
-    throw Error("model." + f + " does not sample: temperature, top_k, top_p and seed are for sample_* and loop_share");
+  const std::string per = over_prompts ? s.of.value_or("") : f;  // the field each sequence reads
+  if (!reads_sampling(per) && (s.temperature || s.top_k || s.top_p || s.seed))
+    throw Error("model." + per + " does not sample: temperature, top_k, top_p and seed are for sample_*, loop_* and third_copy_prob");
   if (is_log_field(f)) return log_score(run_dir(s), s, f);
   if (text_field_reads_run_files(f)) return text_field(model::Model{}, "", run_dir(s), s, f);  // no weights needed
   const std::string dir = step_dir(s);

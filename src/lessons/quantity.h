@@ -121,11 +121,14 @@
 //                          recall_present_chance (a recall run: a uniform guess among the
 //                          distinct value tokens already in the sequence); the whole pass of
 //                          the app's opening sequence less its last token (whole_quantity.h): stream_embed
-//                          stream_final attn_write mlp_steps dla_logit dla_heads dla_direct
-//                          dla_top dla_top_layer dla_top_head dla_part lens_embed_prob
-//                          lens_final_prob lens_agree_from, and under the table's temperature
-//                          top_k top_p seed: sample_top_prob sample_kept sample_kept_mass
-//                          sample_next loop_share; a checkpoint trained on text
+//                          stream_final attn_write mlp_steps norm_steps dla_logit dla_heads dla_direct
+//                          dla_top dla_top_layer dla_top_head dla_part dla_top_share
+//                          dla_half_heads lens_embed_prob lens_final_prob lens_agree_from,
+//                          and under the table's temperature top_k top_p seed:
+//                          sample_top_prob sample_kept sample_kept_mass sample_next
+//                          loop_share loop_tokens loop_seen loop_prob third_copy_prob; prompts = N and of = FIELD in
+//                          the table: prompts_mean prompts_median prompts_min prompts_max
+//                          (FIELD over the first N sequences of that kind); a checkpoint trained on text
 //                          (text_quantity.h): text_loss text_accuracy text_icl text_previous
 //                          text_first text_duplicate text_induction text_best(_layer, _head)
 //                          arcs_best(_layer, _head) arcs_count arcs_head arcs_previous_word
