@@ -213,3 +213,21 @@ TEST_CASE("bpe-train writes nothing when the tokenizer it learned would not load
   CHECK(!fs::exists(d / "tok"));
   fs::remove_all(d);
 }
+
+TEST_CASE("bpe-train predicts what trying its tokenizer on the corpus takes, before it does", "[tokenizer][cli]") {
+  // 1 MiB of invalid UTF-8 on one line: learning needs under 60 MiB, but the line encoded whole
+  // by the learned tokenizer is predicted at 90 bytes a byte: refused before, nothing written.
+  const fs::path d = fs::temp_directory_path() / ("attnsim-bpe-fit-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  std::string text;
+  while (text.size() < (size_t{1} << 20)) text += static_cast<char>(0x80 + text.size() % 128);
+  std::ofstream(d / "x.txt") << text;
+  const auto r = test::run_cli("bpe-train --corpus " + (d / "x.txt").string() + " --merges 10 --mem-limit 60M --out " +
+                               (d / "tok").string());
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("trying the learned tokenizer on the corpus needs about 93.00 MiB") &&
+                           Catch::Contains("over the limit of 60.00 MiB (--mem-limit)"));
+  CHECK(!fs::exists(d / "tok"));
+  fs::remove_all(d);
+}

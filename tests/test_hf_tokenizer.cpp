@@ -173,6 +173,19 @@ TEST_CASE("a long piece with no spaces encodes in linear-ish time", "[tokenizer]
   CHECK(t.decode(ids) == text);
 }
 
+TEST_CASE("encode's memory is predicted from the pipeline's steps, before any text is read", "[tokenizer]") {
+  // GPT-2: no normalizer, one pre-tokenizer step. A byte: the segment and the step's word, 1
+  // byte each (nothing rewrites them, so no span map); the step's word ranges, 32; bpe_encode's
+  // symbol and candidates, 48; the id, 8. 90 bytes a byte (16 MiB of one word of invalid
+  // UTF-8 measured 24 a byte; it took 80 before issue 49).
+  CHECK(load_tokenizer(fixture("gpt2")).predict_encode_bytes(1000) == 90 * 1000);
+  // Llama 2: Prepend "▁" (3 bytes) and Replace " " -> "▁" may make 1000 bytes 1003 + 2 * 1003
+  // = 3009, each with 16 bytes of span map; no pre-tokenizer: 17 + 48 + 8 = 73 a byte.
+  CHECK(load_tokenizer(fixture("llama2")).predict_encode_bytes(1000) == 73 * 3009);
+  // the normalized text is bounded by the tokenizer's limit whatever the input
+  CHECK(load_tokenizer(fixture("llama2")).predict_encode_bytes(int64_t{1} << 40) == 73 * kMaxNormalizedBytes);
+}
+
 TEST_CASE("hostile tokenizer files: one clear Error each", "[tokenizer]") {
   CHECK_THAT(load_error("{\"model\": "), Catch::StartsWith("t.json: not valid JSON"));
   CHECK_THAT(load_error(std::string(100000, '[')), Catch::Contains("nested more than 128 levels"));

@@ -5,14 +5,17 @@
 // tried on the corpus and the held-out text (bytes per token, and whether decoding gives the
 // text back byte for byte) before anything is written: the folder is written whole, and only
 // once the tokenizer in it is known to load and to encode what it learned from.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "engine/atomic_file.h"
+#include "engine/checked.h"
 #include "engine/error.h"
 #include "model/hf_bpe_train.h"
 #include "model/hf_tokenizer.h"
+#include "model/memory.h"
 #include "options.h"
 #include "staged_out.h"
 
@@ -31,20 +34,34 @@ struct Fit {
   bool round_trip = true;
 };
 
-// Encodes `text` a line at a time (the model sees lines), checking each comes back whole.
-Fit fit(const model::hf::Tokenizer& tok, const std::string& text) {
-  Fit f;
+// Calls f(line) for each line of the text, its "\n" included: the model sees lines.
+template <class F>
+void for_each_line(const std::string& text, F f) {
   for (size_t at = 0; at < text.size();) {
     size_t end = text.find('\n', at);
     end = end == std::string::npos ? text.size() : end + 1;
-    const std::string line = text.substr(at, end - at);
+    f(text.substr(at, end - at));
+    at = end;
+  }
+}
+
+// Encodes `text` a line at a time, checking each comes back whole.
+Fit fit(const model::hf::Tokenizer& tok, const std::string& text) {
+  Fit f;
+  for_each_line(text, [&](const std::string& line) {
     const std::vector<int32_t> ids = tok.encode(line);
     f.bytes += static_cast<int64_t>(line.size());
     f.tokens += static_cast<int64_t>(ids.size());
     f.round_trip = f.round_trip && tok.decode(ids) == line;
-    at = end;
-  }
+  });
   return f;
+}
+
+// fit's memory is that of its longest line.
+int64_t longest_line(const std::string& text) {
+  size_t longest = 0;
+  for_each_line(text, [&](const std::string& line) { longest = std::max(longest, line.size()); });
+  return static_cast<int64_t>(longest);
 }
 
 nlohmann::json fit_json(const Fit& f) {
@@ -70,10 +87,15 @@ Runner add_bpe_train_command(CLI::App& app) {
     check_writable_folder(a->out, a->force);  // before any work
     const std::string text = model::hf::read_text_to_encode(a->corpus);
     const std::string heldout = a->heldout.empty() ? "" : model::hf::read_text_to_encode(a->heldout);
-    const model::hf::BpeTraining bpe =
-        model::hf::train_bpe(text, a->merges, a->mem_limit.empty() ? 0 : parse_size(a->mem_limit));
+    const int64_t mem_limit = a->mem_limit.empty() ? 0 : parse_size(a->mem_limit);
+    const model::hf::BpeTraining bpe = model::hf::train_bpe(text, a->merges, mem_limit);
     const std::string tokenizer_json = model::hf::tokenizer_json(bpe);
     const model::hf::Tokenizer tok = model::hf::parse_tokenizer_json(tokenizer_json, a->out + "/tokenizer.json");
+    // the texts held, and the longest line: its copy, its tokens and what they decode to
+    const int64_t line = std::max(longest_line(text), longest_line(heldout));
+    model::check_fits((Size(static_cast<int64_t>(text.size() + heldout.size())) + Size(line) * 2 +
+                       tok.predict_encode_bytes(line)).value(),
+                      mem_limit, "trying the learned tokenizer on the corpus", "learn from a corpus with shorter lines");
     nlohmann::json j{{"out", a->out},
                      {"words", bpe.words},
                      {"distinct_words", bpe.distinct_words},

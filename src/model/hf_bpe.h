@@ -38,7 +38,7 @@ struct BpeModel {
   static uint64_t pair(int32_t a, int32_t b) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b); }
 };
 
-// Appends the tokens of one piece and their byte ranges inside it.
-void bpe_encode(const BpeModel& model, std::string_view text, std::vector<int32_t>& ids, std::vector<ByteRange>& ranges);
+// Appends the tokens of one piece and, when ranges is given, their byte ranges inside it.
+void bpe_encode(const BpeModel& model, std::string_view text, std::vector<int32_t>& ids, std::vector<ByteRange>* ranges);
 
 }  // namespace attnsim::model::hf

@@ -35,9 +35,9 @@ size_t chunk_end(std::string_view text, size_t start) {
   return text.size();
 }
 
-// split_words holds a 16-byte unit per byte and a 16-byte range per word, each in a vector
-// that may have doubled (libstdc++).
-constexpr int64_t kSplitBytesPerByte = 2 * 16 + 2 * 16;
+// split_words holds an 8-byte unit a byte (reserved once) and a 16-byte range a word, in a
+// vector that may have doubled.
+constexpr int64_t kSplitBytesPerByte = 8 + 2 * 16;
 
 struct Word {  // a word of the text (the text is at most kMaxNormalizedBytes, under 4 GiB)
   uint32_t begin, size;

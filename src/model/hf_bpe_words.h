@@ -1,7 +1,7 @@
 // The words BPE training learns from (hf_bpe_train.h): the corpus cut by GPT-2's split pattern
 // (hf_split.h), each distinct word once with its count.
 //
-// split_words keeps up to 64 bytes of bookkeeping a byte of what it is given, so the corpus goes
+// split_words keeps up to 40 bytes of bookkeeping a byte of what it is given, so the corpus goes
 // to it in chunks cut where GPT-2's split is sure to cut whatever surrounds them: the words
 // are those of the whole text, and the bookkeeping is that of the longest chunk, not of the
 // corpus. Ordinary text has such a cut every few bytes; a corpus with none (one character

@@ -13,7 +13,8 @@ namespace {
 
 void prepend(Piece& p, const std::string& what, NormalizeBudget& budget, const char* stage) {
   budget.add(what.size(), stage);
-  const size_t at = p.from.empty() ? 0 : p.from.front();
+  p.map_bytes();
+  const size_t at = p.from.empty() ? p.base : p.from.front();
   p.text.insert(0, what);
   p.from.insert(p.from.begin(), what.size(), at);
   p.to.insert(p.to.begin(), what.size(), at);
@@ -31,9 +32,11 @@ void replace_all(Piece& p, const std::string& pattern, const std::string& conten
   if (pattern.empty()) return;
   const size_t n = count_matches(p.text, pattern);
   if (n == 0) return;
+  p.map_bytes();
   if (content.size() > pattern.size()) budget.add(n * (content.size() - pattern.size()), stage);
   else budget.total -= n * (pattern.size() - content.size());
   Piece out;
+  out.mapped = true;
   const size_t size = p.text.size() - n * pattern.size() + n * content.size();
   out.text.reserve(size);
   out.from.reserve(size);
@@ -61,23 +64,12 @@ void check_nfc(const Piece& p) {
     if (nfc_may_change(u.cp)) {
       char cp[16];
       std::snprintf(cp, sizeof cp, "U+%04X", static_cast<unsigned>(u.cp));
-      throw Error(std::string("tokenizer: the text has ") + cp + " (at byte " + std::to_string(p.from[i]) +
+      throw Error(std::string("tokenizer: the text has ") + cp + " (at byte " + std::to_string(p.span(i, i + 1).begin) +
                   "), which NFC normalization could change; this tokenizer normalizes to NFC and attnsim runs "
                   "it only on text that is already NFC (precomposed)");
     }
     i += u.len;
   }
-}
-
-using Pieces = std::vector<Piece>;
-
-// Cuts every piece at the given ranges (which cover it).
-template <class Cut>
-Pieces cut_each(const Pieces& in, Cut cut) {
-  Pieces out;
-  for (const Piece& p : in)
-    for (const ByteRange& r : cut(p.text)) out.push_back(p.sub(r.first, r.second));
-  return out;
 }
 
 std::vector<ByteRange> digit_runs(const std::string& text, bool individual) {
@@ -126,13 +118,18 @@ void NormalizeBudget::add(size_t grow, const std::string& what) {
               " of normalized text");
 }
 
-void NormalizeBudget::check_bound(size_t len, const std::vector<NormalizeStep>& steps) const {
+double normalized_bound(size_t len, const std::vector<NormalizeStep>& steps) {
   double bound = static_cast<double>(len);  // doubles: a chain of 64 doublings is 2^64 times
   for (const NormalizeStep& s : steps) {
     if (s.kind == NormalizeStep::Prepend) bound += static_cast<double>(s.text.size());
     if (s.kind == NormalizeStep::Replace && s.content.size() > s.text.size() && !s.text.empty())
       bound += std::floor(bound / static_cast<double>(s.text.size())) * static_cast<double>(s.content.size() - s.text.size());
   }
+  return bound;
+}
+
+void NormalizeBudget::check_bound(size_t len, const std::vector<NormalizeStep>& steps) const {
+  const double bound = normalized_bound(len, steps);
   const double limit = static_cast<double>(kMaxNormalizedBytes), others = static_cast<double>(total - len);
   if (others + bound <= limit) return;
   char figure[32];
@@ -148,28 +145,41 @@ void NormalizeBudget::check_bound(size_t len, const std::vector<NormalizeStep>& 
 Piece Piece::of(const std::string& input, size_t begin, size_t end) {
   Piece p;
   p.text = input.substr(begin, end - begin);
-  for (size_t i = begin; i < end; ++i) {
-    p.from.push_back(i);
-    p.to.push_back(i + 1);
-  }
+  p.base = begin;
   return p;
 }
 
 Piece Piece::sub(size_t begin, size_t end) const {
   Piece p;
   p.text = text.substr(begin, end - begin);
-  p.from.assign(from.begin() + begin, from.begin() + end);
-  p.to.assign(to.begin() + begin, to.begin() + end);
+  p.mapped = mapped;
+  p.base = base + begin;
+  if (mapped) {
+    p.from.assign(from.begin() + begin, from.begin() + end);
+    p.to.assign(to.begin() + begin, to.begin() + end);
+  }
   return p;
 }
 
 Span Piece::span(size_t begin, size_t end) const {
+  if (!mapped) return {base + begin, base + end};
   Span s{from[begin], to[begin]};
   for (size_t i = begin; i < end; ++i) {
     s.begin = std::min(s.begin, from[i]);
     s.end = std::max(s.end, to[i]);
   }
   return s;
+}
+
+void Piece::map_bytes() {
+  if (mapped) return;
+  from.resize(text.size());
+  to.resize(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    from[i] = base + i;
+    to[i] = base + i + 1;
+  }
+  mapped = true;
 }
 
 void normalize(Piece& piece, const std::vector<NormalizeStep>& steps, NormalizeBudget& budget) {
@@ -184,38 +194,50 @@ void normalize(Piece& piece, const std::vector<NormalizeStep>& steps, NormalizeB
   }
 }
 
-std::vector<Piece> pre_tokenize(Piece piece, const std::vector<PreTokenizeStep>& steps, bool first,
-                                NormalizeBudget& budget) {
-  Pieces pieces{std::move(piece)};
-  for (const PreTokenizeStep& s : steps) {
+namespace {
+
+// The pre-tokenizer steps, depth first: each word a step cuts goes through the steps after it
+// before the next word is cut, so the words reach emit in order, one at a time.
+struct PreTokenizer {
+  const std::vector<PreTokenizeStep>& steps;
+  bool first;
+  NormalizeBudget& budget;
+  const std::function<void(const Piece&)>& emit;
+  std::vector<size_t> given = std::vector<size_t>(steps.size());  // per step: pieces it has had
+
+  void run(Piece p, size_t at) {
+    if (at == steps.size()) return emit(p);
+    const PreTokenizeStep& s = steps[at];
+    const size_t k = given[at]++;
+    const auto cut = [&](const std::vector<ByteRange>& words) {
+      if (words.size() == 1) return run(std::move(p), at + 1);  // the whole piece: no copy of it alive
+      for (const ByteRange& r : words) run(p.sub(r.first, r.second), at + 1);
+    };
     switch (s.kind) {
       case PreTokenizeStep::ByteLevel:
-        if (s.add_prefix_space)
-          for (Piece& p : pieces)
-            if (!p.text.empty() && p.text[0] != ' ') prepend(p, " ", budget, "pre_tokenizer ByteLevel prefix space");
-        if (s.use_regex) pieces = cut_each(pieces, [&](const std::string& t) { return split_words(t, s.pattern); });
-        break;  // the bytes become GPT-2 characters in bpe_encode (BpeModel::byte_level)
-      case PreTokenizeStep::Split:
-        pieces = cut_each(pieces, [&](const std::string& t) { return split_words(t, s.pattern); });
-        break;
-      case PreTokenizeStep::Digits:
-        pieces = cut_each(pieces, [&](const std::string& t) { return digit_runs(t, s.individual_digits); });
-        break;
-      case PreTokenizeStep::Metaspace:
-        for (size_t k = 0; k < pieces.size(); ++k) {
-          Piece& p = pieces[k];
-          replace_all(p, " ", s.replacement, budget, "pre_tokenizer Metaspace");
-          const bool add =
-              s.prepend == PreTokenizeStep::Always || (s.prepend == PreTokenizeStep::First && first && k == 0);
-          if (add && !p.text.empty() && p.text.compare(0, s.replacement.size(), s.replacement) != 0)
-            prepend(p, s.replacement, budget, "pre_tokenizer Metaspace");
-        }
-        if (s.split)
-          pieces = cut_each(pieces, [&](const std::string& t) { return before_each(t, s.replacement); });
-        break;
+        if (s.add_prefix_space && !p.text.empty() && p.text[0] != ' ')
+          prepend(p, " ", budget, "pre_tokenizer ByteLevel prefix space");
+        if (s.use_regex) return cut(split_words(p.text, s.pattern));
+        return run(std::move(p), at + 1);  // the bytes become GPT-2 characters in bpe_encode (BpeModel::byte_level)
+      case PreTokenizeStep::Split: return cut(split_words(p.text, s.pattern));
+      case PreTokenizeStep::Digits: return cut(digit_runs(p.text, s.individual_digits));
+      case PreTokenizeStep::Metaspace: {
+        replace_all(p, " ", s.replacement, budget, "pre_tokenizer Metaspace");
+        const bool add = s.prepend == PreTokenizeStep::Always || (s.prepend == PreTokenizeStep::First && first && k == 0);
+        if (add && !p.text.empty() && p.text.compare(0, s.replacement.size(), s.replacement) != 0)
+          prepend(p, s.replacement, budget, "pre_tokenizer Metaspace");
+        if (s.split) return cut(before_each(p.text, s.replacement));
+        return run(std::move(p), at + 1);
+      }
     }
   }
-  return pieces;
+};
+
+}  // namespace
+
+void pre_tokenize(Piece piece, const std::vector<PreTokenizeStep>& steps, bool first, NormalizeBudget& budget,
+                  const std::function<void(const Piece&)>& emit) {
+  PreTokenizer{steps, first, budget, emit}.run(std::move(piece), 0);
 }
 
 }  // namespace attnsim::model::hf

@@ -1,5 +1,6 @@
 #include "hf_split.h"
 
+#include "engine/error.h"
 #include "hf_unicode.h"
 
 namespace attnsim::model::hf {
@@ -16,16 +17,21 @@ enum Class { Letter, Number, Space, Other };
 
 struct Unit {
   uint32_t cp;
-  size_t begin;  // byte offset in the text
+  uint32_t begin;  // byte offset in the text (split_words takes texts under 4 GiB)
 };
 
+// 8 bytes a unit, reserved once for the most units the text can hold (one a byte): the
+// tokenizer splits texts of up to 16 MiB whole, and a vector that doubles as it grows held up
+// to four times that (issue 49).
 struct Units {
   std::vector<Unit> u;
   size_t bytes;
   explicit Units(std::string_view text) : bytes(text.size()) {
+    if (text.size() > UINT32_MAX) throw Error("split_words: the text is larger than 4 GiB");
+    u.reserve(text.size());
     for (size_t i = 0; i < text.size();) {
       const CodeUnit c = next_unit(text, i);
-      u.push_back({c.cp, i});
+      u.push_back({c.cp, static_cast<uint32_t>(i)});
       i += c.len;
     }
   }

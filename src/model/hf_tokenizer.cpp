@@ -1,7 +1,9 @@
 #include "hf_tokenizer.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "engine/checked.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/read_file.h"
@@ -124,33 +126,70 @@ void Tokenizer::check_id(int32_t id) const {
                 std::to_string(vocab_size() - 1) + ")");
 }
 
-std::vector<Span> Tokenizer::encode_spans(const std::string& text, std::vector<int32_t>* ids) const {
-  std::vector<Span> spans;
-  std::vector<int32_t> out;
+void Tokenizer::encode_into(const std::string& text, std::vector<int32_t>& ids, std::vector<Span>* spans) const {
   std::vector<ByteRange> ranges;
   NormalizeBudget budget{text.size()};
   for (const Segment& seg : split_added(text, spec_.added, added_trie_)) {
     if (seg.added >= 0) {
-      out.push_back(seg.added);
-      spans.push_back({seg.begin, seg.end});
+      ids.push_back(seg.added);
+      if (spans) spans->push_back({seg.begin, seg.end});
       continue;
     }
     Piece whole = Piece::of(text, seg.begin, seg.end);
     budget.check_bound(seg.end - seg.begin, spec_.normalizer);
     normalize(whole, spec_.normalizer, budget);
-    for (const Piece& p : pre_tokenize(std::move(whole), spec_.pre_tokenizer, seg.begin == 0, budget)) {
+    pre_tokenize(std::move(whole), spec_.pre_tokenizer, seg.begin == 0, budget, [&](const Piece& p) {
+      if (!spans) return bpe_encode(spec_.model, p.text, ids, nullptr);
       ranges.clear();
-      bpe_encode(spec_.model, p.text, out, ranges);
-      for (const ByteRange& r : ranges) spans.push_back(p.span(r.first, r.second));
-    }
+      bpe_encode(spec_.model, p.text, ids, &ranges);
+      for (const ByteRange& r : ranges) spans->push_back(p.span(r.first, r.second));
+    });
   }
+}
+
+std::vector<Span> Tokenizer::encode_spans(const std::string& text, std::vector<int32_t>* ids) const {
+  std::vector<Span> spans;
+  std::vector<int32_t> out;
+  encode_into(text, out, &spans);
   if (ids) *ids = std::move(out);
   return spans;
 }
 
+// What encode() holds a byte of the text after the pipeline, at most:
+//   each piece alive at once (the segment, and one a pre-tokenizer step below it): its text,
+//   with kPieceBytesPerByte once a step may have rewritten it
+//   each pre-tokenizer step: the words it cut its piece into, a 16-byte range each in a
+//   vector that may have doubled
+//   split_words on a piece: an 8-byte unit a byte, gone before bpe_encode starts
+//   bpe_encode on one word: a 16-byte symbol a unit, and candidates for up to two a unit
+//   the tokens: at most one a byte, a 4-byte id each in a vector that may have doubled
+constexpr int64_t kRangeBytesPerByte = 2 * 16;
+constexpr int64_t kBpeBytesPerByte = 16 + 2 * 16;
+constexpr int64_t kIdBytesPerByte = 2 * 4;
+
+int64_t Tokenizer::predict_encode_bytes(int64_t bytes) const {
+  double text = normalized_bound(static_cast<size_t>(bytes), spec_.normalizer);
+  bool mapped = !spec_.normalizer.empty();
+  for (const PreTokenizeStep& s : spec_.pre_tokenizer) {
+    if (s.kind == PreTokenizeStep::Metaspace) {  // each space its replacement, each piece one in front
+      text *= 1 + static_cast<double>(s.replacement.size());
+      mapped = true;
+    }
+    if (s.kind == PreTokenizeStep::ByteLevel && s.add_prefix_space) {  // a space in front of each piece
+      text *= 2;
+      mapped = true;
+    }
+  }
+  const auto n = static_cast<int64_t>(std::min(text, static_cast<double>(kMaxNormalizedBytes)));  // NormalizeBudget's limit
+  const auto steps = static_cast<int64_t>(spec_.pre_tokenizer.size());
+  const Size per_byte = Size(steps + 1) * (mapped ? kPieceBytesPerByte : 1) + Size(steps) * kRangeBytesPerByte +
+                        kBpeBytesPerByte + kIdBytesPerByte;
+  return (Size(n) * per_byte).value();
+}
+
 std::vector<int32_t> Tokenizer::encode(const std::string& text) const {
   std::vector<int32_t> ids;
-  encode_spans(text, &ids);
+  encode_into(text, ids, nullptr);  // no spans: 16 bytes a token nobody reads
   return ids;
 }
 

@@ -103,6 +103,9 @@ class Tokenizer {
   explicit Tokenizer(TokenizerSpec spec);
 
   std::vector<int32_t> encode(const std::string& text) const;
+  // The most memory encode() takes on a text of `bytes` bytes (the text not counted), from the
+  // pipeline's steps alone: a caller checks it before it reads or encodes (issue 49).
+  int64_t predict_encode_bytes(int64_t bytes) const;
   // The tokens of `text` (into *ids when given) and, for each, the bytes of `text` it covers.
   // Spans are in order and do not overlap; byte-level tokens may split a multi-byte character.
   std::vector<Span> encode_spans(const std::string& text, std::vector<int32_t>* ids) const;
@@ -121,6 +124,7 @@ class Tokenizer {
 
  private:
   void check_id(int32_t id) const;
+  void encode_into(const std::string& text, std::vector<int32_t>& ids, std::vector<Span>* spans) const;
   std::string token_bytes(int32_t id) const;  // the bytes one token stands for, before decoder stripping
 
   TokenizerSpec spec_;
@@ -148,8 +152,8 @@ inline constexpr size_t kMaxRewriteBytes = 256;       // a Prepend, Replace or M
 inline constexpr size_t kMaxAddedTokenBytes = 256;    // one added token
 inline constexpr size_t kMaxAddedBytes = 4u << 20;    // all added tokens together
 // The text after normalization, summed over its pieces: millions of tokens, far past any
-// model's context. Every byte also carries 16 bytes of span bookkeeping (Piece::from / to),
-// so this is about 270 MiB at most.
+// model's context. A byte a step rewrote also carries 16 bytes of span bookkeeping
+// (Piece::from / to): kPieceBytesPerByte. Tokenizer::predict_encode_bytes bounds the rest.
 inline constexpr int64_t kMaxNormalizedBytes = int64_t{16} << 20;
 inline constexpr int64_t kPieceBytesPerByte = 1 + 2 * static_cast<int64_t>(sizeof(size_t));
 
