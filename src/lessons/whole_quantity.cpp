@@ -220,7 +220,8 @@ Value field_on(const model::Model& m, const model::PassModel& pm, const ModelSet
 }
 
 // prompts_*: the table's `of` on each of its first `prompts` sequences, then their mean,
-// median (the mean of the middle two for an even count), least or largest.
+// median (the mean of the middle two for an even count), least or largest. The values are kept
+// per model and table, so a text's median and range read them once.
 double over_prompts(const model::Model& m, const model::PassModel& pm, const ModelSettings& s, const std::string& f) {
   if (!s.prompts || *s.prompts < 1 || *s.prompts > kMaxPrompts)
     throw Error("model." + f + " reads several sequences: give the model table prompts = 1.." + std::to_string(kMaxPrompts));
@@ -228,9 +229,20 @@ double over_prompts(const model::Model& m, const model::PassModel& pm, const Mod
   if (!is_whole_field(of) || of.rfind("prompts", 0) == 0 || of == "temperature" || of == "top_k" || of == "top_p" ||
       of == "seed")
     throw Error("model." + f + ": of = \"" + of + "\" must name a field of one sequence (loop_share, sample_top_prob, ...)");
-  const model::Batch b = sequences(m, s, *s.prompts);
-  std::vector<double> values;
-  for (int64_t i = 0; i < *s.prompts; ++i) values.push_back(std::get<double>(field_on(m, pm, s, of, row(b, i))));
+  auto text = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
+  const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&m)) + "|" + of + "|" + text(s.prompts) + "|" +
+                          text(s.repeat) + "|" + text(s.layer) + "|" + text(s.head) + "|" + text(s.temperature) + "|" +
+                          text(s.top_k) + "|" + text(s.top_p) + "|" + text(s.seed);
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<double>> done;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::vector<double>& values = done[key];
+  if (values.empty()) {
+    const model::Batch b = sequences(m, s, *s.prompts);
+    std::vector<double> fresh;  // filled whole before it is kept: a throw leaves no half list
+    for (int64_t i = 0; i < *s.prompts; ++i) fresh.push_back(std::get<double>(field_on(m, pm, s, of, row(b, i))));
+    values = std::move(fresh);
+  }
   if (f == "prompts_min") return *std::min_element(values.begin(), values.end());
   if (f == "prompts_max") return *std::max_element(values.begin(), values.end());
   if (f == "prompts_median") return median(values);
