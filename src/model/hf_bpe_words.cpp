@@ -76,7 +76,7 @@ int64_t predict_count_words_bytes(int64_t all_words) {
 }
 
 CorpusWords count_words(std::string_view text, int64_t all_words) {
-  if (text.size() > UINT32_MAX) throw Error("count_words: the text is larger than 4 GiB");
+  if (uint64_t{text.size()} > UINT32_MAX) throw Error("count_words: the text is larger than 4 GiB");
   // Sorted rather than hashed: 8 bytes a word, known before the words are found, where a hash
   // table takes 64 bytes a distinct word, which only the counting tells.
   std::vector<Word> all;

@@ -27,7 +27,7 @@ struct Units {
   std::vector<Unit> u;
   size_t bytes;
   explicit Units(std::string_view text) : bytes(text.size()) {
-    if (text.size() > UINT32_MAX) throw Error("split_words: the text is larger than 4 GiB");
+    if (uint64_t{text.size()} > UINT32_MAX) throw Error("split_words: the text is larger than 4 GiB");
     u.reserve(text.size());
     for (size_t i = 0; i < text.size();) {
       const CodeUnit c = next_unit(text, i);
