@@ -77,7 +77,13 @@ if [[ ! -f build/CMakeCache.txt ]]; then
 fi
 cmake --build "$native" -j"$(nproc)" --target attnsim-cli
 mkdir -p "$out"
-"$native/attnsim-cli" lesson check --quiet --value-cache "$out/model-values.json" lessons
+# tools/test.sh's lessons stage has just written them (ATTNSIM_MODEL_VALUES names the file):
+# taken as they are rather than computed twice.
+if [[ -n ${ATTNSIM_MODEL_VALUES:-} ]]; then
+  [[ $ATTNSIM_MODEL_VALUES -ef $out/model-values.json ]] || cp "$ATTNSIM_MODEL_VALUES" "$out/model-values.json"
+else
+  "$native/attnsim-cli" lesson check --quiet --value-cache "$out/model-values.json" lessons
+fi
 # The page's files (lessons, checkpoints, fonts, those values) at the paths the app reads
 # them from, as one zip written into the page as text (tools/web_files.py says how and why).
 nanum=/usr/share/fonts/truetype/nanum/NanumGothic.ttf dejavu=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf

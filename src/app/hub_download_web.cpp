@@ -19,6 +19,7 @@
 #include "hub/model_files.h"
 #include "hub/model_info.h"
 #include "hub/repo_name.h"
+#include "hub/url_text.h"
 #include "model/hf_config.h"
 #include "model/hf_model.h"
 #include "views/i18n.h"
@@ -156,6 +157,13 @@ EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_status_error(const char* name, cons
     text = one_line(e.what());
     return text.c_str();
   }
+}
+
+// The Hub's address as the page may print it: without a user or password (hub/url_text.h).
+EMSCRIPTEN_KEEPALIVE const char* attnsim_hub_shown_url(const char* url) {
+  static std::string text;
+  text = hub::without_credentials(url);
+  return text.c_str();
 }
 
 // "" when the model fits in what the page can still take, else the refusal with the figures.

@@ -99,18 +99,31 @@ var attnsimHub = (function () {
     return Module.ccall("attnsim_hub_status_error", "string", ["string", "string", "string", "number", "number"],
                         [ctx.name, what, ctx.endpoint, status, ctx.token ? 1 : 0]);
   }
-  // fetch with the token, the stall timeout and Cancel; `onBody(response)` reads the body.
-  // Resolves to what onBody returns; rejects with one line.
+  // The slowest average rate a download may keep after `timeout` seconds of grace, as on the
+  // desktop (src/hub/http.h's kMinBytesPerSecond): a hub that drips a few bytes a second
+  // cannot hold a request open for ever.
+  var MIN_BYTES_PER_SECOND = 16 * 1024;
+  // The Hub's address in a message: never a user or password (hub/url_text.h).
+  function shown(url) { return Module.ccall("attnsim_hub_shown_url", "string", ["string"], [url]); }
+  // fetch with the token, the stall timeout, the deadline and Cancel; `onBody(response, poke)`
+  // reads the body and calls poke(bytes) for each piece. Resolves to what onBody returns;
+  // rejects with one line.
   async function hubFetch(ctx, url, what, range, onBody) {
     var headers = {};
     if (ctx.token) headers.Authorization = "Bearer " + ctx.token;
     if (range > 0) headers.Range = "bytes=" + range + "-";
-    var stalled = false, timer = null;
-    var poke = function () {  // no byte for `timeout` seconds: give up, keep what is stored
+    var stalled = false, tooSlow = false, timer = null, received = 0, started = Date.now();
+    var seconds = function () { return (Date.now() - started) / 1000; };
+    var poke = function (bytes) {  // no byte for `timeout` seconds: give up, keep what is stored
+      received += bytes || 0;
       clearTimeout(timer);
       timer = setTimeout(function () { stalled = true; job.abort.abort(); }, ctx.timeout * 1000);
     };
-    poke();
+    // the deadline grows with what has come: timeout, plus a second per MIN_BYTES_PER_SECOND
+    var deadline = setInterval(function () {
+      if (received > 0 && seconds() > ctx.timeout + received / MIN_BYTES_PER_SECOND) { tooSlow = true; job.abort.abort(); }
+    }, 1000);
+    poke(0);
     try {
       var response = await fetch(url, { headers: headers, signal: job.abort.signal, cache: "no-store" });
       if (!response.ok) throw new Error(statusError(response.status, ctx, what));
@@ -118,14 +131,19 @@ var attnsimHub = (function () {
     } catch (e) {
       if (job.cancelled) throw new Error(ctx.name + ": download cancelled during " + what + "; ask for the model again to resume");
       if (stalled)
-        throw new Error(ctx.name + ": " + what + ": no data from " + ctx.endpoint + " for " + ctx.timeout +
+        throw new Error(ctx.name + ": " + what + ": no data from " + shown(ctx.endpoint) + " for " + ctx.timeout +
                         " s; ask for the model again to resume");
+      if (tooSlow)
+        throw new Error(ctx.name + ": " + what + ": " + shown(ctx.endpoint) + " sent " + received + " bytes in " +
+                        seconds().toFixed(1) + " s, slower than " + MIN_BYTES_PER_SECOND / 1024 + " KiB/s after the first " +
+                        ctx.timeout + " s; ask for the model again to resume");
       if (e instanceof TypeError)  // fetch's word for the network, CORS and a cut body alike
-        throw new Error(ctx.name + ": cannot reach " + ctx.endpoint + " for " + what + " (" + e.message +
+        throw new Error(ctx.name + ": cannot reach " + shown(ctx.endpoint) + " for " + what + " (" + shown(e.message) +
                         "): check the network; what arrived is kept, and asking for the model again resumes");
       throw e;
     } finally {
       clearTimeout(timer);
+      clearInterval(deadline);
     }
   }
 
@@ -171,7 +189,7 @@ var attnsimHub = (function () {
           for (;;) {
             var r = await reader.read();
             if (r.done) break;
-            poke();
+            poke(r.value.length);
             if (kept + chunked + r.value.length > remote.size)
               throw new Error(ctx.name + ": " + file + ": the Hub sent more than its " + remote.size + " bytes");
             chunks.push(r.value);
@@ -232,11 +250,22 @@ var attnsimHub = (function () {
     return dir;
   }
 
+  // A small answer read whole, each piece counted for the stall guard and the deadline.
+  async function textOf(response, poke) {
+    var reader = response.body.getReader(), pieces = [];
+    for (;;) {
+      var r = await reader.read();
+      if (r.done) break;
+      poke(r.value.length);
+      pieces.push(r.value);
+    }
+    return new Blob(pieces).text();
+  }
+
   async function download(ctx, progressCall) {
     var t0 = performance.now(), fetched = 0, done = 0;
     var info = await hubFetch(ctx, ctx.endpoint + "/api/models/" + ctx.repo + "/revision/" +
-                              encodeURIComponent(ctx.revision) + "?blobs=true", "the model info", 0,
-                              function (r) { return r.text(); });
+                              encodeURIComponent(ctx.revision) + "?blobs=true", "the model info", 0, textOf);
     var plan = json("attnsim_hub_plan", [ctx.name, info]);
     ctx.commit = plan.commit;
     var weights = plan.weights, total = sum(plan.files) + sum(weights);

@@ -274,7 +274,7 @@ int64_t predict_flash_tile_trace_bytes(const FlashShape& s, const FlashOptions& 
 
 namespace {
 
-using v16 = float __attribute__((vector_size(64), aligned(4)));  // 16 floats, unaligned loads ok
+typedef float v16 __attribute__((vector_size(64), aligned(4)));  // 16 floats, unaligned loads ok
 
 // Each kernel step keeps kRowPad rows x 32 columns of results in registers: 8 rows (16 zmm
 // accumulators) where AVX-512 has 32 vector registers, 4 rows where AVX2 has 16.

@@ -58,12 +58,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Piece whole = Piece::of(text, 0, text.size());
     normalize(whole, normalizer, budget);
     size_t total = 0;
-    for (const Piece& p : pre_tokenize(std::move(whole), pre, true, budget)) {
-      if (p.from.size() != p.text.size() || p.to.size() != p.text.size()) __builtin_trap();
-      for (size_t i = 0; i < p.text.size(); ++i)
-        if (p.from[i] > p.to[i] || p.to[i] > text.size()) __builtin_trap();
+    pre_tokenize(std::move(whole), pre, true, budget, [&](const Piece& p) {
+      // a mapped piece has one span per byte; an unmapped one lies in the input whole
+      if (p.mapped && (p.from.size() != p.text.size() || p.to.size() != p.text.size())) __builtin_trap();
+      for (size_t i = 0; i < p.text.size(); ++i) {
+        const Span s = p.span(i, i + 1);
+        if (s.begin > s.end || s.end > text.size()) __builtin_trap();
+      }
       total += p.text.size();
-    }
+    });
     if (total > static_cast<size_t>(kMaxNormalizedBytes)) __builtin_trap();
   } catch (const attnsim::Error&) {
   }

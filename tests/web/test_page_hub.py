@@ -4,7 +4,8 @@ Debian's headless Chromium. attnsim.html is opened alone from file://, with the 
 mock hub (hf_endpoint=, as HF_ENDPOINT does on the desktop). Checks, in one browser profile:
   - each failure is one error banner that says what to do, and the page runs on: a 401 (the
     Token field), a 500 (try again later), a wrong sha256 (nothing kept), a stall past
-    hub_timeout, and Cancel;
+    hub_timeout, a model info dripping past its deadline, a password in hf_endpoint (never
+    shown), and Cancel;
   - a sharded model fetches its index, then every shard the index names;
   - a download cut halfway (the mock drops the connection) is one error banner, and what
     arrived stays in IndexedDB; asking again resumes with a Range request from there, and the
@@ -101,12 +102,22 @@ def main():
         # 0. failures, one banner each
         for fault, target, words in [("401", "api", "Token field"), ("500", "api", "try again later"),
                                      ("badsha", "model.safetensors", "nothing was kept"),
-                                     ("stall", "model.safetensors", "no data from")]:
+                                     ("stall", "model.safetensors", "no data from"),
+                                     ("drip", "api", "slower than 16 KiB/s")]:
             hub.fault = {"fault": fault, "file": target, "count": 1}
             b = hub_open(d, NAME, lines, NAME)
             check(b is not None and " error: " in b and words in b, "%s: one error banner: %r" % (fault, b))
             if fault == "badsha":
                 check(parts_kept(d) == 0, "a wrong sha256 keeps nothing")
+        # a password in the Hub's address reaches no banner (fetch refuses such a URL, and
+        # its own words quote it)
+        hub.fault = {}
+        creds = link.replace("hf_endpoint=http://", "hf_endpoint=http://user:PASSWORD@")
+        _, lines = open_page(d, url, creds)
+        b = hub_open(d, NAME, lines, NAME)
+        check(b is not None and " error: " in b and "PASSWORD" not in b and "***@" in b,
+              "a password in hf_endpoint is not shown: %r" % b)
+        _, lines = open_page(d, url, link)
         hub.fault = {"fault": "stall", "file": "model.safetensors", "count": 1}
         start = len(lines)
         d.execute_script("Module.ccall('attnsim_hub_open', null, ['string', 'string'], [arguments[0], ''])", NAME)
