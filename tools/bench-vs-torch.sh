@@ -5,7 +5,7 @@
 #
 # Both get the same BLAS kernels: PyTorch's OpenBLAS (Debian's libblas.so.3) picks its kernel
 # set by CPU model exactly as attnsim's does, and falls back to Prescott (SSE3) on a CPU newer
-# than itself. attnsim corrects that in process (README, "BLAS kernels"); PyTorch cannot, so
+# than itself. attnsim corrects that in process (docs/benchmarks.md, "BLAS kernels"); PyTorch cannot, so
 # it runs with OPENBLAS_CORETYPE set to the set attnsim-cli reports using. An
 # OPENBLAS_CORETYPE you export yourself applies to both.
 set -euo pipefail

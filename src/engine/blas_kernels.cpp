@@ -39,7 +39,7 @@ IsaTier core_tier(const std::string& core) {
   return IsaTier::Sse;
 }
 
-// Measured on the build machines with sgemm 4096x512x512 (README, "BLAS kernels"): on an
+// Measured on the build machines with sgemm 4096x512x512 (docs/benchmarks.md, "BLAS kernels"): on an
 // AVX-512 CPU SkylakeX beat Cooperlake (same sgemm kernel, other blocking) and Haswell.
 const char* best_core_for(IsaTier t) {
   switch (t) {

@@ -5,7 +5,7 @@
 // is not in its table, so it falls back to "Prescott" (SSE3) kernels: sgemm 8x slower,
 // silently. attnsim reads the CPU's instruction sets with cpuid and, when the library's pick
 // uses fewer of them than the CPU has, switches OpenBLAS to the set measured fastest for that
-// tier (README, "BLAS kernels"). OpenBLAS reads OPENBLAS_CORETYPE in its load-time
+// tier (docs/benchmarks.md, "BLAS kernels"). OpenBLAS reads OPENBLAS_CORETYPE in its load-time
 // constructor, before main, so the switch re-runs OpenBLAS's own core selection in process
 // (gotoblas_dynamic_init) before the first matrix product. An explicit OPENBLAS_CORETYPE is
 // the user's choice and is kept; a weak one gets a one-line warning.
@@ -24,7 +24,7 @@ IsaTier cpu_tier();
 // The tier an OpenBLAS core name's kernels use ("Prescott" -> Sse, "SkylakeX" -> Avx512);
 // Sse for a name it does not know.
 IsaTier core_tier(const std::string& core);
-// The kernel set attnsim picks for a tier (the measured fastest; README, "BLAS kernels").
+// The kernel set attnsim picks for a tier (the measured fastest; docs/benchmarks.md, "BLAS kernels").
 const char* best_core_for(IsaTier t);
 
 // The decision, as a pure function so the tests can walk every case.
