@@ -2,7 +2,8 @@
 # Installs, builds and runs every test, printing each stage's seconds (CI has 90 minutes; the
 # suite must stay under 60 on a fresh 2-core machine):
 #   build      tools/setup.sh: the Debian packages, the Release build (build/)
-#   release    its CTest suite (engine, CLI, lessons, the visualizer under xvfb-run)
+#   release    its CTest suite (engine, CLI, lessons, the visualizer under xvfb-run, the links of
+#              README.md and docs/: tools/check-doc-links.sh)
 #   lessons    `lesson check` on lessons/, keeping the trained-model values for the web stage
 #   retrain    the shipped runs retrained bit for bit (a prefix of each)
 #   hostile    the hostile-input suite, strict (one line, exit 2, nothing left; < 1 s, < 50 MB)
