@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks that every relative link and image in the repository's Markdown resolves: the file or
 # folder exists, and a #anchor names a heading of the target page (GitHub's rule for heading
-# ids). Links to other sites are not followed (CI has no network). Prints one line per broken
-# link, file:line, and exits 1 if there is any. Fast (well under a second); CTest runs it as
+# ids); and that every source path named in code type (`src/views/tasks.h`) exists. Links to
+# other sites are not followed (CI has no network). Prints one line per broken reference,
+# file:line, and exits 1 if there is any. Fast (well under a second); CTest runs it as
 # `doc_links`.
 #   tools/check-doc-links.sh [FILE.md ...]     (default: every tracked or new .md outside build*/)
 set -euo pipefail
@@ -72,6 +73,16 @@ for path in sys.argv[1:]:
                 why = f'no heading #{anchor} in {resolved}'
             if why:
                 print(f'{path}:{number}: broken link {target}: {why}')
+                broken += 1
+        # A source path named in code type (`src/engine/gemm.h`, `engine/zip_extract.h`) is a
+        # link too, from the repository's root or src/; paths with patterns or placeholders are
+        # examples and are left alone.
+        for named in re.findall(r'`((?:src|tools|tests|lessons|shaders|assets|app|cli|engine|figure|'
+                                r'hub|lessons|model|views)/[^`\s:]*)', line):
+            if re.search(r'[*<>{}]|\.\.|NNN', named):
+                continue
+            if not any(os.path.exists(os.path.join(root, named)) for root in ('.', 'src')):
+                print(f'{path}:{number}: no such path {named}')
                 broken += 1
 print(f'doc links: {len(sys.argv) - 1} Markdown files, {broken} broken links')
 sys.exit(1 if broken else 0)
