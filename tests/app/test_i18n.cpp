@@ -23,7 +23,8 @@ const char* const kModelFiles[] = {"src/app/panel_model.cpp", "src/app/panel_tim
                                    "src/app/panel_experiments.cpp", "src/views/model_view.cpp",
                                    "src/app/panel_decode.cpp", "src/views/experiment_figure.cpp",
                                    "src/app/panel_flash.cpp", "src/app/panel_hf.cpp", "src/views/hf_view.cpp",
-                                   "src/app/panel_whole.cpp", "src/views/sampling_figure.cpp"};
+                                   "src/app/panel_whole.cpp", "src/views/sampling_figure.cpp",
+                                   "src/views/head_names.cpp"};
 
 std::string read_source(const std::string& rel) {
   std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/" + rel);
