@@ -1,6 +1,7 @@
 // App state and the frame. See app.h.
 #include "app/app.h"
 #include "app/platform.h"
+#include "app/ui_scale.h"
 
 #include <algorithm>
 #include <cmath>
@@ -109,7 +110,10 @@ static void load_trained_decode(App& app, const Scenario& s, const std::string& 
 }
 
 void app_load_scenario(App& app, const std::string& name, const std::string& model_dir) {
-  if (is_model_scenario(name)) {
+  if (name == "start") {  // the language model, drawn by the start view (panel_start.cpp)
+    app.decode_model_dir.clear();
+    load_model_scenario(app, "model", model_dir);
+  } else if (is_model_scenario(name)) {
     app.decode_model_dir.clear();
     load_model_scenario(app, name, model_dir);
   } else if (const Scenario& s = find_scenario(name); s.decode.trained) {
@@ -127,6 +131,7 @@ void app_load_scenario(App& app, const std::string& name, const std::string& mod
   app.view_error.clear();
   app.presenting_bug_lab = app.session.scenario().has_reference;
   app.presenting_decode = app.session.scenario().decode.enabled;
+  app.presenting_start = name == "start";
 }
 
 // [SECTION] frame
@@ -218,23 +223,36 @@ void app_frame(App& app, float dt) {
     on_new_run(app);
   advance(app.playback, app.active_steps(), dt);
   if (!lesson_handle_keys(app)) handle_keys(app);  // presenter mode: the keys drive the lesson
+  text_size_keys();  // Ctrl + / Ctrl - / Ctrl 0: applied before the next frame
   app.hover = app.next_hover;
   app.next_hover = {};
   app.figure_rects.clear();
 
   // The menu bar (with Lessons); while a lesson is open it lays out the panels itself.
+  panel_about(app);
   if (lesson_frame(app)) {
     panel_hub(app);
     return panel_banner(app);
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
+  if (app.presenting_start && app.model) {
+    panel_start(app, {0, top, w, h});
+    panel_hub(app);
+    return panel_banner(app);
+  }
   const bool model_column = app.model || app.hf;
-  const float left_w = std::clamp(w * (model_column ? 0.17f : 0.21f), 200.0f, 330.0f);
+  // Widths in pixels at 100 % grow with the text size, but never past a share of the window:
+  // at 200 % on a 1280-wide projector the three columns still fit side by side.
+  const float s = ui_scale();
+  const auto fit = [&](float share, float lo, float hi) {
+    const float least = std::min(lo * s, w * share * 1.25f);
+    return std::clamp(w * share, least, std::max(hi * s, least));
+  };
+  const float left_w = fit(model_column ? 0.17f : 0.21f, 200.0f, 330.0f);
   // The head grid needs room for heads x a readable heatmap and a row of tokens.
   // Whole pixels: a panel export at 2x is then exactly twice the 1x one.
-  const float right_w = model_column ? std::floor(std::clamp(w * 0.46f, 420.0f, 900.0f))
-                                  : std::clamp(w * 0.22f, 250.0f, 360.0f);
+  const float right_w = model_column ? std::floor(fit(0.46f, 420.0f, 900.0f)) : fit(0.22f, 250.0f, 360.0f);
   const float centre_w = std::max(200.0f, w - left_w - right_w);
   // The decode panel draws tokens, two caches per K/V head, alpha and a meter: it takes more
   // of the height (the memory view below shows the prompt's forward run, secondary there).

@@ -75,6 +75,8 @@ struct App {
   bool presenting_bug_lab = false;  // centre shows the bug lab instead of the tensor view
   bool presenting_flash = false;    // centre shows the flash panel
   bool presenting_slide = false;    // centre shows the step as its slide (panel_slide.cpp)
+  bool presenting_start = false;    // the whole window is the start view (panel_start.cpp)
+  bool show_about = false;          // open Help > About on the next frame (panel_about.cpp)
   std::string slide_theme = "print";  // print | projector (figure/palette.h)
   std::shared_ptr<FlashPanelState> flash;
   // The trained model (scenarios "model", "model-ablate-induction"): the right column shows
@@ -194,6 +196,13 @@ int decode_frame_count(App& app);
 void set_decode_frame(App& app, int frame, float t);
 void decode_play(App& app, bool loop);
 void panel_banner(App& app);
+// The start view (scenario "start", the window's first screen): a sentence through the
+// language model, its next-token chart, its heads named, and three doors on.
+void panel_start(App& app, const ImVec4& rect);
+// Help > About (version, BLAS kernels and their advice), and the menu bar's mark that opens it
+// when the kernels are weaker than the CPU.
+void panel_about(App& app);
+void blas_status_mark(App& app);
 // File > Open from Hugging Face… (panel_hub.cpp): the window, and a finished download opened
 // in the model scenario (or its error as the banner), with the window shown or not.
 void panel_hub(App& app);

@@ -86,6 +86,13 @@ void Fonts::set_raster_scale(float raster) {
   }
 }
 
+void Fonts::set_ui_scale(float scale) {
+  if (scale != ui_scale_) {
+    ui_scale_ = scale;
+    dirty_ = true;
+  }
+}
+
 void Fonts::rebuild_if_needed() {
   if (!dirty_) return;
   build();

@@ -22,6 +22,8 @@ class Fonts {
   void rebuild_if_needed();
   // Rasterise at ui_scale * raster (an export at 2x or 4x); glyphs stay the same logical size.
   void set_raster_scale(float raster);
+  // The interface's scale (ui_scale.h): glyphs are rasterised at its size, so large text is sharp.
+  void set_ui_scale(float scale);
   bool have_korean() const { return !path_.empty(); }
   const std::string& message() const { return message_; }
 

@@ -22,6 +22,7 @@
 #include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/slide_export.h"
+#include "app/ui_scale.h"
 #include "app/window.h"
 #include "engine/atomic_file.h"
 #include "engine/error.h"
@@ -29,8 +30,6 @@
 namespace attnsim::app {
 
 namespace {
-
-constexpr int kWidth = 1280, kHeight = 800;
 
 double process_cpu_ms() {
   rusage u{};
@@ -66,7 +65,8 @@ double rasteriser_cpu_ms() {
 // line, closes the window and returns false.
 bool start(App& app, Window& w, const Options& options) {
   std::string why;
-  if (!open_window(w, kWidth, kHeight, false, &why)) {
+  set_text_scale(options.ui_scale > 0 ? options.ui_scale : 1.0f);  // never the window's saved size
+  if (!open_window(w, options.window_width, options.window_height, false, &why)) {
     std::fprintf(stderr, "attnsim: %s\n", why.c_str());
     return false;
   }

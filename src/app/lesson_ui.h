@@ -29,6 +29,8 @@ bool open_lesson_file(App& app, const std::string& path);
 // Opens the lesson with this id from the lessons folder at step `step` (0-based, clamped);
 // false with a banner when there is none (the page's #lesson=ID&at=K).
 bool open_lesson_by_id(App& app, const std::string& id, int step);
+// Opens the lesson browser (the start view's Lessons door, Lessons > Browse lessons…).
+void open_lesson_browser();
 // The open lesson's id and step (0-based); false when none is open.
 bool lesson_position(std::string* id, int* step);
 

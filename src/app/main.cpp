@@ -20,7 +20,9 @@
 #include "app/lesson_ui.h"
 #include "app/open_files.h"
 #include "views/slide_export.h"
+#include "app/ui_scale.h"
 #include "app/window.h"
+#include "views/window_settings.h"
 #include "engine/blas_kernels.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
@@ -39,10 +41,17 @@ std::vector<std::string>& dropped_paths() {
   return paths;
 }
 
+// The window remembers its size and text size (window_settings.h); --ui-scale overrides the
+// saved text size for this run, and what the learner leaves it at is saved on the way out.
 int run_window(const Options& options) {
+  const std::string settings_path = default_window_settings_path();
+  std::string warning;
+  const WindowSettings saved = load_window_settings(settings_path, &warning);
+  if (!warning.empty()) std::fprintf(stderr, "attnsim: %s\n", warning.c_str());
+  set_text_scale(options.ui_scale > 0 ? options.ui_scale : saved.text_scale);
   Window w;
   std::string why;
-  if (!open_window(w, 1440, 900, true, &why)) return run_without_display(options, why);
+  if (!open_window(w, 1280, 720, true, &why, &saved)) return run_without_display(options, why);
   App app;
   app.options = options;
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;
@@ -97,6 +106,13 @@ int run_window(const Options& options) {
     }
   }
   app.session.wait();
+  WindowSettings now;
+  read_window_settings(w, &now);
+  try {
+    save_window_settings(settings_path, now);
+  } catch (const Error& e) {  // a read-only home: the next run opens at the screen's size
+    std::fprintf(stderr, "attnsim: %s\n", one_line(e.what()).c_str());
+  }
   close_window(w);
   return 0;
 }
@@ -159,6 +175,13 @@ void check_model_option(Options& o) {
   if (o.scenario == "default") o.scenario = "model";
 }
 
+// A window opened with nothing named (no --scenario, --lesson or --model) starts on the start
+// view; a headless run keeps "default", the article's example, so its pictures stay as they were.
+void choose_first_screen(Options& o) {
+  if (o.mode == Mode::Window && !o.scenario_given && o.lesson.empty() && o.model.empty() && o.hub_model.empty())
+    o.scenario = "start";
+}
+
 int run(const Options& options) {
   switch (options.mode) {
     case Mode::Help: {
@@ -176,6 +199,12 @@ int run(const Options& options) {
     case Mode::BenchEdit: return run_bench_edit(options);
     case Mode::PrintTrace: return run_print_trace(options);
     case Mode::Window: return run_window(options);
+    case Mode::Version: {
+      const BlasKernels& blas = blas_kernels();
+      std::printf("attnsim %s\nBLAS: %s\n", ATTNSIM_VERSION, blas.summary().c_str());
+      if (!blas.warning.empty()) std::printf("advice: %s\n", blas.warning.c_str());
+      return 0;
+    }
   }
   return 0;
 }
@@ -191,6 +220,7 @@ int main(int argc, char** argv) {
   try {
     options = parse_options(std::vector<std::string>(argv + 1, argv + argc));
     check_model_option(options);
+    choose_first_screen(options);
     if (!is_model_scenario(options.scenario) && (options.layer >= 0 || !options.ablate.empty() || !options.text.empty()))
       throw Error("--layer, --ablate and --text take the model scenario (--scenario model, or --model DIR)");
     if (!is_model_scenario(options.scenario))

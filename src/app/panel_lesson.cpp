@@ -238,6 +238,8 @@ bool open_lesson_by_id(App& app, const std::string& id, int step) {
   return false;
 }
 
+void open_lesson_browser() { lesson_ui().browser_open = true; }
+
 bool lesson_position(std::string* id, int* step) {
   const LessonUi& ui = lesson_ui();
   if (!ui.player.is_open()) return false;

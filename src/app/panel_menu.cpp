@@ -3,6 +3,7 @@
 
 #include "app/app.h"
 #include "app/platform.h"
+#include "app/ui_scale.h"
 #include "views/i18n.h"
 #include "engine/error.h"
 
@@ -70,6 +71,25 @@ void panel_menu(App& app) {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu(tr("View"))) {
+    if (ImGui::MenuItem(tr("Start view"), nullptr, app.presenting_start)) {
+      try {
+        app_load_scenario(app, "start");
+      } catch (const Error& e) {  // a broken or missing checkpoint: the banner, nothing else
+        app.show_banner(e.what(), true, 10.0);
+      }
+    }
+    if (ImGui::BeginMenu(tr("Text size"))) {
+      // 100 % to 300 %: fonts, spacing, panel widths and every figure's text together.
+      for (int percent = 100; percent <= 300; percent += 25) {
+        const std::string label = std::to_string(percent) + " %";
+        const char* keys = percent == 100 ? "Ctrl 0" : nullptr;
+        if (ImGui::MenuItem(label.c_str(), keys, static_cast<int>(text_scale() * 100 + 0.5f) == percent))
+          set_text_scale(static_cast<float>(percent) / 100.0f);
+      }
+      ImGui::Separator();
+      ImGui::TextDisabled("%s", tr("Ctrl + larger, Ctrl - smaller"));
+      ImGui::EndMenu();
+    }
     if (ImGui::BeginMenu(tr("Language"))) {
       if (ImGui::MenuItem("한국어", nullptr, ui_lang() == Lang::Ko)) ui_lang() = Lang::Ko;
       if (ImGui::MenuItem("English", nullptr, ui_lang() == Lang::En)) ui_lang() = Lang::En;
@@ -107,10 +127,16 @@ void panel_menu(App& app) {
       }
     ImGui::EndMenu();
   }
-  if (const Step* step = app.current_step()) {
+  if (ImGui::BeginMenu(tr("Help"))) {
+    if (ImGui::MenuItem(tr("About attnsim"))) app.show_about = true;
+    ImGui::EndMenu();
+  }
+  if (const Step* step = app.current_step(); step && !app.presenting_start) {
     ImGui::SameLine(ImGui::GetWindowWidth() * 0.5f);
     ImGui::TextDisabled("%s · %s", app.session.scenario().name.c_str(), step->name.c_str());
   }
+  ImGui::SameLine();
+  blas_status_mark(app);
   ImGui::EndMainMenuBar();
 }
 

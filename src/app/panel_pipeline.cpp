@@ -95,10 +95,9 @@ void panel_pipeline(App& app, const ImVec4& rect) {
   ImGui::Separator();
 
   // the steps
-  // Below the list: held bytes, the run's time, the BLAS line and, when the kernels are
-  // weaker than the CPU, the warning (wrapped: allow five lines for it).
-  const bool blas_warning = !blas_kernels().warning.empty();
-  ImGui::BeginChild("steps", {0, -ImGui::GetTextLineHeightWithSpacing() * (blas_warning ? 9.4f : 4.2f)});
+  // Below the list: held bytes, the run's time and the BLAS line (the advice when the kernels
+  // are weaker than the CPU is Help > About's, behind the menu bar's mark).
+  ImGui::BeginChild("steps", {0, -ImGui::GetTextLineHeightWithSpacing() * 4.2f});
   const auto& steps = d->run.trace.steps;
   float name_x = 0;
   for (StepKind k : {StepKind::View, StepKind::Copy, StepKind::Compute, StepKind::Input})
@@ -165,11 +164,6 @@ void panel_pipeline(App& app, const ImVec4& rect) {
   const double gflops = app.session.sgemm_gflops();  // 0 until an attention-layer run measured it
   if (gflops > 0 && std::isfinite(gflops)) ImGui::TextDisabled("sgemm %.0f GFLOP/s", gflops);
   else ImGui::TextDisabled("sgemm: %s", tr("not measured yet"));
-  if (blas_warning) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
-    ImGui::TextWrapped("%s", blas.warning.c_str());
-    ImGui::PopStyleColor();
-  }
   end_panel();
 }
 

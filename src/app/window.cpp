@@ -8,12 +8,15 @@
 #include <imgui_impl_opengl3.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 
 #include "app/app.h"
 #include "app/fonts.h"
 #include "app/gl.h"
 #include "app/heatmap_gl.h"
+#include "app/ui_scale.h"
+#include "views/window_settings.h"
 
 namespace attnsim::app {
 
@@ -23,23 +26,9 @@ void glfw_error(int code, const char* text) {
   std::fprintf(stderr, "attnsim: GLFW error %d: %s\n", code, text);
 }
 
-void style_for_projector(float scale) {
-  ImGui::StyleColorsDark();
-  ImGuiStyle& s = ImGui::GetStyle();
-  s.WindowRounding = 0;
-  s.FrameRounding = 3;
-  s.WindowBorderSize = 1;
-  // Panels tile the window, so their background is the clear colour (kClearColour) and
-  // ImGui draws none: on a software rasteriser (llvmpipe) that saves a full-screen blended
-  // pass every frame. Popups, tooltips and the banner keep their own backgrounds.
-  s.Colors[ImGuiCol_WindowBg] = {0, 0, 0, 0};
-  s.Colors[ImGuiCol_ChildBg] = {0, 0, 0, 0};
-  s.ScaleAllSizes(scale);
-}
-
 }  // namespace
 
-bool open_window(Window& w, int width, int height, bool visible, std::string* why) {
+bool open_window(Window& w, int width, int height, bool visible, std::string* why, const WindowSettings* saved) {
   glfwSetErrorCallback(glfw_error);
 #ifndef __EMSCRIPTEN__
   const char* display = std::getenv("DISPLAY");
@@ -74,12 +63,38 @@ bool open_window(Window& w, int width, int height, bool visible, std::string* wh
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);  // HiDPI: size in screen coordinates
 #endif
   glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+#ifndef __EMSCRIPTEN__  // the page's canvas follows the browser window (main_web.cpp)
+  int work_x = 0, work_y = 0;
+  if (saved) {
+    // A projector at 1280x720 must show every panel: never larger than the work area.
+    int work_w = width, work_h = height;
+    if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) glfwGetMonitorWorkarea(monitor, &work_x, &work_y, &work_w, &work_h);
+    const WindowSize size = fit_window(*saved, work_w, work_h);
+    width = size.width;
+    height = size.height;
+    glfwWindowHint(GLFW_MAXIMIZED, size.maximize ? GLFW_TRUE : GLFW_FALSE);
+  }
+#endif
   w.handle = glfwCreateWindow(width, height, "attnsim — multi-head attention", nullptr, nullptr);
   if (!w.handle) {
     *why = "could not create an OpenGL window (3.3 core; WebGL 2 in the browser)";
     glfwTerminate();
     return false;
   }
+#ifndef __EMSCRIPTEN__
+  if (saved) {
+    // The title bar and borders come on top of the size asked for: take them off so the
+    // whole frame fits the work area (a window manager that maximized it has done so).
+    int left = 0, top = 0, right = 0, bottom = 0;
+    glfwGetWindowFrameSize(w.handle, &left, &top, &right, &bottom);
+    int cw = 0, ch = 0;
+    glfwGetWindowSize(w.handle, &cw, &ch);
+    if (!glfwGetWindowAttrib(w.handle, GLFW_MAXIMIZED) && (left + right > 0 || top + bottom > 0)) {
+      glfwSetWindowSize(w.handle, std::max(320, cw - left - right), std::max(240, ch - top - bottom));
+      glfwSetWindowPos(w.handle, work_x + left, work_y + top);
+    }
+  }
+#endif
   glfwMakeContextCurrent(w.handle);
 #ifndef __EMSCRIPTEN__  // the page's main loop runs at the display's rate (requestAnimationFrame)
   glfwSwapInterval(visible ? 1 : 0);
@@ -87,23 +102,31 @@ bool open_window(Window& w, int width, int height, bool visible, std::string* wh
 #ifndef __EMSCRIPTEN__
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(w.handle, &sx, &sy);
-  w.ui_scale = std::max(1.0f, sx);
+  set_content_scale(sx);
 #endif
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // panels are laid out by the app, not saved
-  style_for_projector(w.ui_scale);
   ImGui_ImplGlfw_InitForOpenGL(w.handle, true);
 #ifdef __EMSCRIPTEN__
   ImGui_ImplOpenGL3_Init("#version 300 es");
 #else
   ImGui_ImplOpenGL3_Init("#version 330 core");
 #endif
-  fonts().init(16.0f, w.ui_scale);
+  fonts().init(kBaseFontPx, ui_scale());
+  apply_ui_scale();
   fonts().rebuild_if_needed();
   heatmap_renderer().init();
   return true;
+}
+
+void read_window_settings(const Window& w, WindowSettings* s) {
+  glfwGetWindowSize(w.handle, &s->width, &s->height);
+#ifndef __EMSCRIPTEN__
+  s->maximized = glfwGetWindowAttrib(w.handle, GLFW_MAXIMIZED) == GLFW_TRUE;
+#endif
+  s->text_scale = text_scale();
 }
 
 void close_window(Window& w) {
@@ -117,6 +140,7 @@ void close_window(Window& w) {
 }
 
 void render_frame(App& app, Window& w, float dt) {
+  apply_ui_scale();
   fonts().rebuild_if_needed();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();

@@ -15,12 +15,17 @@ inline constexpr float kClearColour[3] = {0.11f, 0.12f, 0.14f};
 
 struct Window {
   GLFWwindow* handle = nullptr;
-  float ui_scale = 1.0f;  // HiDPI content scale
 };
 
 // Opens the window and the ImGui context. False (and `why`) when there is no display or no
-// OpenGL 3.3.
-bool open_window(Window& w, int width, int height, bool visible, std::string* why);
+// OpenGL 3.3. A visible window with `saved` opens at the saved size when it fits the
+// monitor's work area, else fills the work area (window_settings.h: fit_window); headless
+// windows (saved == nullptr) are exactly width x height.
+struct WindowSettings;
+bool open_window(Window& w, int width, int height, bool visible, std::string* why,
+                 const WindowSettings* saved = nullptr);
+// The window's size and state now, for the settings file.
+void read_window_settings(const Window& w, WindowSettings* s);
 void close_window(Window& w);
 
 // One frame to the window: inputs, app_frame, render. Does not swap.

@@ -23,7 +23,9 @@ namespace attnsim::app {
 
 namespace fs = std::filesystem;
 
-bool is_model_scenario(const std::string& name) { return name == "model" || name == "model-ablate-induction"; }
+bool is_model_scenario(const std::string& name) {
+  return name == "model" || name == "model-ablate-induction" || name == "start";
+}
 
 std::string default_model_dir() {
   if (const char* env = std::getenv("ATTNSIM_MODEL"); env && *env) return env;

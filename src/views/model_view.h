@@ -195,7 +195,8 @@ class ModelView {
 };
 
 // True for the scenarios that open the trained model instead of an engine scenario: "model",
-// and "model-ablate-induction" (every head labelled induction knocked out).
+// "model-ablate-induction" (every head labelled induction knocked out) and "start" (the
+// window's start view over the language model).
 bool is_model_scenario(const std::string& name);
 
 // The folder of the shipped toy checkpoint (assets/models/induction in the source tree), or the

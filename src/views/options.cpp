@@ -7,7 +7,9 @@
 namespace attnsim::app {
 
 const char* const kUsage =
-    "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE]\n"
+    "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE] [--ui-scale 1..3]\n"
+    "       (no --scenario, --lesson or --model: the start view; --scenario default: the article's example)\n"
+    "       attnsim --version   the version, and the BLAS kernels in use with advice when they are slow\n"
     "       attnsim --lesson FILE --export-slides DIR [--force] [--scale 1|2|4] [--lang ko|en]\n"
     "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|flash|decode|controls|model|timeline|experiments|slide]\n"
@@ -38,6 +40,7 @@ const char* const kUsage =
     "               [--text ...] [--top-k K] [--top-p P] [--seed S] (the temperature swept from 0.25 to 2;\n"
     "               the residual stream walked block by block)\n"
     "       attnsim --bench-frames N [--scenario NAME] [--train-live] [--panel slide]\n"
+    "       (--export and --bench-frames draw a WxH window, --window WxH, default 1280x800, at --ui-scale S)\n"
     "       attnsim --bench-edit N [--scenario NAME]\n"
     "       attnsim --print-trace [--scenario NAME]   the trace as JSON (attnsim-cli trace --json), no window\n";
 
@@ -69,6 +72,29 @@ Options parse_options(const std::vector<std::string>& args) {
     };
     if (a == "--help" || a == "-h") {
       o.mode = Mode::Help;
+    } else if (a == "--version") {
+      o.mode = Mode::Version;
+    } else if (a == "--ui-scale") {
+      const std::string& v = value();
+      float x = 0;
+      try {
+        size_t used = 0;
+        x = std::stof(v, &used);
+        if (used != v.size()) x = 0;
+      } catch (const std::exception&) {
+        x = 0;
+      }
+      if (!(x >= 1.0f && x <= 3.0f)) throw Error("--ui-scale expects a number from 1 to 3 (1 = 100 %), got '" + v + "'");
+      o.ui_scale = x;
+    } else if (a == "--window") {
+      const std::string& v = value();
+      const auto x = v.find('x');
+      const int w = x == std::string::npos ? 0 : parse_int(a, v.substr(0, x));
+      const int h = x == std::string::npos ? 0 : parse_int(a, v.substr(x + 1));
+      if (w < 640 || h < 480 || w > 7680 || h > 4320)
+        throw Error("--window takes WxH from 640x480 to 7680x4320 (e.g. 1280x720), got '" + v + "'");
+      o.window_width = w;
+      o.window_height = h;
     } else if (a == "--export") {
       o.mode = Mode::Export;
       o.output = value();
@@ -133,6 +159,7 @@ Options parse_options(const std::vector<std::string>& args) {
       o.lesson = value();
     } else if (a == "--scenario") {
       o.scenario = value();
+      o.scenario_given = true;
     } else if (a == "--step") {
       o.step = value();
     } else if (a == "--scale") {

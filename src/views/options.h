@@ -1,6 +1,7 @@
 // Command-line options of attnsim. Pure parsing, tested without a window.
 //
-//   attnsim [--scenario NAME] [--lang ko|en]                       the window
+//   attnsim [--scenario NAME] [--lang ko|en] [--ui-scale S]         the window (no --scenario: the start view)
+//   attnsim --version                                               version, BLAS kernels and their advice
 //   attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]
 //           [--panel window|tensor|pipeline|memory|buglab|flash|controls|model|timeline|experiments|
 //                    sampling|overview]  (sampling: [--temperature T] [--top-k K] [--top-p P] [--seed S])
@@ -25,11 +26,12 @@
 
 namespace attnsim::app {
 
-enum class Mode { Window, Export, ExportSlides, ExportGif, ExportFrames, Bench, BenchEdit, PrintTrace, Help };
+enum class Mode { Window, Export, ExportSlides, ExportGif, ExportFrames, Bench, BenchEdit, PrintTrace, Help, Version };
 
 struct Options {
   Mode mode = Mode::Window;
   std::string scenario = "default";
+  bool scenario_given = false;  // --scenario named one; else a window opens on the start view
   std::string step;          // empty = the scenario's focus step
   std::string output;        // --export FILE or --export-slides DIR
   std::string panel = "window";
@@ -71,6 +73,10 @@ struct Options {
   int fps = 12;
   float seconds = 3.0f;
   bool reduced_motion = false;  // three still frames instead of motion
+  // The interface: --ui-scale S (text, spacing and figures together, 1 to 3; 0 = the window's
+  // saved text size, 1 headless) and --window WxH (a headless export's or bench's window).
+  float ui_scale = 0;
+  int window_width = 1280, window_height = 800;
 
   // True when --export writes through the figure sinks (no window needed).
   bool figure_export() const;

@@ -1,0 +1,194 @@
+// The start view: what a first-time learner sees. A sentence goes through the language model
+// that attnsim trained itself; beside it, what the model expects next (the sampling chart)
+// and its heads, each named by what it does. Three doors lead on:
+//   Step through attention      the article's example (the "default" scenario)
+//   Heads in a language model   the same model with every control (the model scenario)
+//   Lessons                     the lesson browser
+// Strides, storage ids and byte counts are one click away (the first door), not here.
+//   [SECTION] state    the two figures, rebuilt when the view recomputes or the width changes
+//   [SECTION] parts    title, sentence, chart, heads, doors
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "app/app.h"
+#include "app/figure_imgui.h"
+#include "app/lesson_ui.h"
+#include "views/i18n.h"
+#include "views/model_slides.h"
+#include "views/model_view.h"
+#include "views/sampling_figure.h"
+#include "engine/error.h"
+
+namespace attnsim::app {
+
+namespace {
+
+// [SECTION] state
+
+struct StartState {
+  char text[512] = {};
+  uint64_t text_revision = ~uint64_t{0};
+  figure::Figure chart;
+  HeadGridView grid;
+  std::string chart_key, grid_key;
+};
+
+StartState& start_state() {
+  static StartState s;
+  return s;
+}
+
+std::string figure_key(const void* view, uint64_t revision, float width, float height) {
+  return std::to_string(reinterpret_cast<uintptr_t>(view)) + "|" + std::to_string(revision) + "|" +
+         std::to_string(static_cast<int>(width)) + "x" + std::to_string(static_cast<int>(height)) + "|" +
+         panel_theme().name + "|" + (ui_lang() == Lang::Ko ? "ko" : "en");
+}
+
+// [SECTION] parts
+
+void title(const ModelView& v) {
+  ImGui::SetWindowFontScale(1.6f);
+  ImGui::TextUnformatted(tr("How does a language model read your sentence?"));
+  ImGui::SetWindowFontScale(1.0f);
+  const model::ModelConfig& c = v.model().config;
+  ImGui::TextDisabled("%s", trf("A model attnsim trained itself on English dictionary glosses: %lld layers x %lld heads, "
+                                "width %lld. Every number below is computed now, on this computer.",
+                                static_cast<long long>(c.layers), static_cast<long long>(c.heads),
+                                static_cast<long long>(c.d_model))
+                                .c_str());
+}
+
+void sentence(App& app, ModelView& v, StartState& s) {
+  if (s.text_revision != v.revision()) {  // the view's text changed elsewhere (a door, a lesson)
+    std::snprintf(s.text, sizeof s.text, "%s", v.text().c_str());
+    s.text_revision = v.revision();
+  }
+  ImGui::TextUnformatted(tr("Type a sentence (Enter runs the model):"));
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::InputText("##start_text", s.text, sizeof s.text, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    try {
+      v.set_text(s.text);
+      s.text_revision = v.revision();
+      show_model_layer(app, app.model_layer);
+    } catch (const Error& e) {
+      app.show_banner(e.what(), true, 8.0);
+    }
+  }
+}
+
+void chart(ModelView& v, StartState& s, float width_px, float height_px) {
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  ImGui::TextUnformatted(tr("What it expects next"));
+  const SamplingView& sv = v.sampling();
+  const float width = width_px / scale;
+  const std::string key = figure_key(&sv, sv.revision(), width, height_px);
+  if (key != s.chart_key) {
+    s.chart_key = key;
+    s.chart = sampling_view_figure(sv.chart(), v.labeller(), ui_lang(), panel_theme().name, width);
+    want_figure_glyphs(s.chart);
+  }
+  // Taller than the room: drawn smaller, never clipped (the chart's rows are its bars).
+  const float fit = std::min(scale, (height_px - ImGui::GetTextLineHeightWithSpacing()) / std::max(s.chart.height, 1.0f));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  draw_figure(ImGui::GetWindowDrawList(), s.chart, origin, fit, Backdrop::Window);
+  ImGui::Dummy({s.chart.width * fit, s.chart.height * fit});
+}
+
+void heads(App& app, ModelView& v, StartState& s, float width_px, float height_px) {
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  ImGui::TextUnformatted(tr("Its heads, named by what they do (click one to look inside)"));
+  height_px -= ImGui::GetTextLineHeightWithSpacing();
+  float width = width_px / scale;
+  std::string key = figure_key(&v, v.revision(), width, height_px);
+  if (key != s.grid_key) {
+    s.grid_key = key;
+    s.grid = head_grid_view(v, panel_lang(), panel_theme().name, width, 300, 0);
+    // Narrower until the grid fits the height: every head stays on screen at 1280x720.
+    for (int i = 0; i < 6 && s.grid.figure.height * scale > height_px; ++i) {
+      width *= std::max(0.5f, height_px / (s.grid.figure.height * scale));
+      s.grid = head_grid_view(v, panel_lang(), panel_theme().name, width, 300, 0);
+    }
+    want_figure_glyphs(s.grid.figure);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  draw_figure(ImGui::GetWindowDrawList(), s.grid.figure, origin, scale, Backdrop::Window);
+  const model::ModelConfig& c = v.model().config;
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (int64_t h = 0; h < c.heads; ++h) {
+      const figure::Rect& r = s.grid.cells[static_cast<size_t>(l * c.heads + h)];
+      ImGui::SetCursorScreenPos({origin.x + r.x * scale, origin.y + r.y * scale});
+      ImGui::PushID(static_cast<int>(l * c.heads + h));
+      if (ImGui::InvisibleButton("head", {r.w * scale, r.h * scale})) {
+        app.presenting_start = false;  // the model view, this head's layer in every view
+        show_model_layer(app, l);
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", trf("Head %lld.%lld. Click to see its layer's every step: the pipeline, the tensors "
+                                    "and the memory they share.",
+                                    static_cast<long long>(l), static_cast<long long>(h))
+                                    .c_str());
+      ImGui::PopID();
+    }
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::Dummy({s.grid.figure.width * scale, s.grid.figure.height * scale});
+}
+
+// One large button with a line under it saying where it leads.
+bool door(const char* label, const char* where, float width) {
+  ImGui::BeginGroup();
+  ImGui::SetWindowFontScale(1.25f);
+  const bool pressed = ImGui::Button(label, {width, ImGui::GetFrameHeight() * 1.5f});
+  ImGui::SetWindowFontScale(1.0f);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextDisabled("%s", where);
+  ImGui::PopTextWrapPos();
+  ImGui::EndGroup();
+  return pressed;
+}
+
+void doors(App& app, float width_px) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x * 3;
+  const float w = (width_px - 2 * gap) / 3;
+  if (door(tr("Step through attention"), tr("The article's example, one step at a time: shapes, views and copies."), w)) {
+    try {
+      app_load_scenario(app, "default");
+    } catch (const Error& e) {
+      app.show_banner(e.what(), true, 8.0);
+    }
+  }
+  ImGui::SameLine(0, gap);
+  if (door(tr("Heads in a language model"), tr("This model with every control: knock heads out, sample, read the lens."),
+           w))
+    app.presenting_start = false;
+  ImGui::SameLine(0, gap);
+  if (door(tr("Lessons"), tr("18 lessons, in Korean and English, each number checked by the engine."), w))
+    open_lesson_browser();
+}
+
+}  // namespace
+
+void panel_start(App& app, const ImVec4& rect) {
+  if (!begin_panel(app, "start", tr("Start"), rect) || !app.model) return end_panel();
+  ModelView& v = *app.model;
+  StartState& s = start_state();
+  title(v);
+  sentence(app, v, s);
+  ImGui::Spacing();
+  const float doors_h = ImGui::GetFrameHeight() * 1.9f + ImGui::GetTextLineHeightWithSpacing() * 2.5f;
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float body_h = std::max(room.y - doors_h, ImGui::GetFontSize() * 8);
+  const float left_w = std::floor(room.x * 0.42f);
+  ImGui::BeginChild("##start_chart", {left_w, body_h});
+  chart(v, s, left_w - ImGui::GetStyle().ItemSpacing.x, body_h);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("##start_heads", {0, body_h});
+  heads(app, v, s, ImGui::GetContentRegionAvail().x, body_h);
+  ImGui::EndChild();
+  ImGui::Separator();
+  doors(app, room.x);
+  end_panel();
+}
+
+}  // namespace attnsim::app
