@@ -52,6 +52,11 @@ int run_window(const Options& options) {
   Window w;
   std::string why;
   if (!open_window(w, 1280, 720, true, &why, &saved)) return run_without_display(options, why);
+  if (options.ui_scale <= 0 && !saved.has_text_scale) {  // never chosen: by the screen's height
+    WindowSettings opened;
+    read_window_settings(w, &opened);
+    set_text_scale(default_text_scale(opened.height));
+  }
   App app;
   app.options = options;
   if (!options.lang.empty()) ui_lang() = options.lang == "ko" ? Lang::Ko : Lang::En;

@@ -31,6 +31,7 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +46,7 @@
 #include "app/lesson_ui.h"
 #include "app/open_files.h"
 #include "app/platform.h"
+#include "app/ui_scale.h"
 #include "app/window.h"
 #include "engine/error.h"
 #include "engine/read_file.h"
@@ -65,7 +67,7 @@ namespace {
 // [SECTION] the page's hash
 
 struct DeepLink {
-  std::string scenario = "default", step, lang, lesson, hub;
+  std::string scenario = "start", step, lang, lesson, hub;  // no hash: the start view
   int at = 1;  // 1-based; 0 when the link's at= is not a whole number from 1 to 100000
   bool log_trace = false;
   std::string bench;  // "frames" or "run"
@@ -196,6 +198,7 @@ std::string current_hash(const App& app) {
   int step = 0;
   if (lesson_position(&id, &step))
     return "#lesson=" + id + "&at=" + std::to_string(step + 1) + "&lang=" + lang_name();
+  if (app.presenting_start) return "#scenario=start&lang=" + lang_name();
   const Step* s = app.current_step();
   return "#scenario=" + app.session.scenario().name + (s ? "&step=" + s->name : "") + "&lang=" + lang_name();
 }
@@ -251,7 +254,7 @@ void log_lines(Page& p) {
   if (!p.ready_logged && p.frames_since_run >= 2) {  // drawn at least once with it
     p.ready_logged = true;
     const Step* s = app.current_step();
-    std::string line = "attnsim ready: scenario=" + app.session.scenario().name + " step=" +
+    std::string line = "attnsim ready: scenario=" + (app.presenting_start ? std::string("start") : app.session.scenario().name) + " step=" +
                        (s ? s->name : "none") + " lang=" + lang_name();
     std::string id;
     int step = 0;
@@ -296,14 +299,19 @@ void log_lines(Page& p) {
   }
 }
 
-// The canvas fills the browser window (the shell's CSS); GLFW's size follows it.
+// The canvas fills the browser window (the shell's CSS) and has one pixel per device pixel:
+// GLFW's window (emscripten's: the canvas's backing size, and the pointer in its pixels) is
+// the CSS size times devicePixelRatio, and the interface scales by that ratio (ui_scale.h).
+// The browser's zoom changes the ratio, so text follows Ctrl + in the browser too, sharp.
 void fit_canvas(Page& p) {
   double css_w = 0, css_h = 0;
   emscripten_get_element_css_size("#canvas", &css_w, &css_h);
+  const double ratio = std::clamp(emscripten_get_device_pixel_ratio(), 1.0, 4.0);
+  set_content_scale(static_cast<float>(ratio));
+  const int want_w = static_cast<int>(std::lround(css_w * ratio)), want_h = static_cast<int>(std::lround(css_h * ratio));
   int w = 0, h = 0;
   glfwGetWindowSize(p.window.handle, &w, &h);
-  if (css_w >= 1 && css_h >= 1 && (static_cast<int>(css_w) != w || static_cast<int>(css_h) != h))
-    glfwSetWindowSize(p.window.handle, static_cast<int>(css_w), static_cast<int>(css_h));
+  if (css_w >= 1 && css_h >= 1 && (want_w != w || want_h != h)) glfwSetWindowSize(p.window.handle, want_w, want_h);
 }
 
 // The page's own buttons (shell.html) are HTML, outside ImGui: their labels follow the UI's

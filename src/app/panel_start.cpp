@@ -52,11 +52,13 @@ void title(const ModelView& v) {
   ImGui::TextUnformatted(tr("How does a language model read your sentence?"));
   ImGui::SetWindowFontScale(1.0f);
   const model::ModelConfig& c = v.model().config;
-  ImGui::TextDisabled("%s", trf("A model attnsim trained itself on English dictionary glosses: %lld layers x %lld heads, "
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", trf("A model attnsim trained itself on English dictionary glosses: %lld layers x %lld heads, "
                                 "width %lld. Every number below is computed now, on this computer.",
                                 static_cast<long long>(c.layers), static_cast<long long>(c.heads),
                                 static_cast<long long>(c.d_model))
-                                .c_str());
+                               .c_str());
+  ImGui::PopStyleColor();
 }
 
 void sentence(App& app, ModelView& v, StartState& s) {
@@ -88,25 +90,27 @@ void chart(ModelView& v, StartState& s, float width_px, float height_px) {
     s.chart = sampling_view_figure(sv.chart(), v.labeller(), ui_lang(), panel_theme().name, width);
     want_figure_glyphs(s.chart);
   }
-  // Taller than the room: drawn smaller, never clipped (the chart's rows are its bars).
-  const float fit = std::min(scale, (height_px - ImGui::GetTextLineHeightWithSpacing()) / std::max(s.chart.height, 1.0f));
+  // Taller than the room (large text on a small screen): its child window scrolls.
+  (void)height_px;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), s.chart, origin, fit, Backdrop::Window);
-  ImGui::Dummy({s.chart.width * fit, s.chart.height * fit});
+  draw_figure(ImGui::GetWindowDrawList(), s.chart, origin, scale, Backdrop::Window);
+  ImGui::Dummy({s.chart.width * scale, s.chart.height * scale});
 }
 
 void heads(App& app, ModelView& v, StartState& s, float width_px, float height_px) {
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
-  ImGui::TextUnformatted(tr("Its heads, named by what they do (click one to look inside)"));
+  ImGui::TextWrapped("%s", tr("Its heads, named by what they do (click one to look inside)"));
   height_px -= ImGui::GetTextLineHeightWithSpacing();
   float width = width_px / scale;
   std::string key = figure_key(&v, v.revision(), width, height_px);
   if (key != s.grid_key) {
     s.grid_key = key;
     s.grid = head_grid_view(v, panel_lang(), panel_theme().name, width, 300, 0);
-    // Narrower until the grid fits the height: every head stays on screen at 1280x720.
-    for (int i = 0; i < 6 && s.grid.figure.height * scale > height_px; ++i) {
-      width *= std::max(0.5f, height_px / (s.grid.figure.height * scale));
+    // Narrower until the grid fits the height, so every head is on screen at 1280x720; with
+    // large text on a small screen no narrower than half the room (then it scrolls).
+    const float least = width * 0.5f;
+    for (int i = 0; i < 6 && s.grid.figure.height * scale > height_px && width > least; ++i) {
+      width = std::max(least, width * std::max(0.5f, height_px / (s.grid.figure.height * scale)));
       s.grid = head_grid_view(v, panel_lang(), panel_theme().name, width, 300, 0);
     }
     want_figure_glyphs(s.grid.figure);
@@ -137,7 +141,8 @@ void heads(App& app, ModelView& v, StartState& s, float width_px, float height_p
 // One large button with a line under it saying where it leads.
 bool door(const char* label, const char* where, float width) {
   ImGui::BeginGroup();
-  ImGui::SetWindowFontScale(1.25f);
+  const float large = ImGui::CalcTextSize(label).x * 1.25f + ImGui::GetStyle().FramePadding.x * 2 <= width ? 1.25f : 1.0f;
+  ImGui::SetWindowFontScale(large);
   const bool pressed = ImGui::Button(label, {width, ImGui::GetFrameHeight() * 1.5f});
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
@@ -148,8 +153,17 @@ bool door(const char* label, const char* where, float width) {
 }
 
 void doors(App& app, float width_px) {
+  // Side by side when each label fits a third of the width; else (large text on a small
+  // screen) one under the other.
   const float gap = ImGui::GetStyle().ItemSpacing.x * 3;
-  const float w = (width_px - 2 * gap) / 3;
+  const char* labels[] = {tr("Step through attention"), tr("Heads in a language model"), tr("Lessons")};
+  float widest = 0;
+  for (const char* l : labels) widest = std::max(widest, ImGui::CalcTextSize(l).x);
+  const bool row = widest + ImGui::GetStyle().FramePadding.x * 2 <= (width_px - 2 * gap) / 3;
+  const float w = row ? (width_px - 2 * gap) / 3 : width_px;
+  const auto next = [&] {
+    if (row) ImGui::SameLine(0, gap);
+  };
   if (door(tr("Step through attention"), tr("The article's example, one step at a time: shapes, views and copies."), w)) {
     try {
       app_load_scenario(app, "default");
@@ -157,11 +171,11 @@ void doors(App& app, float width_px) {
       app.show_banner(e.what(), true, 8.0);
     }
   }
-  ImGui::SameLine(0, gap);
+  next();
   if (door(tr("Heads in a language model"), tr("This model with every control: knock heads out, sample, read the lens."),
            w))
     app.presenting_start = false;
-  ImGui::SameLine(0, gap);
+  next();
   if (door(tr("Lessons"), tr("18 lessons, in Korean and English, each number checked by the engine."), w))
     open_lesson_browser();
 }
@@ -169,7 +183,7 @@ void doors(App& app, float width_px) {
 }  // namespace
 
 void panel_start(App& app, const ImVec4& rect) {
-  if (!begin_panel(app, "start", tr("Start"), rect) || !app.model) return end_panel();
+  if (!begin_panel(app, "start", "attnsim", rect) || !app.model) return end_panel();
   ModelView& v = *app.model;
   StartState& s = start_state();
   title(v);
@@ -177,7 +191,8 @@ void panel_start(App& app, const ImVec4& rect) {
   ImGui::Spacing();
   const float doors_h = ImGui::GetFrameHeight() * 1.9f + ImGui::GetTextLineHeightWithSpacing() * 2.5f;
   const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float body_h = std::max(room.y - doors_h, ImGui::GetFontSize() * 8);
+  // The chart and the heads take what the doors leave, at least 12 lines (the panel scrolls).
+  const float body_h = std::max(room.y - doors_h, ImGui::GetTextLineHeightWithSpacing() * 12);
   const float left_w = std::floor(room.x * 0.42f);
   ImGui::BeginChild("##start_chart", {left_w, body_h});
   chart(v, s, left_w - ImGui::GetStyle().ItemSpacing.x, body_h);

@@ -57,7 +57,10 @@ WindowSettings load_window_settings(const std::string& path, std::string* warnin
     }
     s.maximized = j.value("maximized", false);
     const float scale = j.value("text_scale", 1.0f);
-    if (scale >= kMinTextScale && scale <= kMaxTextScale) s.text_scale = clamp_text_scale(scale);
+    if (j.contains("text_scale") && scale >= kMinTextScale && scale <= kMaxTextScale) {
+      s.text_scale = clamp_text_scale(scale);
+      s.has_text_scale = true;
+    }
   } catch (const std::exception& e) {  // nlohmann's type and parse errors, Error from the read
     if (warning) *warning = "ignoring " + path + " (" + e.what() + "): the window opens at the screen's size";
     return WindowSettings{};
@@ -72,6 +75,10 @@ void save_window_settings(const std::string& path, const WindowSettings& s) {
   const nlohmann::json j = {
       {"width", s.width}, {"height", s.height}, {"maximized", s.maximized}, {"text_scale", s.text_scale}};
   write_file_atomically(path, j.dump() + "\n");
+}
+
+float default_text_scale(int height) {
+  return height <= 900 ? 1.0f : clamp_text_scale(static_cast<float>(height) / 864.0f);
 }
 
 WindowSize fit_window(const WindowSettings& saved, int work_w, int work_h) {

@@ -16,6 +16,7 @@ struct WindowSettings {
   int width = 0, height = 0;  // 0: never saved (open at the screen's work area)
   bool maximized = false;
   float text_scale = 1.0f;
+  bool has_text_scale = false;  // the learner chose one (else default_text_scale picks)
 };
 
 std::string default_window_settings_path();
@@ -29,6 +30,11 @@ void save_window_settings(const std::string& path, const WindowSettings& s);
 // A text scale clamped to [kMinTextScale, kMaxTextScale] and rounded to the nearest step
 // (Ctrl + / Ctrl -, the menu's 100 % … 300 %); NaN gives 1.
 float clamp_text_scale(float s);
+
+// The text size a window `height` pixels tall opens at when none was chosen: 100 % up to
+// 900 px (a 1280x720 projector, a laptop), then in proportion (1080 px: 125 %, 1440: 175 %,
+// 2160: 250 %), so interface text is not 13 px on a 1080p screen across a classroom.
+float default_text_scale(int height);
 
 // The window's size on a screen whose work area (the screen less panels and docks) is
 // `work_w` x `work_h`: the saved size when it fits, else the work area.
