@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/fonts.h"
+#include "app/ui_scale.h"
 #include "app/frame_texture.h"
 #include "views/i18n.h"
 #include "figure/palette.h"
@@ -146,6 +147,15 @@ void draw_heatmap(ImDrawList* dl, const Xform& X, const fig::Heatmap& h, const f
 void want_figure_glyphs(const fig::Figure& f) {
   for (const fig::Item& i : f.items)
     if (const auto* t = std::get_if<fig::Text>(&i)) fonts().want(t->text);
+}
+
+float readable_scale(const fig::Figure& f, float fit) {
+  float smallest = 0;
+  for (const auto& item : f.items)
+    if (const auto* t = std::get_if<fig::Text>(&item); t && !t->text.empty() && t->size > 0)
+      smallest = smallest == 0 ? t->size : std::min(smallest, t->size);
+  if (smallest == 0) return fit;
+  return std::max(fit, kMinScreenTextPx * ui_scale() / smallest);
 }
 
 void draw_figure(ImDrawList* dl, const fig::Figure& f, ImVec2 origin, float scale, Backdrop backdrop) {

@@ -25,6 +25,13 @@ enum class Backdrop : bool { Drawn, Window };
 // Draws `f` with its top-left at `origin`, `scale` screen pixels per figure unit.
 void draw_figure(ImDrawList* dl, const figure::Figure& f, ImVec2 origin, float scale, Backdrop backdrop);
 
+// No text on screen is smaller than this at 100 % (times the text size, ui_scale.h).
+inline constexpr float kMinScreenTextPx = 11.0f;
+// `fit`, the scale that fits `f` in its room, raised where a text of `f` would be drawn smaller
+// than kMinScreenTextPx: the panel then scrolls over the figure (it reserves the figure's size
+// with a Dummy) instead of shrinking a label past reading on a 1280x720 projector.
+float readable_scale(const figure::Figure& f, float fit);
+
 // The theme of the figures drawn inside working panels (memory, flash, the lesson's Figures
 // table): they sit among the app's widgets, so they follow the UI's window colour
 // (figure::theme_on: the dark ImGui style gives "projector"). The slide view and every export

@@ -157,7 +157,7 @@ void panel_buglab(App& app, const ImVec4& rect) {
                           style.WindowPadding.y * 2 + style.ItemSpacing.y;
   const float room = ImGui::GetContentRegionAvail().y - line;  // minus the difference line
   const float fig_h = std::max(line * 6, std::min(w * 0.42f, room - table_min));
-  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / figure::kLabelMin, w / 1500.0f));
+  const float fit = std::max(0.2f, std::min(ImGui::GetFontSize() / figure::kLabelMin, w / 1500.0f));
   const lessons::Lang lang = panel_lang();
   static struct {
     std::string key;
@@ -176,8 +176,8 @@ void panel_buglab(App& app, const ImVec4& rect) {
     spec.step = step->name;
     spec.batch = app.batch;
     spec.head = head;
-    spec.width = w / scale;
-    spec.height = fig_h / scale;
+    spec.width = w / fit;
+    spec.height = fig_h / fit;
     spec.lang = lang;
     spec.theme = panel_theme().name;
     try {
@@ -195,10 +195,11 @@ void panel_buglab(App& app, const ImVec4& rect) {
   else ImGui::Text("%s: %lld %s", tr("difference"), static_cast<long long>(v.differing), tr("cells differ"));
   if (!v.blocks.empty()) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float scale = readable_scale(v.figure, fit);  // a narrow panel scrolls (figure_imgui.h)
     draw_figure(ImGui::GetWindowDrawList(), v.figure, origin, scale, Backdrop::Window);
     app.figure_rects["buglab_bug"] = {origin.x + v.layout.cells[1].x * scale, origin.y + v.layout.cells[1].y * scale,
                                       v.layout.cells[1].w * scale, v.layout.cells[1].h * scale};
-    ImGui::InvisibleButton("##buglab-figure", {w, fig_h});
+    ImGui::InvisibleButton("##buglab-figure", {std::max(w, v.figure.width * scale), std::max(fig_h, v.figure.height * scale)});
     if (ImGui::IsItemHovered()) {
       // the cell under the mouse, found in the figure's own layout
       const ImVec2 m = ImGui::GetIO().MousePos;

@@ -310,7 +310,7 @@ void panel_flash(App& app, const ImVec4& rect) {
   const ImVec2 room = ImGui::GetContentRegionAvail();
   const float note_h = ImGui::CalcTextSize(note, nullptr, false, room.x).y + ImGui::GetStyle().ItemSpacing.y * 2;
   const float fig_h = std::max(ImGui::GetTextLineHeight() * 8, room.y - note_h);
-  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.x / kFlashFigureWidth));
+  const float fit = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.x / kFlashFigureWidth));
   const lessons::Lang lang = panel_lang();
   const std::string key = std::to_string(f.generation) + "|" + std::to_string(f.batch) + "|" + std::to_string(f.head) +
                           "|" + std::to_string(f.block_q) + "x" + std::to_string(f.block_k) + "|" +
@@ -325,8 +325,8 @@ void panel_flash(App& app, const ImVec4& rect) {
     spec.block_q = f.block_q;
     spec.block_k = f.block_k;
     spec.event = static_cast<size_t>(f.event);
-    spec.width = room.x / scale;
-    spec.height = fig_h / scale;
+    spec.width = room.x / fit;
+    spec.height = fig_h / fit;
     spec.lang = lang;
     spec.theme = panel_theme().name;
     try {
@@ -338,11 +338,13 @@ void panel_flash(App& app, const ImVec4& rect) {
     }
     f.view_key = key;
   }
+  // A narrow panel: drawn readable, and the panel scrolls (figure_imgui.h).
+  const float scale = readable_scale(f.view.figure, fit);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   draw_figure(ImGui::GetWindowDrawList(), f.view.figure, origin, scale, Backdrop::Window);
   const fig::Rect& g = f.view.tiles.grid;
   app.figure_rects["flash_grid"] = {origin.x + g.x * scale, origin.y + g.y * scale, g.w * scale, g.h * scale};
-  ImGui::InvisibleButton("##flash-figure", {room.x, fig_h});
+  ImGui::InvisibleButton("##flash-figure", {std::max(room.x, f.view.figure.width * scale), std::max(fig_h, f.view.figure.height * scale)});
   if (ImGui::IsItemHovered()) {
     const ImVec2 m = ImGui::GetIO().MousePos;
     hover_tooltip(*d, f, (m.x - origin.x) / scale, (m.y - origin.y) / scale);

@@ -84,7 +84,7 @@ void panel_memory(App& app, const ImVec4& rect) {
   // panel is short (a headline, the detail, up to two strips and their names).
   const ImVec2 room = ImGui::GetContentRegionAvail();
   if (room.x < 8 || room.y < 8) return end_panel();
-  const float scale = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.y / 420.0f));
+  const float fit = std::max(0.2f, std::min(ImGui::GetFontSize() / fig::kLabelMin, room.y / 420.0f));
   const lessons::Lang lang = panel_lang();
   char key[512];
   std::snprintf(key, sizeof key, "%llu|%s|%lld|%.0fx%.0f|%.3f|%s|%d|", static_cast<unsigned long long>(d->generation),
@@ -97,8 +97,8 @@ void panel_memory(App& app, const ImVec4& rect) {
     spec.run = d;
     spec.step = step;
     spec.batch = app.batch;
-    spec.width = room.x / scale;
-    spec.height = room.y / scale;
+    spec.width = room.x / fit;
+    spec.height = room.y / fit;
     spec.lang = lang;
     spec.theme = panel_theme().name;
     spec.answer = app.view_error;
@@ -115,6 +115,8 @@ void panel_memory(App& app, const ImVec4& rect) {
     return end_panel();
   }
   const fig::MemoryLayout& l = c.view.layout;
+  // Too short a panel for its text: drawn readable, and the panel scrolls (figure_imgui.h).
+  const float scale = readable_scale(c.view.figure, fit);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   draw_figure(dl, c.view.figure, origin, scale, Backdrop::Window);
@@ -137,7 +139,8 @@ void panel_memory(App& app, const ImVec4& rect) {
       draw_figure(dl, mark, origin, scale, Backdrop::Window);
     }
   }
-  ImGui::InvisibleButton("##memory-figure", room);
+  ImGui::InvisibleButton("##memory-figure", {std::max(room.x, c.view.figure.width * scale),
+                                              std::max(room.y, c.view.figure.height * scale)});
   size_t strip = 0;
   int64_t cell = 0;
   if (ImGui::IsItemHovered()) {
