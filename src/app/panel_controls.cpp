@@ -145,8 +145,8 @@ void panel_controls(App& app, const ImVec4& rect) {
     }
   }
   bool left = c.mask.side == PadSide::Left;
-  if (ImGui::Checkbox("side=left", &left)) { c.mask.side = left ? PadSide::Left : PadSide::Right; changed = true; }
-  if (ImGui::BeginCombo("bug", bug_name(c.bug))) {
+  if (ImGui::Checkbox(tr("padding on the left (side=left)"), &left)) { c.mask.side = left ? PadSide::Left : PadSide::Right; changed = true; }
+  if (ImGui::BeginCombo(tr("bug"), bug_name(c.bug))) {
     for (const auto& b : all_bugs())
       if (ImGui::Selectable(b.name, b.bug == c.bug)) { c.bug = b.bug; changed = true; }
     ImGui::EndCombo();

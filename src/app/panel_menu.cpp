@@ -5,6 +5,7 @@
 #include "app/platform.h"
 #include "app/ui_scale.h"
 #include "views/i18n.h"
+#include "views/step_names.h"
 #include "engine/error.h"
 
 namespace attnsim::app {
@@ -133,7 +134,9 @@ void panel_menu(App& app) {
   }
   if (const Step* step = app.current_step(); step && !app.presenting_start) {
     ImGui::SameLine(ImGui::GetWindowWidth() * 0.5f);
-    ImGui::TextDisabled("%s · %s", app.session.scenario().name.c_str(), step->name.c_str());
+    // The scenario and the step in words, the step's stable name after it.
+    ImGui::TextDisabled("%s · %s (%s)", app.session.scenario().name.c_str(),
+                        step_display_name(step->name, ui_lang()).c_str(), step->name.c_str());
   }
   ImGui::SameLine();
   blas_status_mark(app);

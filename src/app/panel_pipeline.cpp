@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "views/i18n.h"
+#include "views/step_names.h"
 #include "engine/blas_kernels.h"
 #include "engine/cost.h"
 
@@ -115,7 +116,8 @@ void panel_pipeline(App& app, const ImVec4& rect) {
     ImGui::SetCursorPosY(y0);
     ImGui::TextColored(badge_colour(s.kind), "%-5s", badge_text(s.kind));
     ImGui::SameLine(name_x);
-    ImGui::TextUnformatted(s.name.c_str());
+    // The step in words (its stable name, the dumps' and lessons', leads the line below).
+    ImGui::TextUnformatted(step_display_name(s.name, ui_lang()).c_str());
     if (s.nan_count > 0) {
       ImGui::SameLine();
       ImGui::TextColored({0.95f, 0.1f, 0.85f, 1}, "NaN %lld", static_cast<long long>(s.nan_count));
@@ -124,12 +126,13 @@ void panel_pipeline(App& app, const ImVec4& rect) {
     ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x * 2);
     if (s.out.defined()) {
       // shape, then strides in brackets, then the bytes this step allocated or copied
-      std::string info = dims_text(s.out.shape()) + " " + dims_text(s.out.strides(), '[', ']');
+      std::string info = (has_step_display_name(s.name) ? s.name + " " : "") + dims_text(s.out.shape()) + " " +
+                         dims_text(s.out.strides(), '[', ']');
       if (s.copied_bytes > 0) info += " " + human_bytes(s.copied_bytes);
       else if (s.new_bytes > 0) info += " +" + human_bytes(s.new_bytes);
       ImGui::TextDisabled("%s", info.c_str());
     } else {
-      ImGui::TextDisabled("%s", s.note.empty() ? tr("skipped") : s.note.c_str());
+      ImGui::TextDisabled("%s %s", s.name.c_str(), s.note.empty() ? tr("skipped") : tr(s.note.c_str()));
     }
     if (s.skipped()) ImGui::PopStyleColor();
     if (ImGui::IsItemHovered() && s.out.defined()) {

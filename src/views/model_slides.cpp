@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "views/head_names.h"
 #include "views/i18n.h"
 #include "views/slide_scenes.h"
 #include "engine/error.h"
@@ -102,27 +103,29 @@ AblationNumbers ablation_numbers(const ModelView& view) {
 
 namespace {
 
-// A head's badge text: its name, role word and score in at most `max_lines` lines that each
-// fit `width` at kLabelMin. A part that fits nowhere is left out rather than cut: the badge's
-// colour says the role too, and a slide with two-line badges has a legend of the colours.
-std::vector<std::string> badge_lines(int64_t l, int64_t h, const model::HeadScores& sc, lessons::Lang lang,
-                                     float width, int max_lines) {
-  const std::string role = model::role_label(sc);
-  const std::string name = head_name(l, h), word = role_word(role, lang);
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.2f", model::role_score(sc, role));
-  const std::string score = role == "mixed" ? "" : buf;
-  auto join = [](const std::string& a, const std::string& b) { return b.empty() ? a : a + " " + b; };
-  std::vector<std::vector<std::string>> tries = {{join(join(name, word), score)}, {join(name, word)}};
-  if (max_lines >= 2)
-    tries.insert(tries.end(), {{join(name, word), score}, {name, join(word, score)}, {name, word}, {join(name, score)},
-                               {name, score}});
-  for (auto& t : tries) {
-    std::erase(t, std::string());
-    if (std::all_of(t.begin(), t.end(), [&](const std::string& x) { return fig::text_width(x, fig::kLabelMin) <= width; }))
-      return t;
+// A head's badge text: its name and its strongest pattern beside the chance (head_names.h:
+// "0.1 first token 0.91 · chance 0.06", on two lines "0.1 first token 0.91" over "chance 0.06")
+// in at most `max_lines` lines that each fit `width` at kLabelMin, the pattern's words
+// shortened and then the chance left out before anything is cut; the colour is the role's.
+std::vector<std::string> badge_lines(int64_t l, int64_t h, const HeadName& named, lessons::Lang lang, float width,
+                                     int max_lines) {
+  const Lang ui = lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
+  const std::string name = head_name(l, h), chance = head_chance_text(named, ui);
+  const std::vector<std::string> forms = head_name_forms(named, ui);  // the full form first
+  auto fits = [&](const std::string& x) { return fig::text_width(x, fig::kLabelMin) <= width; };
+  if (fits(name + " " + forms.front())) return {name + " " + forms.front()};
+  if (max_lines >= 2 && fits(chance)) {
+    char score[16];
+    std::snprintf(score, sizeof score, " %.2f", named.score);
+    for (const std::string& word : {pattern_word(named.pattern, ui), pattern_short(named.pattern, ui)})
+      if (fits(name + " " + word + score)) return {name + " " + word + score, chance};
   }
-  return {fig::fit_text(max_lines >= 2 ? name : join(name, word), fig::kLabelMin, width)};
+  for (const std::string& form : forms) {
+    if (fits(name + " " + form)) return {name + " " + form};
+    if (max_lines >= 2 && fits(name) && fits(form)) return {name, form};
+  }
+  // too narrow even for the head's number: the colour alone (the slide's legend names it)
+  return fits(name) ? std::vector<std::string>{name} : std::vector<std::string>{};
 }
 
 // Where a grid goes: its top-left, the cells' size and spacing, the badge band over each cell.
@@ -169,11 +172,13 @@ std::vector<fig::Rect> draw_head_grid(fig::Figure& f, const fig::Theme& th, cons
       hm.gap = th.background;
       f.heatmap(std::move(hm));
       f.box(r, {0, 0, 0, 0}, th.frame, 1);
-      // Badge: "1.0 induction 0.79" on the role's colour, in the lines that fit the cell.
+      // Badge: "1.0 induction 0.79 · chance 0.05": the head's strongest pattern on the sequence
+      // its heatmap shows, on the colour of its role on the scoring batch (grey: no role there).
       const model::HeadScores& sc = table.at(l, h);
       const std::string role = model::role_label(sc);
       roles.insert(role);
-      const auto lines = badge_lines(l, h, sc, lang, at.cell - 12, at.badge_lines);
+      const HeadName named = name_head(view.shown().patterns.at(l, h), view.shown().chance);
+      const auto lines = badge_lines(l, h, named, lang, at.cell - 12, at.badge_lines);
       float w = 0;
       for (const std::string& t : lines) w = std::max(w, fig::text_width(t, fig::kLabelMin));
       const float band = at.badge_h(), top = y - band + 2, text_h = line_h * static_cast<float>(lines.size());
@@ -220,6 +225,7 @@ HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std
   GridPlace at;
   at.gap = 16;
   at.row_gap = below;
+  at.badge_lines = 2;  // room for the head's name over its chance
   const float label_w = 60;
   at.cell = std::clamp((width - label_w - at.gap * static_cast<float>(heads - 1)) / static_cast<float>(heads), 8.0f, max_cell);
   at.x = label_w;

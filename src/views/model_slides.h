@@ -54,7 +54,7 @@ struct HeadGridSlide {
 HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text);
 
 // The grid alone, as the model panel's Heads tab draws it: `width` units wide (the "L0"
-// column, then the heads), cells as large as fit up to `max_cell`, a one-line badge over each
+// column, then the heads), cells as large as fit up to `max_cell`, a two-line badge over each
 // cell, the knocked-out heads dimmed, framed and crossed, and `below` units under each row
 // left free (the panel puts its "knock out" checkboxes there). The slide's grid, sized for a
 // panel: a head looks the same on screen and in the deck.
