@@ -1,5 +1,6 @@
 // One cell of a layers × heads grid (the Hugging Face head grid, the logit attribution grid):
-// its fill, its value written inside, and the knocked-out mark when the head is ablated.
+// its fill, its value written inside (or a head's short name over its score), and the
+// knocked-out mark when the head is ablated.
 #pragma once
 
 #include <imgui.h>
@@ -10,16 +11,31 @@ namespace attnsim::app {
 
 inline constexpr ImU32 kKnocked = IM_COL32(0xD5, 0x5E, 0x00, 255);  // the slides' vermillion (model_slides.cpp)
 
+inline void draw_knocked_mark(ImDrawList* list, ImVec2 a, ImVec2 b) {  // a vermillion frame and cross
+  list->AddRect(a, b, kKnocked, 0, 0, 3);
+  list->AddLine(a, b, kKnocked, 2);
+  list->AddLine({b.x, a.y}, {a.x, b.y}, kKnocked, 2);
+}
+
 inline void draw_head_cell(ImDrawList* list, ImVec2 a, ImVec2 b, ImU32 fill, ImU32 ink, double value, bool knocked) {
   list->AddRectFilled(a, b, fill);
   char num[16];
   std::snprintf(num, sizeof num, "%.2f", value);
   list->AddText({a.x + 4, (a.y + b.y) * 0.5f - ImGui::GetTextLineHeight() * 0.5f}, ink, num);
-  if (knocked) {  // a vermillion frame and cross
-    list->AddRect(a, b, kKnocked, 0, 0, 3);
-    list->AddLine(a, b, kKnocked, 2);
-    list->AddLine({b.x, a.y}, {a.x, b.y}, kKnocked, 2);
-  }
+  if (knocked) draw_knocked_mark(list, a, b);
+}
+
+// Two lines: `word` (a head's short name, head_names.h pattern_short) over its score. The
+// caller sizes the cell to hold both (named_cell_size).
+inline void draw_named_cell(ImDrawList* list, ImVec2 a, ImVec2 b, ImU32 fill, ImU32 ink, const char* word, double value,
+                            bool knocked) {
+  list->AddRectFilled(a, b, fill);
+  char num[16];
+  std::snprintf(num, sizeof num, "%.2f", value);
+  const float line = ImGui::GetTextLineHeight(), top = (a.y + b.y) * 0.5f - line;
+  list->AddText({a.x + 4, top}, ink, word);
+  list->AddText({a.x + 4, top + line}, ink, num);
+  if (knocked) draw_knocked_mark(list, a, b);
 }
 
 }  // namespace attnsim::app

@@ -19,6 +19,7 @@
 #include "app/fonts.h"
 #include "app/panel_whole.h"
 #include "engine/error.h"
+#include "views/head_names.h"
 #include "views/hf_view.h"
 #include "views/i18n.h"
 
@@ -29,7 +30,7 @@ namespace attnsim::app {
 struct HfPanelState {
   char text[2048] = {};
   std::string text_for;  // the view's text the box was last filled from
-  int role = 0;          // kRoles
+  int role = 0;          // kRoles: the strongest pattern first
   int source = 1;        // 0: the user's text, 1: repeated random sequences
   int steps = 8;
   float temperature = 0;
@@ -42,14 +43,18 @@ namespace {
 constexpr ImU32 kBoxLine = IM_COL32(150, 150, 170, 255);
 constexpr ImU32 kBoxFill = IM_COL32(40, 44, 56, 255);
 
+// What the cells show: each head's strongest pattern (head_names.h: its short name over its
+// score, the fill its lift over chance), or one score for every head.
 struct Role {
   const char* name;
-  double model::HeadScores::*score;
+  double model::HeadScores::*score;  // null: the strongest pattern
 };
-const Role kRoles[] = {{"previous-token", &model::HeadScores::previous},
+const Role kRoles[] = {{"strongest pattern", nullptr},
+                       {"previous-token", &model::HeadScores::previous},
                        {"duplicate-token", &model::HeadScores::duplicate},
                        {"induction", &model::HeadScores::induction},
                        {"first-token share", &model::HeadScores::first}};
+constexpr int kRoleCount = static_cast<int>(sizeof kRoles / sizeof kRoles[0]);
 
 // Runs an action that may throw; a refusal is the banner, the view stays as it was.
 template <class F>
@@ -183,27 +188,42 @@ void predictions(const HfView& v, const HfRun& r) {
 
 // [SECTION] grid
 
-void score_tooltip(const model::HeadScores& s) {
-  ImGui::TextUnformatted(trf("previous-token %.3f   duplicate %.3f   induction %.3f", s.previous, s.duplicate, s.induction).c_str());
-  ImGui::TextUnformatted(trf("first-token share %.3f   entropy %.2f nats", s.first, s.entropy).c_str());
+// The head on one set of tokens, as a sentence (its strongest pattern against uniform attention).
+void head_sentence(const model::HeadScores& s, const model::HeadScores& chance) {
+  ImGui::TextUnformatted(head_name_sentence(name_head(s, chance), ui_lang()).c_str());
 }
 
 void grid(App& app, HfView& v, const HfRun& r, HfPanelState& s) {
   const model::hf::HfConfig& c = v.config();
-  for (int i = 0; i < 4; ++i) {
-    if (i) ImGui::SameLine();
+  // The choices wrap at the panel's edge (Korean words are wider).
+  for (int i = 0; i < kRoleCount; ++i) {
+    const float w = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(tr(kRoles[i].name)).x;
+    if (i && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <
+                 ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x)
+      ImGui::SameLine();
     ImGui::RadioButton(tr(kRoles[i].name), &s.role, i);
   }
   ImGui::RadioButton(tr("on your text"), &s.source, 0);
   ImGui::SameLine();
   ImGui::RadioButton(tr("on repeated random sequences"), &s.source, 1);
   ImGui::SameLine();
+  ImGui::BeginDisabled(v.ablated_heads().empty());
   if (ImGui::SmallButton(tr("restore all"))) guarded(app, [&] { v.set_ablated({}); });
+  ImGui::EndDisabled();
+  if (v.ablated_heads().empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", tr("No head is knocked out: there is nothing to restore."));
   const model::HeadTable& table = s.source == 0 ? r.own : *r.repeated;
-  const Role& role = kRoles[s.role];
+  const model::HeadScores& chance = s.source == 0 ? r.own_chance : r.repeated_chance;
+  const Role& role = kRoles[std::clamp(s.role, 0, kRoleCount - 1)];
+  const bool named = role.score == nullptr;
 
-  // Cells big enough for "0.83"; the child scrolls both ways for a model of 32 x 32 heads.
-  const float cell = std::max(ImGui::CalcTextSize("0.00").x + 8, ImGui::GetTextLineHeight() * 1.8f);
+  // Cells big enough for "0.83" (named: for the widest short name over it); the child scrolls
+  // both ways for a model of 32 x 32 heads.
+  float cell = std::max(ImGui::CalcTextSize("0.00").x + 8, ImGui::GetTextLineHeight() * 1.8f);
+  if (named) {
+    for (HeadPattern p : kHeadPatterns) cell = std::max(cell, ImGui::CalcTextSize(pattern_short(p, ui_lang()).c_str()).x + 8);
+    cell = std::max(cell, ImGui::GetTextLineHeight() * 2 + 8);
+  }
   const float label_w = ImGui::CalcTextSize("L00").x + 8, head_h = ImGui::GetTextLineHeight() + 4;
   const ImVec2 content{label_w + static_cast<float>(c.heads) * (cell + 2), head_h + static_cast<float>(c.layers) * (cell + 2)};
   const float height = std::min(content.y + ImGui::GetStyle().ScrollbarSize + 4, ImGui::GetContentRegionAvail().y * 0.6f);
@@ -227,22 +247,32 @@ void grid(App& app, HfView& v, const HfRun& r, HfPanelState& s) {
     for (int64_t h = 0; h < c.heads; ++h) {
       const model::HeadRef ref{l, h};
       const model::HeadScores& sc = table.at(l, h);
-      const double value = sc.*role.score;
       const ImVec2 p{o.x + label_w + static_cast<float>(h) * (cell + 2), y}, q{p.x + cell, p.y + cell};
       app.hf_cells.push_back({p.x, p.y, cell, cell});
-      draw_head_cell(list, p, q, score_colour(value),
-                     value > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(240, 240, 245, 255), value, v.is_ablated(ref));
+      if (named) {
+        const HeadName n = name_head(sc, chance);
+        const double lift = std::max(0.0, n.lift());
+        draw_named_cell(list, p, q, score_colour(lift), lift > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(240, 240, 245, 255),
+                        pattern_short(n.pattern, ui_lang()).c_str(), n.score, v.is_ablated(ref));
+      } else {
+        const double value = sc.*role.score;
+        draw_head_cell(list, p, q, score_colour(value),
+                       value > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(240, 240, 245, 255), value, v.is_ablated(ref));
+      }
       ImGui::SetCursorScreenPos(p);
       ImGui::PushID(static_cast<int>(l * c.heads + h));
       if (ImGui::InvisibleButton("cell", {cell, cell})) guarded(app, [&] { v.toggle(ref); });
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        ImGui::TextUnformatted(trf("head %lld.%lld (click: knock it out or back in)", static_cast<long long>(l),
-                                   static_cast<long long>(h)).c_str());
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+        ImGui::TextUnformatted(trf("head %lld.%lld: %s", static_cast<long long>(l), static_cast<long long>(h),
+                                   head_name_text(name_head(sc, chance), ui_lang()).c_str()).c_str());
         ImGui::TextDisabled("%s", tr("on your text"));
-        score_tooltip(r.own.at(l, h));
+        head_sentence(r.own.at(l, h), r.own_chance);
         ImGui::TextDisabled("%s", tr("on repeated random sequences"));
-        score_tooltip(r.repeated->at(l, h));
+        head_sentence(r.repeated->at(l, h), r.repeated_chance);
+        ImGui::TextDisabled("%s", tr("click: knock it out or back in"));
+        ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
       }
       ImGui::PopID();

@@ -23,6 +23,7 @@
 #include "app/app.h"
 #include "app/figure_imgui.h"
 #include "app/panel_whole.h"
+#include "views/head_names.h"
 #include "views/i18n.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
@@ -67,6 +68,28 @@ void guarded(App& app, F&& f) {
   } catch (const Error& e) {
     app.show_banner(e.what(), true);
   }
+}
+
+// A disabled control's tooltip: why it does nothing on this model.
+void disabled_reason(const char* why) {
+  if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
+  ImGui::TextUnformatted(why);
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+// "This model has no head scored as induction (best 0.12, head 2.1; needs 0.40)."
+std::string no_induction_reason(const ModelView& v) {
+  const model::HeadTable& t = v.roles();
+  double best = -1;
+  model::HeadRef at{0, 0};
+  for (int64_t l = 0; l < t.layers; ++l)
+    for (int64_t h = 0; h < t.heads; ++h)
+      if (t.at(l, h).induction > best) best = t.at(l, h).induction, at = {l, h};
+  return trf("This model has no head scored as induction (best %.2f, head %lld.%lld; needs %.2f).", best,
+             static_cast<long long>(at.layer), static_cast<long long>(at.head), model::kInductionThreshold);
 }
 
 // [SECTION] header
@@ -123,9 +146,17 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
   changed |= ImGui::RadioButton(tr("mean"), &mode, 1);
   if (changed) guarded(app, [&] { v.set_mean_ablation(mode == 1); });
   ImGui::SameLine();
-  if (ImGui::Button(tr("induction heads"))) guarded(app, [&] { v.set_ablated(v.heads_with_role("induction")); });
+  const std::vector<model::HeadRef> induction = v.heads_with_role("induction");
+  ImGui::BeginDisabled(induction.empty());
+  if (ImGui::Button(tr("induction heads"))) guarded(app, [&] { v.set_ablated(induction); });
+  ImGui::EndDisabled();
+  if (induction.empty()) disabled_reason(no_induction_reason(v).c_str());
   ImGui::SameLine();
+  const bool none_out = v.ablated_heads().empty();
+  ImGui::BeginDisabled(none_out);
   if (ImGui::Button(tr("none"))) guarded(app, [&] { v.set_ablated({}); });
+  ImGui::EndDisabled();
+  if (none_out) disabled_reason(tr("No head is knocked out: there is nothing to restore."));
 }
 
 // [SECTION] decode
@@ -144,6 +175,8 @@ void decode_controls(App& app, ModelView& v, ModelPanelState& s) {
     ImGui::InputInt(tr("seed##decode"), &s.decode_seed, 0);
   }
   ImGui::SameLine();
+  const bool full = static_cast<int64_t>(v.tokens().size()) >= v.model().config.seq_len;
+  ImGui::BeginDisabled(full);
   if (ImGui::Button(tr("decode"))) guarded(app, [&] {
       model::SamplingOptions o;
       o.temperature = s.temperature;
@@ -151,6 +184,10 @@ void decode_controls(App& app, ModelView& v, ModelPanelState& s) {
       o.step = static_cast<int64_t>(v.tokens().size());  // a longer prefix draws afresh
       v.decode(s.decode_steps, o);
     });
+  ImGui::EndDisabled();
+  if (full)
+    disabled_reason(trf("The sequence already fills the model's %lld positions: shorten it to continue.",
+                        static_cast<long long>(v.model().config.seq_len)).c_str());
 }
 
 // [SECTION] numbers
@@ -215,13 +252,14 @@ void numbers(const ModelView& v) {
 
 // [SECTION] grid
 
-void score_lines(const model::HeadScores& s) {
-  ImGui::TextUnformatted(
-      trf("induction %.3f   previous-token %.3f   duplicate %.3f", s.induction, s.previous, s.duplicate).c_str());
-  ImGui::TextUnformatted(
-      trf("first-token share %.3f   diagonal %.3f   entropy %.2f nats", s.first, s.diagonal, s.entropy).c_str());
-  ImGui::TextUnformatted(
-      trf("first token: weight %.3f, contribution %.3f", s.first, s.first_contribution).c_str());
+// A head in sentences: its strongest pattern on `s` against uniform attention's `chance`, and,
+// for a first-token head, how much of what it writes comes from there (weight is not
+// contribution: a sink with a short W_O v takes weight and adds little).
+void head_sentences(const model::HeadScores& s, const model::HeadScores& chance) {
+  const HeadName n = name_head(s, chance);
+  ImGui::TextUnformatted(head_name_sentence(n, ui_lang()).c_str());
+  if (n.pattern == HeadPattern::FirstToken)
+    ImGui::TextUnformatted(trf("Of what it writes, %.0f %% comes from the first token.", 100 * s.first_contribution).c_str());
 }
 
 // What the cells draw: where each head's weight goes, or what each position contributes to
@@ -276,14 +314,17 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
       }
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        ImGui::TextUnformatted(trf("head %lld.%lld: %s   (click: layer %lld's 25 steps)", static_cast<long long>(l),
-                                   static_cast<long long>(h), tr(v.role(l, h).c_str()), static_cast<long long>(l))
-                                   .c_str());
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+        ImGui::TextUnformatted(
+            trf("head %lld.%lld: %s", static_cast<long long>(l), static_cast<long long>(h),
+                head_name_text(name_head(v.shown().patterns.at(l, h), v.shown().chance), ui_lang()).c_str()).c_str());
+        ImGui::TextDisabled("%s", tr("on the sequence on screen"));
+        head_sentences(v.shown().patterns.at(l, h), v.shown().chance);
         ImGui::TextDisabled("%s", v.text_model() ? tr("scores on held-out lines repeated (EOS + r + r, 16 lines)")
                                                  : tr("scores on the scoring batch (BOS + r + r, 64 sequences)"));
-        score_lines(v.roles().at(l, h));
-        ImGui::TextDisabled("%s", tr("on the sequence on screen"));
-        score_lines(v.shown().patterns.at(l, h));
+        head_sentences(v.roles().at(l, h), v.roles_chance());
+        ImGui::TextDisabled("%s", trf("click: layer %lld's 25 steps in the other views", static_cast<long long>(l)).c_str());
+        ImGui::PopTextWrapPos();
         ImGui::EndTooltip();
       }
       ImGui::SetCursorScreenPos({p.x, p.y + size.y + 3});

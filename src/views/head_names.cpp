@@ -96,9 +96,11 @@ std::string head_name_text(const HeadName& n, Lang lang) {
   return pattern_word(n.pattern, lang) + " " + number(n.score) + " · " + tr_in(lang, "chance") + " " + number(n.chance);
 }
 
+std::string head_chance_text(const HeadName& n, Lang lang) { return tr_in(lang, "chance") + (" " + number(n.chance)); }
+
 std::vector<std::string> head_name_forms(const HeadName& n, Lang lang) {
   const std::string word = pattern_word(n.pattern, lang), abbr = pattern_short(n.pattern, lang);
-  const std::string score = number(n.score), chance = std::string(" · ") + tr_in(lang, "chance") + " " + number(n.chance);
+  const std::string score = number(n.score), chance = " · " + head_chance_text(n, lang);
   std::vector<std::string> forms = {word + " " + score + chance, abbr + " " + score + chance, word + " " + score,
                                     abbr + " " + score, abbr};
   // A language whose word is already short gives the same form twice: keep each once.

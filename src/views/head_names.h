@@ -67,6 +67,8 @@ const char* pattern_role(HeadPattern pattern);
 
 // "previous token 0.26 · chance 0.03" / "앞 토큰 0.26 · 우연 0.03"
 std::string head_name_text(const HeadName& name, Lang lang);
+// "chance 0.03" / "우연 0.03": the second line of a two-line badge.
+std::string head_chance_text(const HeadName& name, Lang lang);
 // The forms a cell can show, longest first, each a shorter one than the last:
 // "previous token 0.26 · chance 0.03", "prev. 0.26 · chance 0.03", "previous token 0.26",
 // "prev. 0.26", "prev.".

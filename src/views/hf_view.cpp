@@ -14,6 +14,7 @@
 #include "model/hf_forward.h"
 #include "model/memory.h"
 #include "model/whole_models.h"
+#include "views/head_names.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {
@@ -71,6 +72,12 @@ std::shared_ptr<const HfRun> compute_run(const RunRequest& q) {
   plain.keep_layer = q.ablated.empty() ? q.layer : m.config.layers;
   hf::HfForward base = hf::hf_forward(m, q.tokens, plain);
   r->own = hf::score_hf_heads({base}, {q.tokens}, m.config.heads);
+  r->own_chance = chance_scores(q.tokens.data(), 1, T);
+  // The sequences score_hf_heads_repeated ran: the same seeds, so the same tokens.
+  std::vector<std::vector<int32_t>> repeated;
+  for (int64_t s = 0; s < kRepeatSequences; ++s)
+    repeated.push_back(hf::repeated_random_tokens(m.config, kRepeatLen, kRepeatSeed + static_cast<uint64_t>(s)));
+  r->repeated_chance = chance_scores(repeated);
   r->top = hf::top_k(base.logits, T - 1, kTopK);
   if (T >= 2) r->loss = hf::next_token_loss(base.logits, q.tokens);
   if (q.ablated.empty()) {

@@ -54,6 +54,7 @@ struct HfRun {
   double loss_ablated = std::numeric_limits<double>::quiet_NaN();
   model::HeadTable own;                                   // role scores on the tokens (plain pass)
   std::shared_ptr<const model::HeadTable> repeated;       // on repeated random sequences
+  model::HeadScores own_chance, repeated_chance;          // uniform attention's on the same tokens (head_names.h)
   std::shared_ptr<const WholeRun> whole;                  // the whole pass (plain): lens, DLA, norms, logits
   double compute_ms = 0;
   double delta() const { return loss_ablated - loss; }

@@ -90,7 +90,9 @@ void ModelView::load(const std::string& dir) {
   // words); the toy model on the batches its task makes.
   std::optional<model::Batch> repeated;
   read_heldout(&repeated);
-  roles_ = model::score_heads(model_, repeated ? *repeated : model::scoring_batch(model_.config));
+  const model::Batch scoring = repeated ? *repeated : model::scoring_batch(model_.config);
+  roles_ = model::score_heads(model_, scoring);
+  roles_chance_ = chance_scores(scoring);
   means_ = model::head_means(model_, heldout_batch_.batch ? heldout_batch_ : model::ablation_batch(model_.config));
   ablation_.means = means_;
   // Heads of a model with another shape do not exist in this one.
@@ -167,6 +169,11 @@ std::function<std::string(int32_t)> ModelView::labeller() const {
 std::string ModelView::role(int64_t layer, int64_t head) const {
   if (layer >= roles_.layers || head >= roles_.heads) return "";
   return model::role_label(roles_.at(layer, head));
+}
+
+HeadName ModelView::head_name(int64_t layer, int64_t head) const {
+  if (layer >= roles_.layers || head >= roles_.heads) return {};
+  return name_head(roles_.at(layer, head), roles_chance_);
 }
 
 std::vector<model::HeadRef> ModelView::heads_with_role(const std::string& r) const {
@@ -321,6 +328,7 @@ ModelRun ModelView::run(const model::Ablation* ablation) const {
         attn.at("alpha").out, model::output_norms(model_, attn, static_cast<int64_t>(l))));
   }
   r.patterns = model::score_heads(model_, acts, batch);
+  r.chance = chance_scores(batch);
   // Top-5 of the softmax at every position: logits (1, T, V).
   const int64_t T = batch.len, V = model_.config.vocab;
   const std::vector<float> logit_values = acts.logits.to_vector();

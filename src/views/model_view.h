@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "views/head_names.h"
 #include "views/sampling_view.h"
 #include "views/session.h"
 #include "views/whole_run.h"
@@ -55,6 +56,7 @@ struct ModelRun {
   std::vector<Tensor> contributions;     // per layer (1,h,T,T): each row's shares of ‖α·W_O^h v‖
                                          // (model::contribution_pattern)
   model::HeadTable patterns;             // role scores of each head on this sequence alone
+  model::HeadScores chance;              // uniform attention's scores on it (head_names.h)
 };
 
 // A language model's mean next-token loss (nats per token) on the held-out sample: its lines
@@ -99,6 +101,10 @@ class ModelView {
   // Role scores on the standard scoring batch: what `attnsim-cli heads` prints. Badges.
   // A language model's: on held-out lines repeated (EOS + r + r, model::repeated_text).
   const model::HeadTable& roles() const { return roles_; }
+  // Uniform attention's scores on the same batch: every head's chance (head_names.h).
+  const model::HeadScores& roles_chance() const { return roles_chance_; }
+  // The head's strongest pattern on that batch (its own, whatever the sequence on screen).
+  HeadName head_name(int64_t layer, int64_t head) const;
   std::string role(int64_t layer, int64_t head) const;
   std::vector<model::HeadRef> heads_with_role(const std::string& role) const;
 
@@ -178,6 +184,7 @@ class ModelView {
   std::vector<std::vector<int32_t>> heldout_lines_;  // EOS + each held-out line (task_example)
   HeldoutLoss heldout_;
   model::HeadTable roles_;
+  model::HeadScores roles_chance_;
   std::vector<std::vector<std::vector<float>>> means_;
   std::vector<int32_t> tokens_;
   model::Ablation ablation_;

@@ -14,6 +14,7 @@
 #include "model/heads.h"
 #include "model/whole_pass.h"
 #include "views/head_names.h"
+#include "views/model_view.h"
 #include "views/step_names.h"
 
 using namespace attnsim;
@@ -170,4 +171,30 @@ TEST_CASE("step names: every step of the pass has a display name in English and 
     const std::string en = step_display_name(s, Lang::En);
     CHECK(en.find('_') == std::string::npos);  // words, not an identifier
   }
+}
+
+TEST_CASE("head names: the shipped language model's sinks are named first token, against the chance on screen") {
+  ModelView v;
+  v.load(start_model_dir());
+  const model::HeadScores& c = v.shown().chance;
+  // The chance is uniform attention on the sequence on screen: the first-token share is the
+  // mean over rows i >= 1 of 1/(i+1).
+  const auto T = static_cast<int64_t>(v.tokens().size());
+  double mean = 0;
+  for (int64_t i = 1; i < T; ++i) mean += 1.0 / static_cast<double>(i + 1);
+  CHECK(c.first == Approx(mean / static_cast<double>(T - 1)));
+  // Heads the old labels called "mixed": a sink is now named by its first token.
+  int sinks = 0, mixed = 0;
+  for (int64_t l = 0; l < v.roles().layers; ++l)
+    for (int64_t h = 0; h < v.roles().heads; ++h) {
+      const HeadName n = name_head(v.shown().patterns.at(l, h), c);
+      mixed += v.role(l, h) == "mixed";
+      if (n.pattern == HeadPattern::FirstToken && n.score > 0.8) ++sinks;
+      CHECK(n.lift() >= 0);  // every head's strongest pattern is at least at chance
+    }
+  CHECK(mixed > 0);
+  CHECK(sinks >= 1);
+  // The scoring batch's chance is its own: held-out lines repeated are longer than the sentence.
+  CHECK(v.roles_chance().first < c.first);
+  CHECK(v.head_name(0, 0).chance == Approx(name_head(v.roles().at(0, 0), v.roles_chance()).chance));
 }
