@@ -103,6 +103,7 @@ void write_geometry(const App& app, const std::string& path, int scale) {
   // PNG starts at its panel's corner).
   for (const auto& [name, r] : app.figure_rects)
     out << ", \"" << name << "\": [" << r.x << ", " << r.y << ", " << r.z << ", " << r.w << "]";
+  out << ", \"font_px\": " << ImGui::GetFontSize();  // the interface's text (--ui-scale)
   out << ", \"panels\": {";
   bool first = true;
   for (const auto& [name, r] : app.panel_rects) {

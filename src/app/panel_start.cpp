@@ -79,7 +79,7 @@ void sentence(App& app, ModelView& v, StartState& s) {
   }
 }
 
-void chart(ModelView& v, StartState& s, float width_px, float height_px) {
+void chart(App& app, ModelView& v, StartState& s, float width_px, float height_px) {
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
   ImGui::TextUnformatted(tr("What it expects next"));
   const SamplingView& sv = v.sampling();
@@ -95,6 +95,7 @@ void chart(ModelView& v, StartState& s, float width_px, float height_px) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   draw_figure(ImGui::GetWindowDrawList(), s.chart, origin, scale, Backdrop::Window);
   ImGui::Dummy({s.chart.width * scale, s.chart.height * scale});
+  app.figure_rects["start_chart"] = {origin.x, origin.y, s.chart.width * scale, s.chart.height * scale};
 }
 
 void heads(App& app, ModelView& v, StartState& s, float width_px, float height_px) {
@@ -136,6 +137,7 @@ void heads(App& app, ModelView& v, StartState& s, float width_px, float height_p
     }
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy({s.grid.figure.width * scale, s.grid.figure.height * scale});
+  app.figure_rects["start_heads"] = {origin.x, origin.y, s.grid.figure.width * scale, s.grid.figure.height * scale};
 }
 
 // One large button with a line under it saying where it leads.
@@ -195,14 +197,18 @@ void panel_start(App& app, const ImVec4& rect) {
   const float body_h = std::max(room.y - doors_h, ImGui::GetTextLineHeightWithSpacing() * 12);
   const float left_w = std::floor(room.x * 0.42f);
   ImGui::BeginChild("##start_chart", {left_w, body_h});
-  chart(v, s, left_w - ImGui::GetStyle().ItemSpacing.x, body_h);
+  chart(app, v, s, left_w - ImGui::GetStyle().ItemSpacing.x, body_h);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("##start_heads", {0, body_h});
   heads(app, v, s, ImGui::GetContentRegionAvail().x, body_h);
   ImGui::EndChild();
   ImGui::Separator();
+  ImGui::BeginGroup();
   doors(app, room.x);
+  ImGui::EndGroup();
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  app.figure_rects["start_doors"] = {a.x, a.y, b.x - a.x, b.y - a.y};
   end_panel();
 }
 

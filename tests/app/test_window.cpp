@@ -427,3 +427,37 @@ TEST_CASE("the flash and memory panels draw their figures where the figures' own
     CHECK(inside.size() > 30);  // q_heads' stored values on the diverging map, the walk over them
   }
 }
+
+TEST_CASE("--ui-scale 2 makes the interface's text twice the size, and --window sets the picture's size") {
+  const std::string one = kOut + "/ui1.json", two = kOut + "/ui2.json";
+  REQUIRE(run("--export " + kOut + "/ui1.png --window 1280x720 --geometry " + one) == 0);
+  REQUIRE(run("--export " + kOut + "/ui2.png --window 1280x720 --ui-scale 2 --geometry " + two) == 0);
+  nlohmann::json a, b;
+  std::ifstream(one) >> a;
+  std::ifstream(two) >> b;
+  CHECK(a["font_px"].get<double>() == Approx(16.0));
+  CHECK(b["font_px"].get<double>() == Approx(2 * a["font_px"].get<double>()));
+  const Image img = load(kOut + "/ui2.png");
+  CHECK(img.w == 1280);
+  CHECK(img.h == 720);
+  // The panels' widths grow with the text, and still tile the window side by side.
+  CHECK(b["panels"]["pipeline"][2].get<double>() > a["panels"]["pipeline"][2].get<double>());
+  CHECK(b["panels"]["controls"][0].get<double>() + b["panels"]["controls"][2].get<double>() <= 1280.5);
+}
+
+TEST_CASE("the start view fits a 1280x720 projector: its chart, every head and the three doors are on screen") {
+  const std::string geo = kOut + "/start720.json";
+  REQUIRE(run("--export " + kOut + "/start720.png --scenario start --window 1280x720 --geometry " + geo) == 0);
+  nlohmann::json j;
+  std::ifstream(geo) >> j;
+  for (const char* part : {"start_chart", "start_heads", "start_doors"}) {
+    INFO(part);
+    REQUIRE(j.contains(part));
+    const auto& r = j[part];
+    CHECK(r[0].get<double>() >= 0);
+    CHECK(r[1].get<double>() >= 0);
+    CHECK(r[0].get<double>() + r[2].get<double>() <= 1280.5);
+    CHECK(r[1].get<double>() + r[3].get<double>() <= 720.5);
+    CHECK(r[2].get<double>() > 100);
+  }
+}
