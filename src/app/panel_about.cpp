@@ -36,6 +36,8 @@ void panel_about(App& app) {
   ImGui::TextWrapped("%s: %s", tr("Matrix products"), blas.summary().c_str());
   if (!blas.warning.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
+    ImGui::TextWrapped("%s", tr("These kernels are weaker than this CPU: every matrix product runs slower than it could. "
+                                "The library's own advice:"));
     ImGui::TextWrapped("%s", blas.warning.c_str());
     ImGui::PopStyleColor();
   }

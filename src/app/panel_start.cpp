@@ -14,6 +14,7 @@
 #include "app/app.h"
 #include "app/figure_imgui.h"
 #include "app/lesson_ui.h"
+#include "views/head_names.h"
 #include "views/i18n.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
@@ -98,6 +99,31 @@ void chart(App& app, ModelView& v, StartState& s, float width_px, float height_p
   app.figure_rects["start_chart"] = {origin.x, origin.y, s.chart.width * scale, s.chart.height * scale};
 }
 
+// A head's name on the sentence on screen, as the grid's badges name it (model_slides.h).
+HeadName named_here(const ModelView& v, int64_t l, int64_t h) {
+  return name_head(v.shown().patterns.at(l, h), v.shown().chance);
+}
+
+// The heads furthest from even spreading towards one pattern (head_names.h: lift) on this
+// sentence, each with its score beside its chance, most distinct first: what to look at.
+void clearest_heads(const ModelView& v, float width_px) {
+  const model::ModelConfig& c = v.model().config;
+  std::vector<std::pair<double, model::HeadRef>> order;
+  for (int64_t l = 0; l < c.layers; ++l)
+    for (int64_t h = 0; h < c.heads; ++h) order.push_back({named_here(v, l, h).lift(), {l, h}});
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width_px);
+  ImGui::TextUnformatted(tr("The clearest heads on this sentence"));
+  for (size_t i = 0; i < std::min<size_t>(order.size(), 5); ++i) {
+    const model::HeadRef& r = order[i].second;
+    ImGui::Bullet();
+    ImGui::TextWrapped("%lld.%lld  %s", static_cast<long long>(r.layer), static_cast<long long>(r.head),
+                       head_name_text(named_here(v, r.layer, r.head), ui_lang()).c_str());
+  }
+  ImGui::TextDisabled("%s", tr("chance: the score of a head that spread its weight evenly over the same tokens"));
+  ImGui::PopTextWrapPos();
+}
+
 void heads(App& app, ModelView& v, StartState& s, float width_px, float height_px) {
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
   ImGui::TextWrapped("%s", tr("Its heads, named by what they do (click one to look inside)"));
@@ -108,8 +134,8 @@ void heads(App& app, ModelView& v, StartState& s, float width_px, float height_p
     s.grid_key = key;
     s.grid = head_grid_view(v, panel_lang(), panel_theme().name, width, 300, 0);
     // Narrower until the grid fits the height, so every head is on screen at 1280x720; with
-    // large text on a small screen no narrower than half the room (then it scrolls).
-    const float least = width * 0.5f;
+    // large text on a small screen no narrower than a third of the room (then it scrolls).
+    const float least = width * 0.34f;
     for (int i = 0; i < 6 && s.grid.figure.height * scale > height_px && width > least; ++i) {
       width = std::max(least, width * std::max(0.5f, height_px / (s.grid.figure.height * scale)));
       s.grid = head_grid_view(v, panel_lang(), panel_theme().name, width, 300, 0);
@@ -129,15 +155,24 @@ void heads(App& app, ModelView& v, StartState& s, float width_px, float height_p
         show_model_layer(app, l);
       }
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", trf("Head %lld.%lld. Click to see its layer's every step: the pipeline, the tensors "
-                                    "and the memory they share.",
-                                    static_cast<long long>(l), static_cast<long long>(h))
+        ImGui::SetTooltip("%s", trf("Head %lld.%lld: %s. Click to see its layer's every step: the pipeline, the "
+                                    "tensors and the memory they share.",
+                                    static_cast<long long>(l), static_cast<long long>(h),
+                                    head_name_text(named_here(v, l, h), ui_lang()).c_str())
                                     .c_str());
       ImGui::PopID();
     }
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy({s.grid.figure.width * scale, s.grid.figure.height * scale});
   app.figure_rects["start_heads"] = {origin.x, origin.y, s.grid.figure.width * scale, s.grid.figure.height * scale};
+  // Beside the grid, where the height left room: the clearest heads in words.
+  const float list_x = s.grid.figure.width * scale + ImGui::GetStyle().ItemSpacing.x * 2;
+  if (width_px - list_x > ImGui::GetFontSize() * 12) {
+    ImGui::SetCursorScreenPos({origin.x + list_x, origin.y});
+    ImGui::BeginGroup();
+    clearest_heads(v, width_px - list_x);
+    ImGui::EndGroup();
+  }
 }
 
 // One large button with a line under it saying where it leads.
@@ -195,7 +230,7 @@ void panel_start(App& app, const ImVec4& rect) {
   const ImVec2 room = ImGui::GetContentRegionAvail();
   // The chart and the heads take what the doors leave, at least 12 lines (the panel scrolls).
   const float body_h = std::max(room.y - doors_h, ImGui::GetTextLineHeightWithSpacing() * 12);
-  const float left_w = std::floor(room.x * 0.42f);
+  const float left_w = std::floor(room.x * 0.36f);
   ImGui::BeginChild("##start_chart", {left_w, body_h});
   chart(app, v, s, left_w - ImGui::GetStyle().ItemSpacing.x, body_h);
   ImGui::EndChild();
