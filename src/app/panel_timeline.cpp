@@ -9,7 +9,9 @@
 //     them (band, median, each seed, the open one highlighted) and how many learned
 // The plots are the timeline slide's (model_slides.h add_timeline_plots), in one column,
 // drawn through the ImGui sink: the tab and `--export --slide --panel timeline` show one
-// figure.
+// figure. The tab first says what a run trains (a new model on the induction task, training.h);
+// while one trains, its progress (step N of M, loss, time left) and plots come first and the
+// loaded run's plots stay below, dimmed.
 #include <imgui.h>
 
 #include <algorithm>
@@ -59,17 +61,37 @@ struct TimelinePanelState {
   uint64_t live_run = 0;
   bool trained_here = false;  // the plots show the trainer's run, not the log
   std::string refusal;        // why the last Start was refused
-  PlotFigure plots;
+  PlotFigure plots;            // the plotted run: the live one, else the loaded run's log
+  PlotFigure log_plots;        // the loaded run's log, dimmed under a live run
+  uint64_t settings_for = 0;   // the model view's load_id the settings were defaulted for
   // The run's newest saved checkpoint, listed once a second, not every frame.
   std::string latest_checkpoint;
   std::chrono::steady_clock::time_point latest_at;
-  // When the live run last logged a step: the run trains only on idle CPU (training.h), so a
-  // busy machine can hold it, and the tab says so rather than look frozen.
+  // When the live run last logged a step: the run trains below the UI (training.h), so a
+  // machine whose cores are all busy can hold it, and the tab says so rather than look frozen.
   size_t seen_points = 0;
   std::chrono::steady_clock::time_point points_at;
 };
 
 namespace {
+
+// What Start trains, in words: a new model on the induction task, and what happens to the
+// model on screen (nothing: its weights stay; a language model is not retrained here).
+void what_it_trains(const ModelView& v, const TrainSettings& t) {
+  const model::ModelConfig task;  // the built-in task's vocabulary and length
+  const model::ModelConfig& c = v.model().config;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(trf("Start trains a new model from random weights on the induction task (random tokens, then the same tokens again: %lld token types, %lld positions): %lld layers x %lld heads, d_model %lld.",
+                             static_cast<long long>(task.vocab), static_cast<long long>(task.seq_len),
+                             static_cast<long long>(t.layers), static_cast<long long>(t.heads),
+                             static_cast<long long>(t.d_model)).c_str());
+  if (v.loaded() && v.text_model())
+    ImGui::TextDisabled("%s", trf("The language model on screen (%lld layers, d_model %lld, trained on text) stays as it is: it took far longer to train than a run here, so the new model is smaller.",
+                                  static_cast<long long>(c.layers), static_cast<long long>(c.d_model)).c_str());
+  else if (v.loaded())
+    ImGui::TextDisabled("%s", tr("The model on screen keeps its weights; the run starts from its shape."));
+  ImGui::PopTextWrapPos();
+}
 
 void controls(App& app, TimelinePanelState& s) {
   TrainSettings& t = s.settings;
@@ -100,7 +122,7 @@ void controls(App& app, TimelinePanelState& s) {
   if (ImGui::Button(tr("Reset"))) {
     s.trainer.stop();
     s.trained_here = false;
-    s.settings = {};
+    s.settings_for = 0;  // the model on screen's defaults again
     s.refusal.clear();
   }
   // Open the run's saved checkpoints: the scrubber above then moves through them.
@@ -158,24 +180,77 @@ int64_t model_training_step(App& app) {
   return app.timeline->live.points.empty() ? 0 : app.timeline->live.points.back().step;
 }
 
+namespace {
+
+// One run's plots, `x_max` steps wide, rebuilt when `run` (its name), its length, the width,
+// language, theme or shown step change; `dim`: under a wash of the window's colour.
+void plot_timeline(PlotFigure& plots, const Timeline& tl, int64_t x_max, const ModelView& v,
+                   std::optional<model::ModelConfig> config, const RunGroup* group, const std::string& run, bool dim) {
+  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
+  const float width = ImGui::GetContentRegionAvail().x / scale;
+  const int64_t shown = v.loaded() && v.step() > 0 ? v.step() : -1;
+  const lessons::Lang lang = panel_lang();
+  const std::string key = run + "|" + std::to_string(tl.points.size()) + "|" + std::to_string(x_max) + "|" +
+                          std::to_string(shown) + "|" + std::to_string(static_cast<int>(width)) + "|" +
+                          panel_theme().name + "|" + (lang == lessons::Lang::Ko ? "ko" : "en");
+  if (key != plots.key) {
+    plots.key = key;
+    const figure::Theme& th = panel_theme();  // a working tab: the UI's theme, not the slide theme
+    figure::Figure& f = plots.figure;
+    f = {};
+    f.theme = th.name;
+    f.background = th.background;
+    f.width = width;
+    f.height = 4 * 420;
+    TimelineExtras extras;
+    extras.config = config;
+    extras.group = group;
+    add_timeline_plots(f, th, {8, 8, width - 16, f.height - 16}, tl, static_cast<double>(x_max), shown, lang, false,
+                       extras);
+    want_figure_glyphs(f);
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos(), size{plots.figure.width * scale, plots.figure.height * scale};
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  draw_figure(list, plots.figure, origin, scale, Backdrop::Window);
+  if (dim) {
+    ImVec4 wash = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+    wash.w = 0.55f;
+    list->AddRectFilled(origin, {origin.x + size.x, origin.y + size.y}, ImGui::GetColorU32(wash));
+  }
+  ImGui::Dummy(size);
+}
+
+}  // namespace
+
 void model_timeline_tab(App& app) {
   if (!app.timeline) app.timeline = std::make_shared<TimelinePanelState>();
   TimelinePanelState& s = *app.timeline;
   ModelView& v = *app.model;
   if (s.trained_here) s.trainer.update(s.live, &s.live_run);
+  if (!s.trainer.running() && v.loaded() && s.settings_for != v.load_id()) {
+    s.settings = settings_for(v.model().config, v.text_model());
+    s.settings_for = v.load_id();
+  }
+  what_it_trains(v, s.settings);
   controls(app, s);
   const auto now = std::chrono::steady_clock::now();
   if (s.live.points.size() != s.seen_points || !s.trainer.running()) {
     s.seen_points = s.live.points.size();
     s.points_at = now;
   }
-  if (s.trainer.running() && now - s.points_at > std::chrono::seconds(2))
-    ImGui::TextColored({0.95f, 0.75f, 0.35f, 1}, "%s",
-                       tr("waiting for an idle core: the run trains only on CPU that nothing else wants"));
+  if (s.trainer.running()) {
+    const int64_t planned = s.trainer.steps(), done = s.live.points.empty() ? 0 : s.live.points.back().step;
+    ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(std::max<int64_t>(planned, 1)), {-1, 0},
+                       progress_text(s.live, planned, ui_lang()).c_str());
+    const double still = std::chrono::duration<double>(now - s.points_at).count();
+    if (still > 3)
+      ImGui::TextColored({0.95f, 0.75f, 0.35f, 1}, "%s",
+                         trf("no step finished for %.0f s: every core is busy (the run takes only what the window leaves)",
+                             still).c_str());
+  }
 
-  // What to plot: the run training here, else the loaded run's log (read once).
-  const Timeline* tl = &s.live;
-  if (!s.trained_here) {
+  // The loaded run's log (read once per run): plotted alone, or dimmed under a live run.
+  {
     const auto runs = v.timeline();
     const std::string path = runs.empty() ? "" : (std::filesystem::path(runs.back()) / "train_log.jsonl").string();
     if (path != s.log_path) {
@@ -211,8 +286,8 @@ void model_timeline_tab(App& app) {
         }
       }
     }
-    tl = &s.log;
   }
+  const Timeline* tl = s.trained_here ? &s.live : &s.log;
   if (s.learned_job.valid() && s.learned_job.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     try {
       s.learned = s.learned_job.get();
@@ -226,42 +301,26 @@ void model_timeline_tab(App& app) {
     return;
   }
   const TimelinePoint& last = tl->points.back();
-  const int64_t x_max = s.trained_here ? std::max<int64_t>(s.trainer.steps(), last.step) : last.step;
-  ImGui::TextUnformatted(
-      trf("step %lld, loss %.3f, %.0f s", static_cast<long long>(last.step), last.loss, last.seconds).c_str());
+  if (s.trained_here)
+    ImGui::TextUnformatted(tr("the new run"));
+  else
+    ImGui::TextUnformatted(
+        trf("step %lld, loss %.3f, %.0f s", static_cast<long long>(last.step), last.loss, last.seconds).c_str());
   const bool group = !s.trained_here && s.group.several();
   if (group && s.learned)
     ImGui::TextUnformatted(trf("%lld of %lld seeds learned (repeat accuracy >= %.0f%%)",
                                static_cast<long long>(s.learned->learned), static_cast<long long>(s.learned->runs),
                                100 * model::kRunLearned).c_str());
-  const float scale = ImGui::GetFontSize() / figure::kLabelMin;
-  const float width = ImGui::GetContentRegionAvail().x / scale;
-  const int64_t shown = v.loaded() && v.step() > 0 ? v.step() : -1;
-  const lessons::Lang lang = panel_lang();
-  const std::string key = (s.trained_here ? "run " + std::to_string(s.live_run) : s.log_path) + "|" +
-                          std::to_string(tl->points.size()) + "|" + std::to_string(x_max) + "|" +
-                          std::to_string(shown) + "|" + std::to_string(static_cast<int>(width)) + "|" +
-                          panel_theme().name + "|" + (lang == lessons::Lang::Ko ? "ko" : "en");
-  if (key != s.plots.key) {
-    s.plots.key = key;
-    const figure::Theme& th = panel_theme();  // a working tab: the UI's theme, not the slide theme
-    figure::Figure& f = s.plots.figure;
-    f = {};
-    f.theme = th.name;
-    f.background = th.background;
-    f.width = width;
-    f.height = 4 * 420;
-    // The baseline's vocabulary: the loaded run's, or the built-in task's for a run trained here.
-    TimelineExtras extras;
-    extras.config = s.trained_here ? model::ModelConfig{} : s.config;
-    extras.group = group ? &s.group : nullptr;
-    add_timeline_plots(f, th, {8, 8, width - 16, f.height - 16}, *tl, static_cast<double>(x_max), shown, lang, false,
-                       extras);
-    want_figure_glyphs(f);
+  // The baseline's vocabulary: the loaded run's, or the built-in task's for a run trained here.
+  plot_timeline(s.plots, *tl, s.trained_here ? std::max<int64_t>(s.trainer.steps(), last.step) : last.step, v,
+                s.trained_here ? std::optional<model::ModelConfig>(model::ModelConfig{}) : s.config,
+                group ? &s.group : nullptr, (s.trained_here ? "run " + std::to_string(s.live_run) : s.log_path), false);
+  if (s.trained_here && !s.log.points.empty()) {
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", trf("the run of the model on screen (step %lld, loss %.3f), dimmed while the new run trains",
+                                  static_cast<long long>(s.log.points.back().step), s.log.points.back().loss).c_str());
+    plot_timeline(s.log_plots, s.log, s.log.points.back().step, v, s.config, nullptr, s.log_path, true);
   }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  draw_figure(ImGui::GetWindowDrawList(), s.plots.figure, origin, scale, Backdrop::Window);
-  ImGui::Dummy({s.plots.figure.width * scale, s.plots.figure.height * scale});
 }
 
 }  // namespace attnsim::app

@@ -3,7 +3,6 @@
 #include "views/training.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -11,8 +10,6 @@
 #include <optional>
 
 #ifndef __EMSCRIPTEN__
-#include <pthread.h>
-#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -22,6 +19,7 @@
 #include "engine/nesting.h"
 #include "engine/read_file.h"
 #include "model/tasks.h"
+#include "views/i18n.h"
 
 namespace attnsim::app {
 
@@ -137,6 +135,33 @@ double estimate_seconds(const TrainSettings& s) {
   return static_cast<double>(s.steps) * step_flops(s, c.vocab, c.seq_len) / rate;
 }
 
+TrainSettings settings_for(const model::ModelConfig& shown, bool text_model) {
+  TrainSettings s;
+  if (text_model) return s;
+  TrainSettings same = s;
+  same.layers = shown.layers;
+  same.heads = shown.heads;
+  same.d_model = shown.d_model;
+  model::ModelConfig c;
+  c.layers = same.layers;
+  c.heads = same.heads;
+  c.d_model = same.d_model;
+  try {
+    model::validate(c);
+  } catch (const Error&) {
+    return s;
+  }
+  return estimate_seconds(same) <= kMaxTrainSeconds ? same : s;
+}
+
+std::string progress_text(const Timeline& live, int64_t planned, Lang lang) {
+  if (live.points.empty()) return tr_in(lang, "starting…");
+  const TimelinePoint& p = live.points.back();
+  const double left = p.step > 0 ? p.seconds / static_cast<double>(p.step) * static_cast<double>(planned - p.step) : 0;
+  return trf_in(lang, "step %lld of %lld · loss %.3f · about %.0f s left", static_cast<long long>(p.step),
+                static_cast<long long>(planned), p.loss, left);
+}
+
 Trainer::~Trainer() { stop(); }
 
 void Trainer::stop() {
@@ -224,19 +249,12 @@ void Trainer::start(const TrainSettings& s, const std::string& out_dir) {
     return false;
   };
   // Below the UI: the frame (the UI thread and llvmpipe's rasteriser threads) goes first and
-  // the run takes the CPU they leave. SCHED_IDLE runs this thread only on a core nothing
-  // else wants (a nice value still takes a share: at nice +10, frames waited on it); the
-  // engine's parallel_for threads it starts inherit the policy. Where the policy is refused,
-  // the UI's nice + kTrainerNice.
+  // the run takes the CPU they leave. At nice 19 the thread weighs 15 against a frame
+  // thread's 1024 (at nice +10 it weighed 110, and frames waited on it); the engine's
+  // parallel_for threads it starts inherit the nice value.
   auto below_the_ui = [] {
 #ifndef __EMSCRIPTEN__
-    const sched_param idle{};
-    if (::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &idle) != 0) {
-      const auto self = static_cast<id_t>(::gettid());
-      errno = 0;
-      const int ui = ::getpriority(PRIO_PROCESS, self);
-      if (errno == 0) (void)::setpriority(PRIO_PROCESS, self, std::min(ui + kTrainerNice, 19));
-    }
+    (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kTrainerNice);
 #endif
   };
   worker_ = start_sliced(step, below_the_ui);

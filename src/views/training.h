@@ -13,6 +13,7 @@
 
 #include "model/heads.h"
 #include "model/train.h"
+#include "views/i18n.h"
 #include "views/tasks.h"
 
 namespace attnsim::app {
@@ -43,23 +44,37 @@ double best_induction(const model::HeadTable& scores);
 Timeline read_train_log(const std::string& path);
 TimelinePoint timeline_point(const model::StepReport& r);
 
+// What the Training tab trains: a new model from random weights on the built-in induction
+// task (model/tasks.h: BOS + r + r over the default vocabulary and length), never the model on
+// screen's weights. A language model (trained on text for far longer than a tab can) is not
+// retrained here; the tab says so and starts a smaller model.
 struct TrainSettings {
   int64_t layers = 2, heads = 4, d_model = 64;
   double lr = 2e-3;
   uint64_t seed = 1;
   int64_t steps = 1500, batch = 32, checkpoint_every = 250;
 };
+// The defaults for the model on screen: its layers, heads and d_model when it is a toy model
+// whose run fits kMaxTrainSeconds here (so a run retrains what is on screen from scratch), else
+// the defaults above (`text_model`: a language model, which the tab does not retrain).
+TrainSettings settings_for(const model::ModelConfig& shown, bool text_model);
+
+// A live run's progress line: "step 120 of 1500 · loss 3.412 · about 95 s left" (the time
+// left from the seconds the run took so far per step; "starting…" before the first step).
+std::string progress_text(const Timeline& live, int64_t planned_steps, Lang lang);
 
 // Seconds a run would take, from its arithmetic (forward + backward ≈ 3 × forward FLOPs) at
 // the rate the last finished run here reached, or kAssumedFlops before any.
 double estimate_seconds(const TrainSettings& s);
 inline constexpr double kAssumedFlops = 2e9;   // FLOP/s: a loaded 2-core machine
 inline constexpr double kMaxTrainSeconds = 600;
-inline constexpr int kTrainerNice = 10;  // where SCHED_IDLE is refused: the worker's nice is the UI's plus this
+inline constexpr int kTrainerNice = 19;  // the worker's nice: the lowest share a normal thread takes
 
-// The run trains below the UI: its thread runs as SCHED_IDLE (only on otherwise idle CPU), and its
-// matrix products run on that thread (OpenBLAS single-threaded while it trains), so frames
-// keep their budget while it trains.
+// The run trains below the UI: its thread runs at nice 19 and its matrix products on that
+// thread (OpenBLAS single-threaded while it trains), so frames keep their budget while it
+// trains, and it starts at once on a core the window leaves free. Not SCHED_IDLE: on a
+// machine whose cores are never idle (other builds, a busy browser) an idle-class thread can
+// wait for minutes before its first step, and the tab showed no progress.
 class Trainer {
  public:
   ~Trainer();
