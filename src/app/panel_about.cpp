@@ -18,6 +18,10 @@ void blas_status_mark(App& app) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("Matrix products run slower than this CPU allows. Click for the advice."));
 }
 
+namespace {
+constexpr const char* kNameAndVersion = "attnsim " ATTNSIM_VERSION;  // a name: the same in every language
+}  // namespace
+
 void panel_about(App& app) {
   if (app.show_about) {
     ImGui::OpenPopup("##about");
@@ -28,16 +32,14 @@ void panel_about(App& app) {
                           ImGuiCond_Appearing, {0.5f, 0.5f});
   ImGui::SetNextWindowSize({std::min(vp->WorkSize.x * 0.9f, ImGui::GetFontSize() * 40), 0});
   if (!ImGui::BeginPopupModal("##about", nullptr, ImGuiWindowFlags_NoTitleBar)) return;
-  ImGui::Text("attnsim %s", ATTNSIM_VERSION);
-  ImGui::TextWrapped("%s", tr("A step-through simulator of multi-head attention: every number it shows is computed by "
-                              "its own engine."));
+  ImGui::TextUnformatted(kNameAndVersion);
+  ImGui::TextWrapped("%s", tr("A step-through simulator of multi-head attention: every number it shows is computed by its own engine."));
   ImGui::Separator();
   const BlasKernels& blas = blas_kernels();
   ImGui::TextWrapped("%s: %s", tr("Matrix products"), blas.summary().c_str());
   if (!blas.warning.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.7f, 0.3f, 1));
-    ImGui::TextWrapped("%s", tr("These kernels are weaker than this CPU: every matrix product runs slower than it could. "
-                                "The library's own advice:"));
+    ImGui::TextWrapped("%s", tr("These kernels are weaker than this CPU: every matrix product runs slower than it could. The library's own advice:"));
     ImGui::TextWrapped("%s", blas.warning.c_str());
     ImGui::PopStyleColor();
   }

@@ -78,10 +78,10 @@ void nan_table(App& app) {
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn(tr("NaN per step"));
   // correct run, then the run with the bug
-  ImGui::TableSetupColumn("NaN ok");
-  ImGui::TableSetupColumn("NaN bug");
-  ImGui::TableSetupColumn("-inf ok");
-  ImGui::TableSetupColumn("-inf bug");
+  ImGui::TableSetupColumn(tr("NaN ok"));
+  ImGui::TableSetupColumn(tr("NaN bug"));
+  ImGui::TableSetupColumn(tr("-inf ok"));
+  ImGui::TableSetupColumn(tr("-inf bug"));
   ImGui::TableHeadersRow();
   for (const Step& s : d->run.trace.steps) {
     const Step* ok = d->reference.trace.find(s.name);

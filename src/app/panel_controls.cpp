@@ -168,7 +168,7 @@ void panel_controls(App& app, const ImVec4& rect) {
   ImGui::SameLine();
   if (ImGui::Button(tr("Clear edits"))) { app.session.edits().clear(); changed = true; }
   if (!app.session.edits().empty())
-    ImGui::TextDisabled("%zu edited", app.session.edits().size());
+    ImGui::TextDisabled("%s", trf("%zu edited", app.session.edits().size()).c_str());
 
   // backend: CUDA is looked for when the list opens, not every frame: asking loads the CUDA
   // runtime (backend_registry.cpp), which a session that never opens this list never pays

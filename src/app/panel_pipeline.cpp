@@ -138,8 +138,8 @@ void panel_pipeline(App& app, const ImVec4& rect) {
     if (ImGui::IsItemHovered() && s.out.defined()) {
       ImGui::BeginTooltip();
       ImGui::Text("%s  %s", s.name.c_str(), s.op.c_str());
-      ImGui::Text("%s %s  %s %s  offset %lld", tr("shape"), format_dims(s.out.shape()).c_str(),
-                  tr("strides"), format_dims(s.out.strides()).c_str(),
+      ImGui::Text("%s %s  %s %s  %s %lld", tr("shape"), format_dims(s.out.shape()).c_str(),
+                  tr("strides"), format_dims(s.out.strides()).c_str(), tr("offset"),
                   static_cast<long long>(s.out.offset()));
       ImGui::Text("%s #%lld  %s", tr("storage"), static_cast<long long>(s.storage_id),
                   s.copied_bytes > 0 ? (human_bytes(s.copied_bytes) + " " + tr("copied")).c_str()
@@ -161,12 +161,17 @@ void panel_pipeline(App& app, const ImVec4& rect) {
   ImGui::Text("%s: %s", tr("held by the trace"), human_bytes(d->run.trace.held_bytes()).c_str());
   // Status: this run's time, the backend, and which BLAS kernels ran it at what rate.
   const BlasKernels& blas = blas_kernels();
-  ImGui::TextDisabled("%.1f ms · %s", d->compute_ms, app.session.backend().c_str());
+  char run_line[96];
+  std::snprintf(run_line, sizeof run_line, "%.1f ms · %s", d->compute_ms, app.session.backend().c_str());
+  ImGui::TextDisabled("%s", run_line);
   ImGui::TextDisabled("%s · %s", blas.library.c_str(), blas.core.c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", blas.summary().c_str());
   const double gflops = app.session.sgemm_gflops();  // 0 until an attention-layer run measured it
-  if (gflops > 0 && std::isfinite(gflops)) ImGui::TextDisabled("sgemm %.0f GFLOP/s", gflops);
-  else ImGui::TextDisabled("sgemm: %s", tr("not measured yet"));
+  // Units and library names read the same in every language.
+  char rate[64];
+  if (gflops > 0 && std::isfinite(gflops)) std::snprintf(rate, sizeof rate, "sgemm %.0f GFLOP/s", gflops);
+  else std::snprintf(rate, sizeof rate, "sgemm: %s", tr("not measured yet"));
+  ImGui::TextDisabled("%s", rate);
   end_panel();
 }
 

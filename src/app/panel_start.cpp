@@ -54,8 +54,7 @@ void title(const ModelView& v) {
   ImGui::SetWindowFontScale(1.0f);
   const model::ModelConfig& c = v.model().config;
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", trf("A model attnsim trained itself on English dictionary glosses: %lld layers x %lld heads, "
-                                "width %lld. Every number below is computed now, on this computer.",
+  ImGui::TextWrapped("%s", trf("A model attnsim trained itself on English dictionary glosses: %lld layers x %lld heads, width %lld. Every number below is computed now, on this computer.",
                                 static_cast<long long>(c.layers), static_cast<long long>(c.heads),
                                 static_cast<long long>(c.d_model))
                                .c_str());
@@ -155,8 +154,7 @@ void heads(App& app, ModelView& v, StartState& s, float width_px, float height_p
         show_model_layer(app, l);
       }
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", trf("Head %lld.%lld: %s. Click to see its layer's every step: the pipeline, the "
-                                    "tensors and the memory they share.",
+        ImGui::SetTooltip("%s", trf("Head %lld.%lld: %s. Click to see its layer's every step: the pipeline, the tensors and the memory they share.",
                                     static_cast<long long>(l), static_cast<long long>(h),
                                     head_name_text(named_here(v, l, h), ui_lang()).c_str())
                                     .c_str());
