@@ -25,7 +25,16 @@ window() {  # window NAME ARGS...: the whole window as docs/img/NAME.png
   /usr/bin/python3 tools/shrink_png.py "$tmp/$name.png" "$out/$name.png"
 }
 
-# The README's screenshot: the language model's heads on a sentence. A relative --model, so
+# The README's first picture: the start view (what `build/attnsim` opens on) on a 720p projector.
+start() {  # start NAME ARGS...: the start view at 1280x720
+  local name=$1
+  shift
+  xvfb-run -a -s "-screen 0 1280x720x24" "$app" --export "$tmp/$name.png" --scenario start --window 1280x720 "$@" >/dev/null
+  /usr/bin/python3 tools/shrink_png.py "$tmp/$name.png" "$out/$name.png"
+}
+start start-view --lang en
+start start-view-ko --lang ko
+# The model view: the language model's heads on a sentence. A relative --model, so
 # the panel shows no path of this machine.
 window model-view --scenario model --model assets/models/wordnet-lm-s1 --lang en
 window model-view-ko --scenario model --model assets/models/wordnet-lm-s1 --lang ko
