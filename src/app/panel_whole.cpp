@@ -16,6 +16,8 @@
 #include "figure/palette.h"
 #include "figure/slide.h"
 #include "views/i18n.h"
+#include "views/lens_figure.h"
+#include "views/step_names.h"
 
 namespace attnsim::app {
 
@@ -123,6 +125,16 @@ void overview_tab(App& app, const WholePanel& p, WholeTabsState& s) {
 
 namespace {
 
+// A step by its display name in the UI language, its stable name beside it in small,
+// disabled-colour type ("block 0  layer_0"; step_names.h).
+void step_name_cell(const std::string& step) {
+  ImGui::TextUnformatted(step_display_name(step, ui_lang()).c_str());
+  ImGui::SameLine();
+  ImGui::SetWindowFontScale(0.8f);
+  ImGui::TextDisabled("%s", step.c_str());
+  ImGui::SetWindowFontScale(1.0f);
+}
+
 void lens_table(const WholePanel& p) {
   const model::LogitLens& lens = p.whole->lens;
   const std::string answer = p.label(lens.target);
@@ -139,7 +151,7 @@ void lens_table(const WholePanel& p) {
     fonts().want(top);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.stage.c_str());
+    step_name_cell(r.stage);
     ImGui::TableNextColumn();
     if (r.top == lens.target)
       ImGui::TextColored({0.45f, 0.85f, 0.55f, 1}, "%s", top.c_str());
@@ -155,18 +167,44 @@ void lens_table(const WholePanel& p) {
 
 // [SECTION] dla
 
+// The attribution's target, chosen by word: a combo of the likeliest next tokens as text (the
+// first is the model's own answer, which then follows the sequence), or any token typed as it
+// reads.
 void dla_token_picker(App& app, const WholePanel& p, WholeTabsState& s) {
   const model::LogitAttribution& dla = p.whole->dla;
   const std::string name = p.label(dla.token);
   fonts().want(name);
-  ImGui::TextUnformatted(trf("direct logit attribution of '%s' (id %d): logit %.3f, the parts sum to %.3f", name.c_str(),
-                             dla.token, dla.logit, dla.sum()).c_str());
-  ImGui::SetNextItemWidth(140);
-  ImGui::InputInt(tr("token id"), &s.dla_pick);
-  ImGui::SameLine();
-  if (ImGui::Button(tr("attribute this token"))) guarded(app, [&] { p.set_dla_token(s.dla_pick); });
-  ImGui::SameLine();
-  if (ImGui::Button(tr("the model's top token"))) guarded(app, [&] { p.set_dla_token(-1); });
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(trf("direct logit attribution of '%s': logit %.3f, the parts sum to %.3f", name.c_str(), dla.logit,
+                             dla.sum()).c_str());
+  ImGui::PopTextWrapPos();
+  const std::vector<TokenChoice> top = top_token_choices(*p.whole, 10);
+  auto item = [&](const TokenChoice& c) {
+    char prob[16];  // no words: the same in every language
+    std::snprintf(prob, sizeof prob, "  %.0f%%", 100 * c.prob);
+    const std::string word = p.label(c.id);
+    fonts().want(word);
+    return "'" + word + "'" + prob;
+  };
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.5f, ImGui::GetFontSize() * 14));
+  if (ImGui::BeginCombo(tr("attribute the word"), ("'" + name + "'").c_str())) {
+    for (size_t i = 0; i < top.size(); ++i) {
+      const bool chosen = top[i].id == dla.token;
+      if (ImGui::Selectable(item(top[i]).c_str(), chosen))
+        guarded(app, [&] { p.set_dla_token(i == 0 ? -1 : top[i].id); });  // the first: the model's answer
+      if (chosen) ImGui::SetItemDefaultFocus();
+    }
+    ImGui::EndCombo();
+  }
+  // Any other token, typed as it reads in the grids ("·" for a leading space, as the labels).
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.4f, ImGui::GetFontSize() * 10));
+  if (ImGui::InputText(tr("or type a token"), s.dla_word, sizeof s.dla_word, ImGuiInputTextFlags_EnterReturnsTrue))
+    guarded(app, [&] {
+      const std::string want = s.dla_word;
+      for (int32_t id = 0; id < static_cast<int32_t>(p.whole->last_logits.numel()); ++id)
+        if (p.label(id) == want) return p.set_dla_token(id);
+      throw Error(trf("no token of this model reads '%s' (the likeliest are in the list)", want.c_str()));
+    });
 }
 
 void dla_grid(App& app, const WholePanel& p) {
@@ -220,7 +258,7 @@ void direct_paths(const WholePanel& p) {
   for (const model::LogitPart& part : direct_parts(p.whole->dla)) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(part.name.c_str());
+    step_name_cell(part.name);
     ImGui::TableNextColumn();
     ImGui::Text("%+.4f", part.value);
   }

@@ -37,7 +37,7 @@ struct WholeTabsState {
   std::string key, overview_key;
   figure::Figure chart, overview;
   OverviewLayout overview_layout;
-  int dla_pick = 0;  // the token id box
+  char dla_word[256] = {};  // the attribution's "another token" box
 };
 
 // Temperature, top-k, top-p and seed over the chart: a change calls SamplingView::set_options

@@ -8,6 +8,7 @@
 #include "figure/palette.h"
 #include "figure/slide.h"
 #include "figure/text_metrics.h"
+#include "views/step_names.h"
 
 namespace attnsim::app {
 
@@ -32,13 +33,18 @@ void add_lens(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const
                        kSize, area.w),
          kSize, th.text, fig::Anchor::Start, true, "label");
   const float top = area.y + kSize * 2, row_h = std::min(kSize * 2.4f, (area.h - kSize * 2) / std::max<size_t>(lens.rows.size(), 1));
-  const float stage_w = fig::text_width("layer_00", kSize) + 12, token_w = area.w * 0.28f;
+  // Each stage by its display name ("block 2", step_names.h); the column as wide as the widest.
+  float stage_w = 0;
+  for (const model::LensRow& r : lens.rows) stage_w = std::max(stage_w, fig::text_width(step_display_name(r.stage, lang), kSize));
+  stage_w = std::min(stage_w + 12, area.w * 0.3f);
+  const float token_w = area.w * 0.28f;
   const float bar_x = area.x + stage_w + token_w, bar_w = area.w - stage_w - token_w - fig::text_width("100.0 %", kSize) - 16;
   for (size_t i = 0; i < lens.rows.size(); ++i) {
     const model::LensRow& r = lens.rows[i];
     const float y = top + row_h * static_cast<float>(i), mid = y + row_h / 2;
     const bool answer = r.top == lens.target;
-    f.text(area.x, mid, r.stage, kSize, th.text, fig::Anchor::Start, false, "label");
+    f.text(area.x, mid, fig::fit_text(step_display_name(r.stage, lang), kSize, stage_w - 12), kSize, th.text,
+           fig::Anchor::Start, false, "label");
     f.text(area.x + stage_w, mid, fig::fit_text(label(r.top), kSize, token_w - 8), kSize, answer ? th.accent : th.muted,
            fig::Anchor::Start, answer, "label");
     const fig::Rect bar{bar_x, y + row_h * 0.2f, std::max(2.0f, bar_w * static_cast<float>(r.target_prob)), row_h * 0.6f};
@@ -93,8 +99,8 @@ void add_dla(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const 
   shown.resize(std::min<size_t>(shown.size(), 6));
   float y = gy + cell * static_cast<float>(L) + kSize * 1.2f;
   for (const model::LogitPart& p : shown) {
-    f.text(area.x, y, fig::fit_text(p.name + "  " + fmt("%+.3f", p.value), kSize, area.w), kSize, th.text,
-           fig::Anchor::Start, false, "label");
+    f.text(area.x, y, fig::fit_text(step_display_name(p.name, lang) + "  " + fmt("%+.3f", p.value), kSize, area.w), kSize,
+           th.text, fig::Anchor::Start, false, "label");
     y += kSize * 1.5f;
   }
   f.text(area.x, y, fig::fit_text(trf_in(lang, "logit %.3f = the parts' sum %.3f", dla.logit, dla.sum()), kSize, area.w),
@@ -102,6 +108,27 @@ void add_dla(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const 
 }
 
 }  // namespace
+
+std::vector<TokenChoice> top_token_choices(const WholeRun& run, int k) {
+  std::vector<TokenChoice> out;
+  if (!run.last_logits.defined()) return out;
+  const std::vector<float> logits = run.last_logits.to_vector();  // (1,1,V)
+  if (logits.empty()) return out;
+  const double mx = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (float x : logits) sum += std::exp(static_cast<double>(x) - mx);
+  std::vector<int32_t> ids(logits.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+  const size_t n = std::min(ids.size(), static_cast<size_t>(std::max(k, 0)));
+  // Largest logit first; the lower id first on a tie (as the model's top token is chosen).
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(), [&](int32_t a, int32_t b) {
+    return logits[static_cast<size_t>(a)] != logits[static_cast<size_t>(b)] ? logits[static_cast<size_t>(a)] > logits[static_cast<size_t>(b)]
+                                                                            : a < b;
+  });
+  for (size_t i = 0; i < n; ++i)
+    out.push_back({ids[i], std::exp(static_cast<double>(logits[static_cast<size_t>(ids[i])]) - mx) / sum});
+  return out;
+}
 
 fig::Figure lens_slide(const WholeRun& run, int64_t heads, const TokenLabel& label, Lang lang, const std::string& theme) {
   const fig::Theme& th = fig::theme_by_name(theme);

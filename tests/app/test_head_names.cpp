@@ -4,7 +4,8 @@
 //   - a head that puts all its weight on one pattern is named by it, with score 1
 //   - the strongest pattern is the largest lift over chance, not the largest ratio
 //   - a cell gets the longest form that fits, never a cut one; the tooltip is a sentence
-//   - every step of the pass has a display name in both languages
+//   - every step of the pass has a display name in both languages; the lens slide shows them
+//   - the attribution's target is chosen among the likeliest next words, the first the model's own
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -14,6 +15,7 @@
 #include "model/heads.h"
 #include "model/whole_pass.h"
 #include "views/head_names.h"
+#include "views/lens_figure.h"
 #include "views/model_view.h"
 #include "views/step_names.h"
 
@@ -197,4 +199,32 @@ TEST_CASE("head names: the shipped language model's sinks are named first token,
   // The scoring batch's chance is its own: held-out lines repeated are longer than the sentence.
   CHECK(v.roles_chance().first < c.first);
   CHECK(v.head_name(0, 0).chance == Approx(name_head(v.roles().at(0, 0), v.roles_chance()).chance));
+}
+
+TEST_CASE("words, not identifiers: the lens slide names its stages, the attribution offers the likeliest words") {
+  ModelView v;
+  v.load(start_model_dir());
+  const WholeRun& run = v.whole();
+  const std::vector<TokenChoice> top = top_token_choices(run, 10);
+  REQUIRE(top.size() == 10);
+  CHECK(top[0].id == run.dla.token);  // the model's answer, which the attribution starts on
+  CHECK(top[0].id == run.lens.target);
+  double sum = 0;
+  for (size_t i = 0; i < top.size(); ++i) {
+    sum += top[i].prob;
+    if (i) CHECK(top[i].prob <= top[i - 1].prob);
+  }
+  CHECK(sum <= 1.0 + 1e-9);
+  CHECK(top[0].prob > 0.5);  // the shipped model is sure of its answer on the default sentence
+  for (Lang lang : {Lang::En, Lang::Ko}) {
+    const figure::Figure f = lens_slide(run, v.model().config.heads, v.labeller(), lang, "print");
+    bool block = false, identifier = false;
+    for (const auto& it : f.items)
+      if (const auto* t = std::get_if<figure::Text>(&it)) {
+        block = block || t->text == step_display_name("layer_0", lang);
+        identifier = identifier || t->text.find("layer_") != std::string::npos || t->text.find("tok_embed") != std::string::npos;
+      }
+    CHECK(block);
+    CHECK_FALSE(identifier);
+  }
 }
