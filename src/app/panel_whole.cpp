@@ -13,11 +13,13 @@
 #include "app/fonts.h"
 #include "app/head_cell.h"
 #include "engine/error.h"
+#include "engine/trace.h"
 #include "figure/palette.h"
 #include "figure/slide.h"
 #include "views/i18n.h"
 #include "views/lens_figure.h"
 #include "views/step_names.h"
+#include "views/playback.h"
 
 namespace attnsim::app {
 
@@ -84,14 +86,44 @@ void sampling_tab(App& app, const WholePanel& p, WholeTabsState& s) {
 
 // [SECTION] overview
 
+namespace {
+
+// The engine's step that shows a whole-pass step of a block, "" for one the pipeline does not
+// list (the adds, the MLP): the attention's query is the norm's output.
+std::string trace_step(const std::string& step) {
+  if (step == "norm_attn") return "query";
+  return is_step_name(step) ? step : "";
+}
+
+// Shows block l in the pipeline, tensor and memory views, at `step` when they list it.
+void select_step(App& app, const WholePanel& p, int64_t l, const std::string& step) {
+  guarded(app, [&] {
+    if (l != p.shown_layer) p.open_block(l);
+    const int i = app.step_index(trace_step(step));
+    if (i >= 0) go_to(app.playback, i, false);
+  });
+}
+
+// An invisible button over figure rect `r`; true when clicked.
+bool figure_button(const char* id, const figure::Rect& r, ImVec2 origin, float scale) {
+  ImGui::SetCursorScreenPos({origin.x + r.x * scale, origin.y + r.y * scale});
+  return ImGui::InvisibleButton(id, {std::max(r.w * scale, 1.0f), std::max(r.h * scale, 1.0f)});
+}
+
+}  // namespace
+
 void overview_tab(App& app, const WholePanel& p, WholeTabsState& s) {
-  ImGui::TextDisabled("%s", tr("click a block: its steps in the pipeline, tensor and memory views"));
+  if (s.expanded >= p.layers) s.expanded = -1;  // another model
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", s.expanded < 0 ? tr("click a block: its steps here and in the pipeline, tensor and memory views")
+                                            : tr("click a step: it in the pipeline, tensor and memory views"));
+  ImGui::PopTextWrapPos();
   const float scale = ImGui::GetFontSize() / figure::kLabelMin;
   const float width = ImGui::GetContentRegionAvail().x / scale;
-  const float height = std::max(ImGui::GetContentRegionAvail().y / scale, 600.0f);
+  const float height = std::max(ImGui::GetContentRegionAvail().y / scale, 400.0f);
   const std::string key = std::to_string(reinterpret_cast<uintptr_t>(p.whole)) + "|" + std::to_string(p.revision) + "|" +
                           std::to_string(static_cast<int>(width)) + "|" + std::to_string(static_cast<int>(height)) + "|" +
-                          panel_theme().name + "|" + (ui_lang() == Lang::Ko ? "ko" : "en");
+                          panel_theme().name + "|" + (ui_lang() == Lang::Ko ? "ko" : "en") + "|" + std::to_string(s.expanded);
   if (key != s.overview_key) {
     s.overview_key = key;
     OverviewInput in;
@@ -99,20 +131,57 @@ void overview_tab(App& app, const WholePanel& p, WholeTabsState& s) {
     for (int32_t t : p.whole->tokens) in.tokens.push_back(p.label(t));
     in.answer = p.label(p.whole->lens.rows.back().top);
     in.mlp = p.mlp;
+    in.expanded = s.expanded;
     s.overview = overview_view_figure(in, ui_lang(), panel_theme().name, width, height, &s.overview_layout);
     want_figure_glyphs(s.overview);
   }
+  const OverviewLayout& lay = s.overview_layout;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* list = ImGui::GetWindowDrawList();
   draw_figure(list, s.overview, origin, scale, Backdrop::Window);
-  for (size_t l = 0; l < s.overview_layout.blocks.size(); ++l) {
-    const figure::Rect& r = s.overview_layout.blocks[l];
-    const ImVec2 a{origin.x + r.x * scale, origin.y + r.y * scale}, size{r.w * scale, r.h * scale};
-    if (static_cast<int64_t>(l) == p.shown_layer)  // the block the other views show
-      list->AddRect(a, {a.x + size.x, a.y + size.y}, IM_COL32(255, 255, 255, 230), 0, 0, 3);
-    ImGui::SetCursorScreenPos(a);
+  auto frame = [&](const figure::Rect& r) {
+    list->AddRect({origin.x + r.x * scale, origin.y + r.y * scale}, {origin.x + r.right() * scale, origin.y + r.bottom() * scale},
+                  IM_COL32(255, 255, 255, 230), 0, 0, 3);
+  };
+  // The open block's steps and every head's map first: ImGui gives a click to the first
+  // button under it, so they win over the block's box they lie in.
+  for (size_t i = 0; i < lay.steps.size(); ++i) {
+    const OverviewStep& st = lay.steps[i];
+    ImGui::PushID(static_cast<int>(i));
+    if (figure_button("step", st.rect, origin, scale)) select_step(app, p, s.expanded, st.step);
+    if (ImGui::IsItemHovered()) {
+      const std::string name = step_display_name(st.step, ui_lang());
+      ImGui::SetTooltip("%s", (trace_step(st.step).empty()
+                                   ? trf("%s (%s): the pipeline lists the block's attention steps; attnsim-cli trace --whole dumps this one", name.c_str(), st.step.c_str())
+                                   : trf("%s (%s): click to select it in the pipeline, tensor and memory views", name.c_str(), st.step.c_str())).c_str());
+    }
+    ImGui::PopID();
+  }
+  for (size_t l = 0; l < lay.heads.size(); ++l)
+    for (size_t h = 0; h < lay.heads[l].size(); ++h) {
+      ImGui::PushID(static_cast<int>(1000 + l * lay.heads[l].size() + h));
+      if (figure_button("head", lay.heads[l][h], origin, scale)) {
+        s.expanded = static_cast<int64_t>(l);
+        select_step(app, p, static_cast<int64_t>(l), "alpha");
+      }
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", trf("%s: its attention weights on this sequence (rows: queries, columns: keys)",
+                                    step_display_name("layer_" + std::to_string(l) + "/head_" + std::to_string(h), ui_lang()).c_str()).c_str());
+      ImGui::PopID();
+    }
+  if (s.expanded >= 0) {
+    if (figure_button("close", lay.header, origin, scale)) s.expanded = -1;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tr("close this block"));
+  }
+  for (size_t l = 0; l < lay.blocks.size(); ++l) {
+    const figure::Rect& r = lay.blocks[l];
+    if (static_cast<int64_t>(l) == p.shown_layer) frame(r);  // the block the other views show
+    if (static_cast<int64_t>(l) == s.expanded) continue;
     ImGui::PushID(static_cast<int>(l));
-    if (ImGui::InvisibleButton("block", size)) guarded(app, [&] { p.open_block(static_cast<int64_t>(l)); });
+    if (figure_button("block", r, origin, scale)) {
+      s.expanded = static_cast<int64_t>(l);
+      guarded(app, [&] { p.open_block(static_cast<int64_t>(l)); });
+    }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s", trf("block %zu: click for its steps", l).c_str());
     ImGui::PopID();

@@ -37,14 +37,16 @@ struct WholeTabsState {
   std::string key, overview_key;
   figure::Figure chart, overview;
   OverviewLayout overview_layout;
+  int64_t expanded = -1;  // the overview's open block (-1: none)
   char dla_word[256] = {};  // the attribution's "another token" box
 };
 
 // Temperature, top-k, top-p and seed over the chart: a change calls SamplingView::set_options
 // (only the sampling steps) and the chart shows it in the same frame.
 void sampling_tab(App& app, const WholePanel& p, WholeTabsState& s);
-// The whole model (views/overview_figure.h); a click on a block opens its steps in the
-// pipeline, tensor and memory views.
+// The whole model (views/overview_figure.h); a click on a block opens it in place (its steps
+// listed, the others closed) and shows it in the pipeline, tensor and memory views; a click
+// on one of its steps selects that step there.
 void overview_tab(App& app, const WholePanel& p, WholeTabsState& s);
 // Per layer the lens's top token and the final answer's probability; the DLA grid (layers x
 // heads, a click knocks the head out as the head grid does) and the direct paths.
