@@ -69,6 +69,15 @@ void draw_result(ExperimentsPanelState& s, const std::string& theme) {
   ImGui::Dummy({s.figure.width * scale, s.figure.height * scale});
 }
 
+// Why an experiment says nothing about the model on screen ("" when it does): the ones that
+// read the checkpoint measure it on the induction task (BOS 0, then random tokens repeated),
+// which a language model never saw (its sequences start with <|endoftext|>; its repeat
+// accuracy there is 0 %).
+std::string refusal(const ModelView& v, const std::string& name) {
+  if (!v.text_model() || !model::uses_model_dir(name)) return "";
+  return tr("This experiment measures the checkpoint on the induction task (BOS, then random tokens repeated); the language model on screen was trained on text, so its numbers would say nothing about it. Open a toy checkpoint (assets/models/induction) to run it.");
+}
+
 }  // namespace
 
 bool experiment_running(const App& app) { return app.experiments && app.experiments->job.valid(); }
@@ -102,7 +111,17 @@ void model_experiments_tab(App& app) {
         ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right)
       ImGui::SameLine();
     ImGui::PushID(name.c_str());
+    const std::string why = refusal(*app.model, name);
+    ImGui::BeginDisabled(!why.empty());
     if (ImGui::Button(label)) run_model_experiment(app, name);
+    ImGui::EndDisabled();
+    if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28);
+      ImGui::TextUnformatted(why.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
     ImGui::PopID();
   }
   ImGui::EndDisabled();

@@ -593,6 +593,8 @@ const std::pair<const char*, const char*> kTable[] = {
     {"table", "표"},
     {"experiment", "실험"},
     {"next-token loss by position (nats)", "위치별 다음 토큰 손실 (nats)"},
+    {"This experiment measures the checkpoint on the induction task (BOS, then random tokens repeated); the language model on screen was trained on text, so its numbers would say nothing about it. Open a toy checkpoint (assets/models/induction) to run it.",
+     "이 실험은 체크포인트를 인덕션 과제(BOS 뒤에 무작위 토큰을 반복)로 잰다. 화면의 언어 모델은 텍스트로 학습했기에 그 수치는 이 모델에 대해 아무것도 말해 주지 않는다. 실행하려면 작은 체크포인트(assets/models/induction)를 연다."},
     // model: the experiments' conclusions (model::conclusion_formats(), filled by tr_filled)
     {"%s of %s heads took a role during training that they did not have at initialisation; the loss only asked "
      "for the next token",
