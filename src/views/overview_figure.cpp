@@ -40,7 +40,6 @@ struct Facts {
   int64_t map_cols = 1;  // a closed block's maps per row
 };
 
-int64_t square_cols(int64_t heads) { return static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(std::max<int64_t>(heads, 1))))); }
 
 Facts facts_of(const OverviewInput& in) {
   const WholeRun& r = *in.run;
@@ -53,7 +52,6 @@ Facts facts_of(const OverviewInput& in) {
   k.pos = r.ran("pos_embed");
   k.final_norm = r.ran("norm_final");
   k.mlp = known ? r.ran("mlp_down") : in.mlp;
-  k.map_cols = square_cols(k.H);
   return k;
 }
 
@@ -151,6 +149,16 @@ fig::Color step_tint(const fig::Theme& th, const std::string& step) {
 }
 
 // [SECTION] blocks
+
+// Maps per row in a closed block `width` wide: the fewest that keep the maps no taller than
+// the block is wide (or 180 units), so each map is as large as the column allows.
+int64_t closed_cols(int64_t heads, float width) {
+  for (int64_t c = 1; c < heads; ++c) {
+    const MapGrid g = map_grid(heads, width - 4 * kPad, kMaxMap, c);
+    if (g.height() <= std::max(width, 180.0f)) return c;
+  }
+  return std::max<int64_t>(heads, 1);
+}
 
 float closed_height(const Facts& k, float width) {
   const MapGrid g = map_grid(k.H, width - 4 * kPad, kMaxMap, k.map_cols);
@@ -485,6 +493,7 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
     w[static_cast<size_t>(1 + in.expanded)] = want;
   }
   const float closed_w = w[open && in.expanded == 0 ? 2 : 1];
+  k.map_cols = closed_cols(k.H, closed_w - kGap);
   float band_h = closed_height(k, closed_w - kGap);
   if (open) band_h = std::max(band_h, open_height(*in.run, k, w[static_cast<size_t>(1 + in.expanded)] - kGap));
   const float caption_h = kSize * 1.8f;
@@ -520,6 +529,7 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   const float norms_w = label_w + stage_w * static_cast<float>(L + 1) + answer_w;
   const float flow_w = area.w - norms_w - 2 * kGap * 3;
   const std::vector<float> fw = column_widths(k, flow_w, lang);
+  k.map_cols = closed_cols(k.H, fw[1] - kGap);
   std::vector<float> fx(fw.size(), area.x + 8);
   for (size_t i = 1; i < fx.size(); ++i) fx[i] = fx[i - 1] + fw[i - 1];
   // The maps as large as the room under the stages allows: fewer a row, down to one.
