@@ -72,7 +72,7 @@ std::string pattern_word(HeadPattern p, Lang lang) {
 
 std::string pattern_short(HeadPattern p, Lang lang) {
   switch (p) {
-    case HeadPattern::FirstToken: return tr_in(lang, "1st tok.");
+    case HeadPattern::FirstToken: return tr_in(lang, "first");
     case HeadPattern::PreviousToken: return tr_in(lang, "prev.");
     case HeadPattern::Induction: return tr_in(lang, "induct.");
     case HeadPattern::Duplicate: return tr_in(lang, "dup.");

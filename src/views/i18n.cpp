@@ -372,7 +372,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"previous token", "앞 토큰"},
     {"earlier copy", "앞선 같은 토큰"},
     {"current token", "현재 토큰"},
-    {"1st tok.", "첫 토큰"},
+    {"first", "첫"},
     {"prev.", "앞"},
     {"induct.", "인덕"},
     {"dup.", "같은"},

@@ -104,7 +104,8 @@ AblationNumbers ablation_numbers(const ModelView& view) {
 namespace {
 
 // A head's badge text: its name and its strongest pattern beside the chance (head_names.h:
-// "0.1 first token 0.91 · chance 0.06", on two lines "0.1 first token 0.91" over "chance 0.06")
+// "0.1 first token 0.91 · chance 0.06"; on two lines "0.1 first token 0.91" over "chance 0.06",
+// or "0.1 first token" over "0.91 · chance 0.06")
 // in at most `max_lines` lines that each fit `width` at kLabelMin, the pattern's words
 // shortened and then the chance left out before anything is cut; the colour is the role's.
 std::vector<std::string> badge_lines(int64_t l, int64_t h, const HeadName& named, lessons::Lang lang, float width,
@@ -114,11 +115,14 @@ std::vector<std::string> badge_lines(int64_t l, int64_t h, const HeadName& named
   const std::vector<std::string> forms = head_name_forms(named, ui);  // the full form first
   auto fits = [&](const std::string& x) { return fig::text_width(x, fig::kLabelMin) <= width; };
   if (fits(name + " " + forms.front())) return {name + " " + forms.front()};
-  if (max_lines >= 2 && fits(chance)) {
+  if (max_lines >= 2) {
     char score[16];
-    std::snprintf(score, sizeof score, " %.2f", named.score);
-    for (const std::string& word : {pattern_word(named.pattern, ui), pattern_short(named.pattern, ui)})
-      if (fits(name + " " + word + score)) return {name + " " + word + score, chance};
+    std::snprintf(score, sizeof score, "%.2f", named.score);
+    const std::string words[] = {pattern_word(named.pattern, ui), pattern_short(named.pattern, ui)};
+    for (const std::string& word : words)  // "0.1 first token 0.91" over "chance 0.06"
+      if (fits(name + " " + word + " " + score) && fits(chance)) return {name + " " + word + " " + score, chance};
+    for (const std::string& word : words)  // "0.1 first token" over "0.91 · chance 0.06"
+      if (fits(name + " " + word) && fits(score + (" · " + chance))) return {name + " " + word, score + (" · " + chance)};
   }
   for (const std::string& form : forms) {
     if (fits(name + " " + form)) return {name + " " + form};
