@@ -15,6 +15,7 @@
 #include "app/fonts.h"
 #include "app/gl.h"
 #include "app/heatmap_gl.h"
+#include "app/platform.h"
 #include "app/window.h"
 #include "engine/atomic_file.h"
 #include "engine/error.h"
@@ -72,7 +73,8 @@ struct Offscreen {
 
 bool capture_png(App& app, const ExportRequest& r, std::string* written,
                  std::string* error) {
-  const std::string path = r.path.empty() ? export_file_name(app, r) : r.path;
+  // named after the step in the working folder, as a full path (platform.h): the app shows it
+  const std::string path = r.path.empty() ? export_path(export_file_name(app, r)) : r.path;
 
   // Re-run one frame with glyphs rasterised at the export scale.
   fonts().set_raster_scale(static_cast<float>(r.scale));

@@ -13,6 +13,7 @@
 
 #include "app/app.h"
 #include "app/capture.h"
+#include "app/export_status.h"
 #include "app/headless.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
@@ -104,10 +105,8 @@ int run_window(const Options& options) {
     if (app.export_request.pending) {
       app.export_request.pending = false;
       std::string written, error;
-      if (capture_png(app, app.export_request, &written, &error))
-        app.show_banner(std::string(tr("Saved")) + ": " + written, false);
-      else
-        app.show_banner(std::string(tr("Export failed")) + ": " + error, true, 8.0);
+      if (capture_png(app, app.export_request, &written, &error)) note_export(app, written);  // export_status.h
+      else note_export_failed(app, error);
     }
   }
   app.session.wait();

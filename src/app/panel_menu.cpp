@@ -1,7 +1,8 @@
-// The menu bar: export, language, motion, scenarios.
+// The menu bar: export (export_status.h says where each went), language, motion, scenarios.
 #include <string>
 
 #include "app/app.h"
+#include "app/export_status.h"
 #include "app/platform.h"
 #include "app/ui_scale.h"
 #include "views/i18n.h"
@@ -26,6 +27,7 @@ void panel_menu(App& app) {
   // ImGui 1.86's GLFW backend indexes KeysDown by GLFW key code; 301 is GLFW_KEY_F12.
   if (!ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(301, false))
     request_export(app, "window");
+  panel_export_status(app);  // where the last export went, or the deck being made
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu(tr("File"))) {
     if (ImGui::MenuItem(tr("Open from Hugging Face…"))) open_hub_window(app, "", false);
@@ -61,12 +63,11 @@ void panel_menu(App& app) {
       }
       if (ImGui::MenuItem(label.c_str())) {
         std::string written, error;
-        if (export_slide(app, ext, &written, &error))
-          app.show_banner(std::string(tr("Saved")) + ": " + written, false);
-        else
-          app.show_banner(std::string(tr("Export failed")) + ": " + error, true, 8.0);
+        if (export_slide(app, ext, &written, &error)) note_export(app, written);  // its full path, and its folder
+        else note_export_failed(app, error);
       }
     }
+    lesson_deck_menu_item(app);
     ImGui::Separator();
     if (ImGui::MenuItem(tr("Quit"))) app.quit = true;
     ImGui::EndMenu();

@@ -61,7 +61,8 @@ ModelSlideText model_slide_text(const App& app) {
   text.title = tr("The trained model: its head grid");
   text.lang = panel_lang();
   text.theme = app.slide_theme;
-  text.footer = "attnsim · " + app.model->dir();
+  text.footer = "attnsim · " + checkpoint_name(app.model->dir()) + " · " + (ui_lang() == Lang::Ko ? "단계 " : "step ") +
+                std::to_string(app.model->step());
   return text;
 }
 

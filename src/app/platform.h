@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace attnsim::figure {
 struct Figure;
@@ -13,9 +14,16 @@ struct Figure;
 
 namespace attnsim::app {
 
-// Where an export named `name` is written before it is delivered: `name` itself on the
-// desktop (the working folder), a scratch file in the browser.
+// Where an export named `name` is written before it is delivered: `name` in the working folder
+// as a full path on the desktop (what the app then shows, with a button to open the folder), a
+// scratch file in the browser.
 std::string export_path(const std::string& name);
+// Whether a delivered export stays in a folder the learner can open (the desktop), rather than
+// becoming the browser's download.
+bool exports_stay_in_folder();
+// Opens the folder holding `path` in the desktop's file manager (xdg-open, not waited for);
+// false with `error` where there is none to open (the browser, no xdg-open).
+bool open_folder_of(const std::string& path, std::string* error);
 // Hands a written export to the user: nothing to do on the desktop; in the browser the file
 // becomes a download and the scratch copy is removed. False with `error` when it cannot.
 bool deliver_export(const std::string& path, std::string* error);
@@ -28,5 +36,8 @@ void note_banner(const std::string& text, bool error);
 // A figure as "png" or "pdf" through Cairo; false with `error` where there is no Cairo.
 bool write_cairo_figure(const figure::Figure& f, const std::string& extension, const std::string& path, int width,
                         std::string* error);
+// Pages as one PDF deck through Cairo; false with `error` where there is no Cairo.
+bool write_cairo_deck(const std::vector<figure::Figure>& pages, const std::string& path, const std::string& title,
+                      std::string* error);
 
 }  // namespace attnsim::app

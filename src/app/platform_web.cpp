@@ -42,6 +42,13 @@ bool deliver_export(const std::string& path, std::string* error) {
   return ok != 0;
 }
 
+bool exports_stay_in_folder() { return false; }
+
+bool open_folder_of(const std::string&, std::string* error) {
+  if (error) *error = "the page's exports are downloads: the browser shows where they went";
+  return false;
+}
+
 bool platform_has_cairo() { return false; }
 
 void note_banner(const std::string& text, bool error) {
@@ -51,6 +58,11 @@ void note_banner(const std::string& text, bool error) {
 bool write_cairo_figure(const figure::Figure&, const std::string& extension, const std::string&, int,
                         std::string* error) {
   if (error) *error = extension + " figures need Cairo, which only the desktop app has";
+  return false;
+}
+
+bool write_cairo_deck(const std::vector<figure::Figure>&, const std::string&, const std::string&, std::string* error) {
+  if (error) *error = "a PDF deck needs Cairo, which only the desktop app has";
   return false;
 }
 

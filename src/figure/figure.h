@@ -71,6 +71,11 @@ struct Text {
   Anchor anchor = Anchor::Start;
   bool bold = false;
   std::string role = "note";
+  // The width the layout gave the line (0: the figure's own). fitted_text (slide.h) fills it
+  // and marks `cut` when the words did not fit and were shortened with "…": the slide tests
+  // measure every line against its room and refuse a cut one (a slide never drops words).
+  float room = 0;
+  bool cut = false;
 };
 
 // A rectangle: filled, outlined or both; optionally patterned with a mark.
@@ -125,6 +130,9 @@ struct Figure {
   Color background{1, 1, 1, 1};
   std::string title;  // the SVG <title>, the PDF page's heading
   std::string theme = "print";  // palette.h: the colours of the NaN / ±inf marks
+  // What the figure shows, named by its builder ("heads", "lens", "head-grid", ...; empty for
+  // one that names none): a deck's test checks each slide against what its step opens.
+  std::string kind;
   std::vector<Item> items;
 
   Text& text(float x, float y, std::string s, float size, Color c, Anchor a = Anchor::Start,

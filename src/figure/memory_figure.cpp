@@ -78,12 +78,13 @@ MemoryLayout add_memory_strips(Figure& f, const Theme& th, const Rect& area, con
   if (spec.strips.empty()) return out;
   float y = area.y + 20;
   if (!spec.headline.empty()) {
-    f.text(area.x, y, fit_text(spec.headline, kBodySize, area.w), kBodySize, th.text, Anchor::Start, false, "label");
+    fitted_text(f, area.x, y, spec.headline, kBodySize, area.w, th.text, Anchor::Start, false, "label");
     y += 46;
   }
-  // The detail wraps to two lines (the engine's refusal of a view is one long sentence).
-  for (const auto& line : wrap_text(spec.detail, kLabelMin, area.w, 2)) {
-    f.text(area.x, y, line, kLabelMin, th.accent, Anchor::Start, false, "label");
+  // The detail wraps to four lines (the engine's refusal of a view is one long sentence, said
+  // whole: it names the way out).
+  for (const auto& line : wrap_text(spec.detail, kLabelMin, area.w, 4)) {
+    fitted_text(f, area.x, y, line, kLabelMin, area.w, th.accent, Anchor::Start, false, "label");
     y += 40;
   }
   if (!spec.detail.empty()) y += 4;

@@ -284,23 +284,79 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
   }
   const auto rows = c.legend ? legend_rows(labels, area.w) : std::vector<std::vector<size_t>>{};
   const float legend_h = kRow * static_cast<float>(rows.size());
-  // Room above the axes for a full-height bar's value text, and below them for a full-depth
-  // negative bar's (then the group names go one row lower).
-  const float below = c.y_lo < 0 ? kRow : 0;
-  L.axes = {area.x, area.y + kRow + 40, area.w, 0};
-  // the group names under the axis take a row and a little air above the legend
-  L.axes.h = area.bottom() - legend_h - kRow - (c.legend ? 16 : 0) - below - L.axes.y;
-  if (L.axes.h < 40 || c.groups.empty()) throw Error("bar chart '" + c.title + "': the area is too small");
-  f.text(area.x, area.y + 18, fit_text(c.title, kLabelMin, area.w, true), kLabelMin, th.text, Anchor::Start, true,
-         "label");
+  // The title wraps (a baseline's note after it can be long) rather than losing its end.
+  const auto title = wrap_text(c.title, kLabelMin, area.w, 3, true);
+  const float title_h = kRow * static_cast<float>(std::max<size_t>(1, title.size()) - 1);
+  const float slot = area.w / static_cast<float>(std::max<size_t>(1, c.groups.size()));
+  const float n = static_cast<float>(std::max<size_t>(1, c.bars.size()));
+  const float gap = 10, bar_w = (slot * 0.84f - gap * (n - 1)) / n;
+  const int decimals = std::clamp(c.decimals, 0, 6);
+  auto value_text = [&](double v) {
+    char buf[64];
+    const double shown = v * c.value_scale;  // a value that rounds to zero says 0, not -0.0
+    std::snprintf(buf, sizeof buf, "%.*f%s", decimals, std::fabs(shown) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : shown,
+                  c.suffix.c_str());
+    return std::string(buf);
+  };
+  auto bar_x = [&](size_t g, size_t b) {
+    return area.x + slot * static_cast<float>(g) + slot * 0.08f + static_cast<float>(b) * (bar_w + gap);
+  };
+  // A value text sits over its bar (under a negative one); one that would touch a text placed
+  // before it goes a row further out, as many rows as it takes (wider than its bar, it may
+  // reach over a neighbour's). Returns each bar's rows out (-1: no value).
+  auto value_rows_out = [&](const BarLayout& at) {
+    std::vector<Rect> placed;
+    std::vector<int> out;
+    for (size_t g = 0; g < c.groups.size(); ++g)
+      for (size_t b = 0; b < c.bars.size(); ++b) {
+        const double v = c.groups[g].values[b];
+        if (!std::isfinite(v)) {
+          out.push_back(-1);
+          continue;
+        }
+        const float w = text_width(value_text(v), kLabelMin) + 8, cx = bar_x(g, b) + bar_w / 2, end = at.y_at(v);
+        int k = 0;
+        for (;; ++k) {
+          const float y = v < 0 ? end + 20 + kRow * static_cast<float>(k) : end - 20 - kRow * static_cast<float>(k);
+          const Rect r{cx - w / 2, y - kRow / 2 + 2, w, kRow - 4};
+          if (k == 6 || std::none_of(placed.begin(), placed.end(), [&](const Rect& p) { return p.overlaps(r); })) {
+            placed.push_back(r);
+            break;
+          }
+        }
+        out.push_back(k);
+      }
+    return out;
+  };
+  // The rows above the axes (and below, for negative bars) hold the raised texts: laid out
+  // again with more rows until every text has its place.
+  float value_rows = 1, below = 0;
+  std::vector<int> raised;
+  for (int pass = 0; pass < 4; ++pass) {
+    // Room above the axes for a full-height bar's value text, and below them for a full-depth
+    // negative bar's (then the group names go one row lower).
+    below = c.y_lo < 0 ? kRow * value_rows : 0;
+    L.axes = {area.x, area.y + title_h + kRow * value_rows + 40, area.w, 0};
+    // the group names under the axis take a row and a little air above the legend
+    L.axes.h = area.bottom() - legend_h - kRow - (c.legend ? 16 : 0) - below - L.axes.y;
+    if (L.axes.h < 40 || c.groups.empty())
+      throw Error("bar chart '" + c.title + "': the area is too small (" + std::to_string(static_cast<int>(area.w)) +
+                  " x " + std::to_string(static_cast<int>(area.h)) + " units for " + std::to_string(title.size()) +
+                  " title lines, " + std::to_string(rows.size()) + " legend rows, values on " +
+                  std::to_string(static_cast<int>(value_rows)) + " rows)");
+    raised = value_rows_out(L);
+    const int most = raised.empty() ? 0 : *std::max_element(raised.begin(), raised.end());
+    const float need = 1 + static_cast<float>(std::max(0, most));
+    if (need <= value_rows) break;
+    value_rows = need;
+  }
+  for (size_t i = 0; i < title.size(); ++i)
+    fitted_text(f, area.x, area.y + 18 + kRow * static_cast<float>(i), title[i], kLabelMin, area.w, th.text,
+                Anchor::Start, true, "label");
   const float zero = L.y_at(0);
   f.line(L.axes.x, zero, L.axes.right(), zero, th.frame, 2);
 
-  const float slot = L.axes.w / static_cast<float>(c.groups.size());
-  const float n = static_cast<float>(std::max<size_t>(1, c.bars.size()));
-  const float gap = 10, bar_w = (slot * 0.84f - gap * (n - 1)) / n;
   for (size_t g = 0; g < c.groups.size(); ++g) {
-    const float x0 = L.axes.x + slot * static_cast<float>(g) + slot * 0.08f;
     L.bar_boxes.emplace_back();
     L.bar_texts.emplace_back();
     for (size_t b = 0; b < c.bars.size(); ++b) {
@@ -310,21 +366,16 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
         L.bar_texts.back().push_back(kNoItem);
         continue;
       }
-      const float end = L.y_at(v), x = x0 + static_cast<float>(b) * (bar_w + gap);
+      const float end = L.y_at(v), x = bar_x(g, b);
       L.bar_boxes.back().push_back(f.items.size());
       f.box({x, std::min(zero, end), bar_w, std::fabs(zero - end)}, c.bars[b].second);
-      char buf[64];
-      // a value that rounds to zero says 0, not -0.0
-      const int decimals = std::clamp(c.decimals, 0, 6);
-      const double shown = v * c.value_scale;
-      std::snprintf(buf, sizeof buf, "%.*f%s", decimals, std::fabs(shown) < 0.5 * std::pow(10.0, -decimals) ? 0.0 : shown,
-                    c.suffix.c_str());
+      const float out = 20 + kRow * static_cast<float>(raised[g * c.bars.size() + b]);
       L.bar_texts.back().push_back(f.items.size());
-      f.text(x + bar_w / 2, v < 0 ? end + 20 : end - 20, fit_text(buf, kLabelMin, bar_w + gap), kLabelMin, th.text,
-             Anchor::Middle, false, "label");
+      f.text(x + bar_w / 2, v < 0 ? end + out : end - out, value_text(v), kLabelMin, th.text, Anchor::Middle, false,
+             "label");
     }
-    f.text(L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + below + 24,
-           fit_text(c.groups[g].name, kLabelMin, slot - 8), kLabelMin, th.text, Anchor::Middle, false, "label");
+    fitted_text(f, L.axes.x + slot * (static_cast<float>(g) + 0.5f), L.axes.bottom() + below + 24, c.groups[g].name,
+                kLabelMin, slot - 8, th.text, Anchor::Middle, false, "label");
   }
   for (const Level& lv : c.levels) {
     const float y = L.y_at(lv.y);
@@ -346,6 +397,13 @@ BarLayout add_bar_chart(Figure& f, const Theme& th, const Rect& area, const BarC
   }
   draw_legend(f, th, area.x, area.bottom() - legend_h, area.w, rows, labels, colors, std::vector<Swatch>(labels.size(), Swatch::Box));
   return L;
+}
+
+float bar_legend_height(const BarChart& c, float width) {
+  if (!c.legend) return 0;
+  std::vector<std::string> labels;
+  for (const auto& bar : c.bars) labels.push_back(bar.first);
+  return kRow * static_cast<float>(legend_rows(labels, width).size()) + 16;
 }
 
 float BarLayout::y_at(double v) const {

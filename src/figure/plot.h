@@ -124,6 +124,9 @@ struct BarLayout {
 // Draws the chart inside `area`. Throws Error when the axis does not hold 0 (y_lo <= 0 <= y_hi,
 // y_lo < y_hi) or a group's value count differs from the number of bars.
 BarLayout add_bar_chart(Figure& f, const Theme& theme, const Rect& area, const BarChart& chart);
+// The height the chart's legend takes at the bottom of an area `width` wide (0 without one):
+// charts stacked in a column give the one with the legend that much more.
+float bar_legend_height(const BarChart& chart, float width);
 
 // Short tick text: 0, 0.5, 1, 2.3, 3000, 1.5e+04.
 std::string tick_text(double v);

@@ -11,6 +11,8 @@ namespace attnsim::figure {
 
 namespace {
 
+constexpr float kCaptionLine = 44, kLegendLine = 36;
+
 // Splits UTF-8 text into words at spaces (Korean words are space separated too).
 std::vector<std::string> words_of(const std::string& text) {
   std::vector<std::string> out;
@@ -40,6 +42,12 @@ std::string short_number(float v) {
   return b;
 }
 
+// The legend's name over its bar: one line, or two (the second where the one was) when it is
+// wider than the legend; the first then sits a row above the legend's band.
+std::vector<std::string> legend_what_lines(const Legend& lg, float width) {
+  return wrap_text(lg.what, kLabelMin, width, 2);
+}
+
 void add_legend(Figure& f, const Legend& lg, const Theme& th, const Rect& area) {
   // Colour bar: 64 samples as a one-row heatmap (small enough to stay cells in SVG).
   Heatmap bar;
@@ -54,7 +62,10 @@ void add_legend(Figure& f, const Legend& lg, const Theme& th, const Rect& area) 
   bar.gaps = false;
   const float bar_w = std::min(area.w * 0.62f, 420.0f);
   bar.rect = {area.x, area.y + 34, bar_w, 30};
-  f.text(area.x, area.y + 12, fit_text(lg.what, kLabelMin, area.w), kLabelMin, th.muted, Anchor::Start, false, "legend");
+  const auto what = legend_what_lines(lg, area.w);
+  for (size_t i = 0; i < what.size(); ++i)
+    fitted_text(f, area.x, area.y + 12 - kLegendLine * static_cast<float>(what.size() - 1 - i), what[i], kLabelMin, area.w,
+                th.muted, Anchor::Start, false, "legend");
   f.heatmap(bar);
   f.box(bar.rect, {0, 0, 0, 0}, th.frame, 1.5f);
   const float ty = bar.rect.bottom() + 22;
@@ -123,23 +134,39 @@ Slide make_slide(const SlideSpec& spec, const Theme& th) {
   const float inner = kSlideWidth - 2 * kMargin;
   float title_size = kTitleSize;
   while (title_size > kTitleMin && text_width(spec.title, title_size, true) > inner) title_size -= 2;
-  f.text(kMargin, kMargin + 34, fit_text(spec.title, title_size, inner, true), title_size, th.text,
-         Anchor::Start, true, "title");
+  fitted_text(f, kMargin, kMargin + 34, spec.title, title_size, inner, th.text, Anchor::Start, true, "title");
   f.line(kMargin, kMargin + 78, kSlideWidth - kMargin, kMargin + 78, th.accent, 3);
-  // Bottom band: caption on the left, legend on the right, footer under both.
-  const float band_top = kSlideHeight - kMargin - 150;
+  // Bottom band: caption on the left, legend on the right, footer under both. The caption gets
+  // every line it needs (three fit the band; more take room from the visual), and a legend
+  // name of two lines one more row: a slide says all of its sentence, cut nowhere.
   const float legend_w = spec.has_legend ? 600 : 0;
   const float caption_w = inner - legend_w - (spec.has_legend ? 40 : 0);
-  const auto lines = wrap_text(spec.caption, kBodySize, caption_w, 2);
+  const auto lines = wrap_text(spec.caption, kBodySize, caption_w, 12);
+  const float caption_extra = kCaptionLine * static_cast<float>(std::max<int>(0, static_cast<int>(lines.size()) - 3));
+  const float legend_extra =
+      spec.has_legend ? kLegendLine * static_cast<float>(std::max<size_t>(1, legend_what_lines(spec.legend, legend_w).size()) - 1)
+                      : 0;
+  const float band_top = kSlideHeight - kMargin - 150 - std::max(caption_extra, legend_extra);
   for (size_t i = 0; i < lines.size(); ++i)
-    f.text(kMargin, band_top + 24 + static_cast<float>(i) * 44, lines[i], kBodySize, th.text, Anchor::Start,
-           false, "caption");
-  if (spec.has_legend) add_legend(f, spec.legend, th, {kSlideWidth - kMargin - legend_w, band_top, legend_w, 130});
+    fitted_text(f, kMargin, band_top + 24 + static_cast<float>(i) * kCaptionLine, lines[i], kBodySize, caption_w,
+                th.text, Anchor::Start, false, "caption");
+  // the legend keeps its place over the footer; a second line of its name goes above it
+  if (spec.has_legend)
+    add_legend(f, spec.legend, th, {kSlideWidth - kMargin - legend_w, kSlideHeight - kMargin - 150, legend_w, 130});
   if (!spec.footer.empty())
-    f.text(kMargin, kSlideHeight - kMargin / 2 - 4, fit_text(spec.footer, 22, inner), 22, th.muted,
-           Anchor::Start, false, "footer");
+    fitted_text(f, kMargin, kSlideHeight - kMargin / 2 - 4, spec.footer, 22, inner, th.muted, Anchor::Start, false,
+                "footer");
   s.visual = {kMargin, kMargin + 100, inner, band_top - 20 - (kMargin + 100)};
   return s;
+}
+
+Text& fitted_text(Figure& f, float x, float y, const std::string& text, float size, float room, Color c, Anchor a,
+                  bool bold, std::string role) {
+  const bool fits = text_width(text, size, bold) <= room;
+  Text& t = f.text(x, y, fits ? text : fit_text(text, size, room, bold), size, c, a, bold, std::move(role));
+  t.room = room;
+  t.cut = !fits;
+  return t;
 }
 
 Rect text_box(const Text& t) {
@@ -167,6 +194,21 @@ std::vector<size_t> texts_outside(const Figure& f) {
   for (size_t i = 0; i < f.items.size(); ++i)
     if (const auto* t = std::get_if<Text>(&f.items[i]))
       if (!page.contains(text_box(*t))) out.push_back(i);
+  return out;
+}
+
+std::vector<size_t> texts_cut(const Figure& f) {
+  static const std::string ellipsis = "…";
+  std::vector<size_t> out;
+  const Rect page{0, 0, f.width, f.height};
+  for (size_t i = 0; i < f.items.size(); ++i) {
+    const auto* t = std::get_if<Text>(&f.items[i]);
+    if (!t) continue;
+    const bool ends_cut = t->text.size() >= ellipsis.size() &&
+                          t->text.compare(t->text.size() - ellipsis.size(), ellipsis.size(), ellipsis) == 0;
+    const bool over_room = t->room > 0 && text_width(t->text, t->size, t->bold) > t->room + 0.01f;
+    if (t->cut || ends_cut || over_room || !page.contains(text_box(*t))) out.push_back(i);
+  }
   return out;
 }
 

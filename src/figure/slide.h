@@ -57,11 +57,20 @@ std::vector<std::string> wrap_text(const std::string& text, float size, float wi
 // The text cut to `width` units with a trailing "…" when it does not fit.
 std::string fit_text(const std::string& text, float size, float width, bool bold = false);
 
+// A line given `room` units of width: drawn whole when it fits, else cut with "…" and marked
+// `cut` (figure.h Text::room), so a test finds every line a layout was too small for.
+Text& fitted_text(Figure& f, float x, float y, const std::string& text, float size, float room, Color c,
+                  Anchor a = Anchor::Start, bool bold = false, std::string role = "label");
+
 // The box a Text item covers (measured with text_width(); height 1.2 x size).
 Rect text_box(const Text& t);
 // Pairs of text items (indices into f.items) whose boxes overlap, and texts that stick out
 // of the figure. Empty for a good layout: the tests assert it.
 std::vector<std::pair<size_t, size_t>> overlapping_texts(const Figure& f);
 std::vector<size_t> texts_outside(const Figure& f);
+// Texts that do not show all their words: marked cut, ending in "…" (fit_text and wrap_text
+// cut so), wider than their room (measured with text_width(), the sinks' metrics), or outside
+// the figure. Empty for a slide that shows every label whole: the deck tests assert it.
+std::vector<size_t> texts_cut(const Figure& f);
 
 }  // namespace attnsim::figure

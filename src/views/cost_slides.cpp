@@ -31,6 +31,7 @@ figure::Figure cost_slide(const std::vector<StepFigure>& figures, const SlideVie
   fig::Slide s = fig::make_slide(spec, th);
   const fig::TableSpec table = cost_table(figures, view.lang);
   if (!fig::add_number_cards(s.figure, th, s.visual, table)) fig::add_table(s.figure, th, s.visual, table);
+  s.figure.kind = "cost";
   return s.figure;
 }
 

@@ -122,6 +122,7 @@ DecodeSlide decode_slide(const Scenario& scenario, const DecodeRun& run, size_t 
   const fig::Theme& th = fig::theme_by_name(theme);
   fig::Slide s = fig::make_slide(spec, th);
   const DecodeLayout layout = add_decode_view(s.figure, th, s.visual, view);
+  s.figure.kind = "decode";
   return {std::move(s.figure), layout.plot};
 }
 

@@ -184,6 +184,7 @@ fig::Figure experiment_slide(const model::ExperimentResult& r, Lang lang, const 
   fig::Slide s = fig::make_slide(spec, th);
   add_experiment_charts(s.figure, th, s.visual, r, lang);
   s.figure.title = spec.title;
+  s.figure.kind = "experiment";
   return s.figure;
 }
 

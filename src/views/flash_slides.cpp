@@ -118,6 +118,7 @@ figure::Figure flash_slide(const Scenario& scenario, const RunData& run, const F
   spec.legend = fig::flash_legend(in, in_lang(lang, "점수 S · PuOr (부호 있음)", "scores S · PuOr (signed)"));
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_flash_tiles(s.figure, th, s.visual, in, flash_words(lang));
+  s.figure.kind = "flash";
   return s.figure;
 }
 

@@ -130,12 +130,14 @@ std::vector<TokenChoice> top_token_choices(const WholeRun& run, int k) {
   return out;
 }
 
-fig::Figure lens_slide(const WholeRun& run, int64_t heads, const TokenLabel& label, Lang lang, const std::string& theme) {
+fig::Figure lens_slide(const WholeRun& run, int64_t heads, const TokenLabel& label, Lang lang, const std::string& theme,
+                       const std::string& title, const std::string& caption) {
   const fig::Theme& th = fig::theme_by_name(theme);
   fig::SlideSpec spec;
-  spec.title = tr_in(lang, "what each layer and head adds to the answer");
-  spec.caption = tr_in(lang, "Left: the answer read early, after each stage. Right: its logit split by the head that "
-                             "wrote each part; orange adds, purple takes away.");
+  spec.title = !title.empty() ? title : tr_in(lang, "what each layer and head adds to the answer");
+  spec.caption = !caption.empty() ? caption
+                                  : tr_in(lang, "Left: the answer read early, after each stage. Right: its logit split by "
+                                                "the head that wrote each part; orange adds, purple takes away.");
   spec.footer = "attnsim · logit lens";
   spec.legend.map = fig::ColorMapId::Diverging;
   double m = 1e-9;
@@ -149,6 +151,7 @@ fig::Figure lens_slide(const WholeRun& run, int64_t heads, const TokenLabel& lab
   add_lens(s.figure, th, {v.x, v.y, v.w * 0.48f, v.h}, run, label, lang);
   add_dla(s.figure, th, {v.x + v.w * 0.52f, v.y, v.w * 0.48f, v.h}, run, heads, label, lang);
   s.figure.title = spec.title;
+  s.figure.kind = "lens";
   return s.figure;
 }
 

@@ -30,7 +30,8 @@ struct TokenChoice {
 };
 std::vector<TokenChoice> top_token_choices(const WholeRun& run, int k);
 
+// `title` and `caption` (empty: the slide's own) are a lesson step's, on its deck page.
 figure::Figure lens_slide(const WholeRun& run, int64_t heads, const TokenLabel& label, Lang lang,
-                          const std::string& theme);
+                          const std::string& theme, const std::string& title = "", const std::string& caption = "");
 
 }  // namespace attnsim::app

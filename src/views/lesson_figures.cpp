@@ -1,10 +1,12 @@
 // The engine figures a lesson step states. See lesson_figures.h.
 #include "views/lesson_figures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "engine/cost.h"
 #include "engine/error.h"
@@ -116,6 +118,80 @@ std::vector<StepFigure> step_figures(const lessons::LessonStep& step, const less
       f.value = e.what();
     }
     out.push_back(f);
+  }
+  return out;
+}
+
+namespace {
+
+// The recipe of a run list: the runs' common name without the seed ("recall-d64-h8-kv1-8k").
+std::string recipe_of(const std::string& runs, int* count) {
+  std::vector<std::string> names;
+  for (size_t at = 0; at <= runs.size();) {
+    const size_t comma = std::min(runs.find(',', at), runs.size());
+    names.push_back(runs.substr(at, comma - at));
+    at = comma + 1;
+  }
+  *count = static_cast<int>(names.size());
+  std::string common = names.front();
+  for (const std::string& n : names) {
+    size_t k = 0;
+    while (k < common.size() && k < n.size() && common[k] == n[k]) ++k;
+    common.resize(k);
+  }
+  while (!common.empty() && (common.back() == '-' || common.back() == 's')) common.pop_back();
+  return common.empty() ? names.front() : common;
+}
+
+}  // namespace
+
+std::vector<StepFigure> run_figures(const lessons::LessonStep& step, const lessons::Settings& base,
+                                    lessons::Evaluator& eval, lessons::Lang lang) {
+  const bool ko = lang == lessons::Lang::Ko;
+  struct Row {
+    StepFigure figure;
+    std::map<std::string, std::string> parts;  // "min" -> "40.2 %"
+  };
+  std::vector<Row> rows;
+  std::map<std::string, size_t> index;  // runs + of -> row
+  for (const auto& c : step.claims) {
+    static const std::map<std::string, std::string> kParts = {
+        {"model.runs_min", "min"}, {"model.runs_median", "median"}, {"model.runs_max", "max"}};
+    const auto part = kParts.find(c.quantity);
+    if (part == kParts.end() || !c.model.runs) continue;
+    const std::string of = c.model.of.value_or("repeat_accuracy");
+    const std::string key = *c.model.runs + "|" + of;
+    if (!index.count(key)) {
+      index[key] = rows.size();
+      int seeds = 0;
+      Row r;
+      r.figure.quantity = recipe_of(*c.model.runs, &seeds);
+      std::string field = of;
+      for (char& ch : field)
+        if (ch == '_') ch = ' ';
+      r.figure.sizes = (ko ? "시드 " + std::to_string(seeds) + "개 · " : std::to_string(seeds) + " seeds · ") + field;
+      rows.push_back(r);
+    }
+    Row& r = rows[index[key]];
+    try {
+      const lessons::Value v = eval.evaluate(c, base);
+      const double* d = std::get_if<double>(&v);
+      char buf[32];
+      if (d && of.find("accuracy") != std::string::npos) std::snprintf(buf, sizeof buf, "%.1f %%", 100 * *d);
+      else if (d) std::snprintf(buf, sizeof buf, "%.3g", *d);
+      r.parts[part->second] = d ? std::string(buf) : lessons::format_value(v);
+    } catch (const Error& e) {
+      r.parts[part->second] = e.what();
+    }
+  }
+  std::vector<StepFigure> out;
+  for (Row& r : rows) {
+    for (const auto& [p, word] : {std::pair{"min", "최소"}, std::pair{"median", "중앙값"}, std::pair{"max", "최대"}}) {
+      const auto it = r.parts.find(p);
+      if (it == r.parts.end()) continue;
+      r.figure.value += (r.figure.value.empty() ? "" : " · ") + std::string(ko ? word : p) + " " + it->second;
+    }
+    out.push_back(r.figure);
   }
   return out;
 }

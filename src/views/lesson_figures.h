@@ -23,6 +23,11 @@ struct StepFigure {
 bool is_figure_quantity(const std::string& quantity);
 std::vector<StepFigure> step_figures(const lessons::LessonStep& step, const lessons::Settings& base,
                                      lessons::Evaluator& eval);
+// A step's claims over trained runs (model.runs_min / runs_median / runs_max), one row per
+// recipe and field: "recall-d64-h8-kv1-8k", "3 seeds · recall accuracy", "min 40.2 % · median
+// 81.3 % · max 93.0 %". The cost slide of a step that states these and no cost figure.
+std::vector<StepFigure> run_figures(const lessons::LessonStep& step, const lessons::Settings& base,
+                                    lessons::Evaluator& eval, lessons::Lang lang);
 // A value as the panel and the slides print it: bytes as "536,870,912 B (512 MiB, 537 MB)",
 // whole numbers with thousands separators, the rest as lessons::format_value.
 std::string format_figure(const std::string& quantity, const lessons::Value& value);

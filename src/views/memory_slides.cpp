@@ -87,6 +87,7 @@ figure::Figure memory_slide(const Scenario& scenario, const RunData& run, const 
                                lang);
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_memory_strips(s.figure, th, s.visual, m);
+  s.figure.kind = "memory";
   return s.figure;
 }
 

@@ -186,7 +186,7 @@ std::vector<fig::Rect> draw_head_grid(fig::Figure& f, const fig::Theme& th, cons
       float w = 0;
       for (const std::string& t : lines) w = std::max(w, fig::text_width(t, fig::kLabelMin));
       const float band = at.badge_h(), top = y - band + 2, text_h = line_h * static_cast<float>(lines.size());
-      f.box({x, top, std::min(at.cell, w + 12), band - 6}, role_color(role));
+      f.box({x, top, lines.empty() ? at.cell : std::min(at.cell, w + 12), band - 6}, role_color(role));
       for (size_t i = 0; i < lines.size(); ++i)
         f.text(x + 6, top + (band - 6 - text_h) / 2 + line_h * (static_cast<float>(i) + 0.5f), lines[i], fig::kLabelMin,
                fig::rgb(0x101010), fig::Anchor::Start, false, "label");
@@ -277,6 +277,13 @@ fig::Slide grid_slide_frame(const ModelSlideText& text, const fig::Theme& th, bo
   return fig::make_slide(spec, th);
 }
 
+// A part's loss or accuracy; NaN (no bar) for a part the model's batch has no target in (a
+// language model's held-out text has no first copy), which would otherwise read as 0.
+double part_value(const model::PartStats& p, bool accuracy) {
+  if (p.count == 0) return std::nan("");
+  return accuracy ? p.accuracy() : p.loss();
+}
+
 // Loss (nats) and top-1 accuracy on the first copy and the repeated part (a language model:
 // on its held-out text, one group), one bar per run, stacked in `charts`, each over its
 // baseline: the uniform guess's loss ln(V-1) and its accuracy 1/(V-1) (model/baselines.h).
@@ -299,8 +306,8 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   if (text)
     loss.groups = {{text_name, values([](const model::LossStats& s) { return s.all.loss(); })}};
   else
-    loss.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].loss(); })},
-                   {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].loss(); })}};
+    loss.groups = {{first_name, values([](const model::LossStats& s) { return part_value(s.parts[model::kFirst], false); })},
+                   {repeat_name, values([](const model::LossStats& s) { return part_value(s.parts[model::kRepeat], false); })}};
   double hi = 0;
   for (const auto& g : loss.groups)
     for (double v : g.values) hi = std::max(hi, v);
@@ -323,8 +330,8 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   if (text)
     acc.groups = {{text_name, values([](const model::LossStats& s) { return s.all.accuracy(); })}};
   else
-    acc.groups = {{first_name, values([](const model::LossStats& s) { return s.parts[model::kFirst].accuracy(); })},
-                  {repeat_name, values([](const model::LossStats& s) { return s.parts[model::kRepeat].accuracy(); })}};
+    acc.groups = {{first_name, values([](const model::LossStats& s) { return part_value(s.parts[model::kFirst], true); })},
+                  {repeat_name, values([](const model::LossStats& s) { return part_value(s.parts[model::kRepeat], true); })}};
   acc.y_hi = 1;
   acc.decimals = 1;
   acc.value_scale = 100;
@@ -332,9 +339,10 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   acc.title += in_lang(lang, " · 점선: 균등 추측 1/", " · dashed: uniform guess 1/") + std::to_string(targets) + " = " +
                fixed(100 * chance, 1) + " %";
   acc.levels.push_back({chance, "", th.muted});
-  const float half = (charts.h - 30) / 2;
+  // the same room for both charts' bars: the lower one's legend comes on top of its share
+  const float legend_h = fig::bar_legend_height(acc, charts.w), half = (charts.h - 30 - legend_h) / 2;
   loss_out = fig::add_bar_chart(f, th, {charts.x, charts.y, charts.w, half}, loss);
-  acc_out = fig::add_bar_chart(f, th, {charts.x, charts.y + half + 30, charts.w, half}, acc);
+  acc_out = fig::add_bar_chart(f, th, {charts.x, charts.y + half + 30, charts.w, half + legend_h}, acc);
 }
 
 }  // namespace
@@ -361,6 +369,7 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
     runs.push_back(n.ablated);
   }
   add_part_bars(s.figure, th, charts, lang, view.model().config, bars, runs, view.text_model(), out.loss, out.accuracy);
+  s.figure.kind = "head-grid";
   out.figure = std::move(s.figure);
   return out;
 }
@@ -374,8 +383,8 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
   // The bars on the right, narrower than on the single grid slide; the grids side
   // by side on one row per layer, every cell the same size, so the one-head model's cells
   // are as large as the eight-head model's and every badge has the same width to fill.
-  // 480: room for "84.1 %" over each of 2 x 2 bars.
-  const float charts_w = 480, label_w = 64, gap = 12, model_gap = 40, header_h = 48, legend_h = 48;
+  // 600: room for the charts' titles in two lines and "84.1 %" over each of 2 x 3 bars.
+  const float charts_w = 600, label_w = 64, gap = 12, model_gap = 60, header_h = 48, legend_h = 48;
   const fig::Rect charts{s.visual.right() - charts_w, s.visual.y, charts_w, s.visual.h};
   const fig::Rect grid_area{s.visual.x, s.visual.y, charts.x - 40 - s.visual.x, s.visual.h};
   int64_t layers = 0, columns = 0;
@@ -405,9 +414,11 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
     // Over the model's columns: its head count in its bars' colour (the bars' legend names it).
     const float span = static_cast<float>(h) * at.cell + static_cast<float>(h - 1) * gap;
     const std::string head_count = "h = " + std::to_string(h);
-    s.figure.box({at.x, grid_area.y + 4, 28, 28}, colour);
-    s.figure.text(at.x + 36, grid_area.y + 18, fig::fit_text(head_count, fig::kLabelMin, span - 36, true), fig::kLabelMin,
-                  th.text, fig::Anchor::Start, true, "label");
+    // the swatch in the gap before the columns (the label column for the first), so a one-head
+    // model's narrow column still has room for its count, up to the next model's swatch
+    s.figure.box({at.x - 32, grid_area.y + 4, 28, 28}, colour);
+    fig::fitted_text(s.figure, at.x, grid_area.y + 18, head_count, fig::kLabelMin,
+                     span + (i + 1 < models.size() ? model_gap - 36 : 0), th.text, fig::Anchor::Start, true, "label");
     at.label_x = i == 0 ? grid_area.x : -1;
     std::vector<size_t> crosses;
     out.cells.push_back(draw_head_grid(s.figure, th, at, *view, lang, crosses, roles));
@@ -420,6 +431,7 @@ CompareSlide compare_slide(const std::vector<std::pair<std::string, const ModelV
                   grid_area.right(), roles, lang);
   add_part_bars(s.figure, th, charts, lang, models.front().second->model().config, bars, out.stats,
                 models.front().second->text_model(), out.loss, out.accuracy);  // the baselines of the first: the compared runs share a vocabulary
+  s.figure.kind = "compare";
   out.figure = std::move(s.figure);
   return out;
 }
@@ -431,6 +443,18 @@ std::string run_of_checkpoint(const std::string& checkpoint_dir) {
   const fs::path dir = p.has_filename() ? p : p.parent_path();
   if (dir.parent_path().filename() == "checkpoints") return dir.parent_path().parent_path().string();
   return dir.string();
+}
+
+std::string checkpoint_name(const std::string& checkpoint_dir) {
+  const fs::path run = fs::path(run_of_checkpoint(checkpoint_dir));
+  // A Hugging Face cache folder: models--ORG--NAME/snapshots/COMMIT reads as ORG/NAME.
+  if (run.parent_path().filename() == "snapshots") {
+    std::string repo = run.parent_path().parent_path().filename().string();
+    if (repo.rfind("models--", 0) == 0) repo.erase(0, 8);
+    for (size_t at = repo.find("--"); at != std::string::npos; at = repo.find("--", at + 1)) repo.replace(at, 2, "/");
+    return repo;
+  }
+  return run.filename().string();
 }
 
 namespace {
@@ -672,6 +696,7 @@ TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_st
   fig::Slide s = fig::make_slide(spec, th);
   out.plots = add_timeline_plots(s.figure, th, s.visual, tl, static_cast<double>(std::max<int64_t>(1, tl.points.back().step)),
                                  shown_step, text.lang, true, {out.group.config, &out.group});
+  s.figure.kind = "timeline";
   out.figure = std::move(s.figure);
   return out;
 }

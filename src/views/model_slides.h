@@ -120,5 +120,9 @@ TimelineSlide timeline_slide(const std::string& checkpoint_dir, int64_t shown_st
 
 // The run folder of a checkpoint: RUN for RUN/checkpoints/step-NNNNNN, else the folder.
 std::string run_of_checkpoint(const std::string& checkpoint_dir);
+// A checkpoint's name on a slide: its run folder's name ("induction"), ORG/NAME for a Hugging
+// Face cache folder (models--ORG--NAME/snapshots/COMMIT); never a path, which would tell the
+// audience where the teacher keeps files.
+std::string checkpoint_name(const std::string& checkpoint_dir);
 
 }  // namespace attnsim::app

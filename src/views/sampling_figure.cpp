@@ -113,16 +113,17 @@ fig::Figure sampling_view_figure(const SamplingChart& c, const TokenLabel& label
 }
 
 fig::Figure sampling_slide(const SamplingChart& c, const TokenLabel& label, const std::string& title, Lang lang,
-                           const std::string& theme) {
+                           const std::string& theme, const std::string& caption) {
   const fig::Theme& th = fig::theme_by_name(theme);
   fig::SlideSpec spec;
   spec.title = title;
-  spec.caption = tr_in(lang, "Only the kept tokens can be drawn; the frame marks the one chosen.");
+  spec.caption = !caption.empty() ? caption : tr_in(lang, "Only the kept tokens can be drawn; the frame marks the one chosen.");
   spec.footer = "attnsim · " + sampling_settings(c.options, lang);
   spec.has_legend = false;
   fig::Slide s = fig::make_slide(spec, th);
   add_sampling_chart(s.figure, th, s.visual, c, label, lang);
   s.figure.title = spec.title;
+  s.figure.kind = "sampling";
   return s.figure;
 }
 

@@ -33,9 +33,10 @@ SamplingLayout add_sampling_chart(figure::Figure& f, const figure::Theme& theme,
 // The chart alone, `width` units wide, for a panel.
 figure::Figure sampling_view_figure(const SamplingChart& chart, const TokenLabel& label, Lang lang,
                                     const std::string& theme, float width);
-// The chart as a slide: `title` over it, the settings' effect as the caption.
+// The chart as a slide: `title` over it, the settings' effect as the caption (or `caption`, a
+// lesson step's).
 figure::Figure sampling_slide(const SamplingChart& chart, const TokenLabel& label, const std::string& title, Lang lang,
-                              const std::string& theme);
+                              const std::string& theme, const std::string& caption = "");
 // One line of the settings: "temperature 0.8 · top-k 10 · top-p 0.9 · seed 1" (greedy: "greedy").
 std::string sampling_settings(const model::SamplingOptions& o, Lang lang);
 

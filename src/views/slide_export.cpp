@@ -9,6 +9,7 @@
 #include "views/decode_slides.h"
 #include "views/gif_scenes.h"
 #include "views/hf_view.h"
+#include "views/model_slides.h"
 #include "views/model_view.h"
 #include "views/slide_scenes.h"
 #include "views/whole_slides.h"
@@ -92,8 +93,9 @@ int run_figure_export(const Options& o) {
       const auto data = view->run_data();
       Scenario scenario;
       scenario.name = o.scenario;
-      scenario.title_en = o.model + ", layer " + std::to_string(view->layer());
-      scenario.title_ko = o.model + ", 레이어 " + std::to_string(view->layer());
+      // The model's name, not its folder: a slide shows no path.
+      scenario.title_en = checkpoint_name(o.model) + ", layer " + std::to_string(view->layer());
+      scenario.title_ko = checkpoint_name(o.model) + ", 레이어 " + std::to_string(view->layer());
       scenario.focus_step = "alpha";
       scenario.config = data->config;
       SlideView v;

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 
 #include "views/cost_slides.h"
@@ -17,6 +16,7 @@
 #include "views/flash_slides.h"
 #include "views/memory_slides.h"
 #include "views/experiment_figure.h"
+#include "views/lens_figure.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
 #include "views/overview_figure.h"
@@ -35,7 +35,6 @@
 namespace attnsim::app {
 
 namespace fig = attnsim::figure;
-namespace fs = std::filesystem;
 
 // [SECTION] the run ------------------------------------------------------------------------
 
@@ -226,10 +225,11 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
     fig::Slide s = fig::make_slide(spec, th);
     const std::string why = !step ? std::string(in_lang(lang, "계산이 여기서 멈췄다: ", "The run stopped before this step: ")) + run.run.error
                                   : std::string(in_lang(lang, "이 설정에서는 건너뛴 단계: ", "Skipped in this setting: ")) + step->note;
-    const auto lines = fig::wrap_text(why, fig::kBodySize, s.visual.w, 4);
+    const auto lines = fig::wrap_text(why, fig::kBodySize, s.visual.w, static_cast<int>((s.visual.h - 60) / 46));
     for (size_t i = 0; i < lines.size(); ++i)
       s.figure.text(s.visual.x, s.visual.y + 60 + static_cast<float>(i) * 46, lines[i], fig::kBodySize, th.muted,
                     fig::Anchor::Start, false, "note");
+    s.figure.kind = "stopped";
     return s.figure;
   }
   if (batch < 0 || batch >= step->out.shape()[0])
@@ -237,6 +237,7 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
 
   std::vector<fig::Block> blocks;
   if (view.panel == "buglab") blocks = buglab_blocks(run, step_name, batch, view.head, lang);
+  const bool triptych = !blocks.empty();
   if (blocks.empty()) blocks = fig::tensor_blocks(step_name, step->out, batch, head_word(lang));
   // "scores · PuOr"; the mask's map is named after it: "mask", not "mask · mask"
   const std::string map = fig::colormap_name(blocks.empty() ? fig::ColorMapId::Viridis : blocks.front().map);
@@ -244,6 +245,7 @@ figure::Figure step_slide(const Scenario& scenario, const RunData& run, const Sl
   fig::Slide s = fig::make_slide(spec, th);
   fig::add_blocks(s.figure, th, s.visual, blocks, step_axis_labels(run, step_name, step->out, batch, lang),
                  fig::VAlign::Middle);
+  s.figure.kind = triptych ? "buglab" : "tensor";
   return s.figure;
 }
 
@@ -277,8 +279,9 @@ figure::Figure title_slide(const std::string& title, const std::string& summary,
     f.text(fig::kMargin, y, l, 36, th.text, fig::Anchor::Start, false, "caption");
     y += 52;
   }
-  f.text(fig::kMargin, fig::kSlideHeight - fig::kMargin, fig::fit_text(footer, 28, inner), 28, th.muted,
-         fig::Anchor::Start, false, "footer");
+  fig::fitted_text(f, fig::kMargin, fig::kSlideHeight - fig::kMargin, footer, 28, inner, th.muted, fig::Anchor::Start,
+                   false, "footer");
+  f.kind = "title";
   return f;
 }
 
@@ -295,13 +298,13 @@ std::string page_name(int n, const std::string& id) {
 // A model / timeline step's slide: the checkpoint its first model.* claim reads (that run and
 // step; the shipped model otherwise) as the head grid with the loss and accuracy bars (the
 // induction heads knocked out for action "ablate-induction"), or as its run's training curves;
-// a step whose claims read several checkpoints compares them; a step that opens the Overview or
-// Sampling tab, that tab's figure.
+// a step whose claims read several checkpoints compares them; a step that opens the Overview,
+// Sampling or Lens tab, that tab's figure (the page shows what the step's title names).
 fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) {
   const std::vector<std::string> dirs = lessons::step_model_dirs(st);
   std::vector<ModelView> views(dirs.size());
   for (size_t i = 0; i < dirs.size(); ++i) views[i].load(dirs[i]);
-  auto name = [](const std::string& dir) { return fs::path(run_of_checkpoint(dir)).filename().string(); };
+  auto name = [](const std::string& dir) { return checkpoint_name(dir); };
   ModelSlideText text;
   text.title = v.title;
   text.caption = v.caption;
@@ -314,32 +317,43 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
     std::vector<std::pair<std::string, const ModelView*>> models;
     text.footer = "attnsim";
     for (size_t i = 0; i < dirs.size(); ++i) {
-      models.emplace_back(name(dirs[i]), &views[i]);
+      // two checkpoints of one run (steps 1000 and 4000) are told apart by their step
+      const bool shared = std::count_if(dirs.begin(), dirs.end(), [&](const std::string& d) { return name(d) == name(dirs[i]); }) > 1;
+      models.emplace_back(name(dirs[i]) + (shared ? " · " + std::string(in_lang(v.lang, "단계 ", "step ")) +
+                                                        std::to_string(views[i].step())
+                                                  : ""),
+                          &views[i]);
       text.footer += " · " + name(dirs[i]) + " " + in_lang(v.lang, "단계 ", "step ") + std::to_string(views[i].step());
     }
     return compare_slide(models, text).figure;
   }
-  // A step on the Overview or Sampling tab shows that figure (the Lens tab has none: the grid),
-  // on the sequence its whole-pass claims read and at the sampling settings of the first claim
-  // that samples.
+  // A step on the Overview, Sampling or Lens tab shows that figure, on the sequence its
+  // whole-pass claims read and at the sampling settings of the first claim that samples (the
+  // lens: of the first claim on the lens or the attribution, which read one sequence).
   const Lang lang = v.lang == lessons::Lang::Ko ? Lang::Ko : Lang::En;
   const TokenLabel label = views[0].labeller();
-  if (st.action == "open-sampling" || st.action == "open-overview") {
+  if (st.action == "open-sampling" || st.action == "open-overview" || st.action == "open-lens") {
     const lessons::Claim* first = nullptr;
-    for (const lessons::Claim& c : st.claims)
-      if (!first && (c.quantity.rfind("model.sample_", 0) == 0 || c.quantity == "model.loop_share")) first = &c;
+    for (const lessons::Claim& c : st.claims) {
+      const bool samples = c.quantity.rfind("model.sample_", 0) == 0 || c.quantity == "model.loop_share";
+      const bool lens = c.quantity.rfind("model.lens_", 0) == 0 || c.quantity.rfind("model.dla_", 0) == 0;
+      if (!first && (st.action == "open-lens" ? lens && !c.model.prompts && !c.model.runs : samples)) first = &c;
+    }
     const lessons::ModelSettings table = first ? first->model : lessons::ModelSettings{};
     views[0].set_tokens(lessons::whole_sequence(views[0].model(), table));
     views[0].sampling().set_options(lessons::sampling_options(table));
   }
-  if (st.action == "open-sampling") return sampling_slide(views[0].sampling().chart(), label, v.title, lang, v.theme);
+  if (st.action == "open-sampling")
+    return sampling_slide(views[0].sampling().chart(), label, v.title, lang, v.theme, v.caption);
+  if (st.action == "open-lens")
+    return lens_slide(views[0].whole(), views[0].model().config.heads, label, lang, v.theme, v.title, v.caption);
   if (st.action == "open-overview") {
     OverviewInput in;
     in.run = &views[0].whole();
     for (int32_t t : views[0].tokens()) in.tokens.push_back(label(t));
     in.answer = label(views[0].whole().lens.rows.back().top);
     in.mlp = views[0].model().config.mlp;
-    return overview_slide(in, v.title, lang, v.theme);
+    return overview_slide(in, v.title, lang, v.theme, v.caption);
   }
   if (st.action == "ablate-induction") views[0].set_ablated(views[0].heads_with_role("induction"));
   views[0].set_show_contribution(st.action == "show-contribution");
@@ -362,17 +376,19 @@ ModelSlideText model_text(const std::string& scenario, const ModelView& view, le
   text.lang = lang;
   text.theme = theme;
   text.title = model_title(scenario, lang);
-  text.footer = "attnsim · " + scenario + " · " + fs::path(run_of_checkpoint(view.dir())).filename().string() + " · " +
+  text.footer = "attnsim · " + scenario + " · " + checkpoint_name(view.dir()) + " · " +
                 in_lang(lang, "단계 ", "step ") + std::to_string(view.step());
   return text;
 }
 
 }  // namespace
 
+std::string scenario_model_dir(const std::string& given) { return given.empty() ? start_model_dir() : given; }
+
 figure::Figure model_scenario_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
                                     const std::string& theme) {
   ModelView view;
-  view.load(model_dir.empty() ? default_model_dir() : model_dir);
+  view.load(scenario_model_dir(model_dir));
   if (scenario == "model-ablate-induction") view.set_ablated(view.heads_with_role("induction"));
   ModelSlideText text = model_text(scenario, view, lang, theme);
   text.caption = view.ablated_heads().empty() && view.text_model()
@@ -392,7 +408,7 @@ figure::Figure model_scenario_slide(const std::string& scenario, const std::stri
 figure::Figure model_timeline_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
                                     const std::string& theme) {
   ModelView view;
-  view.load(model_dir.empty() ? default_model_dir() : model_dir);
+  view.load(scenario_model_dir(model_dir));
   ModelSlideText text = model_text(scenario, view, lang, theme);
   text.title = in_lang(lang, "학습 기록: 헤드가 생겨나는 과정", "The training log: how the heads formed");
   text.caption = in_lang(lang, "부분별 손실과 헤드별 역할 점수. 인덕션 점수가 뛰는 곳이 상전이다.",
@@ -403,7 +419,7 @@ figure::Figure model_timeline_slide(const std::string& scenario, const std::stri
 figure::Figure model_experiment_slide(const std::string& experiment, const std::string& model_dir,
                                       lessons::Lang lang, const std::string& theme) {
   ModelView view;
-  view.load(model_dir.empty() ? default_model_dir() : model_dir);
+  view.load(scenario_model_dir(model_dir));
   const auto result = model::run_experiment(experiment, experiment_options(view.model().config, view.dir(), kExperimentSteps));
   return experiment_slide(result, lang == lessons::Lang::Ko ? Lang::Ko : Lang::En, theme);
 }
@@ -445,7 +461,8 @@ Deck scenario_deck(const std::string& name, lessons::Lang lang, const std::strin
   return d;
 }
 
-Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme) {
+Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme,
+                 const std::function<void(size_t, size_t)>& progress) {
   // Figures and index.md take plain text: a quoted figure ({quote:6.4GB}) keeps its text and
   // loses its mark (only the app's lesson panel draws the quote style).
   auto plain = [lang](const lessons::Text& t) { return lessons::plain_text(lessons::parse_markup(t.get(lang))); };
@@ -458,6 +475,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
                                  theme)});
   lessons::Evaluator eval;  // the cost steps' figures (one cache for the deck)
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
+    if (progress) progress(i, lesson.steps.size());
     const lessons::LessonStep& st = lesson.steps[i];
     SlideView v;
     v.lang = lang;
@@ -477,10 +495,14 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
                             return c.quantity.rfind("flash.", 0) == 0;
                           });
     if (st.panel == "cost" || io_model) {
-      const auto figures = step_figures(st, lesson.settings_at(i), eval);
+      // a cost step about trained runs (MQA against MHA over seeds): their spread instead
+      auto figures = step_figures(st, lesson.settings_at(i), eval);
+      const bool runs = figures.empty();
+      if (runs) figures = run_figures(st, lesson.settings_at(i), eval, lang);
       if (!figures.empty()) {
         const std::string footer = "attnsim · " + lesson.id + " · " + st.id + " · " +
-                                   in_lang(lang, "비용 모델과 IO 모델 (엔진)", "cost model and IO model (engine)");
+                                   (runs ? in_lang(lang, "학습한 모델들 (엔진)", "trained runs (engine)")
+                                         : in_lang(lang, "비용 모델과 IO 모델 (엔진)", "cost model and IO model (engine)"));
         d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, cost_slide(figures, v, footer)});
         continue;
       }
@@ -504,6 +526,7 @@ Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::s
     if (st.tile && st.tile->size() == 2) v.tile_q = (*st.tile)[0], v.tile_k = (*st.tile)[1];
     d.pages.push_back({page_name(static_cast<int>(i + 1), st.id), v.title, step_slide(s, *run, v)});
   }
+  if (progress) progress(lesson.steps.size(), lesson.steps.size());
   return d;
 }
 

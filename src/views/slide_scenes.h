@@ -9,6 +9,7 @@
 //                                          (decode scenarios: per decode call, decode_slides.h)
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,14 +85,18 @@ struct Deck {
   std::string title;
   std::vector<DeckPage> pages;  // the title page first
 };
+// The folder a model scenario opens: `given` (--model, a lesson step's checkpoint), else the one
+// the window opens (model_view.h start_model_dir, the language model), so that
+// `--export --scenario model` draws the model the window shows.
+std::string scenario_model_dir(const std::string& given);
 // The title page plus every active (not skipped) step of the scenario. A model scenario
-// (model_view.h is_model_scenario) gives its head grid slide and its run's training curves;
-// it, and a decode scenario on the trained model, open `model_dir` ("" = the shipped
-// checkpoint).
+// (model_view.h is_model_scenario) gives its head grid slide and its run's training curves of
+// `model_dir` ("" = the window's model, scenario_model_dir); a decode scenario on the trained
+// model decodes with `model_dir` ("" = the shipped checkpoint).
 Deck scenario_deck(const std::string& scenario, lessons::Lang lang, const std::string& theme,
                    const std::string& model_dir = "");
-// A model scenario's head grid slide: the checkpoint at `model_dir` ("" = the shipped one) on
-// BOS + r + r, the induction heads knocked out for model-ablate-induction.
+// A model scenario's head grid slide: the checkpoint at `model_dir` ("" = the window's) on
+// its sequence, the induction heads knocked out for model-ablate-induction.
 figure::Figure model_scenario_slide(const std::string& scenario, const std::string& model_dir, lessons::Lang lang,
                                     const std::string& theme);
 // The run's training curves (the timeline slide) of the checkpoint at `model_dir`, its step
@@ -108,6 +113,9 @@ figure::Figure model_experiment_slide(const std::string& experiment, const std::
 // strip, the cost table of the step's engine figures (cost_slides.h; also for a flash step
 // whose claims are IO-model figures), the trained model's head grid with its loss / accuracy
 // bars or its training curves (model_slides.h).
-Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme);
+// `progress`, when given, hears (steps done, steps in all) before each step's page and at the
+// end: the app's worker shows it.
+Deck lesson_deck(const lessons::Lesson& lesson, lessons::Lang lang, const std::string& theme,
+                 const std::function<void(size_t, size_t)>& progress = {});
 
 }  // namespace attnsim::app

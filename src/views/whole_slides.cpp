@@ -9,6 +9,7 @@
 #include "views/model_view.h"
 #include "views/overview_figure.h"
 #include "views/sampling_figure.h"
+#include "views/slide_scenes.h"
 
 namespace attnsim::app {
 
@@ -85,7 +86,7 @@ auto with_shown(const Options& o, F&& f) {
     return f(s);
   }
   ModelView view;
-  view.load(o.model.empty() ? default_model_dir() : o.model);
+  view.load(scenario_model_dir(o.model));  // the window's model unless --model names one
   if (!o.text.empty()) view.set_text(o.text);
   Shown s{&view.whole(), &view.sampling(), view.labeller(), view.tokens(), view.model().config.mlp,
           view.model().config.heads};

@@ -81,14 +81,15 @@ TEST_CASE("experiment figure: dk-sweep draws entropy and loss side by side; a re
 }
 
 TEST_CASE("experiment slide: the sink experiment on the shipped checkpoint, with its conclusion as the caption") {
-  if (!std::filesystem::exists(default_model_dir() + "/model.json")) {
+  // no folder named: the model the window opens (scenario_model_dir), as every model export
+  if (!std::filesystem::exists(scenario_model_dir("") + "/model.json")) {
     WARN("no checkpoint: skipped");
     return;
   }
   const fig::Figure f = model_experiment_slide("sink", "", lessons::Lang::En, "print");
   CHECK(f.title == "experiment: sink");
   ModelView view;
-  view.load(default_model_dir());
+  view.load(scenario_model_dir(""));
   const auto r = model::run_experiment("sink", experiment_options(view.model().config, view.dir(), 1));
   bool caption = false;
   for (const auto& item : f.items)
