@@ -5,9 +5,10 @@
 //   [SECTION] numbers    loss and accuracy per part, as trained and with the ablation; a
 //                        language model's held-out loss, as trained and knocked out
 //   [SECTION] grid       the slide's head grid (model_slides.h head_grid_view: each head's
-//                        alpha, role badge, knocked-out heads crossed) through the ImGui sink;
-//                        scores on hover, click = that layer's trace in the other views, and
-//                        an ablate toggle under each cell
+//                        alpha, its name badge "0.1 first token 0.49 · chance 0.17"
+//                        (head_names.h), knocked-out heads crossed) through the ImGui sink;
+//                        sentences on hover, click = that layer's trace in the other views,
+//                        and an ablate toggle under each cell
 //   [SECTION] tokens     the top 5 after the last token; the sequence with the model's top-1
 //                        prediction under every token, its top 5 on hover
 //   The Sampling and Lens tabs are panel_whole.cpp's, over the view's whole pass.

@@ -98,7 +98,8 @@ class ModelView {
   const HeldoutLoss& heldout() const { return heldout_; }
   // The held-out windows heldout() is measured on (empty batch when there are none).
   const model::Batch& heldout_batch() const { return heldout_batch_; }
-  // Role scores on the standard scoring batch: what `attnsim-cli heads` prints. Badges.
+  // Role scores on the standard scoring batch: what `attnsim-cli heads` prints; the colour of
+  // each head's badge (its text names the pattern on the sequence on screen: head_names.h).
   // A language model's: on held-out lines repeated (EOS + r + r, model::repeated_text).
   const model::HeadTable& roles() const { return roles_; }
   // Uniform attention's scores on the same batch: every head's chance (head_names.h).
