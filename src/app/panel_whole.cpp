@@ -186,6 +186,11 @@ void overview_tab(App& app, const WholePanel& p, WholeTabsState& s) {
       ImGui::SetTooltip("%s", trf("block %zu: click for its steps", l).c_str());
     ImGui::PopID();
   }
+  // Where the blocks and the open block's steps are on screen (the window tests click them).
+  auto screen = [&](const figure::Rect& r) { return ImVec4{origin.x + r.x * scale, origin.y + r.y * scale, r.w * scale, r.h * scale}; };
+  for (size_t l = 0; l < lay.blocks.size(); ++l) app.figure_rects["overview_block_" + std::to_string(l)] = screen(lay.blocks[l]);
+  if (s.expanded >= 0) app.figure_rects["overview_open"] = screen(lay.header);
+  for (const OverviewStep& st : lay.steps) app.figure_rects["overview_step_" + st.step] = screen(st.rect);
   ImGui::SetCursorScreenPos(origin);
   ImGui::Dummy({s.overview.width * scale, s.overview.height * scale});
 }
