@@ -13,11 +13,13 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "app/app.h"
 #include "app/capture.h"
 #include "app/gl.h"
+#include "app/lesson_ui.h"
 #include "views/i18n.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
@@ -157,6 +159,13 @@ int run_export(const Options& options) {
   App app;
   Window w;
   if (!start(app, w, options)) return 2;
+  if (!options.lesson.empty()) {
+    // A lesson's figures fill in on a worker (lesson_ui.h): the picture waits for its step's
+    // own, or its text would show "…"; then the frames that lay the filled text out.
+    while (!lesson_values_ready()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    app.session.wait();
+    for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
+  }
   if (!options.step.empty() && app.step_index(options.step) < 0) {
     std::fprintf(stderr, "attnsim: unknown step '%s'\n", options.step.c_str());
     close_window(w);

@@ -1,6 +1,10 @@
 // The lesson player's state inside the app (one per process). See lesson_ui.h.
 #pragma once
 
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,11 +14,23 @@
 #include "lessons/player.h"
 #include "lessons/progress.h"
 #include "lessons/quantity.h"
+#include "lessons/value_fill.h"
 #include "views/tasks.h"
 
 namespace attnsim::app {
 
 struct App;
+
+// The open lesson's figures, filled on a worker (lessons/value_fill.h): the worker fills the
+// texts of step `want` first and leaves each in `landed`; the frame puts them in place.
+struct LessonFill {
+  std::atomic<int> want{0};
+  std::atomic<bool> stop{false};  // the lesson was closed or another opened
+  std::mutex mutex;               // guards what follows
+  std::vector<lessons::FilledText> landed;
+  std::vector<lessons::Diagnostic> problems;  // set when every text is filled
+  bool finished = false;
+};
 
 struct LessonUi {
   // The lessons folder, loaded on first use for the browser.
@@ -23,6 +39,14 @@ struct LessonUi {
   bool library_loaded = false;
 
   lessons::Player player;
+  // Its figures: the job filling them, which texts have landed (by lesson_texts() index, with
+  // each text's step), and lessons whose every figure landed, by path (opened again at once).
+  std::shared_ptr<LessonFill> fill;
+  Task<void> fill_task;
+  std::vector<Task<void>> retired_fills;  // stopped jobs finishing the text they were on
+  std::vector<int> text_step;
+  std::vector<bool> text_filled;
+  std::map<std::string, lessons::Lesson> filled;
   lessons::Progress progress;
   std::string progress_path;  // empty = lessons::default_progress_path()
   bool progress_loaded = false;
@@ -48,12 +72,15 @@ struct LessonUi {
   Task<std::string> task_job;
   std::string task_job_key;
   std::string pending_action;  // the step's action, pressed once its run is on screen
+  bool scroll_to_highlight = false;  // the model panel scrolls to the step's highlighted head once
   std::vector<StepFigure> figures;  // the step's engine figures (lesson_figures.h)
   int figures_step = -1;
   lessons::Evaluator eval;
 };
 
 LessonUi& lesson_ui();
+// True when every text of step `step` has its figures (value_fill.h).
+bool step_filled(const LessonUi& ui, int step);
 // Korean or English by the UI language.
 const char* L(const char* ko, const char* en);
 // Shows the player's current step on the simulator (scenario, focus step, zoom) and records

@@ -24,8 +24,16 @@ bool lesson_handle_keys(App& app);
 // Draws the menu bar; when a lesson is open also lays out and draws every panel and returns
 // true (app_frame then draws nothing else but the banner).
 bool lesson_frame(App& app);
-// Opens a lesson file (the window's --lesson FILE); false with a banner when it fails to load.
-bool open_lesson_file(App& app, const std::string& path);
+// Opens a lesson file (the window's --lesson FILE) at step `step` (0-based; -1: where the
+// learner left it; past the end: step 1, with a banner); false with a banner when it fails to
+// load. Its figures fill in on a worker, the step on screen first.
+bool open_lesson_file(App& app, const std::string& path, int step = -1);
+// True when every figure of the open lesson's step on screen is computed (or no lesson is
+// open); puts the figures that landed in place. A headless export waits for it.
+bool lesson_values_ready();
+// Stops the worker filling the lesson's figures and waits for it (it stops before its next
+// value): before the process exits, so that it never runs while the statics it reads go.
+void stop_lesson_work();
 // Opens the lesson with this id from the lessons folder at step `step` (0-based, clamped);
 // false with a banner when there is none (the page's #lesson=ID&at=K).
 bool open_lesson_by_id(App& app, const std::string& id, int step);

@@ -137,7 +137,14 @@ int run_print_trace(const Options& options) {
 // banner in a picture nobody sees.
 bool lesson_loads(const Options& options) {
   if (options.lesson.empty() || options.mode == Mode::Window || options.mode == Mode::Help) return true;
-  const auto loaded = lessons::load_lesson(options.lesson);
+  // Its shape only: the figures are the export's to wait for (headless.cpp), the step's own.
+  const auto loaded = lessons::load_lesson(options.lesson, lessons::Fill::Later);
+  const int steps = loaded.lesson ? static_cast<int>(loaded.lesson->steps.size()) : 0;
+  if (loaded.lesson && loaded.diagnostics.empty() && options.lesson_at > steps) {
+    std::fprintf(stderr, "attnsim: --at %d: lesson %s has steps 1 to %d\n", options.lesson_at,
+                 one_line(options.lesson).c_str(), steps);
+    return false;
+  }
   if (loaded.lesson && loaded.diagnostics.empty()) return true;
   for (const auto& d : loaded.diagnostics) std::fprintf(stderr, "%s\n", one_line(d.str()).c_str());
   std::fprintf(stderr, "attnsim: cannot use lesson %s (check it with attnsim-cli lesson check)\n",
@@ -235,6 +242,11 @@ int main(int argc, char** argv) {
   }
   if (!blas_warning.empty() && (options.mode == Mode::Bench || options.mode == Mode::BenchEdit))
     std::fprintf(stderr, "attnsim: warning: %s\n", blas_warning.c_str());
+  // A lesson's figures are filled on a worker (lesson_ui.h): it stops before main returns,
+  // whatever the way out, so it never reads a static being destroyed.
+  struct StopLessonWork {
+    ~StopLessonWork() { stop_lesson_work(); }
+  } stop_lesson_work_on_exit;
   // Every mode's failures end here as one line: bad_alloc and library errors included.
   try {
     if (!lesson_loads(options)) return 2;

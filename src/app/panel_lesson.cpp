@@ -12,15 +12,21 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // FindWindowByName, SetScrollY: a lesson scrolls the model panel to a head
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#ifndef __EMSCRIPTEN__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 #include "app/app.h"
 #include "app/platform.h"
@@ -40,6 +46,7 @@
 #include "engine/scenario.h"
 #include "figure/slide.h"
 #include "lessons/model_quantity.h"
+#include "lessons/whole_quantity.h"
 #include "lessons/markup.h"
 
 namespace attnsim::app {
@@ -111,7 +118,7 @@ void ensure_library(LessonUi& ui) {
   ui.dir = lessons::default_lesson_dir();
   if (ui.dir.empty()) return;
   std::vector<lessons::Diagnostic> problems;
-  ui.library = lessons::load_lesson_dir(ui.dir, &problems);
+  ui.library = lessons::load_lesson_dir(ui.dir, &problems, lessons::Fill::Later);  // figures when one opens
   for (const auto& p : problems) std::fprintf(stderr, "attnsim: %s\n", p.str().c_str());
   for (const auto& l : ui.library) {
     fonts().want(l.title.ko);
@@ -119,9 +126,155 @@ void ensure_library(LessonUi& ui) {
   }
 }
 
+// [SECTION] Figures in the background
+//
+// A lesson opens with its figures showing "…" (lessons::Fill::Later) and a worker fills them,
+// the step on screen first (lessons/value_fill.h): a lesson on a trained model computes
+// minutes of forward passes the first time (later runs read the value cache), and the window
+// must keep drawing meanwhile.
+
+// Stops the job filling the open lesson; it stops before its next value and is dropped later.
+void stop_filling(LessonUi& ui) {
+  if (ui.fill) ui.fill->stop = true;
+  if (ui.fill_task.valid()) ui.retired_fills.push_back(std::move(ui.fill_task));
+  ui.fill.reset();
+}
+
+void start_filling(LessonUi& ui, bool already_filled) {
+  stop_filling(ui);
+  lessons::Lesson& lesson = ui.player.lesson_to_fill();
+  ui.text_step = lessons::text_steps(lesson);
+  ui.text_filled.assign(ui.text_step.size(), false);
+  for (size_t i = 0; i < ui.text_step.size(); ++i) ui.text_filled[i] = already_filled || ui.text_step[i] < 0;
+  if (already_filled) return;
+  auto job = std::make_shared<LessonFill>();
+  job->want = ui.player.step_index();
+  ui.fill = job;
+  auto fill = std::make_shared<lessons::ValueFill>(lesson);
+  // One text per call: the frame (and the page's main loop, where tasks run between frames)
+  // gets the CPU back between texts, and a stop is seen before the next one.
+  ui.fill_task = start_sliced(
+      [job, fill] {
+        if (job->stop) return false;
+        std::optional<lessons::FilledText> text;
+        std::string failed;
+        try {
+          text = fill->next(job->want, &job->stop);
+        } catch (const std::exception& e) {  // not the engine refusing a figure ("?"): out of memory, ...
+          failed = e.what();
+        }
+        if (job->stop) return false;
+        std::lock_guard<std::mutex> lock(job->mutex);
+        if (text) {
+          job->landed.push_back(std::move(*text));
+          return true;
+        }
+        job->problems = fill->problems();
+        if (!failed.empty()) job->problems.push_back(lessons::Diagnostic{"", 0, 0, "the figures stopped: " + failed});
+        job->finished = true;
+        return false;
+      },
+      [] {
+#ifndef __EMSCRIPTEN__
+        // Below the frame: the UI thread and the rasteriser come first (a nice value, not
+        // SCHED_IDLE: on a busy machine an idle-class thread might never get to the figures).
+        const auto self = static_cast<id_t>(::gettid());
+        errno = 0;
+        const int ui_nice = ::getpriority(PRIO_PROCESS, self);
+        if (errno == 0) (void)::setpriority(PRIO_PROCESS, self, std::min(ui_nice + 5, 19));
+#endif
+      });
+}
+
+// Puts the figures that landed in place; true when those of the step on screen are all in.
+bool poll_filling(LessonUi& ui) {
+  for (size_t i = 0; i < ui.retired_fills.size();)  // stopped jobs that finished their text
+    if (ui.retired_fills[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+      ui.retired_fills.erase(ui.retired_fills.begin() + static_cast<std::ptrdiff_t>(i));
+    else
+      ++i;
+  if (!ui.player.is_open()) return true;
+  if (ui.fill) {
+    ui.fill->want = ui.player.step_index();
+    std::vector<lessons::FilledText> landed;
+    bool finished = false;
+    std::vector<lessons::Diagnostic> problems;
+    {
+      std::lock_guard<std::mutex> lock(ui.fill->mutex);
+      landed.swap(ui.fill->landed);
+      finished = ui.fill->finished;
+      if (finished) problems = ui.fill->problems;
+    }
+    lessons::Lesson& lesson = ui.player.lesson_to_fill();
+    for (const lessons::FilledText& t : landed) {
+      lessons::put_filled(lesson, t);
+      fonts().want(t.text.ko);
+      if (t.index < ui.text_filled.size()) ui.text_filled[t.index] = true;
+    }
+    if (finished) {
+      ui.text_filled.assign(ui.text_filled.size(), true);  // nothing more comes: what is left stays "…"
+      lesson.fill_problems = problems;
+      for (const auto& p : problems) std::fprintf(stderr, "attnsim: %s\n", p.str().c_str());
+      const bool whole = problems.empty() || problems.back().message.rfind("the figures stopped", 0) != 0;
+      if (whole) ui.filled[lesson.path] = lesson;  // opened again, it needs no worker
+      ui.fill.reset();
+      if (ui.fill_task.valid()) ui.retired_fills.push_back(std::move(ui.fill_task));
+    }
+  }
+  return step_filled(ui, ui.player.step_index());
+}
+
 }  // namespace
 
+bool step_filled(const LessonUi& ui, int step) {
+  for (size_t i = 0; i < ui.text_step.size(); ++i)
+    if (ui.text_step[i] == step && !ui.text_filled[i]) return false;
+  return true;
+}
+
+bool lesson_values_ready() { return poll_filling(lesson_ui()); }
+
+void stop_lesson_work() {
+  LessonUi& ui = lesson_ui();
+  stop_filling(ui);
+  for (auto& t : ui.retired_fills) t.wait();  // each ends at its next value
+  ui.retired_fills.clear();
+}
+
 // [SECTION] Applying a step -----------------------------------------------------------------
+
+namespace {
+
+// A model step's own sequence (the one its figures are read on, or its words) and the head
+// its text names: that head's layer goes to the other views, and the grid scrolls to it.
+void show_what_the_step_names(App& app, const lessons::LessonStep& step) {
+  LessonUi& ui = lesson_ui();
+  ui.scroll_to_highlight = !step.highlight_heads.empty();
+  if (!app.model) return;
+  try {
+    if (step.sequence == lessons::kWholePassSequence) {
+      lessons::ModelSettings table;  // the whole pass reads the step's first model table's sequence
+      for (const lessons::Claim& c : step.claims)
+        if (c.quantity.rfind("model.", 0) == 0 && !c.model.runs) {
+          table = c.model;
+          break;
+        }
+      app.model->set_tokens(lessons::whole_sequence(app.model->model(), table));
+    } else if (!step.sequence.empty()) {
+      app.model->set_text(step.sequence);
+    }
+  } catch (const Error& e) {
+    app.show_banner(e.what(), true, 8.0);
+  }
+  if (!step.highlight_heads.empty() && step.highlight_heads[0].layer < app.model->model().config.layers) {
+    app.model_layer = step.highlight_heads[0].layer;
+    show_model_layer(app, app.model_layer);
+  } else if (!step.sequence.empty()) {
+    show_model_layer(app, app.model_layer);  // the other views show the new sequence
+  }
+}
+
+}  // namespace
 
 void apply_step(App& app) {
   LessonUi& ui = lesson_ui();
@@ -162,6 +315,7 @@ void apply_step(App& app) {
     open_model_tab(app, step.panel == "timeline"                ? "training"
                         : step.action.rfind("open-", 0) == 0 ? step.action.substr(5)  // open-overview ...
                                                               : "heads");
+    show_what_the_step_names(app, step);
     ui.player.record(ui.progress);
     save(app, ui);
     return;
@@ -197,14 +351,17 @@ void apply_step(App& app) {
 void open_lesson(App& app, const lessons::Lesson& lesson, int step) {
   LessonUi& ui = lesson_ui();
   ensure_progress(ui);
-  want_lesson_glyphs(lesson);
-  ui.player.open(lesson, step);
+  const auto done = ui.filled.find(lesson.path);
+  const lessons::Lesson& shown = done != ui.filled.end() ? done->second : lesson;
+  want_lesson_glyphs(shown);
+  ui.player.open(shown, step);
+  start_filling(ui, done != ui.filled.end());
   ui.browser_open = false;
   apply_step(app);
 }
 
-bool open_lesson_file(App& app, const std::string& path) {
-  auto r = lessons::load_lesson(path);
+bool open_lesson_file(App& app, const std::string& path, int step) {
+  auto r = lessons::load_lesson(path, lessons::Fill::Later);  // the figures fill in on a worker
   if (!r.lesson) {
     std::string text = "cannot open lesson " + path;
     if (!r.diagnostics.empty()) text += ": " + r.diagnostics.front().str();
@@ -214,14 +371,20 @@ bool open_lesson_file(App& app, const std::string& path) {
   }
   LessonUi& ui = lesson_ui();
   ensure_progress(ui);
+  const int n = static_cast<int>(r.lesson->steps.size());
+  if (step >= n) {  // --at past the lesson (a headless export refuses it before: main.cpp)
+    app.show_banner(trf("--at %d: this lesson has steps 1 to %d; showing step 1.", step + 1, n), true, 10.0);
+    step = 0;
+  }
   const auto it = ui.progress.lessons.find(r.lesson->id);
-  open_lesson(app, *r.lesson, it == ui.progress.lessons.end() ? 0 : it->second.step);
+  if (step < 0) step = it == ui.progress.lessons.end() ? 0 : it->second.step;  // where the learner left it
+  open_lesson(app, *r.lesson, step);
   return true;
 }
 
 bool open_lesson_by_id(App& app, const std::string& id, int step) {
   LessonUi& ui = lesson_ui();
-  ensure_library(ui);  // loaded (every value filled) once, shared with the browser
+  ensure_library(ui);  // loaded once (figures filled when a lesson opens), shared with the browser
   for (const lessons::Lesson& l : ui.library)
     if (l.id == id) {
       const int n = static_cast<int>(l.steps.size());
@@ -258,6 +421,7 @@ void go(App& app, int delta) {
 
 void close_lesson() {
   LessonUi& ui = lesson_ui();
+  stop_filling(ui);
   ui.player = lessons::Player();
   ui.presenting = false;
   fonts().set_raster_scale(1.0f);
@@ -589,6 +753,26 @@ void draw_run_error(const App& app) {
   ImGui::PopTextWrapPos();
 }
 
+// While the step's figures are being computed: a line that says so, with a spinner, above
+// the text whose figures show "…" (they fill in as they land).
+void draw_pending(const LessonUi& ui) {
+  if (step_filled(ui, ui.player.step_index())) return;
+  size_t left = 0;
+  for (size_t i = 0; i < ui.text_step.size(); ++i) left += ui.text_step[i] == ui.player.step_index() && !ui.text_filled[i];
+  // A turning arc (drawn, so no font needs a spinner glyph), then the words.
+  const float r = ImGui::GetFontSize() * 0.4f;
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const ImVec2 c{at.x + r + 1, at.y + ImGui::GetFontSize() * 0.5f};
+  const float a = static_cast<float>(ImGui::GetTime()) * 6.0f;
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  list->PathArcTo(c, r, a, a + 4.2f, 16);
+  list->PathStroke(ImGui::GetColorU32(kCode), 0, 2.0f);
+  ImGui::Dummy({2 * r + 2, ImGui::GetFontSize()});
+  ImGui::SameLine();
+  ImGui::TextColored(kCode, "%s",
+                     trf("Computing this step's figures with the engine… (%d texts left)", static_cast<int>(left)).c_str());
+}
+
 void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   const auto lang = panel_lang();
   const lessons::Lesson& lesson = ui.player.lesson();
@@ -600,6 +784,7 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   ImGui::TextColored(kBold, "%s", unmarked(step.title.get(lang)).c_str());
   ImGui::SetWindowFontScale(presenting ? ui.presenter_scale : 1.0f);
   ImGui::Separator();
+  draw_pending(ui);
   draw_markup(step.text.get(lang));
   draw_action_result(app, step);
   draw_run_error(app);
@@ -690,6 +875,11 @@ void draw_browser(App& app) {
 
 // The open lesson's slides as one HTML file (deck_html.h), the theme of the slide view.
 void export_deck(App& app, LessonUi& ui) {
+  if (std::find(ui.text_filled.begin(), ui.text_filled.end(), false) != ui.text_filled.end()) {
+    // A slide states every figure: one still computing would print as "…"
+    app.show_banner(tr("The lesson's figures are still being computed: export the slides when they are in."), true, 6.0);
+    return;
+  }
   const lessons::Lesson& lesson = ui.player.lesson();
   std::string path = export_path(lesson.id + "-slides.html"), error;
   try {
@@ -728,6 +918,7 @@ void lessons_menu(App& app) {
 // [SECTION] Layout --------------------------------------------------------------------------
 
 void draw_highlights(App& app, const lessons::LessonStep& step);
+void draw_head_highlight(App& app, const lessons::LessonStep& step);
 
 // Every step of the run as one table (name, op, shape, strides, kind, bytes), the step the
 // lesson points at lit: the pipeline view for presenter mode and slides, where the narrow
@@ -784,12 +975,47 @@ void draw_view(App& app, const lessons::LessonStep& step, const ImVec4& rect) {
   else if (p == "cost") panel_figures(app, rect);
   else if (p == "buglab" && app.data() && app.data()->has_reference) panel_buglab(app, rect);
   else if (p == "flash") panel_flash(app, rect);
-  else if (lessons::is_model_panel(p) && app.model) panel_model(app, rect);
+  else if (lessons::is_model_panel(p) && app.model) {
+    panel_model(app, rect);
+    draw_head_highlight(app, step);
+  }
   else if (p == "decode" && app.session.scenario().decode.enabled) panel_decode(app, rect);
   else {
     panel_tensor(app, rect);  // tensor, lesson
     draw_highlights(app, step);
   }
+}
+
+// Outlines the heads a model step's text names (highlight.head) over the head grid just drawn
+// (app.model_cells), and scrolls the model panel once so that the first is in view.
+void draw_head_highlight(App& app, const lessons::LessonStep& step) {
+  if (step.highlight_heads.empty() || app.model_cells.empty()) return;
+  const auto rect = app.panel_rects.find("model");
+  if (rect == app.panel_rects.end()) return;
+  const int64_t layers = app.model->model().config.layers, heads = app.model->model().config.heads;
+  const ImVec4 clip = rect->second;
+  LessonUi& ui = lesson_ui();
+  ImDrawList* list = ImGui::GetForegroundDrawList();
+  list->PushClipRect({clip.x, clip.y}, {clip.x + clip.z, clip.y + clip.w}, true);
+  for (size_t k = 0; k < step.highlight_heads.size(); ++k) {
+    const lessons::HeadName& h = step.highlight_heads[k];
+    if (h.layer >= layers || h.head >= heads) continue;  // lesson check refuses it
+    const size_t i = static_cast<size_t>(h.layer * heads + h.head);
+    if (i >= app.model_cells.size()) continue;
+    const ImVec4 c = app.model_cells[i];
+    list->AddRect({c.x - 4, c.y - 4}, {c.x + c.z + 4, c.y + c.w + 4}, IM_COL32(255, 214, 64, 255),
+                  3.0f, 0, 3.5f);
+    if (k == 0 && ui.scroll_to_highlight) {
+      // The cell's middle at 40 % of the panel's height, unless it is in view already.
+      ui.scroll_to_highlight = false;
+      const float top = clip.y + ImGui::GetFrameHeight() * 3, bottom = clip.y + clip.w - 8;
+      if (c.y < top || c.y + c.w > bottom) {
+        if (ImGuiWindow* w = ImGui::FindWindowByName("###model"))
+          ImGui::SetScrollY(w, std::max(0.0f, w->Scroll.y + (c.y + c.w * 0.5f) - (clip.y + clip.w * 0.4f)));
+      }
+    }
+  }
+  list->PopClipRect();
 }
 
 // Outlines the rows, columns and head a step points at, over the tensor view just drawn
@@ -836,6 +1062,15 @@ void layout_normal(App& app, LessonUi& ui) {
   const float centre_w = std::max(200.0f, w - left_w - right_w);
   const float view_h = std::floor(h * 0.55f);
   const lessons::LessonStep& step = ui.player.step();
+  if (lessons::is_model_panel(step.panel) && app.model) {
+    // The trained model: its panel (head grid, overview, sampling, lens, training) the whole
+    // height, so that the figure the text talks about is on screen at 1280×720, and the
+    // lesson beside it. The engine's controls and the pipeline set nothing a model step reads.
+    const float text_w = std::clamp(w * 0.34f, 320.0f, 600.0f);
+    draw_view(app, step, {0, top, w - text_w, h});
+    panel_lesson(app, {w - text_w, top, text_w, h});
+    return;
+  }
   panel_pipeline(app, {0, top, left_w, h});
   if (step.panel == "pipeline" || step.panel == "controls") {
     lessons::LessonStep tensor = step;
@@ -913,16 +1148,17 @@ bool lesson_frame(App& app) {
       ui.dir = app.options.lesson;
       ui.library_loaded = true;
       std::vector<lessons::Diagnostic> problems;
-      ui.library = lessons::load_lesson_dir(ui.dir, &problems);
+      ui.library = lessons::load_lesson_dir(ui.dir, &problems, lessons::Fill::Later);
       for (const auto& p : problems) std::fprintf(stderr, "attnsim: %s\n", p.str().c_str());
       for (const auto& l : ui.library) fonts().want(l.title.ko + l.summary.ko);
       ui.browser_open = true;
-    } else if (!app.options.lesson.empty() && open_lesson_file(app, app.options.lesson)) {
+    } else if (!app.options.lesson.empty() && open_lesson_file(app, app.options.lesson, app.options.lesson_at - 1)) {
       // ATTNSIM_PRESENT=1 starts the lesson in presenter mode (a classroom's launcher).
       const char* present = std::getenv("ATTNSIM_PRESENT");
       ui.presenting = present && std::strcmp(present, "1") == 0;
     }
   }
+  poll_filling(ui);
   const bool open = ui.player.is_open();
   if (!(open && ui.presenting)) {
     panel_menu(app);

@@ -229,6 +229,14 @@ inline constexpr const char* kActionNames[] = {"check-hidden",     "first-nan", 
                                                // a model panel's tab (panel_whole.h)
                                                "open-overview",    "open-sampling", "open-lens"};
 
+// A head of a trained model: layer.head, as the head grid and the texts write it ("2.1").
+struct HeadName {
+  int64_t layer = 0, head = 0;
+};
+// Reads "2.1" or "2.1,0.3"; nullopt for anything else.
+std::optional<std::vector<HeadName>> parse_head_names(const std::string& text);
+inline constexpr const char* kWholePassSequence = "whole-pass";
+
 struct LessonStep {
   std::string id;          // unique in the lesson
   Text title;
@@ -243,6 +251,14 @@ struct LessonStep {
   std::optional<std::vector<int64_t>> tile;  // flash panel: {query block, key block}
   std::string action;      // a button the step presses once its run is on screen:
                            // "check-hidden", "first-nan", "try-view" (kActionNames)
+  // What the text names, shown (FORMAT.md: highlight): heads of the trained model's head grid
+  // (layer.head), selected, outlined and scrolled into view. check_lesson proves they exist.
+  std::vector<HeadName> highlight_heads;
+  Where highlight_where;
+  // What a model-panel step puts in the model panel (FORMAT.md: sequence): "" (what it opens
+  // on), kWholePassSequence (the sequence the whole pass's model.* fields read), or a text (a
+  // language model's words).
+  std::string sequence;
   Settings settings;       // overrides at this step
   std::vector<Claim> claims;
   std::optional<Task> task;
@@ -272,17 +288,31 @@ struct LoadResult {
   std::vector<Diagnostic> diagnostics;  // empty = fine
 };
 
+// What load_lesson does with the {value:...} marks.
+enum class Fill {
+  Values,  // every one becomes the engine's figure (fill_values): `lesson check`, slides, tests
+  Later,   // the lesson's own title and summary are filled (they name no trained model:
+           // check_lesson says so), every other mark shows kPendingFigure (fill_pending) until
+           // a ValueFill (value_fill.h) hands its figure over: the app opens a lesson at once
+           // and fills the step on screen first, on a worker
+};
+// What a figure not computed yet shows.
+inline constexpr const char* kPendingFigure = "…";
+
 // Parses and validates the shape of one lesson file: TOML syntax, known/missing keys, types,
 // both languages, known panels/steps/scenarios/bugs/quantities; then fills every
 // {value:...} placeholder with the engine's figure (problems go to lesson.fill_problems).
 // Never throws.
-LoadResult load_lesson(const std::string& path);
-LoadResult load_lesson_text(const std::string& text, const std::string& path);
+LoadResult load_lesson(const std::string& path, Fill fill = Fill::Values);
+LoadResult load_lesson_text(const std::string& text, const std::string& path, Fill fill = Fill::Values);
 
 // Fills every {value:...} of the lesson's texts with the engine's figure (Text::ko / en) and
 // records the figures each language states (Text::ko_values / en_values). A placeholder it
 // cannot fill shows "?" and lands in lesson.fill_problems. load_lesson calls it.
 void fill_values(Lesson& lesson);
+// Every {value:...} of the step texts shows kPendingFigure, the title and summary their
+// figures (Fill::Later).
+void fill_pending(Lesson& lesson);
 
 // Every text of a lesson with what its placeholders are evaluated under: the lesson's
 // settings (title, summary), a step's (its texts, the quiz), a task's goal (task texts).
@@ -312,7 +342,8 @@ std::vector<std::string> lesson_files(const std::vector<std::string>& paths);
 
 // Loads every lesson in a folder, sorted by order then id; files that fail to load are
 // reported in `diagnostics` and left out.
-std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnostic>* diagnostics);
+std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnostic>* diagnostics,
+                                    Fill fill = Fill::Values);
 
 // Across lessons: duplicate ids.
 void check_lesson_set(const std::vector<Lesson>& lessons, std::vector<Diagnostic>& out);

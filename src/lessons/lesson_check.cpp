@@ -2,13 +2,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
+#include "model/model.h"
 #include "lessons/lesson.h"
+#include "lessons/model_quantity.h"
 #include "lessons/player.h"
 #include "lessons/prose.h"
 #include "lessons/quantity.h"
@@ -315,6 +318,62 @@ void check_baselines(Lesson& lesson, std::vector<Diagnostic>& out) {
 
 }  // namespace
 
+namespace {
+
+// [SECTION] What a step shows: its highlight and its sequence exist in the model it opens
+
+template <class Report>
+void check_shown(const Lesson& lesson, size_t i, Report&& report) {
+  const LessonStep& s = lesson.steps[i];
+  if (s.highlight_heads.empty() && s.sequence.empty()) return;
+  const std::string label = step_label(lesson, i);
+  if (!is_model_panel(s.panel) || s.panel == "timeline") {
+    report(s.highlight_heads.empty() ? s.where : s.highlight_where,
+           label + ": " + (s.highlight_heads.empty() ? "sequence" : "highlight.head") +
+               " is for the trained model's panel: give the step panel = \"model\" (it shows \"" + s.panel + "\")");
+    return;
+  }
+  std::string dir;
+  try {
+    dir = step_model_dir(s);
+    const model::ModelConfig& c = loaded_model(dir).config;
+    const std::string name = std::filesystem::path(dir).filename().string();
+    for (const HeadName& h : s.highlight_heads)
+      if (h.layer >= c.layers || h.head >= c.heads)
+        report(s.highlight_where, label + ": highlight.head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
+                                      " does not exist in " + name + " (layers 0 to " + std::to_string(c.layers - 1) +
+                                      ", heads 0 to " + std::to_string(c.heads - 1) + ")");
+    if (!s.highlight_heads.empty() && s.action.rfind("open-", 0) == 0)
+      report(s.highlight_where, label + ": highlight.head outlines the head grid, and action \"" + s.action +
+                                    "\" opens another tab of the model panel");
+    const bool text_model = std::filesystem::is_regular_file(std::filesystem::path(dir) / "tokenizer.json");
+    if (!s.sequence.empty() && s.sequence != kWholePassSequence && !text_model)
+      report(s.where, label + ": sequence \"" + one_line(s.sequence.substr(0, 40)) + "\" is words, and " + name +
+                          " reads no words (no tokenizer.json): write sequence = \"" + kWholePassSequence + "\"");
+  } catch (const Error& e) {
+    report(s.where, label + ": " + e.what());
+  }
+}
+
+// The lesson's title and summary are filled when a list of lessons loads (Fill::Later): a
+// figure there may not need a trained model's forward passes.
+void check_list_texts(Lesson& lesson, std::vector<Diagnostic>& out) {
+  for (const TextRef& ref : lesson_texts(lesson)) {
+    if (ref.step >= 0) continue;
+    for (const auto* src : {&ref.text->ko_src, &ref.text->en_src})
+      for (const Mark& m : find_marks(src->text)) {
+        const std::string q = m.kind == Mark::Kind::Value ? shown_quantity(m.body, lesson) : "";
+        if (q.rfind("model.", 0) != 0 && q.rfind("decode.", 0) != 0) continue;
+        const Where w = src->where(m.begin);
+        out.push_back(Diagnostic{lesson.path, w.line, w.column,
+                                 ref.label + ": {value:" + m.body + "} reads a trained model, and a list of lessons "
+                                             "shows the title and summary at once: state it in a step"});
+      }
+  }
+}
+
+}  // namespace
+
 void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out) {
   Evaluator eval;
   auto report = [&](Where w, const std::string& message) {
@@ -428,10 +487,12 @@ void check_lesson(const Lesson& lesson, std::vector<Diagnostic>& out) {
       }
     }
   }
+  for (size_t i = 0; i < lesson.steps.size(); ++i) check_shown(lesson, i, report);
   out.insert(out.end(), lesson.fill_problems.begin(), lesson.fill_problems.end());
   Lesson copy = lesson;  // lesson_texts hands out pointers into it
   check_prose(copy, eval, out);
   check_baselines(copy, out);
+  check_list_texts(copy, out);
 }
 
 }  // namespace attnsim::lessons

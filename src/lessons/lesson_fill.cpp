@@ -1,11 +1,13 @@
 // fill_values: every {value:...} of a lesson's texts becomes the engine's figure when the
 // lesson loads, so the text cannot drift from the engine. See prose.h for the marks.
+#include <atomic>
 #include <map>
 
 #include "engine/error.h"
 #include "lessons/lesson.h"
 #include "lessons/prose.h"
 #include "lessons/quantity.h"
+#include "lessons/value_fill.h"
 
 namespace attnsim::lessons {
 
@@ -15,6 +17,8 @@ Where Text::Source::where(size_t offset) const {
 }
 
 namespace {
+
+struct Stopped {};  // ValueFill::next was asked to stop
 
 struct Named {
   const Claim* claim;
@@ -81,7 +85,8 @@ std::string fill_one(const std::string& body, const Settings& base,
 void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
                    std::vector<std::string>& values, const char* lang,
                    const std::map<std::string, Named>& named, Evaluator& eval,
-                   const std::string& path, std::vector<Diagnostic>& problems) {
+                   const std::string& path, std::vector<Diagnostic>& problems,
+                   const std::atomic<bool>* stop = nullptr) {
   if (src.text.empty()) src.text = shown;  // built in code, not read from a file
   auto problem = [&](size_t offset, const std::string& message) {
     const Where w = src.where(offset);
@@ -119,6 +124,7 @@ void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
   values.clear();
   for (const Mark& m : marks) {
     if (m.kind == Mark::Kind::Value) {
+      if (stop && *stop) throw Stopped{};  // a value can take seconds: see a stop before each
       std::string figure = "?";
       try {
         figure = fill_one(m.body, ref.base, named, eval);
@@ -143,17 +149,102 @@ void fill_language(const TextRef& ref, Text::Source& src, std::string& shown,
   shown = fill_marks(src.text, marks, filled);
 }
 
+// Both languages of one text.
+void fill_text(const TextRef& ref, const std::map<std::string, Named>& named, Evaluator& eval,
+               const std::string& path, std::vector<Diagnostic>& problems, const std::atomic<bool>* stop = nullptr) {
+  Text& t = *ref.text;
+  fill_language(ref, t.ko_src, t.ko, t.ko_values, "ko", named, eval, path, problems, stop);
+  fill_language(ref, t.en_src, t.en, t.en_values, "en", named, eval, path, problems, stop);
+}
+
+// One language with every value showing kPendingFigure.
+void pend_language(Text::Source& src, std::string& shown) {
+  if (src.text.empty()) src.text = shown;
+  const std::vector<Mark> marks = find_marks(src.text);
+  std::vector<std::string> filled;
+  for (const Mark& m : marks)
+    if (m.kind == Mark::Kind::Value) filled.push_back(kPendingFigure);
+  shown = fill_marks(src.text, marks, filled);
+}
+
 }  // namespace
 
 void fill_values(Lesson& lesson) {
   lesson.fill_problems.clear();
   const auto named = named_claims(lesson, lesson.fill_problems);
   Evaluator eval;
+  for (const TextRef& ref : lesson_texts(lesson)) fill_text(ref, named, eval, lesson.path, lesson.fill_problems);
+}
+
+void fill_pending(Lesson& lesson) {
+  lesson.fill_problems.clear();
+  const auto named = named_claims(lesson, lesson.fill_problems);
+  Evaluator eval;
   for (const TextRef& ref : lesson_texts(lesson)) {
-    Text& t = *ref.text;
-    fill_language(ref, t.ko_src, t.ko, t.ko_values, "ko", named, eval, lesson.path, lesson.fill_problems);
-    fill_language(ref, t.en_src, t.en, t.en_values, "en", named, eval, lesson.path, lesson.fill_problems);
+    if (ref.step < 0) {  // the title and summary: what a list of lessons shows
+      fill_text(ref, named, eval, lesson.path, lesson.fill_problems);
+      continue;
+    }
+    pend_language(ref.text->ko_src, ref.text->ko);
+    pend_language(ref.text->en_src, ref.text->en);
   }
+}
+
+// [SECTION] One text at a time (value_fill.h)
+
+std::vector<int> text_steps(Lesson& lesson) {
+  std::vector<int> steps;
+  for (const TextRef& ref : lesson_texts(lesson)) steps.push_back(ref.step);
+  return steps;
+}
+
+struct ValueFill::State {
+  Lesson lesson;  // the copy the texts are filled on (refs point into it)
+  std::vector<TextRef> refs;
+  std::vector<bool> done;
+  std::map<std::string, Named> named;
+  Evaluator eval;
+  std::vector<Diagnostic> problems;
+};
+
+ValueFill::ValueFill(const Lesson& lesson) : s_(std::make_unique<State>()) {
+  s_->lesson = lesson;
+  s_->refs = lesson_texts(s_->lesson);
+  s_->done.assign(s_->refs.size(), false);
+  s_->named = named_claims(s_->lesson, s_->problems);
+}
+
+ValueFill::~ValueFill() = default;
+
+std::optional<FilledText> ValueFill::next(int want, const std::atomic<bool>* stop) {
+  const size_t n = s_->refs.size();
+  // The wanted step's texts, then the texts after them in file order, wrapping round.
+  size_t start = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (s_->refs[i].step == want) {
+      start = i;
+      break;
+    }
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = (start + k) % n;
+    if (s_->done[i]) continue;
+    const TextRef& ref = s_->refs[i];
+    try {
+      fill_text(ref, s_->named, s_->eval, s_->lesson.path, s_->problems, stop);
+    } catch (const Stopped&) {
+      return std::nullopt;
+    }
+    s_->done[i] = true;
+    return FilledText{i, ref.step, *ref.text};
+  }
+  return std::nullopt;
+}
+
+const std::vector<Diagnostic>& ValueFill::problems() const { return s_->problems; }
+
+void put_filled(Lesson& lesson, const FilledText& filled) {
+  const std::vector<TextRef> refs = lesson_texts(lesson);
+  if (filled.index < refs.size()) *refs[filled.index].text = filled.text;
 }
 
 }  // namespace attnsim::lessons

@@ -686,6 +686,22 @@ LessonStep read_step(Reader& r) {
                     "unknown action '" + *a + "' in " + r.name() + " (known: " + join(names) + ")");
     s.action = *a;
   }
+  if (const toml::table* h = r.table("highlight")) {
+    Reader hr(r.ctx(), *h, r.name() + ".highlight");
+    s.highlight_where = hr.where();
+    if (auto heads = hr.string("head", true)) {
+      if (auto parsed = parse_head_names(*heads))
+        s.highlight_heads = *parsed;
+      else
+        r.ctx().error(where_of(*hr.get("head")), "highlight.head '" + one_line(heads->substr(0, 40)) + "' in " +
+                                                     r.name() + ": write layer.head (\"2.1\"), several with commas (\"2.1,0.3\")");
+    }
+    hr.finish();
+  }
+  if (auto q = r.string("sequence")) {
+    if (q->empty()) r.ctx().error(where_of(*r.get("sequence")), "empty sequence in " + r.name());
+    s.sequence = *q;
+  }
   s.settings = read_settings_table(r, "scenario");
   s.claims = read_claims(r, "claim");
   if (const toml::table* t = r.table("task")) {
@@ -702,7 +718,24 @@ LessonStep read_step(Reader& r) {
 
 }  // namespace
 
-LoadResult load_lesson_text(const std::string& text, const std::string& path) {
+std::optional<std::vector<HeadName>> parse_head_names(const std::string& text) {
+  std::vector<HeadName> heads;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string one = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const size_t dot = one.find('.');
+    auto digits = [](const std::string& d) {
+      return !d.empty() && d.size() <= 6 && d.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (dot == std::string::npos || !digits(one.substr(0, dot)) || !digits(one.substr(dot + 1))) return std::nullopt;
+    heads.push_back(HeadName{std::stoll(one.substr(0, dot)), std::stoll(one.substr(dot + 1))});
+    if (comma == std::string::npos) return heads;
+    start = comma + 1;
+  }
+}
+
+LoadResult load_lesson_text(const std::string& text, const std::string& path, Fill fill) {
   LoadResult result;
   Context ctx{path, &result.diagnostics, &text, {}};
   ctx.line_starts.push_back(0);
@@ -769,13 +802,16 @@ LoadResult load_lesson_text(const std::string& text, const std::string& path) {
   }
   r.finish();
   if (result.diagnostics.empty()) {
-    fill_values(lesson);
+    if (fill == Fill::Values)
+      fill_values(lesson);
+    else
+      fill_pending(lesson);
     result.lesson = std::move(lesson);
   }
   return result;
 }
 
-LoadResult load_lesson(const std::string& path) {
+LoadResult load_lesson(const std::string& path, Fill fill) {
   std::string text;
   try {
     text = read_text_file(path, kMaxLessonBytes);  // regular files only, size capped
@@ -786,7 +822,7 @@ LoadResult load_lesson(const std::string& path) {
     r.diagnostics.push_back(Diagnostic{path, 0, 0, "cannot read the file: " + why});
     return r;
   }
-  return load_lesson_text(text, path);
+  return load_lesson_text(text, path, fill);
 }
 
 }  // namespace attnsim::lessons

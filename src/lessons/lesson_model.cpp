@@ -204,7 +204,7 @@ std::vector<std::string> lesson_files(const std::vector<std::string>& paths) {
   return files;
 }
 
-std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnostic>* diagnostics) {
+std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnostic>* diagnostics, Fill fill) {
   std::vector<Lesson> lessons;
   std::vector<std::string> files;
   try {
@@ -214,7 +214,7 @@ std::vector<Lesson> load_lesson_dir(const std::string& dir, std::vector<Diagnost
     return lessons;
   }
   for (const auto& f : files) {
-    LoadResult r = load_lesson(f);
+    LoadResult r = load_lesson(f, fill);
     if (diagnostics) diagnostics->insert(diagnostics->end(), r.diagnostics.begin(), r.diagnostics.end());
     if (r.lesson) lessons.push_back(std::move(*r.lesson));
   }

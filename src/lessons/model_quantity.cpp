@@ -113,7 +113,12 @@ struct Loaded {
   std::optional<double> present_chance;                   // recall_present_chance
 };
 
-std::mutex g_mutex;
+// Two locks, so that a worker computing a value (seconds of forward passes) never stalls the
+// frame that asks which checkpoint a step opens: g_files guards the loaded checkpoints and the
+// value cache (held for a lookup or a file read), g_compute the evaluations on them (a
+// Loaded's tables fill in as they are asked for). g_compute is taken first when both are held.
+std::recursive_mutex g_files;  // recursive: step_dir loads under it, and model_field calls step_dir under it
+std::mutex g_compute;
 std::map<std::string, std::shared_ptr<Loaded>> g_loaded;  // by folder
 std::string g_cache_file;                                 // "" = no disk cache
 nlohmann::json g_disk;                                    // its content: key -> value
@@ -180,6 +185,7 @@ std::string checkpoint_name(const ModelSettings& s) {
 }
 
 std::shared_ptr<Loaded> load(const std::string& dir) {
+  std::lock_guard<std::recursive_mutex> lock(g_files);
   if (auto it = g_loaded.find(dir); it != g_loaded.end()) return it->second;
   auto l = std::make_shared<Loaded>();
   l->model = model::load_checkpoint(dir, &l->meta);
@@ -414,7 +420,7 @@ double mean_entropy_of(const model::HeadTable& t) {
 }  // namespace
 
 std::vector<std::string> step_model_dirs(const LessonStep& step) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_files);
   std::vector<std::string> dirs;
   auto add = [&](const ModelSettings& m) {
     if (std::string d = step_dir(m); std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
@@ -431,12 +437,12 @@ std::vector<std::string> step_model_dirs(const LessonStep& step) {
 }
 
 std::string model_dir_of(const ModelSettings& s) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_files);
   return step_dir(s);
 }
 
 const model::Model& loaded_model(const std::string& dir) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_files);
   return load(dir)->model;  // g_loaded keeps it for the process
 }
 
@@ -445,7 +451,7 @@ std::string step_model_dir(const LessonStep& step) { return step_model_dirs(step
 static Value model_field_uncached(const ModelSettings& s, const std::string& f);
 
 void use_model_value_cache(const std::string& file) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_files);
   g_cache_file = file;
   g_disk = nlohmann::json::object();
   g_hashes.clear();
@@ -474,7 +480,7 @@ Value model_field(const ModelSettings& s, const std::string& f) {
   if (f == "step" && s.step && !s.runs) return static_cast<double>(*s.step);
   std::string key;
   {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::recursive_mutex> lock(g_files);
     if (!g_cache_file.empty()) {
       // a log field's step is a log line, not a checkpoint: keyed by the run and the log's bytes
       key = is_log_field(f) ? disk_key(run_dir(s), s, f) + "|" + (s.step ? std::to_string(*s.step) : "") + "|" +
@@ -487,7 +493,7 @@ Value model_field(const ModelSettings& s, const std::string& f) {
     }
   }
   const Value v = model_field_uncached(s, f);
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::recursive_mutex> lock(g_files);
   if (!g_cache_file.empty()) {
     if (const double* d = std::get_if<double>(&v)) g_disk[key] = *d;
     else if (const std::string* t = std::get_if<std::string>(&v)) g_disk[key] = *t;
@@ -524,7 +530,12 @@ Value over_runs(const ModelSettings& s, const std::string& f) {
     one.runs.reset();
     one.of.reset();
     one.checkpoint = s.runs->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const Value v = field_locked(one, of);
+    // A count needs each run to exist, not a forward pass over it (seconds on a language model).
+    Value v = 0.0;
+    if (f == "runs_count")
+      (void)run_dir(one);  // throws for a run that is not shipped
+    else
+      v = field_locked(one, of);
     const double* d = std::get_if<double>(&v);
     if (!d) throw Error("model." + f + ": of = \"" + of + "\" is not a number");
     values.push_back(*d);
@@ -545,7 +556,7 @@ Value over_runs(const ModelSettings& s, const std::string& f) {
 }  // namespace
 
 static Value model_field_uncached(const ModelSettings& s, const std::string& f) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(g_compute);
   return field_locked(s, f);
 }
 

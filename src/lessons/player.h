@@ -64,6 +64,8 @@ class Player {
   void open(const Lesson& lesson, int step = 0);
   bool is_open() const { return lesson_.has_value(); }
   const Lesson& lesson() const { return *lesson_; }
+  // The open lesson, for its figures to be put in place as they are computed (value_fill.h).
+  Lesson& lesson_to_fill() { return *lesson_; }
   int step_index() const { return step_; }
   int step_count() const { return lesson_ ? static_cast<int>(lesson_->steps.size()) : 0; }
   const LessonStep& step() const { return lesson_->steps[static_cast<size_t>(step_)]; }

@@ -7,11 +7,13 @@
 namespace attnsim::app {
 
 const char* const kUsage =
-    "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE] [--ui-scale 1..3]\n"
+    "usage: attnsim [--scenario NAME] [--lang ko|en] [--lesson FILE [--at N]] [--ui-scale 1..3]\n"
     "       (no --scenario, --lesson or --model: the start view; --scenario default: the article's example)\n"
     "       attnsim --version   the version, and the BLAS kernels in use with advice when they are slow\n"
+    "       (--at N: the lesson's step N, 1 for the first, as the page's #lesson=ID&at=N; the figures\n"
+    "       fill in as the engine computes them, and --export waits for the step's own)\n"
     "       attnsim --lesson FILE --export-slides DIR [--force] [--scale 1|2|4] [--lang ko|en]\n"
-    "       attnsim --export FILE.png [--scenario NAME] [--step NAME] [--scale 1|2|4]\n"
+    "       attnsim --export FILE.png [--scenario NAME | --lesson FILE [--at N]] [--step NAME] [--scale 1|2|4]\n"
     "               [--panel window|pipeline|tensor|memory|buglab|flash|decode|controls|model|timeline|experiments|slide]\n"
     "               [--batch B] [--head H] (buglab) [--experiment NAME]\n"
     "               [--model DIR]  (scenarios model, model-ablate-induction: default\n"
@@ -157,6 +159,13 @@ Options parse_options(const std::vector<std::string>& args) {
       o.mode = Mode::PrintTrace;
     } else if (a == "--lesson") {
       o.lesson = value();
+    } else if (a == "--at") {
+      const std::string& v = value();
+      try {
+        o.lesson_at = static_cast<int>(attnsim::parse_int(v, a, 1, 1000000));
+      } catch (const Error&) {
+        throw Error("--at takes a step number of the lesson, 1 for its first step, got '" + v + "'");
+      }
     } else if (a == "--scenario") {
       o.scenario = value();
       o.scenario_given = true;
@@ -254,6 +263,9 @@ Options parse_options(const std::vector<std::string>& args) {
       o.panel != "sampling" && o.panel != "overview" && (o.from.empty() || o.to.empty()))
     throw Error("--export-gif and --export-frames need --from STEP and --to STEP (or --panel flash, decode, sampling "
                 "or overview)");
+  if (o.lesson_at > 0 && o.lesson.empty()) throw Error("--at N opens step N of a lesson: give --lesson FILE too");
+  if (o.lesson_at > 0 && o.mode != Mode::Window && o.mode != Mode::Export)
+    throw Error("--at opens one step: it goes with the window or --export, not with every step's export");
   if (static_cast<int64_t>(o.fps) * static_cast<int64_t>(o.seconds) > 1200)
     throw Error("--fps x --seconds gives more than 1200 frames");
   return o;

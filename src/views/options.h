@@ -51,6 +51,7 @@ struct Options {
   double top_p = 1.0;        // 1 = off
   int seed = 0;
   std::string lesson;        // --lesson FILE: open that lesson (with --export-slides: its slides)
+  int lesson_at = 0;         // --at N: the lesson's step N (1-based; 0 = where the learner left it)
   int scale = 1;
   int batch = -1;            // -1 = the scenario's focus batch element
   int head = 0;              // --head: the head a flash / bug-lab slide shows
