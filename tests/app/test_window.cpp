@@ -428,7 +428,7 @@ TEST_CASE("the flash and memory panels draw their figures where the figures' own
   }
 }
 
-TEST_CASE("--ui-scale 2 makes the interface's text twice the size, and --window sets the picture's size") {
+TEST_CASE("the interface scale 2 makes its text twice the size and the window option sets the picture size") {
   const std::string one = kOut + "/ui1.json", two = kOut + "/ui2.json";
   REQUIRE(run("--export " + kOut + "/ui1.png --window 1280x720 --geometry " + one) == 0);
   REQUIRE(run("--export " + kOut + "/ui2.png --window 1280x720 --ui-scale 2 --geometry " + two) == 0);
@@ -445,7 +445,7 @@ TEST_CASE("--ui-scale 2 makes the interface's text twice the size, and --window 
   CHECK(b["panels"]["controls"][0].get<double>() + b["panels"]["controls"][2].get<double>() <= 1280.5);
 }
 
-TEST_CASE("the start view fits a 1280x720 projector: its chart, every head and the three doors are on screen") {
+TEST_CASE("the start view fits a 1280x720 projector: its chart and every head and the three doors are on screen") {
   const std::string geo = kOut + "/start720.json";
   REQUIRE(run("--export " + kOut + "/start720.png --scenario start --window 1280x720 --geometry " + geo) == 0);
   nlohmann::json j;

@@ -27,7 +27,7 @@ void write(const fs::path& p, const std::string& text) { std::ofstream(p) << tex
 
 }  // namespace
 
-TEST_CASE("window settings: saved, read back, and damaged files ignored with a warning") {
+TEST_CASE("window settings are saved and read back; damaged files are ignored with a warning") {
   const fs::path p = scratch("window.json");
   fs::remove(p);
   std::string warning;
@@ -67,13 +67,13 @@ TEST_CASE("window settings: saved, read back, and damaged files ignored with a w
   CHECK_FALSE(warning.empty());
 }
 
-TEST_CASE("window settings: an unwritable place is one error and leaves nothing") {
+TEST_CASE("window settings in an unwritable place are one error and leave nothing") {
   const fs::path blocker = scratch("a-file");
   write(blocker, "x");
   CHECK_THROWS_AS(save_window_settings((blocker / "window.json").string(), {}), attnsim::Error);
 }
 
-TEST_CASE("the window fits the work area: a saved size that fits, else the whole work area") {
+TEST_CASE("the window fits the work area: a saved size that fits or else the whole work area") {
   WindowSettings saved;
   WindowSize w = fit_window(saved, 1280, 690);  // never saved: the work area, maximized
   CHECK(w.width == 1280);
@@ -90,7 +90,7 @@ TEST_CASE("the window fits the work area: a saved size that fits, else the whole
   CHECK(w.height == 900);
 }
 
-TEST_CASE("text scale: steps of 25 % from 100 % to 300 %, and a default by the screen's height") {
+TEST_CASE("the text scale moves in steps of 25 % from 100 % to 300 % with a default by the screen height") {
   CHECK(clamp_text_scale(1.1f) == 1.0f);
   CHECK(clamp_text_scale(1.9f) == 2.0f);
   CHECK(clamp_text_scale(0.2f) == 1.0f);
@@ -101,7 +101,7 @@ TEST_CASE("text scale: steps of 25 % from 100 % to 300 %, and a default by the s
   CHECK(default_text_scale(2160) == 2.5f);
 }
 
-TEST_CASE("--ui-scale, --window and --version parse; bad values are one error") {
+TEST_CASE("the interface options parse (--ui-scale --window --version) and bad values are one error") {
   Options o = parse_options({"--ui-scale", "2"});
   CHECK(o.ui_scale == 2.0f);
   CHECK_FALSE(o.scenario_given);
