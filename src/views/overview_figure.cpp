@@ -225,8 +225,13 @@ float open_maps_height(const Facts& k, float width) {
   return g.height() + kSize * 1.3f + kGap;
 }
 
-float open_height(const WholeRun& run, const Facts& k, float width) {
-  return kPad + kStepRow + kGap + static_cast<float>(listed_steps(run).size()) * kStepRow + open_maps_height(k, width) + kPad;
+// A row's height in an open block `width` wide: one line where every row's name, stable name
+// and shape fit on one, else two (the name, then the stable name and the shape).
+float step_row(const WholeRun& run, float width, Lang lang) { return open_width(run, lang) <= width ? kStepRow : kSize * 2.8f; }
+
+float open_height(const WholeRun& run, const Facts& k, float width, Lang lang) {
+  return kPad + kStepRow + kGap + static_cast<float>(listed_steps(run).size()) * step_row(run, width, lang) +
+         open_maps_height(k, width) + kPad;
 }
 
 // The open block inside `r`: its title (a click closes it), then each step it runs in order,
@@ -250,26 +255,29 @@ void add_open(fig::Figure& f, const fig::Theme& th, const Facts& k, const WholeR
   float y = out.header.bottom() + kGap;
   const float gx = x + kGutter / 2, top = y;
   f.line(gx, top, gx, r.bottom() - kPad, th.muted, 4);  // the stream through the block
+  const float rh = step_row(run, r.w, lang);
+  const bool two = rh > kStepRow;
   for (const StepShape* s : listed_steps(run)) {
     const bool add = s->name.rfind("resid_", 0) == 0;
-    const fig::Rect row{x + kGutter, y + 2, w - kGutter, kStepRow - 4};
+    const fig::Rect row{x + kGutter, y + 2, w - kGutter, rh - 4};
     if (add) {
-      plus(f, th, gx, y + kStepRow / 2);
-      f.line(gx + kPlus / 2, y + kStepRow / 2, row.x, y + kStepRow / 2, th.muted, 2);
+      plus(f, th, gx, y + rh / 2);
+      f.line(gx + kPlus / 2, y + rh / 2, row.x, y + rh / 2, th.muted, 2);
     } else {
       f.box(row, fig::mix(th.background, step_tint(th, s->name), 0.25f));
     }
     const std::string name = step_display_name(s->name, lang), shape = shape_text(s->shape);
     const float shape_w = fig::text_width(shape, kSize) + 12;
-    const float name_room = row.w - 12 - shape_w;
-    line_in(f, row.x + 10, y + kStepRow / 2, name, kSize, name_room, th.text, fig::Anchor::Start, add, "label");
-    const float name_end = row.x + 10 + fig::text_width(name, kSize, add) + 12;
-    if (fits(s->name, kSmall, row.right() - shape_w - name_end - 4))
-      f.text(name_end, y + kStepRow / 2, s->name, kSmall, th.muted, fig::Anchor::Start, false, "note");
-    if (shape_w < row.w / 2)
-      f.text(row.right() - 8, y + kStepRow / 2, shape, kSize, th.muted, fig::Anchor::End, false, "label");
-    out.steps.push_back({s->name, {row.x, y, row.w, kStepRow}});
-    y += kStepRow;
+    // One line: name, stable name, shape. Two: the name, then the stable name and the shape.
+    const float name_y = two ? y + rh * 0.28f : y + rh / 2, info_y = two ? y + rh * 0.72f : y + rh / 2;
+    line_in(f, row.x + 10, name_y, name, kSize, two ? row.w - 20 : row.w - 12 - shape_w, th.text, fig::Anchor::Start, add, "label");
+    const float stable_x = two ? row.x + 10 : row.x + 10 + fig::text_width(name, kSize, add) + 12;
+    if (fits(s->name, kSmall, row.right() - shape_w - stable_x - 4))
+      f.text(stable_x, info_y, s->name, kSmall, th.muted, fig::Anchor::Start, false, "note");
+    if (shape_w < row.w / 2 || two)
+      f.text(row.right() - 8, info_y, shape, kSize, th.muted, fig::Anchor::End, false, "label");
+    out.steps.push_back({s->name, {row.x, y, row.w, rh}});
+    y += rh;
     if (s->name != "alpha") continue;
     // Each head's weights under the step that makes them, its name beneath where it fits.
     const MapGrid g = map_grid(k.H, row.w - 2 * kPad, kMaxOpenMap, k.H);
@@ -486,48 +494,55 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
 
   // Stacked (a panel, or a slide with room): the stages over the norms, sharing their columns.
   const float avail = area.w - label_w;
-  std::vector<float> w = column_widths(k, avail, lang);
-  if (open) {  // the open block takes what its list needs; the others share the rest
-    const float want = std::min(avail * 0.75f, std::max(open_width(*in.run, lang), avail * 0.5f));
-    std::fill(w.begin(), w.end(), (avail - want) / static_cast<float>(L + 2));
+  const std::vector<float> hw = column_widths(k, avail, lang);  // the norms' columns, and the closed stages'
+  std::vector<float> hx(hw.size(), area.x + label_w);
+  for (size_t i = 1; i < hx.size(); ++i) hx[i] = hx[i - 1] + hw[i - 1];
+  std::vector<float> w = hw, x = hx;
+  if (open) {  // the open block takes what its list needs, over the tokens' column too; the others share the rest
+    const float want = std::min(area.w * 0.75f, std::max(open_width(*in.run, lang) + kGap, area.w * 0.5f));
+    std::fill(w.begin(), w.end(), (area.w - want) / static_cast<float>(L + 2));
     w[static_cast<size_t>(1 + in.expanded)] = want;
+    x[0] = area.x;
+    for (size_t i = 1; i < x.size(); ++i) x[i] = x[i - 1] + w[i - 1];
   }
   const float closed_w = w[open && in.expanded == 0 ? 2 : 1];
   k.map_cols = closed_cols(k.H, closed_w - kGap);
   float band_h = closed_height(k, closed_w - kGap);
-  if (open) band_h = std::max(band_h, open_height(*in.run, k, w[static_cast<size_t>(1 + in.expanded)] - kGap));
-  const float caption_h = kSize * 1.8f;
+  if (open) band_h = std::max(band_h, open_height(*in.run, k, w[static_cast<size_t>(1 + in.expanded)] - kGap, lang));
+  const std::vector<std::string> cap_lines = fig::wrap_text(caption, kSize, area.right() - hx[0], 2);
+  const float caption_h = kSize * (0.6f + 1.25f * static_cast<float>(cap_lines.size()));
   const float stacked_need = names_h + band_h + caption_h + kRow * static_cast<float>(T) + kPad;
-  const bool side = !open && stacked_need > area.h && area.w >= 1.4f * area.h;
+  // Beside (a slide: wide, no scrolling): the norms get their own narrow columns, and the
+  // stages what is left, where that leaves each stage a closed block's room.
+  const float stage_w = std::clamp(std::max(fig::text_width("L" + std::to_string(L - 1), kSize, true),
+                                            fig::text_width("embed", kSize, true)) + 12, 56.0f, 120.0f);
+  const float answer_w = end ? fig::text_width("→ " + in.answer + "  " + answer_prob(*in.run), kSize, true) + 24 : 0;
+  const float norms_w = label_w + stage_w * static_cast<float>(L + 1) + answer_w;
+  const float flow_w = area.w - norms_w - 2 * kGap * 3;
+  const bool side = !open && stacked_need > area.h && area.w >= 1.4f * area.h && flow_w >= 90 * static_cast<float>(L + 3);
 
   if (!side) {
-    std::vector<float> x(w.size());
-    x[0] = area.x + label_w;
-    for (size_t i = 1; i < x.size(); ++i) x[i] = x[i - 1] + w[i - 1];
-    f.text(area.x, area.y + kSize * 0.6f, first_fitting({tr_in(lang, "tokens")}, label_w - 8, true), kSize, th.text,
-           fig::Anchor::Start, true, "label");
+    if (!open)
+      f.text(area.x, area.y + kSize * 0.6f, first_fitting({tr_in(lang, "tokens")}, label_w - 8, true), kSize, th.text,
+             fig::Anchor::Start, true, "label");
     const float band_bottom = add_stages(f, th, in, k, x, w, area.y, band_h, shown, lang, out);
-    const float cap_y = band_bottom + kSize * 0.8f;
-    line_in(f, x[0], cap_y, caption, kSize, area.right() - x[0], th.muted, fig::Anchor::Start, false, "label");
+    for (size_t i = 0; i < cap_lines.size(); ++i)
+      line_in(f, hx[0], band_bottom + kSize * (0.8f + 1.25f * static_cast<float>(i)), cap_lines[i], kSize, area.right() - hx[0],
+              th.muted, fig::Anchor::Start, false, "label");
     NormPlace p;
     p.label_right = area.x + label_w - 12;
     p.label_room = label_w - 16;
     p.top = band_bottom + caption_h;
     p.row_h = std::clamp((area.bottom() - p.top - kPad) / static_cast<float>(std::max<int64_t>(T, 1)), kRow, 2 * kRow);
-    for (int64_t s = 0; s <= L; ++s) p.cols.push_back({x[static_cast<size_t>(s)] + kGap / 2, w[static_cast<size_t>(s)] - kGap});
-    p.answer = {x[static_cast<size_t>(L + 1)], w[static_cast<size_t>(L + 1)]};
-    p.prob = {x[static_cast<size_t>(L + 2)], w[static_cast<size_t>(L + 2)]};
+    for (int64_t s = 0; s <= L; ++s) p.cols.push_back({hx[static_cast<size_t>(s)] + kGap / 2, hw[static_cast<size_t>(s)] - kGap});
+    p.answer = {hx[static_cast<size_t>(L + 1)], hw[static_cast<size_t>(L + 1)]};
+    p.prob = {hx[static_cast<size_t>(L + 2)], hw[static_cast<size_t>(L + 2)]};
     add_norms(f, th, in, k, p, shown, end, out);
     out.height = std::max(area.h, p.top + p.row_h * static_cast<float>(T) + kPad - area.y);
     return out;
   }
 
   // Beside (a slide): the stages on the left, the norms on the right with their own columns.
-  const float stage_w = std::clamp(std::max(fig::text_width("L" + std::to_string(L - 1), kSize, true),
-                                            fig::text_width("embed", kSize, true)) + 12, 56.0f, 120.0f);
-  const float answer_w = end ? fig::text_width("→ " + in.answer + "  " + answer_prob(*in.run), kSize, true) + 24 : 0;
-  const float norms_w = label_w + stage_w * static_cast<float>(L + 1) + answer_w;
-  const float flow_w = area.w - norms_w - 2 * kGap * 3;
   const std::vector<float> fw = column_widths(k, flow_w, lang);
   k.map_cols = closed_cols(k.H, fw[1] - kGap);
   std::vector<float> fx(fw.size(), area.x + 8);
@@ -607,6 +622,7 @@ fig::Figure overview_slide(const OverviewInput& in, const std::string& title, La
   fig::Slide s = fig::make_slide(spec, th);
   add_overview(s.figure, th, s.visual, in, lang);
   s.figure.title = spec.title;
+  s.figure.kind = "overview";
   return s.figure;
 }
 
