@@ -85,7 +85,8 @@ else
   "$native/attnsim-cli" lesson check --quiet --value-cache "$out/model-values.json" lessons
 fi
 # The page's files (lessons, checkpoints, fonts, those values) at the paths the app reads
-# them from, as one zip written into the page as text (tools/web_files.py says how and why).
+# them from, as zips written into the page as text: the first view's, and the rest unpacked after it
+# (tools/web_files.py says how and why).
 nanum=/usr/share/fonts/truetype/nanum/NanumGothic.ttf dejavu=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/bin/python3 tools/web_files.py "$out/attnsim-files.part" "$nanum" "$dejavu" \
   "$out/model-values.json@/home/web_user/.cache/attnsim/model-values.json"

@@ -22,6 +22,15 @@ recipe, tokenizer and held-out report only (the Training tab compares runs; the 
 on them come from the value cache; nobody opens their weights in the page), and no run ships
 its Hugging Face export (hf/: the desktop's export-hf round trip).
 
+What the first view needs (the fonts, the lessons, the value cache, the language model and
+its sibling seeds' logs, the `induction` toy model the decode scenarios and lesson 11 open) is
+one zip, decoded and unpacked before main(); the other runs and induction's timeline
+checkpoints (most of the bytes) are zips of about LATER_CHUNK_BYTES each, in elements of
+class attnsim-later whose data-dirs names the folders they fill, unpacked after the first
+frame (src/app/shell.html says when). Each later folder is whole in one chunk, but for its
+model.json, which the first zip carries: a lesson's value cache keys hash it, and so every
+folder is there from the start.
+
 Usage: web_files.py OUT.html-part FILE[@PATH]...   (from the repository root)
   the lessons/ and assets/ folders go in as /attnsim/..., each FILE at PATH (default: FILE)"""
 import ast
@@ -32,6 +41,8 @@ import sys
 import zipfile
 
 PAGE_TIMELINES = {"induction"}
+FIRST_VIEW_MODELS = {"wordnet-lm-s1", "wordnet-lm-s2", "wordnet-lm-s3", "induction"}
+LATER_CHUNK_BYTES = 1 << 18  # uncompressed: one per frame, some ms each (a key held over a long frame is missed)
 HALF_MODELS = {"wordnet-lm-s1"}
 LOG_ONLY_MODELS = {"wordnet-lm-s2", "wordnet-lm-s3"}
 LOG_ONLY_FILES = {"model.json", "train_log.jsonl", "tokenizer.json", "heldout_report.json"}
@@ -88,6 +99,42 @@ def page_files(extra):
     return files
 
 
+def later_folder(name):
+    """The folder (as the page's absolute path) whose files wait until after the first frame,
+    or None for a file the first view may need. `name` is the zip entry's path."""
+    parts = name.split("/")
+    if parts[:3] != ["attnsim", "assets", "models"] or len(parts) < 5 or parts[-1] == "model.json":
+        return None
+    if parts[3] not in FIRST_VIEW_MODELS:
+        return "/" + "/".join(parts[:4])
+    return "/" + "/".join(parts[:5]) if parts[4] == "checkpoints" and len(parts) > 5 else None
+
+
+def later_chunks(files):
+    """The later files grouped by folder, folders packed in order into chunks of about
+    LATER_CHUNK_BYTES: [(folders, files)]."""
+    folders = {}
+    for src, name in files:
+        folder = later_folder(name)
+        if folder:
+            folders.setdefault(folder, []).append((src, name))
+    chunks = []
+    size = LATER_CHUNK_BYTES
+    for folder, entries in folders.items():
+        if size >= LATER_CHUNK_BYTES:
+            chunks.append(([], []))
+            size = 0
+        chunks[-1][0].append(folder)
+        chunks[-1][1].extend(entries)
+        size += sum(os.path.getsize(src) for src, _ in entries)
+    return chunks
+
+
+def element(data, attributes):
+    return '<script type="application/octet-stream"%s data-bytes="%d">%s</script>\n' % (
+        attributes, len(data), seven_bit_text(data))
+
+
 def zipped(files):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
@@ -115,14 +162,16 @@ def seven_bit_text(data):
 
 def main():
     out, extra = sys.argv[1], sys.argv[2:]
-    data = zipped(page_files(extra))
-    text = seven_bit_text(data)
+    files = page_files(extra)
+    first = zipped([(src, name) for src, name in files if not later_folder(name)])
+    later = [(folders, zipped(entries)) for folders, entries in later_chunks(files)]
     with open(out + ".tmp", "w", encoding="utf-8") as f:
-        f.write('<script type="application/octet-stream" id="attnsim-files" data-bytes="%d">' % len(data))
-        f.write(text)
-        f.write("</script>\n")
+        f.write(element(first, ' id="attnsim-files"'))
+        for folders, data in later:
+            f.write(element(data, ' class="attnsim-later" data-dirs="%s"' % " ".join(folders)))
     os.replace(out + ".tmp", out)
-    print("page files: %.1f MB zipped, %.1f MB as text" % (len(data) / 1e6, os.path.getsize(out) / 1e6))
+    print("page files: %.1f MB zipped (%.1f MB for the first view, the rest in %d chunks), %.1f MB as text" %
+          ((len(first) + sum(len(d) for _, d in later)) / 1e6, len(first) / 1e6, len(later), os.path.getsize(out) / 1e6))
 
 
 if __name__ == "__main__":

@@ -23,8 +23,10 @@
 // Between two frames the main loop runs the tasks (tasks.h): recomputes, slices of a
 // training run. Files come in through the page's file input and drag and drop (the shell
 // writes them into /upload and calls attnsim_open_file) and go out as downloads.
-// The page's own files (lessons, checkpoints, fonts) are one deflated zip inside it, unpacked
-// at start to the paths the desktop reads them from (unpack_page_files).
+// The page's own files (lessons, checkpoints, fonts) are deflated zips inside it, unpacked to
+// the paths the desktop reads them from (unpack_page_files): the first view's at start, the
+// rest one per frame once the first view is ready (unpack_later_files; src/app/shell.html
+// unpacks them sooner when the app looks into one of their folders).
 #include <emscripten.h>
 #include <emscripten/html5.h>
 #define GLFW_INCLUDE_NONE
@@ -155,6 +157,7 @@ struct Page {
   std::string shown_hash;
   std::string progress_saved;  // the progress file's text last copied to localStorage
   int frame = 0;
+  bool later_files_waiting = true;  // the shell's zips the first view did not need (unpack_later_files)
 };
 
 Page& page() {
@@ -198,7 +201,7 @@ std::string current_hash(const App& app) {
   int step = 0;
   if (lesson_position(&id, &step))
     return "#lesson=" + id + "&at=" + std::to_string(step + 1) + "&lang=" + lang_name();
-  if (app.presenting_start) return "#scenario=start&lang=" + lang_name();
+  if (app.presenting_start) return std::string("#scenario=start&lang=") + lang_name();
   const Step* s = app.current_step();
   return "#scenario=" + app.session.scenario().name + (s ? "&step=" + s->name : "") + "&lang=" + lang_name();
 }
@@ -260,6 +263,7 @@ void log_lines(Page& p) {
     int step = 0;
     if (lesson_position(&id, &step)) line += " lesson=" + id + " at=" + std::to_string(step + 1);
     std::printf("%s\n", line.c_str());
+    EM_ASM({ window.attnsimReadyMs = performance.now(); });  // tests/web/ready_times.py reads it
     if (p.link.log_trace) std::printf("attnsim trace: %s\n", trace_json_text(*d).c_str());
     p.trained_at_bench_start = model_training_step(app);
   }
@@ -328,6 +332,13 @@ void localize_page_buttons() {
   }, tr("Open file…"), tr("Open folder…"));
 }
 
+// After the first view is ready (or a second past the first frame, when it never is), one of
+// the shell's waiting zips per frame: each a few tens of ms (tools/web_files.py sizes them).
+void unpack_later_files(Page& p) {
+  if (!p.later_files_waiting || (!p.ready_logged && p.frame < 60)) return;
+  p.later_files_waiting = EM_ASM_INT({ return typeof attnsimUnpackLater === "function" ? attnsimUnpackLater(1) : 0; }) > 0;
+}
+
 void frame() {
   Page& p = page();
   localize_page_buttons();
@@ -353,11 +364,47 @@ void frame() {
   p.last_frame_ms = now;
   follow_hash(p);
   if (++p.frame % 30 == 0) keep_progress(p);
+  unpack_later_files(p);
   // The tasks between this frame and the next: what is left of a 16 ms frame, at least one
   // call each (a recompute runs whole; a training run gives one step per call).
   const double spent = emscripten_get_now() - now;
   if (p.link.bench == "frames" && p.ready_logged) p.cpu_ms.push_back(spent);
   run_pending_tasks(std::max(2.0, 14.0 - spent));
+}
+
+// [SECTION] the page's files
+
+// The lessons, the shipped checkpoints and the fonts come as zips whose entries carry their
+// absolute paths (attnsim/lessons/..., usr/share/fonts/...); the page's shell writes the
+// first view's to kPageFiles before main() (tools/web_files.py says why zips, and how they
+// travel in the page). Each is checked like any other (engine/zip_extract.h), unpacked into
+// a scratch folder, and each top-level folder moved to its place, merged into one that
+// exists (a waiting zip's folders were made by the first one, with their model.json).
+constexpr const char* kPageFiles = "/attnsim-files.zip";
+
+void move_into(const std::filesystem::path& from, const std::filesystem::path& to) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(to)) {
+    fs::rename(from, to);
+    return;
+  }
+  if (!fs::is_directory(from) || !fs::is_directory(to))
+    throw Error("the page's file " + to.string() + " is there twice");
+  for (const auto& e : fs::directory_iterator(from)) move_into(e.path(), to / e.path().filename());
+  fs::remove(from);
+}
+
+void unpack_page_files(const char* zip) {
+  namespace fs = std::filesystem;
+  const fs::path scratch = "/attnsim-files";
+  try {
+    extract_zip(zip, scratch.string(), int64_t{1} << 30);
+    for (const auto& e : fs::directory_iterator(scratch)) move_into(e.path(), "/" / e.path().filename());
+    fs::remove(scratch);
+    fs::remove(zip);
+  } catch (const std::exception& e) {  // the page still opens: no lessons or checkpoints, '?' for Korean
+    std::printf("attnsim: the page's files did not unpack: %s\n", e.what());
+  }
 }
 
 }  // namespace
@@ -417,6 +464,9 @@ EMSCRIPTEN_KEEPALIVE void attnsim_hub_open(const char* name, const char* token) 
   open_hub_window(page().app, name, true, token);
 }
 
+// The shell: one of its zips, written to `zip` in the page's memory, to unpack now.
+EMSCRIPTEN_KEEPALIVE void attnsim_unpack_files(const char* zip) { unpack_page_files(zip); }
+
 EMSCRIPTEN_KEEPALIVE void attnsim_hash_changed() {
   Page& p = page();
   const std::string h = page_hash();
@@ -427,44 +477,8 @@ EMSCRIPTEN_KEEPALIVE void attnsim_hash_changed() {
 
 }  // extern "C"
 
-namespace {
-
-// The lessons, the shipped checkpoints and the fonts come as one zip whose entries carry
-// their absolute paths (attnsim/lessons/..., usr/share/fonts/...), which the page's shell
-// wrote to kPageFiles before main() (tools/web_files.py says why a zip, and how it travels
-// in the page). It is checked like any other (engine/zip_extract.h), unpacked into a
-// scratch folder, and each top-level folder moved to its place, merged into one that exists.
-constexpr const char* kPageFiles = "/attnsim-files.zip";
-
-void move_into(const std::filesystem::path& from, const std::filesystem::path& to) {
-  namespace fs = std::filesystem;
-  if (!fs::exists(to)) {
-    fs::rename(from, to);
-    return;
-  }
-  if (!fs::is_directory(from) || !fs::is_directory(to))
-    throw Error("the page's file " + to.string() + " is there twice");
-  for (const auto& e : fs::directory_iterator(from)) move_into(e.path(), to / e.path().filename());
-  fs::remove(from);
-}
-
-void unpack_page_files() {
-  namespace fs = std::filesystem;
-  const fs::path scratch = "/attnsim-files";
-  try {
-    extract_zip(kPageFiles, scratch.string(), int64_t{1} << 30);
-    for (const auto& e : fs::directory_iterator(scratch)) move_into(e.path(), "/" / e.path().filename());
-    fs::remove(scratch);
-    fs::remove(kPageFiles);
-  } catch (const std::exception& e) {  // the page still opens: no lessons or checkpoints, '?' for Korean
-    std::printf("attnsim: the page's files did not unpack: %s\n", e.what());
-  }
-}
-
-}  // namespace
-
 int main() {
-  unpack_page_files();  // before the App reads a font, a lesson or a checkpoint
+  unpack_page_files(kPageFiles);  // before the App reads a font, a lesson or a checkpoint  // before the App reads a font, a lesson or a checkpoint
   Page& p = page();
   std::string why;
   if (!open_window(p.window, 1440, 900, true, &why)) {
