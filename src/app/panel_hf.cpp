@@ -297,8 +297,13 @@ void decode_section(App& app, HfView& v, HfPanelState& s) {
     ImGui::InputInt(tr("seed"), &s.seed);
   }
   ImGui::SameLine();
+  const auto T = static_cast<long long>(v.tokens().size()), P = static_cast<long long>(v.config().max_positions);
+  ImGui::BeginDisabled(T >= P);
   if (ImGui::Button(tr("Decode")))
     guarded(app, [&] { v.decode(s.steps, s.temperature, static_cast<uint64_t>(std::max(s.seed, 0))); });
+  ImGui::EndDisabled();
+  if (T >= P && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("%s", trf("The input already fills the model's %lld positions: shorten it to continue.", P).c_str());
   if (const auto& d = v.decoded()) {
     fonts().want(d->text);
     ImGui::TextDisabled("%s", (d->temperature > 0 ? trf("%zu tokens at temperature %.2f (seed %llu), %.0f ms", d->generated.size(),

@@ -486,6 +486,8 @@ const std::pair<const char*, const char*> kTable[] = {
     {"restore all", "모두 되돌리기"},
     {"click: knock it out or back in", "클릭: 끄거나 다시 켜기"},
     {"strongest pattern", "가장 뚜렷한 패턴"},
+    {"The input already fills the model's %lld positions: shorten it to continue.",
+     "입력이 이미 모델의 위치 %lld개를 다 채웠다. 이어 쓰려면 줄여야 한다."},
     {"steps", "스텝"},
     {"temperature", "온도"},
     {"greedy", "그리디"},
