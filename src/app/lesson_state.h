@@ -37,6 +37,7 @@ struct LessonUi {
   std::vector<lessons::Lesson> library;
   std::string dir;
   bool library_loaded = false;
+  bool value_cache_on = false;  // lessons::use_model_value_cache(its default file) was called
 
   lessons::Player player;
   // Its figures: the job filling them, which texts have landed (by lesson_texts() index, with

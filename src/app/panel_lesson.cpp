@@ -108,13 +108,19 @@ void save(App& app, LessonUi& ui) {
     app.show_banner(std::string(L("진행 상황을 저장하지 못했다: ", "Could not save progress: ")) + error, true);
 }
 
+// The lessons on the trained model evaluate forward passes for their figures: keep their
+// values between runs (lesson check always recomputes).
+void use_value_cache(LessonUi& ui) {
+  if (ui.value_cache_on) return;
+  ui.value_cache_on = true;
+  lessons::use_model_value_cache(lessons::default_model_value_cache());
+}
+
 void ensure_library(LessonUi& ui) {
   if (ui.library_loaded) return;
   ui.library_loaded = true;
   want_ui_glyphs();
-  // The lessons on the trained model evaluate forward passes when they load: keep their
-  // values between runs (lesson check always recomputes).
-  lessons::use_model_value_cache(lessons::default_model_value_cache());
+  use_value_cache(ui);
   ui.dir = lessons::default_lesson_dir();
   if (ui.dir.empty()) return;
   std::vector<lessons::Diagnostic> problems;
@@ -351,6 +357,7 @@ void apply_step(App& app) {
 void open_lesson(App& app, const lessons::Lesson& lesson, int step) {
   LessonUi& ui = lesson_ui();
   ensure_progress(ui);
+  use_value_cache(ui);
   const auto done = ui.filled.find(lesson.path);
   const lessons::Lesson& shown = done != ui.filled.end() ? done->second : lesson;
   want_lesson_glyphs(shown);
