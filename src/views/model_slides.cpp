@@ -336,8 +336,11 @@ void add_part_bars(fig::Figure& f, const fig::Theme& th, const fig::Rect& charts
   acc.decimals = 1;
   acc.value_scale = 100;
   acc.suffix = " %";
+  // a chance under 1 % keeps two significant digits (1/4256 is 0.023 %, not 0.0 %)
+  char chance_pct[32];
+  std::snprintf(chance_pct, sizeof chance_pct, 100 * chance < 1 ? "%.2g" : "%.1f", 100 * chance);
   acc.title += in_lang(lang, " · 점선: 균등 추측 1/", " · dashed: uniform guess 1/") + std::to_string(targets) + " = " +
-               fixed(100 * chance, 1) + " %";
+               chance_pct + " %";
   acc.levels.push_back({chance, "", th.muted});
   // the same room for both charts' bars: the lower one's legend comes on top of its share
   const float legend_h = fig::bar_legend_height(acc, charts.w), half = (charts.h - 30 - legend_h) / 2;
@@ -358,6 +361,14 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
   const fig::Rect grid_area{s.visual.x, s.visual.y, s.visual.w * 0.62f, s.visual.h};
   const fig::Rect charts{grid_area.right() + 40, s.visual.y, s.visual.right() - grid_area.right() - 40, s.visual.h};
   out.cells = add_head_grid(s.figure, th, grid_area, view, lang, out.cross_items);
+  // The heads the step's text names, framed with their badges, as the lesson panel selects them.
+  const int64_t heads = view.model().config.heads;
+  for (const model::HeadRef& h : text.highlight) {
+    const size_t at = static_cast<size_t>(h.layer * heads + h.head);
+    if (h.layer < 0 || h.head < 0 || h.head >= heads || at >= out.cells.size()) continue;
+    const fig::Rect& c = out.cells[at];
+    s.figure.box({c.x - 6, c.y - 44, c.w + 12, c.h + 50}, {0, 0, 0, 0}, th.accent, 5);
+  }
 
   const AblationNumbers& n = out.numbers;
   const size_t knocked = view.ablated_heads().size();

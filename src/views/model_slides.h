@@ -34,6 +34,7 @@ struct ModelSlideText {
   std::string title, caption, footer;
   lessons::Lang lang = lessons::Lang::En;
   std::string theme = "print";
+  std::vector<model::HeadRef> highlight;  // heads the text names (a lesson step's): framed in the accent
 };
 
 // Loss and accuracy per part of model::ablation_batch, as trained and with the view's heads

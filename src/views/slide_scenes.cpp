@@ -357,6 +357,12 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
   }
   if (st.action == "ablate-induction") views[0].set_ablated(views[0].heads_with_role("induction"));
   views[0].set_show_contribution(st.action == "show-contribution");
+  // what the step puts in the model panel: the whole pass's sequence or a text of its own
+  if (st.sequence == lessons::kWholePassSequence)
+    views[0].set_tokens(lessons::whole_sequence(views[0].model(), lessons::ModelSettings{}));
+  else if (!st.sequence.empty())
+    views[0].set_text(st.sequence);
+  for (const lessons::HeadName& h : st.highlight_heads) text.highlight.push_back({h.layer, h.head});
   return head_grid_slide(views[0], text).figure;
 }
 

@@ -26,7 +26,7 @@ const char* const kModelFiles[] = {"src/app/panel_model.cpp", "src/app/panel_tim
                                    "src/app/panel_whole.cpp", "src/views/sampling_figure.cpp",
                                    "src/views/head_names.cpp", "src/app/panel_start.cpp", "src/app/panel_about.cpp",
                                    "src/app/panel_menu.cpp", "src/app/panel_pipeline.cpp", "src/app/panel_controls.cpp",
-                                   "src/app/panel_memory.cpp", "src/app/panel_buglab.cpp"};
+                                   "src/app/panel_memory.cpp", "src/app/panel_buglab.cpp", "src/app/export_status.cpp"};
 
 std::string read_source(const std::string& rel) {
   std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/" + rel);

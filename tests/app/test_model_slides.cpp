@@ -292,14 +292,26 @@ TEST_CASE("the model scenarios export as slides: the head grid with its crosses,
       if (const auto* ln = std::get_if<figure::Line>(&it)) n += ln->color == figure::rgb(0xD55E00) && ln->width == 5;
     return n;
   };
-  const Deck cut = scenario_deck("model-ablate-induction", lessons::Lang::Ko, "print");
+  // the toy model named (its 8 induction heads); with no folder named, the window's model
+  const std::string toy = default_model_dir();
+  const Deck cut = scenario_deck("model-ablate-induction", lessons::Lang::Ko, "print", toy);
   REQUIRE(cut.pages.size() == 3);  // title, head grid, training log
   CHECK(crosses(cut.pages[1].figure) == 8);
   size_t lines = 0;
   for (const auto& it : cut.pages[2].figure.items) lines += std::holds_alternative<figure::Line>(it);
   CHECK(lines > 100);
-  CHECK(crosses(model_scenario_slide("model", "", lessons::Lang::En, "print")) == 0);
-  CHECK(crosses(model_scenario_slide("model-ablate-induction", "", lessons::Lang::En, "projector")) == 8);
+  CHECK(crosses(model_scenario_slide("model", toy, lessons::Lang::En, "print")) == 0);
+  CHECK(crosses(model_scenario_slide("model-ablate-induction", toy, lessons::Lang::En, "projector")) == 8);
+  // "": the model the window opens (start_model_dir), named in the footer by its run, no path
+  const figure::Figure shown = model_scenario_slide("model", "", lessons::Lang::En, "print");
+  bool named = false, path = false;
+  for (const auto& it : shown.items)
+    if (const auto* t = std::get_if<figure::Text>(&it); t && t->role == "footer") {
+      named = t->text.find(checkpoint_name(start_model_dir())) != std::string::npos;
+      path = t->text.find('/') != std::string::npos;
+    }
+  CHECK(named);
+  CHECK_FALSE(path);
   CHECK_THROWS_AS(model_scenario_slide("model", "/nonexistent/model", lessons::Lang::En, "print"), Error);
 }
 
