@@ -74,7 +74,7 @@ std::string pattern_short(HeadPattern p, Lang lang) {
   switch (p) {
     case HeadPattern::FirstToken: return tr_in(lang, "first");
     case HeadPattern::PreviousToken: return tr_in(lang, "prev.");
-    case HeadPattern::Induction: return tr_in(lang, "induct.");
+    case HeadPattern::Induction: return tr_in(lang, "ind.");
     case HeadPattern::Duplicate: return tr_in(lang, "dup.");
     case HeadPattern::CurrentToken: return tr_in(lang, "self");
   }

@@ -390,7 +390,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"current token", "현재 토큰"},
     {"first", "첫"},
     {"prev.", "앞"},
-    {"induct.", "인덕"},
+    {"ind.", "인덕"},
     {"dup.", "같은"},
     {"self", "자신"},
     {"chance", "우연"},

@@ -101,7 +101,7 @@ TEST_CASE("head names: a head with all its weight on one pattern is named by it"
   CHECK(self.pattern == HeadPattern::CurrentToken);
 }
 
-TEST_CASE("head names: the strongest pattern is the largest lift over chance, not the largest ratio") {
+TEST_CASE("head names: the strongest pattern is the largest lift over chance and not the largest ratio") {
   model::HeadScores head, chance;
   head.first = 0.5;
   chance.first = 0.1;       // lift 0.44, ratio 5
@@ -119,7 +119,7 @@ TEST_CASE("head names: the strongest pattern is the largest lift over chance, no
   CHECK(name_head(flat, chance).pattern == HeadPattern::FirstToken);
 }
 
-TEST_CASE("head names: words, forms that fit, and a sentence, in English and Korean") {
+TEST_CASE("head names: words and forms that fit and a sentence in English and Korean") {
   const HeadName n{HeadPattern::FirstToken, 0.912, 0.0634};
   CHECK(head_name_text(n, Lang::En) == "first token 0.91 · chance 0.06");
   CHECK(head_name_text(n, Lang::Ko) == "첫 토큰 0.91 · 우연 0.06");
@@ -175,7 +175,7 @@ TEST_CASE("step names: every step of the pass has a display name in English and 
   }
 }
 
-TEST_CASE("head names: the shipped language model's sinks are named first token, against the chance on screen") {
+TEST_CASE("head names: the shipped language model's sinks are named first token against the chance on screen") {
   ModelView v;
   v.load(start_model_dir());
   const model::HeadScores& c = v.shown().chance;
@@ -201,7 +201,7 @@ TEST_CASE("head names: the shipped language model's sinks are named first token,
   CHECK(v.head_name(0, 0).chance == Approx(name_head(v.roles().at(0, 0), v.roles_chance()).chance));
 }
 
-TEST_CASE("words, not identifiers: the lens slide names its stages, the attribution offers the likeliest words") {
+TEST_CASE("words not identifiers: the lens slide names its stages and the attribution offers the likeliest words") {
   ModelView v;
   v.load(start_model_dir());
   const WholeRun& run = v.whole();

@@ -37,7 +37,7 @@ void wait_done(const Trainer& t) {
 
 }  // namespace
 
-TEST_CASE("Trainer::update appends each logged step once, in order, and a new run replaces the old one") {
+TEST_CASE("Trainer::update appends each logged step once and in order and a new run replaces the old one") {
   const std::string dir = (std::filesystem::temp_directory_path() / "attnsim-test-trainer").string();
   Trainer t;
   Timeline live;
@@ -70,7 +70,7 @@ TEST_CASE("Trainer::update appends each logged step once, in order, and a new ru
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("the training worker runs below the UI's priority, and starts at once") {
+TEST_CASE("the training worker runs below the UI's priority and starts at once") {
   const std::string dir = (std::filesystem::temp_directory_path() / "attnsim-test-trainer-idle").string();
   REQUIRE(::sched_getscheduler(0) == SCHED_OTHER);  // the UI (this test's thread)
   const int ui_nice = ::getpriority(PRIO_PROCESS, 0);
@@ -101,7 +101,7 @@ TEST_CASE("the training worker runs below the UI's priority, and starts at once"
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("the Training tab's defaults follow the model on screen, unless it is a language model or too large") {
+TEST_CASE("the Training tab's defaults follow the model on screen unless it is a language model or too large") {
   model::ModelConfig toy;
   toy.layers = 1;
   toy.heads = 8;
@@ -136,7 +136,7 @@ TEST_CASE("the Training tab's defaults follow the model on screen, unless it is 
   CHECK(settings_for(big, false).layers == TrainSettings{}.layers);
 }
 
-TEST_CASE("a live run's progress: step N of M, its loss, and the time left at its own pace") {
+TEST_CASE("a live run's progress: step N of M and its loss and the time left at its own pace") {
   Timeline live;
   CHECK(progress_text(live, 1500, Lang::En) == "starting…");
   TimelinePoint p;
