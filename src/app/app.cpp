@@ -73,7 +73,7 @@ static void load_model_scenario(App& app, const std::string& name, const std::st
   const std::string dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? start_model_dir() : app.options.model;
   if (is_hf_folder(dir)) return load_hf_scenario(app, name, dir, model_dir.empty());
   auto view = std::make_shared<ModelView>();
-  view->load(dir);
+  view->load(dir, true);  // the held-out loss and the means after the first frames (app_frame)
   if (name == "model-ablate-induction") view->set_ablated(view->heads_with_role("induction"));
   // The command line's --text, --ablate and --layer (not a lesson step's checkpoint).
   const Options& o = app.options;
@@ -184,6 +184,17 @@ void handle_keys(App& app) {
   }
 }
 
+// The model view's held-out loss and ablation means (ModelView::settle): measured once the
+// window has drawn a few frames with the model, so its first view (the start view, the model
+// view, a lesson) is not kept waiting for them (1.1 s in the page).
+void settle_model(App& app) {
+  if (!app.model || app.model->settled()) {
+    app.settle_frames = 0;
+    return;
+  }
+  if (++app.settle_frames >= 3) app.model->settle();
+}
+
 // Builds the next step's display (and its transition's matching) while nothing moves, so
 // stepping forward does not stall on a large tensor (the article's slices).
 void prefetch_next(App& app) {
@@ -238,14 +249,16 @@ void app_frame(App& app, float dt) {
   panel_about(app);
   if (lesson_frame(app)) {
     panel_hub(app);
-    return panel_banner(app);
+    panel_banner(app);
+    return settle_model(app);
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
   if (app.presenting_start && app.model) {
     panel_start(app, {0, top, w, h});
     panel_hub(app);
-    return panel_banner(app);
+    panel_banner(app);
+    return settle_model(app);
   }
   const bool model_column = app.model || app.hf;
   // Widths in pixels at 100 % grow with the text size, but never past a share of the window:
@@ -286,6 +299,7 @@ void app_frame(App& app, float dt) {
   panel_hub(app);
   panel_banner(app);
   prefetch_next(app);
+  settle_model(app);
 }
 
 void panel_banner(App& app) {

@@ -98,6 +98,7 @@ struct App {
   std::string decode_model_dir;     // the checkpoint a trained decode scenario opened ("" = --model or shipped)
   float decode_overflow = 0;        // px the decode panel's drawing runs past its bottom (tests: 0, it fits)
   float frame_dt = 0;               // seconds since the last frame (panels that animate themselves)
+  int settle_frames = 0;            // frames drawn with the model view unsettled (app.cpp settle_model)
   std::string view_error;           // result of "view without contiguous"
   std::string hidden_check;         // result of "check hidden weights are exactly 0"
   bool hidden_check_pass = false;

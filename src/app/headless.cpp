@@ -79,6 +79,7 @@ bool start(App& app, Window& w, const Options& options) {
     app_load_scenario(app, options.scenario);
     app.session.wait();
     if (!app.session.error().empty()) throw Error(app.session.error());
+    if (app.model) app.model->settle();  // a picture shows the held-out loss, never "measuring…"
     // ImGui sizes auto-fitting windows and tables over the first frames.
     for (int i = 0; i < 3; ++i) render_frame(app, w, 0.0f);
   } catch (const Error& e) {

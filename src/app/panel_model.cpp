@@ -198,6 +198,10 @@ void decode_controls(App& app, ModelView& v, ModelPanelState& s) {
 void heldout_line(const ModelView& v) {
   if (!v.text_model()) return;
   const HeldoutLoss& h = v.heldout();
+  if (!v.settled()) {  // measured after the first frames (ModelView::settle)
+    ImGui::TextDisabled("%s", tr("measuring the loss on held-out text…"));
+    return;
+  }
   if (!h.measured) {
     ImGui::TextColored({0.95f, 0.6f, 0.4f, 1}, "%s", trf("no held-out loss: %s", h.why.c_str()).c_str());
     return;

@@ -278,6 +278,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"seed##decode", "시드##decode"},
     {"decode", "생성"},
     {"no held-out loss: %s", "검증 손실 없음: %s"},
+    {"measuring the loss on held-out text…", "검증 텍스트의 손실을 재는 중…"},
     {"held-out text (%lld tokens): loss %.3f nats/token", "검증 텍스트(토큰 %lld개): 손실 %.3f nats/토큰"},
     {"knocked out %.3f (%+.3f)", "헤드를 끄면 %.3f (%+.3f)"},
     {"scores on held-out lines repeated (EOS + r + r, 16 lines)", "검증 문장을 반복한 입력의 점수 (EOS + r + r, 16문장)"},

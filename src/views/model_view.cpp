@@ -74,7 +74,7 @@ std::shared_ptr<const model::hf::Tokenizer> text_tokenizer(const std::string& di
 }
 }  // namespace
 
-void ModelView::load(const std::string& dir) {
+void ModelView::load(const std::string& dir, bool later) {
   nlohmann::json meta;
   model::Model m = model::load_checkpoint(dir, &meta);  // throws: the view keeps what it had
   std::shared_ptr<const model::hf::Tokenizer> tok;
@@ -93,8 +93,9 @@ void ModelView::load(const std::string& dir) {
   const model::Batch scoring = repeated ? *repeated : model::scoring_batch(model_.config);
   roles_ = model::score_heads(model_, scoring);
   roles_chance_ = chance_scores(scoring);
-  means_ = model::head_means(model_, heldout_batch_.batch ? heldout_batch_ : model::ablation_batch(model_.config));
-  ablation_.means = means_;
+  means_.clear();
+  ablation_.means.clear();
+  settled_ = false;
   // Heads of a model with another shape do not exist in this one.
   std::erase_if(ablation_.heads, [&](const model::HeadRef& h) {
     return h.layer >= model_.config.layers || h.head >= model_.config.heads;
@@ -102,7 +103,7 @@ void ModelView::load(const std::string& dir) {
   loaded_ = true;
   load_id_ = next_load_id();
   dla_token_ = -1;  // a token of the last model may not exist in this one
-  measure_heldout(true);
+  if (!later) settle();
   // A sequence of another model's alphabet means nothing to this one: start afresh.
   const bool fits = !tokens_.empty() && static_cast<int64_t>(tokens_.size()) <= model_.config.seq_len &&
                     tokens_[0] == start_token_ &&
@@ -137,6 +138,15 @@ void ModelView::read_heldout(std::optional<model::Batch>* repeated) {
     heldout_lines_.clear();
     heldout_.why = e.what();
   }
+}
+
+void ModelView::settle() {
+  if (settled_ || !loaded_) return;
+  settled_ = true;
+  means_ = model::head_means(model_, heldout_batch_.batch ? heldout_batch_ : model::ablation_batch(model_.config));
+  ablation_.means = means_;
+  measure_heldout(true);
+  if (!ablation_.heads.empty()) recompute(false);  // knocked out before: now with the means and the loss
 }
 
 void ModelView::measure_heldout(bool trained_too) {
@@ -377,6 +387,7 @@ void ModelView::recompute_whole() {
 
 void ModelView::recompute(bool sequence_changed) {
   if (!loaded_ || tokens_.empty()) return;
+  if (!settled_ && (ablation_.mean || !sequence_changed)) settle();  // the means, the loss to compare
   const auto t0 = std::chrono::steady_clock::now();
   if (sequence_changed || base_.predictions.size() != tokens_.size()) {
     base_ = run(nullptr);
