@@ -353,6 +353,13 @@ void add_norms(fig::Figure& f, const fig::Theme& th, const OverviewInput& in, co
 
 // [SECTION] layout
 
+// A norm row's height: the room shared by the rows, up to twice a label's; at least a
+// label's where the figure may grow.
+float row_height(const OverviewInput& in, float room, int64_t rows) {
+  const float share = std::min(2 * kRow, room / static_cast<float>(std::max<int64_t>(rows, 1)));
+  return in.grow ? std::max(kRow, share) : std::max(share, 1.0f);
+}
+
 // The first of `names` that fits `room`, or "".
 std::string first_fitting(std::initializer_list<std::string> names, float room, bool bold) {
   for (const std::string& n : names)
@@ -519,7 +526,10 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   const float answer_w = end ? fig::text_width("→ " + in.answer + "  " + answer_prob(*in.run), kSize, true) + 24 : 0;
   const float norms_w = label_w + stage_w * static_cast<float>(L + 1) + answer_w;
   const float flow_w = area.w - norms_w - 2 * kGap * 3;
-  const bool side = !open && stacked_need > area.h && area.w >= 1.4f * area.h && flow_w >= 90 * static_cast<float>(L + 3);
+  const bool side = !open && (in.beside >= 0 ? in.beside == 1
+                                              : stacked_need > area.h && area.w >= 1.4f * area.h &&
+                                                    flow_w >= 90 * static_cast<float>(L + 3));
+  out.beside = side;
 
   if (!side) {
     if (!open)
@@ -533,7 +543,7 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
     p.label_right = area.x + label_w - 12;
     p.label_room = label_w - 16;
     p.top = band_bottom + caption_h;
-    p.row_h = std::clamp((area.bottom() - p.top - kPad) / static_cast<float>(std::max<int64_t>(T, 1)), kRow, 2 * kRow);
+    p.row_h = row_height(in, area.bottom() - p.top - kPad, T);
     for (int64_t s = 0; s <= L; ++s) p.cols.push_back({hx[static_cast<size_t>(s)] + kGap / 2, hw[static_cast<size_t>(s)] - kGap});
     p.answer = {hx[static_cast<size_t>(L + 1)], hw[static_cast<size_t>(L + 1)]};
     p.prob = {hx[static_cast<size_t>(L + 2)], hw[static_cast<size_t>(L + 2)]};
@@ -569,7 +579,7 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   p.label_right = nx + label_w - 12;
   p.label_room = label_w - 16;
   p.top = head_y + kSize * 0.9f;
-  p.row_h = std::min(2 * kRow, (area.bottom() - p.top) / static_cast<float>(std::max<int64_t>(T, 1)));
+  p.row_h = row_height(in, area.bottom() - p.top - kPad, T);
   for (int64_t s = 0; s <= L; ++s) {
     const float cx = nx + label_w + stage_w * static_cast<float>(s);
     p.cols.push_back({cx + 2, stage_w - 4});
@@ -581,13 +591,16 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   p.answer = {nx + label_w + stage_w * static_cast<float>(L + 1), answer_w};
   p.prob = {0, 0};
   add_norms(f, th, in, k, p, shown, end, out);
-  out.height = area.h;
+  out.height = std::max(area.h, p.top + p.row_h * static_cast<float>(T) + kPad - area.y);
   return out;
 }
 
 fig::Figure overview_view_figure(const OverviewInput& in, Lang lang, const std::string& theme, float width, float height,
                                  OverviewLayout* layout) {
   const fig::Theme& th = fig::theme_by_name(theme);
+  OverviewInput grown = in;
+  grown.grow = true;
+  if (grown.beside < 0) grown.beside = 0;  // a panel scrolls: the norms under the stages, as lesson 16 reads them
   auto build = [&](float h, OverviewLayout* l) {
     fig::Figure f;
     f.width = width;
@@ -595,7 +608,7 @@ fig::Figure overview_view_figure(const OverviewInput& in, Lang lang, const std::
     f.background = th.background;
     f.theme = th.name;
     f.title = tr_in(lang, "the whole model");
-    *l = add_overview(f, th, {4, 4, width - 8, h - 8}, in, lang);
+    *l = add_overview(f, th, {4, 4, width - 8, h - 8}, grown, lang);
     return f;
   };
   OverviewLayout l;

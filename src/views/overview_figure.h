@@ -37,6 +37,10 @@ struct OverviewInput {
   // frames and their norm columns absent. -1: every stage.
   int64_t reveal = -1;
   int64_t expanded = -1;  // the block drawn open (-1: none)
+  // Rows keep a label's height and the figure grows past its area to hold them (a panel that
+  // scrolls); false: the rows fit the area (a slide), every k-th labelled where they must.
+  bool grow = false;
+  int beside = -1;  // the norms beside the stages: 1, under them: 0, chosen by the area: -1
 };
 
 // One of the open block's steps: its stable name ("q_proj", whole_pass.h / engine/trace.h)
@@ -54,6 +58,7 @@ struct OverviewLayout {
   figure::Rect embed, logits;
   size_t norm_item = 0;              // the heatmap: rows = positions, columns = embed, block 0 …
   std::vector<size_t> row_labels;    // per position: the item of its label
+  bool beside = false;               // the norms went beside the stages (a wide area)
   float height = 0;                  // the units the overview needs at its width (>= area.h
                                      // when every row's label needs more than it was given)
 };
@@ -62,7 +67,8 @@ struct OverviewLayout {
 OverviewLayout add_overview(figure::Figure& f, const figure::Theme& theme, const figure::Rect& area,
                             const OverviewInput& in, Lang lang);
 // The overview alone, `width` units wide and at least `height` tall (taller when its rows need
-// it: the panel scrolls), for a panel.
+// it: the panel scrolls; `in.grow` is set), the norms under the stages unless `in.beside` says
+// otherwise, for a panel.
 figure::Figure overview_view_figure(const OverviewInput& in, Lang lang, const std::string& theme, float width,
                                     float height, OverviewLayout* layout = nullptr);
 // The overview as a slide: a title, the norms' legend, a caption (`caption`, a lesson step's;

@@ -151,9 +151,19 @@ TEST_CASE("the overview: every token row labelled, whole and readable, at 1280x7
         }
         CHECK(f.height >= lay.height);
       }
-  // The slide, of this model and of the toy induction model (no norms, no MLP, 33 tokens).
+  // The toy induction model (no norms, no MLP, 33 tokens) in a lesson's wide model panel
+  // (1570 x 860 units at 1280x720): a label a row, the panel scrolling to the last.
   ModelView toy;
   toy.load(default_model_dir());
+  for (Lang lang : {Lang::En, Lang::Ko}) {
+    const OverviewInput t = input_of(toy);
+    OverviewLayout lay;
+    const fig::Figure f = overview_view_figure(t, lang, "projector", 1570, 860, &lay);
+    CHECK(text_faults(f) == std::vector<std::string>{});
+    CHECK(lay.row_labels.size() == t.tokens.size());
+    CHECK(std::get<fig::Heatmap>(f.items[lay.norm_item]).rect.bottom() <= f.height);
+  }
+  // The slide, of both models.
   for (const ModelView* m : {&v, &toy})
     for (Lang lang : {Lang::En, Lang::Ko}) {
       INFO(m->dir() << (lang == Lang::Ko ? " ko" : " en"));
