@@ -39,6 +39,7 @@
 #include "views/lesson_figures.h"
 #include "app/lesson_state.h"
 #include "app/lesson_ui.h"
+#include "app/ui_scale.h"
 #include "views/model_view.h"
 #include "engine/atomic_file.h"
 #include "engine/cost.h"
@@ -431,7 +432,7 @@ void close_lesson() {
   stop_filling(ui);
   ui.player = lessons::Player();
   ui.presenting = false;
-  fonts().set_raster_scale(1.0f);
+  set_presenter_boost(1.0f);
 }
 
 // [SECTION] Markup --------------------------------------------------------------------------
@@ -554,8 +555,6 @@ void draw_figures(LessonUi& ui) {
 
 void panel_figures(App& app, const ImVec4& rect) {
   if (!begin_panel(app, "cost", L("수치", "Figures"), rect)) return end_panel();
-  const LessonUi& ui = lesson_ui();
-  if (ui.presenting) ImGui::SetWindowFontScale(ui.presenter_scale);
   ImGui::Spacing();
   draw_figures(lesson_ui());
   end_panel();
@@ -787,9 +786,9 @@ void draw_lesson_body(App& app, LessonUi& ui, bool presenting) {
   ImGui::TextDisabled("%s  ·  %s %d / %d", unmarked(lesson.title.get(lang)).c_str(), L("단계", "step"),
                       ui.player.step_index() + 1, ui.player.step_count());
   const float title_scale = presenting ? 1.35f : 1.2f;
-  ImGui::SetWindowFontScale((presenting ? ui.presenter_scale : 1.0f) * title_scale);
+  ImGui::SetWindowFontScale(title_scale);
   ImGui::TextColored(kBold, "%s", unmarked(step.title.get(lang)).c_str());
-  ImGui::SetWindowFontScale(presenting ? ui.presenter_scale : 1.0f);
+  ImGui::SetWindowFontScale(1.0f);
   ImGui::Separator();
   draw_pending(ui);
   draw_markup(step.text.get(lang));
@@ -1096,7 +1095,6 @@ void layout_presenter(App& app, LessonUi& ui) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const float x = vp->WorkPos.x, top = vp->WorkPos.y, w = vp->WorkSize.x, h = vp->WorkSize.y;
   const lessons::LessonStep& step = ui.player.step();
-  const float scale = ui.presenter_scale;
   const float text_h = std::floor(h * 0.36f);
   const ImVec4 view{x, top, w, h - text_h};
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
@@ -1106,7 +1104,6 @@ void layout_presenter(App& app, LessonUi& ui) {
   ImGui::SetNextWindowSize({w, text_h});
   ImGui::Begin("##presenter_text", nullptr, flags);
   app.panel_rects["lesson"] = {x, top + h - text_h, w, text_h};
-  ImGui::SetWindowFontScale(scale);
   ImGui::SetCursorPosX(24);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, {4, 6});
   ImGui::Indent(24);
@@ -1116,7 +1113,6 @@ void layout_presenter(App& app, LessonUi& ui) {
   // Step n of m, bottom right; nothing to click: the keys drive the lesson.
   char where[32];
   std::snprintf(where, sizeof where, "%d / %d", ui.player.step_index() + 1, ui.player.step_count());
-  ImGui::SetWindowFontScale(1.0f);
   ImGui::SetCursorPos({w - ImGui::CalcTextSize(where).x - 16, text_h - ImGui::GetFontSize() - 10});
   ImGui::TextDisabled("%s", where);
   ImGui::End();
@@ -1173,7 +1169,7 @@ bool lesson_frame(App& app) {
   }
   draw_browser(app);
   if (!open) {
-    if (!app.headless) fonts().set_raster_scale(1.0f);
+    set_presenter_boost(1.0f);
     return false;
   }
   // The step's button, pressed once the step's own run is the one on screen.
@@ -1186,8 +1182,9 @@ bool lesson_frame(App& app) {
     else if (action == "try-view") memory_try_view(app);
     else if (action == "measure-flash") start_flash_measurement(app);
   }
-  // Presenter type is large: rasterise glyphs at 2x so they stay sharp (exports set their own).
-  if (!app.headless) fonts().set_raster_scale(ui.presenting ? 2.0f : 1.0f);
+  // Presenter mode enlarges the whole view, its figures with its text (ui_scale.h: the fonts
+  // are rasterised at the larger size, so they stay sharp).
+  set_presenter_boost(ui.presenting ? ui.presenter_scale : 1.0f);
   if (ui.presenting)
     layout_presenter(app, ui);
   else

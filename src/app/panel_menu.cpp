@@ -136,8 +136,9 @@ void panel_menu(App& app) {
   if (const Step* step = app.current_step(); step && !app.presenting_start) {
     ImGui::SameLine(ImGui::GetWindowWidth() * 0.5f);
     // The scenario and the step in words, the step's stable name after it.
-    ImGui::TextDisabled("%s · %s (%s)", app.session.scenario().name.c_str(),
-                        step_display_name(step->name, ui_lang()).c_str(), step->name.c_str());
+    const std::string& scenario = app.session.scenario().name;  // "" for a lesson step's own run
+    const std::string shown = step_display_name(step->name, ui_lang()) + " (" + step->name + ")";
+    ImGui::TextDisabled("%s", scenario.empty() ? shown.c_str() : (scenario + " · " + shown).c_str());
   }
   ImGui::SameLine();
   blas_status_mark(app);
