@@ -160,6 +160,10 @@ void panel_export_status(App& app) {
   ImGui::SetNextWindowPos({vp->WorkPos.x + vp->WorkSize.x - 12, vp->WorkPos.y + vp->WorkSize.y - 12}, ImGuiCond_Always,
                           {1, 1});
   ImGui::SetNextWindowSizeConstraints({0, 0}, {vp->WorkSize.x * 0.6f, vp->WorkSize.y * 0.5f});
+  // Opaque, over whatever panel is under it (panels draw no background of their own).
+  ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_PopupBg);
+  bg.w = 1;
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, bg);
   ImGui::Begin("##export_status", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
@@ -190,6 +194,7 @@ void panel_export_status(App& app) {
     if (ImGui::Button(tr("Close"))) note().path.clear();
   }
   ImGui::End();
+  ImGui::PopStyleColor();
 }
 
 }  // namespace attnsim::app
