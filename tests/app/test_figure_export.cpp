@@ -418,7 +418,8 @@ TEST_CASE("the Lens tab as a slide: every stage's row, the head grid, and the pa
   const std::string svg = kOut + "/lens.svg";
   REQUIRE(run("--export " + svg + " --panel lens" + model) == 0);
   const std::string text = read_file(svg);
-  for (const char* stage : {">embed<", ">layer_0<", ">layer_1<", ">H3<", ">L1<"}) CHECK(text.find(stage) != std::string::npos);
+  // the stages by their display names (step_names.h), the grid's heads and layers
+  for (const char* stage : {">embedding<", ">block 0<", ">block 1<", ">H3<", ">L1<"}) CHECK(text.find(stage) != std::string::npos);
   // "logit X = the parts' sum X": the attribution is exact, so both figures print the same
   const size_t eq = text.find(" = the parts' sum ");
   REQUIRE(eq != std::string::npos);
