@@ -10,6 +10,7 @@
 #include "app/lesson_ui.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
+#include "views/slide_scenes.h"
 #include "engine/error.h"
 #include "model/ablate.h"
 
@@ -70,7 +71,8 @@ static void load_hf_scenario(App& app, const std::string& name, const std::strin
 // "model-ablate-induction" knocks out every head labelled induction. A Hugging Face folder
 // opens in its own view. Throws Error (one line naming the file) when the folder does not load.
 static void load_model_scenario(App& app, const std::string& name, const std::string& model_dir) {
-  const std::string dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? start_model_dir() : app.options.model;
+  // one rule with the exports (slide_scenes.h): --export --scenario model draws this model
+  const std::string dir = !model_dir.empty() ? model_dir : scenario_model_dir(app.options.model);
   if (is_hf_folder(dir)) return load_hf_scenario(app, name, dir, model_dir.empty());
   auto view = std::make_shared<ModelView>();
   view->load(dir, true);  // the held-out loss and the means after the first frames (app_frame)
