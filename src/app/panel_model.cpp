@@ -97,7 +97,10 @@ std::string no_induction_reason(const ModelView& v) {
 
 void header(App& app, ModelView& v, ModelPanelState& s) {
   const model::ModelConfig& c = v.model().config;
-  ImGui::TextWrapped("%s", trf("%s  (step %lld)", v.dir().c_str(), static_cast<long long>(v.step())).c_str());
+  // The run's name, as the slides give it (a path tells a classroom where the teacher keeps
+  // files); the folder on hover.
+  ImGui::TextWrapped("%s", trf("%s  (step %lld)", checkpoint_name(v.dir()).c_str(), static_cast<long long>(v.step())).c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.dir().c_str());
   ImGui::TextDisabled("%s", trf("%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
                                 static_cast<long long>(c.layers), static_cast<long long>(c.heads),
                                 static_cast<long long>(c.d_model), static_cast<long long>(c.vocab),
