@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -21,7 +22,7 @@ namespace {
 constexpr int64_t kMaxSettingsBytes = 64 << 10;  // a few dozen bytes are ours
 constexpr int kMinSide = 240, kMaxSide = 16384;
 
-bool side_ok(int v) { return v >= kMinSide && v <= kMaxSide; }
+bool side_ok(int64_t v) { return v >= kMinSide && v <= kMaxSide; }
 
 }  // namespace
 
@@ -50,10 +51,11 @@ WindowSettings load_window_settings(const std::string& path, std::string* warnin
   try {
     const nlohmann::json j = nlohmann::json::parse(read_text_file(path, kMaxSettingsBytes));
     if (!j.is_object()) throw Error("not a JSON object");
-    const int w = j.value("width", 0), h = j.value("height", 0);
+    // Read as 64 bits: an int would wrap 2^32 + 1280 to a plausible 1280.
+    const int64_t w = j.value("width", int64_t{0}), h = j.value("height", int64_t{0});
     if (side_ok(w) && side_ok(h) && w >= 320) {
-      s.width = w;
-      s.height = h;
+      s.width = static_cast<int>(w);
+      s.height = static_cast<int>(h);
     }
     s.maximized = j.value("maximized", false);
     const float scale = j.value("text_scale", 1.0f);

@@ -55,6 +55,11 @@ TEST_CASE("window settings are saved and read back; damaged files are ignored wi
   CHECK(s.width == 0);
   CHECK(s.height == 0);
 
+  write(p, "{\"width\": 4294968576, \"height\": 720}");  // 2^32 + 1280 must not wrap to 1280
+  s = load_window_settings(p.string(), &warning);
+  CHECK(s.width == 0);
+  CHECK(s.height == 0);
+
   write(p, "not json");
   s = load_window_settings(p.string(), &warning);
   CHECK(s.width == 0);
