@@ -5,6 +5,7 @@
 # file:// with no server and no network.
 #   tools/web.sh            install what is missing (Debian packages), fetch Dear ImGui's
 #                           sources, build
+#   ATTNSIM_WEB_OUT=DIR     builds into DIR instead (a second tree beside build-web/)
 #   tools/web.sh --threads  the variant with wasm threads in build-web-threads/: attnsim.html,
 #                           .js, .wasm and .worker.js side by side, for a host that sends the
 #                           cross-origin isolation headers (tools/serve-isolated.py does);
@@ -14,7 +15,7 @@
 # deb-src entry has the URIs and suites of the machine's own Debian entry; never committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=build-web threads=OFF
+out=${ATTNSIM_WEB_OUT:-build-web} threads=OFF
 if [[ ${1:-} == --threads ]]; then
   out=build-web-threads threads=ON
 elif [[ -n ${1:-} ]]; then
