@@ -11,6 +11,7 @@
 #include "model/hf_bpe_train.h"
 #include "model/hf_model.h"
 #include "model/hf_syntax.h"
+#include "model/checkpoint.h"
 #include "model/text_syntax.h"
 
 using namespace attnsim;
@@ -110,4 +111,24 @@ TEST_CASE("an arcs file that lies is one Error naming the sentence") {
              Catch::Contains("relation \"amod\" is not among the file's relations"));
   CHECK_THAT(error(R"({"text": 3})"), Catch::Contains("not an arcs file"));
   fs::remove_all(d);
+}
+
+TEST_CASE("lesson 18's framed sentence: head 2.1 of wordnet-lm-s1 finds the object's verb (breath -> took)", "[model]") {
+  // lessons/18-heads-in-language.toml shows this sentence with "breath" framed and says head
+  // 2.1's strongest word in that row is "took": the shipped seed must keep that true.
+  const std::string dir = std::string(ATTNSIM_SOURCE_DIR) + "/assets/models/wordnet-lm-s1";
+  ArcSet set = read_arcs(default_arcs_path());
+  REQUIRE(set.sentences[0].text == "he took a deep breath and dived into the pool");
+  set.sentences.resize(1);
+  std::vector<Arc> obj;
+  for (const Arc& a : set.sentences[0].arcs)
+    if (a.relation == "obj") obj.push_back(a);
+  REQUIRE(obj.size() == 1);
+  CHECK(set.sentences[0].words[static_cast<size_t>(obj[0].query)] == "breath");
+  CHECK(set.sentences[0].words[static_cast<size_t>(obj[0].key)] == "took");
+  set.sentences[0].arcs = obj;
+  const SyntaxReport r = model::score_syntax_native(model::load_checkpoint(dir), load_tokenizer(dir), set);
+  REQUIRE(r.relations[3] == "obj");
+  CHECK(r.head[3][2 * 4 + 1].hits == 1);  // head 2.1 of 4 heads a layer
+  CHECK(r.previous_word[3].hits == 0);     // "deep" is just before it
 }

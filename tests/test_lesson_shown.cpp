@@ -1,5 +1,5 @@
-// What a lesson step shows and when: highlight.head and sequence (loaded, and refused by the
-// checker where the step's model has no such head or reads no words), and the figures filled
+// What a lesson step shows and when: highlight (head, token, bar) and sequence (loaded, and
+// refused by the checker where the step's model has no such head, token or word), and the figures filled
 // later, one text at a time (value_fill.h), as fill_values fills them at once.
 #include <catch2/catch.hpp>
 
@@ -65,8 +65,9 @@ TEST_CASE("highlight.head loads as layer.head, one or several", "[lessons][shown
     CHECK(!b.lesson);
     CHECK(mentions(b.diagnostics, "write layer.head"));
   }
-  LoadResult unknown = load_lesson_text(model_lesson(R"(highlight = { bar = 3 })"), "t.toml");
-  CHECK(mentions(unknown.diagnostics, "'head'"));  // the required key, and the unknown one
+  LoadResult unknown = load_lesson_text(model_lesson(R"(highlight = { row = 3 })"), "t.toml");
+  CHECK(mentions(unknown.diagnostics, "unknown key 'row'"));
+  CHECK(mentions(load_lesson_text(model_lesson(R"(highlight = { bar = 3 })"), "t.toml").diagnostics, "must be a string"));
 }
 
 TEST_CASE("lesson check proves the highlighted head exists in the step's model", "[lessons][shown]") {
@@ -82,6 +83,42 @@ TEST_CASE("lesson check proves the highlighted head exists in the step's model",
   tensor.replace(tensor.find("{value:model.layers}개"), 23, "글");
   tensor.replace(tensor.find("{value:model.layers} layers"), 27, "text");
   CHECK(mentions(check(tensor), "is for the trained model's panel"));
+}
+
+// The same step on the shipped language model (its tokenizer reads words).
+std::string language_lesson(const std::string& step_fields) {
+  std::string text = model_lesson(step_fields + "\n[[step.claim]]\nquantity = \"model.params\"\n"
+                                                "model = { checkpoint = \"wordnet-lm-s1\" }\nat_least = 1");
+  // the claim's table must come after the texts: move them up
+  const size_t claim = text.find("[[step.claim]]"), texts = text.find("text.ko");
+  const std::string claim_part = text.substr(claim, texts - claim);
+  text.erase(claim, texts - claim);
+  return text + claim_part;
+}
+
+TEST_CASE("highlight.token and highlight.bar load; an empty highlight is refused", "[lessons][shown]") {
+  LoadResult r = load_lesson_text(model_lesson(R"(highlight = { head = "1.3", token = "fish", bar = "mat" })"), "t.toml");
+  REQUIRE(r.diagnostics.empty());
+  CHECK(r.lesson->steps[0].highlight_token == "fish");
+  CHECK(r.lesson->steps[0].highlight_bar == "mat");
+  CHECK(mentions(load_lesson_text(model_lesson("highlight = {}"), "t.toml").diagnostics, "give head, token or bar"));
+  CHECK(mentions(load_lesson_text(model_lesson(R"(highlight = { token = "" })"), "t.toml").diagnostics, "1 to 64 bytes"));
+}
+
+TEST_CASE("lesson check proves a highlighted token is in the step's sequence and a bar in the vocabulary", "[lessons][shown]") {
+  const std::string sentence = "sequence = \"the man ate the fish .\"\n";
+  CHECK(check(language_lesson(sentence + R"(highlight = { token = "fish" })")).empty());
+  CHECK(mentions(check(language_lesson(sentence + R"(highlight = { token = "cow" })")),
+                 "highlight.token \"cow\" is no token of the step's sequence"));
+  CHECK(mentions(check(language_lesson(R"(highlight = { token = "fish" })")), "needs the step's own sequence"));
+  CHECK(mentions(check(language_lesson(sentence + "highlight = { token = \"fish\" }\naction = \"open-lens\"")),
+                 "frames a row of the head grid"));
+  CHECK(check(language_lesson(R"(highlight = { bar = "the" })" "\naction = \"open-sampling\"")).empty());
+  CHECK(mentions(check(language_lesson(R"(highlight = { bar = "the" })")), "give the step action = \"open-sampling\""));
+  CHECK(mentions(check(language_lesson(R"(highlight = { bar = "zqxjzqxj" })" "\naction = \"open-sampling\"")),
+                 "highlight.bar \"zqxjzqxj\" is no token of wordnet-lm-s1's vocabulary"));
+  // The toy model's tokens are letters.
+  CHECK(check(model_lesson("highlight = { bar = \"b\" }\naction = \"open-sampling\"")).empty());
 }
 
 TEST_CASE("a step's sequence: the whole pass's, or words a language model reads", "[lessons][shown]") {

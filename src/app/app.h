@@ -183,6 +183,9 @@ bool experiment_running(const App& app);
 // Selects the model panel's tab ("heads", "overview", "sampling", "lens", "training",
 // "experiments") on the next frame.
 void open_model_tab(App& app, const std::string& tab);
+// Frames what a lesson step names (lessons/step_marks.h) in the model panel: the row of the
+// last token reading `token` in the sequence on screen, the sampling bar of `bar` ("": none).
+void mark_model(App& app, const std::string& token, const std::string& bar);
 // Starts a run with the Training tab's settings, as its Start button does (--bench-frames
 // --train-live); false and the banner when it is refused.
 bool start_model_training(App& app);

@@ -252,8 +252,9 @@ void stop_lesson_work() {
 
 namespace {
 
-// A model step's own sequence (the one its figures are read on, or its words) and the head
-// its text names: that head's layer goes to the other views, and the grid scrolls to it.
+// A model step's own sequence (the one its figures are read on, or its words) and what its
+// text names: the head's layer goes to the other views and the grid scrolls to it; the token's
+// row and the bar are framed (mark_model).
 void show_what_the_step_names(App& app, const lessons::LessonStep& step) {
   LessonUi& ui = lesson_ui();
   ui.scroll_to_highlight = !step.highlight_heads.empty();
@@ -273,6 +274,7 @@ void show_what_the_step_names(App& app, const lessons::LessonStep& step) {
   } catch (const Error& e) {
     app.show_banner(e.what(), true, 8.0);
   }
+  mark_model(app, step.highlight_token, step.highlight_bar);
   if (!step.highlight_heads.empty() && step.highlight_heads[0].layer < app.model->model().config.layers) {
     app.model_layer = step.highlight_heads[0].layer;
     show_model_layer(app, app.model_layer);
@@ -300,6 +302,7 @@ void apply_step(App& app) {
   ui.figures.clear();
   ui.figures_step = -1;
   ui.pending_action = step.action;
+  mark_model(app, "", "");  // a model step marks again once its sequence is on screen
   lessons::Resolved r;
   try {
     r = ui.player.state();

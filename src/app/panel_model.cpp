@@ -25,6 +25,7 @@
 #include "app/figure_imgui.h"
 #include "app/panel_whole.h"
 #include "views/head_names.h"
+#include "lessons/step_marks.h"
 #include "views/i18n.h"
 #include "views/model_slides.h"
 #include "views/model_view.h"
@@ -47,11 +48,33 @@ struct ModelPanelState {
   int decode_seed = 1;
   WholeTabsState whole;  // the Sampling and Lens tabs
   std::string open_tab;  // the tab to select on the next frame (export, bench); "" none
+  // What a lesson step names (lessons/step_marks.h): the row of a position, framed while the
+  // sequence it was found in is on screen; the bar is WholeTabsState::marked_bar.
+  std::vector<int32_t> marked_in;
+  int64_t marked_row = -1;
 };
+
+int64_t marked_row(const ModelPanelState& s, const ModelView& v) { return s.marked_in == v.tokens() ? s.marked_row : -1; }
 
 void open_model_tab(App& app, const std::string& tab) {
   if (!app.model_panel) app.model_panel = std::make_shared<ModelPanelState>();
   app.model_panel->open_tab = tab;
+}
+
+void mark_model(App& app, const std::string& token, const std::string& bar) {
+  if (!app.model_panel) app.model_panel = std::make_shared<ModelPanelState>();
+  ModelPanelState& s = *app.model_panel;
+  s.marked_in.clear();
+  s.marked_row = -1;
+  s.whole.marked_bar = -1;
+  if (!app.model || !app.model->loaded()) return;
+  const ModelView& v = *app.model;
+  const lessons::TokenText text = lessons::token_text(v.tokenizer());
+  if (auto row = lessons::marked_position(v.tokens(), text, token)) {
+    s.marked_in = v.tokens();
+    s.marked_row = *row;
+  }
+  if (auto id = lessons::marked_token(v.model().config.vocab, text, bar)) s.whole.marked_bar = *id;
 }
 
 namespace {
@@ -290,12 +313,13 @@ void grid(App& app, ModelView& v, ModelPanelState& s) {
   const float width = ImGui::GetContentRegionAvail().x / scale;
   const float below = (ImGui::GetFrameHeight() + 6) / scale;  // room for the checkboxes
   const lessons::Lang lang = panel_lang();
+  const int64_t row = marked_row(s, v);
   const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&v)) + "|" + std::to_string(v.revision()) + "|" +
                           std::to_string(static_cast<int>(width)) + "|" + panel_theme().name + "|" +
-                          (lang == lessons::Lang::Ko ? "ko" : "en");
+                          (lang == lessons::Lang::Ko ? "ko" : "en") + "|" + std::to_string(row);
   if (key != s.grid_key) {
     s.grid_key = key;
-    s.grid = head_grid_view(v, lang, panel_theme().name, width, 300, below);  // a working tab: the UI's theme
+    s.grid = head_grid_view(v, lang, panel_theme().name, width, 300, below, row);  // a working tab: the UI's theme
     want_figure_glyphs(s.grid.figure);
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -377,7 +401,7 @@ void next_tokens(const ModelView& v) {
     ImGui::TextColored({0.92f, 0.47f, 0.47f, 1}, "%s", (std::string(tr("ablated")) + ":" + top_line(v, v.ablated(), last)).c_str());
 }
 
-void tokens(const ModelView& v) {
+void tokens(const ModelView& v, int64_t marked) {
   const auto& toks = v.tokens();
   const bool ablating = !v.ablated_heads().empty();
   const float line = ImGui::GetTextLineHeight() + 2;
@@ -414,6 +438,9 @@ void tokens(const ModelView& v) {
       const float cw = width[static_cast<size_t>(t)];
       const std::string label = v.label(toks[static_cast<size_t>(t)]);
       list->AddText({x + 2, p.y}, IM_COL32(235, 235, 240, 255), shown(label).c_str());
+      if (t == marked)  // the lesson step's token, framed as its row is in the grid
+        list->AddRect({x, p.y - 1}, {x + cw, p.y + static_cast<float>(rows) * line + 1}, IM_COL32(255, 214, 64, 255),
+                      2.0f, 0, 2.5f);
       if (t == 0) continue;
       auto draw = [&](const ModelRun& r, float y) {
         const Prediction& pr = r.predictions[static_cast<size_t>(t - 1)];
@@ -481,7 +508,7 @@ void panel_model(App& app, const ImVec4& rect) {
       cell_values(v);
       grid(app, v, s);
       ImGui::Separator();
-      tokens(v);
+      tokens(v, marked_row(s, v));
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem(tr("Overview###model-overview"), nullptr, select("overview"))) {

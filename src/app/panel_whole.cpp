@@ -73,10 +73,10 @@ void sampling_tab(App& app, const WholePanel& p, WholeTabsState& s) {
   const float width = ImGui::GetContentRegionAvail().x / scale;
   const std::string key = std::to_string(reinterpret_cast<uintptr_t>(&v)) + "|" + std::to_string(v.revision()) + "|" +
                           std::to_string(static_cast<int>(width)) + "|" + panel_theme().name + "|" +
-                          (ui_lang() == Lang::Ko ? "ko" : "en");
+                          (ui_lang() == Lang::Ko ? "ko" : "en") + "|" + std::to_string(s.marked_bar);
   if (key != s.key) {
     s.key = key;
-    s.chart = sampling_view_figure(v.chart(), p.label, ui_lang(), panel_theme().name, width);
+    s.chart = sampling_view_figure(v.chart(12, s.marked_bar), p.label, ui_lang(), panel_theme().name, width);
     want_figure_glyphs(s.chart);
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();

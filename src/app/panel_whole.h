@@ -39,6 +39,7 @@ struct WholeTabsState {
   OverviewLayout overview_layout;
   int64_t expanded = -1;  // the overview's open block (-1: none)
   char dla_word[256] = {};  // the attribution's "another token" box
+  int32_t marked_bar = -1;  // the sampling chart's bar a lesson step names (-1: none)
 };
 
 // Temperature, top-k, top-p and seed over the chart: a change calls SamplingView::set_options

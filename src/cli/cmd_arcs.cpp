@@ -1,5 +1,5 @@
 // attnsim-cli arcs: the article's syntactic heads measured (model/hf_syntax.h). For each
-// relation of a hand-annotated set (default: assets/syntax/wordnet-heldout-arcs.json), every
+// relation of an annotated set (an AI assistant's) (default: assets/syntax/wordnet-heldout-arcs.json), every
 // head's share of arcs whose partner word it weights most, beside the baselines.
 //   arcs --model DIR [--arcs FILE] [--json]
 #include <algorithm>
@@ -61,7 +61,7 @@ model::hf::SyntaxReport native_report(const Args& a, const model::hf::ArcSet& se
 Runner add_arcs_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
-      "arcs", "syntactic heads: each head's share of hand-annotated arcs (det, amod, nsubj, obj) it finds, beside baselines");
+      "arcs", "syntactic heads: each head's share of annotated arcs (det, amod, nsubj, obj) it finds, beside baselines");
   cmd->add_option("--model", a->dir, "a Hugging Face folder with a tokenizer, or an attnsim checkpoint trained on text "
                   "(its tokenizer.json; each sentence runs after <|endoftext|>, as it trained)")->required()->check(not_empty());
   cmd->add_option("--arcs", a->arcs, "an arcs file (default: the shipped WordNet held-out set)")->check(not_empty());

@@ -252,8 +252,11 @@ struct LessonStep {
   std::string action;      // a button the step presses once its run is on screen:
                            // "check-hidden", "first-nan", "try-view" (kActionNames)
   // What the text names, shown (FORMAT.md: highlight): heads of the trained model's head grid
-  // (layer.head), selected, outlined and scrolled into view. check_lesson proves they exist.
+  // (layer.head), selected, outlined and scrolled into view; a token of the step's sequence
+  // (its row framed in every head map); a bar of the Sampling tab (step_marks.h). check_lesson
+  // proves each exists.
   std::vector<HeadName> highlight_heads;
+  std::string highlight_token, highlight_bar;
   Where highlight_where;
   // What a model-panel step puts in the model panel (FORMAT.md: sequence): "" (what it opens
   // on), kWholePassSequence (the sequence the whole pass's model.* fields read), or a text (a

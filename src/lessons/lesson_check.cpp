@@ -15,6 +15,9 @@
 #include "lessons/player.h"
 #include "lessons/prose.h"
 #include "lessons/quantity.h"
+#include "lessons/step_marks.h"
+#include "lessons/whole_quantity.h"
+#include "model/hf_tokenizer.h"
 
 namespace attnsim::lessons {
 
@@ -322,34 +325,72 @@ namespace {
 
 // [SECTION] What a step shows: its highlight and its sequence exist in the model it opens
 
+// The tokens the step puts in the model panel: BOS (-1 here: never matched) and the words'
+// tokens, or the whole pass's sequence as panel_lesson.cpp sets it; empty for none.
+std::vector<int32_t> step_tokens(const LessonStep& s, const model::Model& m, const model::hf::Tokenizer* tok) {
+  if (s.sequence == kWholePassSequence) {
+    for (const Claim& c : s.claims)
+      if (c.quantity.rfind("model.", 0) == 0 && !c.model.runs) return whole_sequence(m, c.model);
+    return whole_sequence(m, ModelSettings{});
+  }
+  if (s.sequence.empty() || !tok) return {};
+  std::vector<int32_t> out{-1};
+  for (int32_t id : tok->encode(s.sequence)) out.push_back(id);
+  return out;
+}
+
 template <class Report>
 void check_shown(const Lesson& lesson, size_t i, Report&& report) {
   const LessonStep& s = lesson.steps[i];
-  if (s.highlight_heads.empty() && s.sequence.empty()) return;
+  const bool marks = !s.highlight_heads.empty() || !s.highlight_token.empty() || !s.highlight_bar.empty();
+  if (!marks && s.sequence.empty()) return;
   const std::string label = step_label(lesson, i);
   if (!is_model_panel(s.panel) || s.panel == "timeline") {
-    report(s.highlight_heads.empty() ? s.where : s.highlight_where,
-           label + ": " + (s.highlight_heads.empty() ? "sequence" : "highlight.head") +
+    report(marks ? s.highlight_where : s.where,
+           label + ": " + (marks ? "highlight" : "sequence") +
                " is for the trained model's panel: give the step panel = \"model\" (it shows \"" + s.panel + "\")");
     return;
   }
   std::string dir;
   try {
     dir = step_model_dir(s);
-    const model::ModelConfig& c = loaded_model(dir).config;
+    const model::Model& m = loaded_model(dir);
+    const model::ModelConfig& c = m.config;
     const std::string name = std::filesystem::path(dir).filename().string();
     for (const HeadName& h : s.highlight_heads)
       if (h.layer >= c.layers || h.head >= c.heads)
         report(s.highlight_where, label + ": highlight.head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
                                       " does not exist in " + name + " (layers 0 to " + std::to_string(c.layers - 1) +
                                       ", heads 0 to " + std::to_string(c.heads - 1) + ")");
-    if (!s.highlight_heads.empty() && s.action.rfind("open-", 0) == 0)
+    const bool other_tab = s.action.rfind("open-", 0) == 0;
+    if (!s.highlight_heads.empty() && other_tab)
       report(s.highlight_where, label + ": highlight.head outlines the head grid, and action \"" + s.action +
                                     "\" opens another tab of the model panel");
     const bool text_model = std::filesystem::is_regular_file(std::filesystem::path(dir) / "tokenizer.json");
     if (!s.sequence.empty() && s.sequence != kWholePassSequence && !text_model)
       report(s.where, label + ": sequence \"" + one_line(s.sequence.substr(0, 40)) + "\" is words, and " + name +
                           " reads no words (no tokenizer.json): write sequence = \"" + kWholePassSequence + "\"");
+    if (s.highlight_token.empty() && s.highlight_bar.empty()) return;
+    std::optional<model::hf::Tokenizer> tok;
+    if (text_model) tok = model::hf::load_tokenizer(dir);
+    const TokenText text = token_text(tok ? &*tok : nullptr);
+    if (!s.highlight_token.empty()) {
+      const std::vector<int32_t> tokens = step_tokens(s, m, tok ? &*tok : nullptr);
+      if (other_tab)
+        report(s.highlight_where, label + ": highlight.token frames a row of the head grid, and action \"" + s.action +
+                                      "\" opens another tab of the model panel");
+      else if (tokens.empty())
+        report(s.highlight_where, label + ": highlight.token \"" + s.highlight_token +
+                                      "\" needs the step's own sequence (sequence = words, or \"" + kWholePassSequence + "\")");
+      else if (!marked_position(tokens, text, s.highlight_token))
+        report(s.highlight_where, label + ": highlight.token \"" + s.highlight_token + "\" is no token of the step's sequence");
+    }
+    if (!s.highlight_bar.empty()) {
+      if (s.action != "open-sampling")
+        report(s.highlight_where, label + ": highlight.bar frames a bar of the Sampling tab: give the step action = \"open-sampling\"");
+      else if (!marked_token(c.vocab, text, s.highlight_bar))
+        report(s.highlight_where, label + ": highlight.bar \"" + s.highlight_bar + "\" is no token of " + name + "'s vocabulary");
+    }
   } catch (const Error& e) {
     report(s.where, label + ": " + e.what());
   }

@@ -689,13 +689,22 @@ LessonStep read_step(Reader& r) {
   if (const toml::table* h = r.table("highlight")) {
     Reader hr(r.ctx(), *h, r.name() + ".highlight");
     s.highlight_where = hr.where();
-    if (auto heads = hr.string("head", true)) {
+    if (auto heads = hr.string("head")) {
       if (auto parsed = parse_head_names(*heads))
         s.highlight_heads = *parsed;
       else
         r.ctx().error(where_of(*hr.get("head")), "highlight.head '" + one_line(heads->substr(0, 40)) + "' in " +
                                                      r.name() + ": write layer.head (\"2.1\"), several with commas (\"2.1,0.3\")");
     }
+    for (const char* key : {"token", "bar"})
+      if (auto word = hr.string(key)) {
+        if (word->empty() || word->size() > 64)
+          r.ctx().error(where_of(*hr.get(key)), std::string("highlight.") + key + " in " + r.name() +
+                                                    ": write one token's text (\"fish\"), 1 to 64 bytes");
+        (std::string(key) == "token" ? s.highlight_token : s.highlight_bar) = *word;
+      }
+    if (h->empty())
+      r.ctx().error(s.highlight_where, "empty highlight in " + r.name() + ": give head, token or bar");
     hr.finish();
   }
   if (auto q = r.string("sequence")) {

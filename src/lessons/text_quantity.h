@@ -2,7 +2,7 @@
 // tokenizer.json), so the lesson on heads in real language states figures the checker
 // recomputes. They read the held-out sample the app ships (assets/corpus/
 // wordnet-heldout-sample.txt: 256 lines of the held-out split, each after <|endoftext|>,
-// as its first 24 windows of the model's positions), the hand-annotated arcs (assets/syntax), and the
+// as its first 24 windows of the model's positions), the annotated arcs (assets/syntax: an AI assistant's, one annotator), and the
 // run folder's heldout_report.json (the whole held-out split beside the counting baselines,
 // written by `heads --corpus --json` and checked against the corpus by tests/lm).
 //

@@ -202,6 +202,16 @@ std::vector<fig::Rect> draw_head_grid(fig::Figure& f, const fig::Theme& th, cons
   return cells;
 }
 
+// The query row `row` of every head's map framed: what the token a lesson step names
+// (highlight.token) attends to. Rows are the sequence's positions, `n` of them.
+void frame_row(fig::Figure& f, const fig::Theme& th, const std::vector<fig::Rect>& cells, int64_t row, int64_t n) {
+  if (row < 0 || row >= n) return;
+  for (const fig::Rect& c : cells) {
+    const float h = c.h / static_cast<float>(n);
+    f.box({c.x - 3, c.y + h * static_cast<float>(row) - 1, c.w + 6, std::max(h, 4.0f) + 2}, {0, 0, 0, 0}, th.highlight, 3);
+  }
+}
+
 // One model's grid filling `area` (the label column "L0" on the left, one-line badges).
 std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const fig::Rect& area, const ModelView& view,
                                      lessons::Lang lang, std::vector<size_t>& crosses) {
@@ -222,7 +232,7 @@ std::vector<fig::Rect> add_head_grid(fig::Figure& f, const fig::Theme& th, const
 }  // namespace
 
 HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std::string& theme, float width,
-                            float max_cell, float below) {
+                            float max_cell, float below, int64_t row) {
   const fig::Theme& th = fig::theme_by_name(theme);
   const int64_t layers = view.model().config.layers, heads = view.model().config.heads;
   HeadGridView out;
@@ -243,6 +253,7 @@ HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std
   std::vector<size_t> crosses;
   std::set<std::string> roles;
   out.cells = draw_head_grid(f, th, at, view, lang, crosses, roles);
+  frame_row(f, th, out.cells, row, static_cast<int64_t>(view.tokens().size()));
   for (int64_t l = 0; l < layers; ++l)
     out.row_label_y.push_back(static_cast<float>(l) * at.row_pitch() + at.badge_h() + at.cell / 2);
   return out;
@@ -369,6 +380,7 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
     const fig::Rect& c = out.cells[at];
     s.figure.box({c.x - 6, c.y - 44, c.w + 12, c.h + 50}, {0, 0, 0, 0}, th.accent, 5);
   }
+  frame_row(s.figure, th, out.cells, text.row, static_cast<int64_t>(view.tokens().size()));
 
   const AblationNumbers& n = out.numbers;
   const size_t knocked = view.ablated_heads().size();

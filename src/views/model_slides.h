@@ -35,6 +35,7 @@ struct ModelSlideText {
   lessons::Lang lang = lessons::Lang::En;
   std::string theme = "print";
   std::vector<model::HeadRef> highlight;  // heads the text names (a lesson step's): framed in the accent
+  int64_t row = -1;                       // a position whose row every head map frames (highlight.token)
 };
 
 // Loss and accuracy per part of model::ablation_batch, as trained and with the view's heads
@@ -57,7 +58,8 @@ HeadGridSlide head_grid_slide(const ModelView& view, const ModelSlideText& text)
 // The grid alone, as the model panel's Heads tab draws it: `width` units wide (the "L0"
 // column, then the heads), cells as large as fit up to `max_cell`, a two-line badge over each
 // cell, the knocked-out heads dimmed, framed and crossed, and `below` units under each row
-// left free (the panel puts its "knock out" checkboxes there). The slide's grid, sized for a
+// left free (the panel puts its "knock out" checkboxes there), query row `row` framed in every
+// map (-1: none). The slide's grid, sized for a
 // panel: a head looks the same on screen and in the deck.
 struct HeadGridView {
   figure::Figure figure;
@@ -65,7 +67,7 @@ struct HeadGridView {
   std::vector<float> row_label_y;   // per layer: the middle of its row (the "L0" label)
 };
 HeadGridView head_grid_view(const ModelView& view, lessons::Lang lang, const std::string& theme, float width,
-                            float max_cell, float below);
+                            float max_cell, float below, int64_t row = -1);
 
 // Several checkpoints on one slide (a lesson step whose claims compare models): each model's
 // grid under its name, and the loss / accuracy bars with one bar per model, as trained, on

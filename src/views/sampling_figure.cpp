@@ -29,13 +29,19 @@ std::string kept_line(const SamplingChart& c, Lang lang) {
                 static_cast<long long>(c.vocab), 100 * c.kept_mass);
 }
 
-// The bars that fit `rows` rows: the first ones, and the chosen one always.
+// The bars that fit `rows` rows: the first ones, and the chosen and the marked one always
+// (each taking the place of the last bar that is neither).
 std::vector<size_t> fitting(const SamplingChart& c, size_t rows) {
   std::vector<size_t> out;
   for (size_t i = 0; i < c.bars.size() && out.size() < rows; ++i) out.push_back(i);
-  const auto chosen = std::find_if(c.bars.begin(), c.bars.end(), [](const SamplingBar& b) { return b.chosen; });
-  const size_t ci = static_cast<size_t>(chosen - c.bars.begin());
-  if (chosen != c.bars.end() && std::find(out.begin(), out.end(), ci) == out.end() && !out.empty()) out.back() = ci;
+  size_t last = out.size();
+  for (size_t i = 0; i < c.bars.size(); ++i) {
+    if (!(c.bars[i].chosen || c.bars[i].marked) || std::find(out.begin(), out.end(), i) != out.end()) continue;
+    while (last > 0 && (c.bars[out[last - 1]].chosen || c.bars[out[last - 1]].marked)) --last;
+    if (last == 0) break;
+    out[--last] = i;
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -93,6 +99,8 @@ SamplingLayout add_sampling_chart(fig::Figure& f, const fig::Theme& th, const fi
              "label");
       out.chosen = i;
     }
+    if (b.marked)  // what a lesson step's text names (lessons/step_marks.h): the whole row framed
+      f.box({area.x, y + 2, area.w, row_h - 4}, {0, 0, 0, 0}, th.highlight, 4);
     out.bars[i] = bar;
   }
   return out;

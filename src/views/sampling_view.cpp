@@ -27,7 +27,7 @@ void SamplingView::recompute() {
   ++revision_;
 }
 
-SamplingChart SamplingView::chart(int64_t shown) const {
+SamplingChart SamplingView::chart(int64_t shown, int32_t marked) const {
   SamplingChart c;
   c.options = options_;
   if (!ready()) return c;
@@ -52,12 +52,14 @@ SamplingChart SamplingView::chart(int64_t shown) const {
                     [&](int32_t a, int32_t b) { return probs[a] != probs[b] ? probs[a] > probs[b] : a < b; });
   ids.resize(n);
   if (std::find(ids.begin(), ids.end(), c.next) == ids.end()) ids.push_back(c.next);
+  if (marked >= 0 && marked < V && std::find(ids.begin(), ids.end(), marked) == ids.end()) ids.push_back(marked);
   for (int32_t id : ids) {
     SamplingBar b;
     b.token = id;
     b.prob = probs[id];
     b.kept = is_kept(id);
     b.chosen = id == c.next;
+    b.marked = id == marked;
     c.bars.push_back(b);
   }
   return c;

@@ -6,7 +6,7 @@
 // What the chart shows (chart()):
 //   bars     the `shown` most likely tokens under `probs` (softmax at the temperature; at
 //            temperature 1 when greedy), most likely first, ties by the lowest id; the chosen
-//            token is added last when it is not among them
+//            token is added last when it is not among them, then a lesson's marked one
 //   kept     a token top_p keeps (top_p > 0); greedy keeps the arg max alone
 //   chosen   next_token: the arg max (greedy) or the seeded draw from top_p
 //
@@ -26,6 +26,7 @@ struct SamplingBar {
   float prob = 0;  // under probs
   bool kept = false;
   bool chosen = false;
+  bool marked = false;  // the bar a lesson step names (highlight.bar)
 };
 
 struct SamplingChart {
@@ -47,7 +48,8 @@ class SamplingView {
   bool ready() const { return logits_.defined(); }
   double compute_ms() const { return compute_ms_; }  // the last sampling_trace call
   uint64_t revision() const { return revision_; }  // bumped by every recompute
-  SamplingChart chart(int64_t shown = 12) const;
+  // The `shown` most likely tokens, the chosen one, and `marked` (-1: none) whatever its rank.
+  SamplingChart chart(int64_t shown = 12, int32_t marked = -1) const;
 
  private:
   void recompute();

@@ -21,6 +21,7 @@
 #include "views/model_view.h"
 #include "views/overview_figure.h"
 #include "views/sampling_figure.h"
+#include "lessons/step_marks.h"
 #include "lessons/model_quantity.h"
 #include "lessons/whole_quantity.h"
 #include "engine/error.h"
@@ -343,8 +344,11 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
     views[0].set_tokens(lessons::whole_sequence(views[0].model(), table));
     views[0].sampling().set_options(lessons::sampling_options(table));
   }
-  if (st.action == "open-sampling")
-    return sampling_slide(views[0].sampling().chart(), label, v.title, lang, v.theme, v.caption);
+  const lessons::TokenText token_text = lessons::token_text(views[0].tokenizer());
+  if (st.action == "open-sampling") {
+    const auto bar = lessons::marked_token(views[0].model().config.vocab, token_text, st.highlight_bar);
+    return sampling_slide(views[0].sampling().chart(12, bar.value_or(-1)), label, v.title, lang, v.theme, v.caption);
+  }
   if (st.action == "open-lens")
     return lens_slide(views[0].whole(), views[0].model().config.heads, label, lang, v.theme, v.title, v.caption);
   if (st.action == "open-overview") {
@@ -363,6 +367,7 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
   else if (!st.sequence.empty())
     views[0].set_text(st.sequence);
   for (const lessons::HeadName& h : st.highlight_heads) text.highlight.push_back({h.layer, h.head});
+  text.row = lessons::marked_position(views[0].tokens(), token_text, st.highlight_token).value_or(-1);
   return head_grid_slide(views[0], text).figure;
 }
 
