@@ -100,7 +100,11 @@ def main():
             desk_pull = time.time() - t0
         finally:
             hub.stop()
-        columns = [bench_page(html, folder, tmp) for _, html in pages]
+        columns = []
+        for label, html in pages:  # each page's numbers as they come, in case a later step fails
+            columns.append(bench_page(html, folder, tmp))
+            print("%s: download %.1f s, reopen %.1f s, forward %.1f ms, decode %.2f tokens/s, wasm heap %.0f MB"
+                  % tuple([label] + columns[-1]), file=sys.stderr, flush=True)
         t0 = time.time()
         subprocess.run([args.cli, "predict", "--model", NAME, "--text", "hello world", "--top-k", "1"],
                        env=dict(env, HF_HUB_OFFLINE="1"), check=True, capture_output=True)
