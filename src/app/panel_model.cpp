@@ -52,6 +52,7 @@ struct ModelPanelState {
   // sequence it was found in is on screen; the bar is WholeTabsState::marked_bar.
   std::vector<int32_t> marked_in;
   int64_t marked_row = -1;
+  bool tools_open = true;  // the header's generators, knock-out and decode rows are shown
 };
 
 int64_t marked_row(const ModelPanelState& s, const ModelView& v) { return s.marked_in == v.tokens() ? s.marked_row : -1; }
@@ -122,12 +123,16 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
   const model::ModelConfig& c = v.model().config;
   // The run's name, as the slides give it (a path tells a classroom where the teacher keeps
   // files); the folder on hover.
-  ImGui::TextWrapped("%s", trf("%s  (step %lld)", checkpoint_name(v.dir()).c_str(), static_cast<long long>(v.step())).c_str());
+  ImGui::TextUnformatted(trf("%s  (step %lld)", checkpoint_name(v.dir()).c_str(), static_cast<long long>(v.step())).c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", v.dir().c_str());
-  ImGui::TextDisabled("%s", trf("%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
+  // The sizes beside the name where they fit (a 720p projector has no line to spare), else under it.
+  const std::string sizes = trf("%lld layers x %lld heads, d_model %lld, vocab %lld, up to %lld tokens",
                                 static_cast<long long>(c.layers), static_cast<long long>(c.heads),
                                 static_cast<long long>(c.d_model), static_cast<long long>(c.vocab),
-                                static_cast<long long>(c.seq_len)).c_str());
+                                static_cast<long long>(c.seq_len));
+  ImGui::SameLine(0, ImGui::GetFontSize());
+  if (ImGui::CalcTextSize(sizes.c_str()).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  ImGui::TextDisabled("%s", sizes.c_str());
 
   // The run's saved checkpoints: the grid and every trace follow the step picked here.
   const std::vector<std::string> saved = v.timeline();
@@ -151,6 +156,11 @@ void header(App& app, ModelView& v, ModelPanelState& s) {
   ImGui::SetNextItemWidth(-90);
   if (ImGui::InputText(tr("sequence"), s.text, sizeof s.text, ImGuiInputTextFlags_EnterReturnsTrue))
     guarded(app, [&] { v.set_text(s.text); });
+  // The generators, the knock-out shortcuts and decoding fold away, open where the panel has
+  // room for them and the views under them (48 lines), closed on a 720p projector.
+  ImGui::SetNextItemOpen(ImGui::GetContentRegionAvail().y >= 48 * ImGui::GetFontSize(), ImGuiCond_Once);
+  s.tools_open = ImGui::CollapsingHeader(tr("sequence generators, knock-out, decode###model-tools"));
+  if (!s.tools_open) return;
   if (ImGui::Button(tr("repeated random"))) guarded(app, [&] {
       const uint64_t seed = ++s.seed;
       // 12..19 tokens: the lengths the shipped model repeats best (its repeat_eval).
@@ -498,7 +508,7 @@ void panel_model(App& app, const ImVec4& rect) {
   ModelPanelState& s = *app.model_panel;
   ModelView& v = *app.model;
   header(app, v, s);
-  decode_controls(app, v, s);
+  if (s.tools_open) decode_controls(app, v, s);
   if (ImGui::BeginTabBar("##model-tabs")) {
     auto select = [&](const char* tab) { return s.open_tab == tab ? ImGuiTabItemFlags_SetSelected : 0; };
     if (ImGui::BeginTabItem(tr("Heads###model-heads"), nullptr, select("heads"))) {

@@ -245,6 +245,7 @@ const std::pair<const char*, const char*> kTable[] = {
     {"checkpoint", "체크포인트"},
     {"sequence", "시퀀스"},
     {"repeated random", "무작위 반복"},
+    {"sequence generators, knock-out, decode###model-tools", "시퀀스 생성, 헤드 끄기, 디코딩###model-tools"},
     {"task example", "학습 과제 예시"},
     {"sentence", "문장"},
     {"knock out:", "헤드 끄기:"},

@@ -21,6 +21,9 @@ namespace {
 
 constexpr float kSize = fig::kLabelMin, kSmall = 22, kGap = 8, kPad = 6;
 constexpr float kRow = kSize * 1.25f;       // a norm row that holds its label (a text box is 1.2 x its size)
+// The smallest norm label, and the row that holds it: 19.5 units is 11.1 px at the UI's 100 %
+// (16 px = 28 units), over the 11 px floor; a 720p panel then holds 31 labelled rows.
+constexpr float kNormLabelMin = 19.5f, kRowMin = kNormLabelMin * 1.25f;
 constexpr float kChip = kSize * 1.35f;      // a step's chip in a closed block
 constexpr float kPlus = 26;                 // an add into the stream
 constexpr float kStepRow = kSize * 1.45f;   // a row of the open block's list
@@ -328,12 +331,14 @@ void add_norms(fig::Figure& f, const fig::Theme& th, const OverviewInput& in, co
     for (int64_t s = 0; s < cols; ++s) hm.values.push_back(static_cast<float>(run.stream_norm[static_cast<size_t>(s)][static_cast<size_t>(t)]));
   out.norm_item = f.items.size();
   f.heatmap(std::move(hm));
-  // Every row its label where a row holds one; a longer sequence than that, every k-th.
-  const int64_t every = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(kSize * 1.25f / std::max(p.row_h, 1.0f))));
+  // Every row its label, as large as the row holds (in a panel down to kNormLabelMin); a
+  // longer sequence than that, every k-th (a slide keeps the label size).
+  const float label = in.grow ? std::clamp(p.row_h / 1.25f, kNormLabelMin, kSize) : kSize;
+  const int64_t every = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(label * 1.25f / std::max(p.row_h, 1.0f) - 1e-4f)));
   for (int64_t t = 0; t < k.T; ++t) {
     if (t % every != 0) continue;
     out.row_labels.push_back(f.items.size());
-    line_in(f, p.label_right, p.top + p.row_h * (static_cast<float>(t) + 0.5f), in.tokens[static_cast<size_t>(t)], kSize,
+    line_in(f, p.label_right, p.top + p.row_h * (static_cast<float>(t) + 0.5f), in.tokens[static_cast<size_t>(t)], label,
                      p.label_room, th.text, fig::Anchor::End, false, "label");
   }
   if (!end || k.T == 0) return;
@@ -353,11 +358,11 @@ void add_norms(fig::Figure& f, const fig::Theme& th, const OverviewInput& in, co
 
 // [SECTION] layout
 
-// A norm row's height: the room shared by the rows, up to twice a label's; at least a
-// label's where the figure may grow.
+// A norm row's height: the room shared by the rows, up to twice a label's; at least the
+// smallest label's where the figure may grow.
 float row_height(const OverviewInput& in, float room, int64_t rows) {
   const float share = std::min(2 * kRow, room / static_cast<float>(std::max<int64_t>(rows, 1)));
-  return in.grow ? std::max(kRow, share) : std::max(share, 1.0f);
+  return in.grow ? std::max(kRowMin, share) : std::max(share, 1.0f);
 }
 
 // The first of `names` that fits `room`, or "".
@@ -455,7 +460,9 @@ float add_stages(fig::Figure& f, const fig::Theme& th, const OverviewInput& in, 
 
 // What the closed blocks' marks mean, under them where a slide has the room: the maps, the
 // adds, the norms; each line whole or left out.
-void add_key(fig::Figure& f, const fig::Theme& th, const Facts& k, const fig::Rect& r, Lang lang) {
+// `norms`: the heatmap's caption as the last entry (beside the stages the heatmap's column has
+// no line to spare for it); "" for none.
+void add_key(fig::Figure& f, const fig::Theme& th, const Facts& k, const fig::Rect& r, Lang lang, const std::string& norms) {
   const float icon = 44, line = kSize * 1.25f;
   float y = r.y;
   auto entry = [&](const std::string& words, auto&& draw_icon) {
@@ -482,6 +489,16 @@ void add_key(fig::Figure& f, const fig::Theme& th, const Facts& k, const fig::Re
   if (k.norms)
     entry(tr_in(lang, "norm: each position's vector normalised before the step reads it"), [&](float cx, float cy) {
       f.box({cx - 18, cy - 12, 36, 24}, fig::mix(th.background, th.muted, 0.35f));
+    });
+  if (!norms.empty())
+    entry("→ " + norms, [&](float cx, float cy) {
+      fig::Heatmap hm;  // a column of the norms' heatmap: short to long
+      hm.rect = {cx - 8, cy - 14, 16, 28};
+      hm.rows = 3;
+      hm.cols = 1;
+      hm.values = {0, 0.5f, 1};
+      hm.gap = th.gap;
+      f.heatmap(std::move(hm));
     });
 }
 
@@ -518,7 +535,7 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   if (open) band_h = std::max(band_h, open_height(*in.run, k, w[static_cast<size_t>(1 + in.expanded)] - kGap, lang));
   const std::vector<std::string> cap_lines = fig::wrap_text(caption, kSize, area.right() - hx[0], 2);
   const float caption_h = kSize * (0.6f + 1.25f * static_cast<float>(cap_lines.size()));
-  const float stacked_need = names_h + band_h + caption_h + kRow * static_cast<float>(T) + kPad;
+  const float stacked_need = names_h + band_h + caption_h + (in.grow ? kRowMin : kRow) * static_cast<float>(T) + kPad;
   // Beside (a slide: wide, no scrolling): the norms get their own narrow columns, and the
   // stages what is left, where that leaves each stage a closed block's room.
   const float stage_w = std::clamp(std::max(fig::text_width("L" + std::to_string(L - 1), kSize, true),
@@ -567,14 +584,10 @@ OverviewLayout add_overview(fig::Figure& f, const fig::Theme& th, const fig::Rec
   }
   const float flow_band = std::min(closed_height(k, fw[1] - kGap), area.h - names_h);
   const float band_bottom = add_stages(f, th, in, k, fx, fw, area.y, flow_band, shown, lang, out);
-  add_key(f, th, k, {area.x + 8, band_bottom + 3 * kGap, flow_w, area.bottom() - band_bottom - 3 * kGap}, lang);
+  add_key(f, th, k, {area.x + 8, band_bottom + 3 * kGap, flow_w, area.bottom() - band_bottom - 3 * kGap}, lang, caption);
 
   const float nx = area.right() - norms_w;
-  const std::vector<std::string> lines = fig::wrap_text(caption, kSize, norms_w, 2);
-  for (size_t i = 0; i < lines.size(); ++i)
-    line_in(f, nx, area.y + kSize * (0.6f + 1.25f * static_cast<float>(i)), lines[i], kSize, norms_w, th.muted,
-                     fig::Anchor::Start, false, "label");
-  const float head_y = area.y + kSize * (0.6f + 1.25f * static_cast<float>(lines.size())) + kGap;
+  const float head_y = area.y + kSize * 0.6f;
   NormPlace p;
   p.label_right = nx + label_w - 12;
   p.label_room = label_w - 16;
@@ -599,8 +612,7 @@ fig::Figure overview_view_figure(const OverviewInput& in, Lang lang, const std::
                                  OverviewLayout* layout) {
   const fig::Theme& th = fig::theme_by_name(theme);
   OverviewInput grown = in;
-  grown.grow = true;
-  if (grown.beside < 0) grown.beside = 0;  // a panel scrolls: the norms under the stages, as lesson 16 reads them
+  grown.grow = true;  // the norms under the stages; beside them where those would scroll and the panel is wide (720p)
   auto build = [&](float h, OverviewLayout* l) {
     fig::Figure f;
     f.width = width;

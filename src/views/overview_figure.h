@@ -67,8 +67,9 @@ struct OverviewLayout {
 OverviewLayout add_overview(figure::Figure& f, const figure::Theme& theme, const figure::Rect& area,
                             const OverviewInput& in, Lang lang);
 // The overview alone, `width` units wide and at least `height` tall (taller when its rows need
-// it: the panel scrolls; `in.grow` is set), the norms under the stages unless `in.beside` says
-// otherwise, for a panel.
+// it: the panel scrolls; `in.grow` is set), for a panel: the norms under the stages, or beside
+// them where under them they would scroll and the panel is wide (a 720p window), unless
+// `in.beside` says which.
 figure::Figure overview_view_figure(const OverviewInput& in, Lang lang, const std::string& theme, float width,
                                     float height, OverviewLayout* layout = nullptr);
 // The overview as a slide: a title, the norms' legend, a caption (`caption`, a lesson step's;
