@@ -25,16 +25,20 @@ inline void draw_head_cell(ImDrawList* list, ImVec2 a, ImVec2 b, ImU32 fill, ImU
   if (knocked) draw_knocked_mark(list, a, b);
 }
 
-// Two lines: `word` (a head's short name, head_names.h pattern_short) over its score. The
-// caller sizes the cell to hold both (named_cell_size).
+// `word` (a head's short name, head_names.h pattern_short) over its score, and under them
+// `chance` (head_chance_text: what even spreading scores) where the cell holds a third line.
+// The caller sizes the cell to hold the first two (named_cell_size).
 inline void draw_named_cell(ImDrawList* list, ImVec2 a, ImVec2 b, ImU32 fill, ImU32 ink, const char* word, double value,
-                            bool knocked) {
+                            const char* chance, bool knocked) {
   list->AddRectFilled(a, b, fill);
   char num[16];
   std::snprintf(num, sizeof num, "%.2f", value);
-  const float line = ImGui::GetTextLineHeight(), top = (a.y + b.y) * 0.5f - line;
+  const float line = ImGui::GetTextLineHeight();
+  const bool third = b.y - a.y >= 3 * line + 4 && ImGui::CalcTextSize(chance).x <= b.x - a.x - 8;
+  const float top = (a.y + b.y) * 0.5f - line * (third ? 1.5f : 1.0f);
   list->AddText({a.x + 4, top}, ink, word);
   list->AddText({a.x + 4, top + line}, ink, num);
+  if (third) list->AddText({a.x + 4, top + 2 * line}, (ink & 0x00FFFFFF) | 0xB0000000, chance);
   if (knocked) draw_knocked_mark(list, a, b);
 }
 

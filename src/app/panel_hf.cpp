@@ -217,12 +217,20 @@ void grid(App& app, HfView& v, const HfRun& r, HfPanelState& s) {
   const Role& role = kRoles[std::clamp(s.role, 0, kRoleCount - 1)];
   const bool named = role.score == nullptr;
 
-  // Cells big enough for "0.83" (named: for the widest short name over it); the child scrolls
+  // Cells big enough for "0.83" (named: for the widest short name over it, and its chance); the child scrolls
   // both ways for a model of 32 x 32 heads.
   float cell = std::max(ImGui::CalcTextSize("0.00").x + 8, ImGui::GetTextLineHeight() * 1.8f);
   if (named) {
     for (HeadPattern p : kHeadPatterns) cell = std::max(cell, ImGui::CalcTextSize(pattern_short(p, ui_lang()).c_str()).x + 8);
     cell = std::max(cell, ImGui::GetTextLineHeight() * 2 + 8);
+    // Room for the chance under the score where the heads fit a panel that way (GPT-2 small's
+    // 12); a model of 32 heads a layer keeps it in the tooltip.
+    if (c.heads <= 16) {
+      HeadName widest;
+      widest.chance = 0.88;
+      cell = std::max({cell, ImGui::CalcTextSize(head_chance_text(widest, ui_lang()).c_str()).x + 8,
+                       ImGui::GetTextLineHeight() * 3 + 8});
+    }
   }
   const float label_w = ImGui::CalcTextSize("L00").x + 8, head_h = ImGui::GetTextLineHeight() + 4;
   const ImVec2 content{label_w + static_cast<float>(c.heads) * (cell + 2), head_h + static_cast<float>(c.layers) * (cell + 2)};
@@ -253,7 +261,8 @@ void grid(App& app, HfView& v, const HfRun& r, HfPanelState& s) {
         const HeadName n = name_head(sc, chance);
         const double lift = std::max(0.0, n.lift());
         draw_named_cell(list, p, q, score_colour(lift), lift > 0.55 ? IM_COL32(20, 20, 30, 255) : IM_COL32(240, 240, 245, 255),
-                        pattern_short(n.pattern, ui_lang()).c_str(), n.score, v.is_ablated(ref));
+                        pattern_short(n.pattern, ui_lang()).c_str(), n.score, head_chance_text(n, ui_lang()).c_str(),
+                        v.is_ablated(ref));
       } else {
         const double value = sc.*role.score;
         draw_head_cell(list, p, q, score_colour(value),
