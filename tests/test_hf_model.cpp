@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/npy.h"
+#include "engine/packed_weights.h"
 #include "helpers.h"
 #include "model/hf_eval.h"
 #include "model/hf_forward.h"
@@ -75,7 +76,8 @@ TEST_CASE("Qwen2's o_proj has no bias and its q/k/v do; Llama's untied lm_head i
   const HfModel l = load_hf_model(golden("hf_llama_f32"));
   CHECK_FALSE(l.layers[0].attn.W_Q.bias.defined());
   CHECK_FALSE(l.unembed.shares_storage_with(l.embed));
-  CHECK(l.layers[1].attn.W_K.weight.shape() == Dims{8, 16});  // (g·dk, d)
+  const Linear& wk = l.layers[1].attn.W_K;  // (g·dk, d); held packed only where the build packs
+  CHECK((wk.packed ? Dims{wk.packed->out(), wk.packed->in()} : wk.weight.shape()) == Dims{8, 16});
   // GPT-2's Conv1D c_attn (d, 3d) became three nn.Linear weights (d, d)
   const HfModel g = load_hf_model(golden("hf_gpt2_f16"));  // the "transformer."-prefixed file
   REQUIRE(g.widened_per_layer());  // F16: each layer widened when it is used
@@ -142,10 +144,37 @@ TEST_CASE("F16 and BF16 files stay mapped and each layer is widened when it runs
   // the prediction: float32 everything for F32; widened embeddings + one layer + the file's
   // bytes for half (GPT-2 small in F16: 435 MB against 498 MB; TinyLlama in BF16: 2.9 GB
   // against 4.4 GB; the tiny test model's embeddings dominate it, so it is not smaller)
-  const int64_t full = predict_hf_model_bytes(golden("hf_llama_f32")), half = predict_hf_model_bytes(golden("hf_llama_f16"));
+  const HfModelBytes full = predict_hf_model_memory(golden("hf_llama_f32"));
+  const int64_t half = predict_hf_model_bytes(golden("hf_llama_f16"));
   const HfConfig& c = f32.config;
   const int64_t outer = (c.vocab * c.d_model * (c.tied ? 1 : 2) + c.d_model) * 4;
-  const int64_t layer = (full - outer) / c.layers;
-  CHECK(full == outer + layer * c.layers);
-  CHECK(half == outer + layer + (full / 4) * 2);  // the F16 file holds every parameter in 2 bytes
+  const int64_t layer = (full.params - outer) / c.layers;
+  CHECK(full.params == outer + layer * c.layers);
+  CHECK(predict_hf_model_bytes(golden("hf_llama_f32")) == full.total());
+  CHECK(half == outer + layer + (full.params / 4) * 2);  // the F16 file holds every parameter in 2 bytes
+  CHECK(predict_hf_model_memory(golden("hf_llama_f16")).packed == 0);  // half precision is never packed
+}
+
+TEST_CASE("a float32 model packs its weights once and keeps W_O and the unembedding in float32") {
+  const HfModel m = load_hf_model(golden("hf_gpt2_f32"));
+  const HfModelBytes predicted = predict_hf_model_memory(golden("hf_gpt2_f32"));
+  CHECK(m.packed_bytes == predicted.packed);  // predicted = held
+  if (!packing_available()) {
+    CHECK(m.packed_bytes == 0);
+    CHECK(m.layers[0].attn.W_Q.weight.defined());
+    return;
+  }
+  const HfConfig& c = m.config;
+  const int64_t d = c.d_model, ff = c.d_ff;
+  const HfLayer& L = m.layers[1];
+  for (const Linear* l : {&L.attn.W_Q, &L.attn.W_K, &L.attn.W_V, &L.fc, &L.proj}) {  // nothing reads these but the product
+    CHECK_FALSE(l->weight.defined());
+    CHECK(l->packed != nullptr);
+  }
+  CHECK(L.attn.W_O.weight.shape() == Dims{d, d});  // the lens reads W_O per head
+  CHECK(L.attn.W_O.packed->out() == d);
+  CHECK(m.unembed_packed->out() == c.vocab);
+  CHECK(m.unembed.shares_storage_with(m.embed));
+  CHECK(predicted.dropped == c.layers * (3 * d * d + 2 * d * ff) * 4);
+  CHECK(predicted.packed >= (c.layers * (4 * d * d + 2 * d * ff) + c.vocab * d) * 4);
 }

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config
           libopenblas-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev catch2
+          libdnnl-dev  # oneDNN: a model's weights packed once (src/engine/packed_weights_dnnl.cpp)
           libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri libstb-dev fonts-nanum fonts-dejavu-core
           libcurl4-openssl-dev libssl-dev  # the Hugging Face Hub downloads (src/hub)
           wordnet-base  # the language model's corpus (tools/corpus.py): its retraining check and tokenizer test

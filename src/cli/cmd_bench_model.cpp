@@ -2,10 +2,12 @@
 // the engine, one layer's every intermediate kept), after loading it once; with --whole, side
 // by side with the whole pass keeping every step of every block (model/whole_pass.h); with
 // --decode N, N greedy tokens through the KV caches after it (model/hf_bench.h, which the page
-// times too).
+// times too); with --floor, the GEMM floor of each (its matrix products alone) and the share of
+// the pass's time it is.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "commands.h"
 #include "engine/blas_kernels.h"
@@ -26,7 +28,7 @@ Runner add_bench_model_command(CLI::App& app) {
     int64_t length = 64, layer = 0;
     int repeats = 10;
     int64_t decode = 0;
-    bool json = false, whole = false;
+    bool json = false, whole = false, floor = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench-model", "time a Hugging Face model's forward pass (median of --repeats)");
@@ -41,6 +43,7 @@ Runner add_bench_model_command(CLI::App& app) {
   cmd->add_option("--decode", a->decode, "then time N greedy tokens after the input through the KV caches")
       ->check(whole_number(0, 1 << 20));
   cmd->add_flag("--json", a->json, "print JSON");
+  cmd->add_flag("--floor", a->floor, "also time the pass's matrix products alone (the GEMM floor), in alternating runs");
   cmd->add_flag("--whole", a->whole, "also time the whole-pass trace (every step of every block kept), in alternating runs");
   return [a] {
     using clock = std::chrono::steady_clock;
@@ -63,13 +66,20 @@ Runner add_bench_model_command(CLI::App& app) {
     int64_t held = model::hf::hf_forward(m, tokens, o).traces[static_cast<size_t>(a->layer)].held_bytes();  // warm-up
     const model::PassModel pm = model::pass_model(m);
     if (a->whole) (void)model::whole_forward(pm, tokens);  // warm-up
-    std::vector<double> ms, whole_ms;
+    std::optional<model::hf::HfGemmFloor> floor;
+    if (a->floor) floor.emplace(m, T, T).run();  // and a warm-up
+    std::vector<double> ms, whole_ms, floor_ms;
     int64_t whole_held = 0;
     for (int i = 0; i < a->repeats; ++i) {  // alternating, so both see the same machine
       const auto s = clock::now();
       const model::hf::HfForward r = model::hf::hf_forward(m, tokens, o);
       ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - s).count());
       held = r.traces[static_cast<size_t>(a->layer)].held_bytes();
+      if (a->floor) {
+        const auto f0 = clock::now();
+        floor->run();
+        floor_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - f0).count());
+      }
       if (!a->whole) continue;
       const auto w0 = clock::now();
       const model::WholeTrace w = model::whole_forward(pm, tokens);
@@ -79,9 +89,25 @@ Runner add_bench_model_command(CLI::App& app) {
     }
     std::sort(ms.begin(), ms.end());
     std::sort(whole_ms.begin(), whole_ms.end());
+    std::sort(floor_ms.begin(), floor_ms.end());
     const double median = ms[ms.size() / 2], whole_median = a->whole ? whole_ms[whole_ms.size() / 2] : 0.0;
+    const double floor_median = a->floor ? floor_ms[floor_ms.size() / 2] : 0.0;
     const std::vector<double> step_ms = a->decode > 1 ? model::hf::time_decode(m, tokens, a->decode) : std::vector<double>{};
     const double decode_rate = step_ms.empty() ? 0.0 : 1000.0 / step_ms[step_ms.size() / 2];
+    double decode_floor_rate = 0;  // one step's products against the cache at its middle length
+    if (a->floor && !step_ms.empty()) {
+      const model::hf::HfGemmFloor step(m, 1, T + a->decode / 2);
+      std::vector<double> f;
+      for (size_t i = 0; i <= std::min<size_t>(step_ms.size(), 20); ++i) {
+        const auto f0 = clock::now();
+        step.run();
+        f.push_back(std::chrono::duration<double, std::milli>(clock::now() - f0).count());
+      }
+      std::sort(f.begin() + 1, f.end());  // f[0]: the warm-up
+      decode_floor_rate = 1000.0 / f[1 + (f.size() - 1) / 2];
+    }
+    const int64_t packed_predicted = model::hf::predict_hf_model_memory(a->dir).packed;
+    const bool packed = m.packed_bytes > 0;
     const BlasKernels& blas = blas_kernels();
     if (a->json) {
       std::printf("{\"median_ms\": %.3f, \"min_ms\": %.3f, \"max_ms\": %.3f, \"load_ms\": %.1f, \"tokens\": %zu, "
@@ -92,6 +118,12 @@ Runner add_bench_model_command(CLI::App& app) {
         std::printf(", \"whole_median_ms\": %.3f, \"whole_trace_bytes\": %lld, \"whole_ratio\": %.3f", whole_median,
                     static_cast<long long>(whole_held), whole_median / median);
       if (!step_ms.empty()) std::printf(", \"decode_tokens_per_s\": %.2f", decode_rate);
+      if (a->floor)
+        std::printf(", \"floor_ms\": %.3f, \"floor_gflops\": %.3f, \"of_floor\": %.3f", floor_median, floor->flops() / 1e9,
+                    floor_median / median);
+      if (a->floor && !step_ms.empty()) std::printf(", \"decode_floor_tokens_per_s\": %.2f", decode_floor_rate);
+      std::printf(", \"packed_bytes\": %lld, \"packed_predicted_bytes\": %lld", static_cast<long long>(m.packed_bytes),
+                  static_cast<long long>(packed ? packed_predicted : 0));
       std::printf("}\n");
       return 0;
     }
@@ -103,8 +135,19 @@ Runner add_bench_model_command(CLI::App& app) {
     if (a->whole)
       std::printf("whole pass, every step of every block kept: median %.1f ms (%.2fx the single-layer pass); traces %s\n",
                   whole_median, whole_median / median, format_bytes(whole_held).c_str());
+    if (a->floor)
+      std::printf("GEMM floor (the pass's matrix products alone, %.2f GFLOP): median %.1f ms; the pass runs at %.0f%% of it\n",
+                  floor->flops() / 1e9, floor_median, 100 * floor_median / median);
     if (!step_ms.empty())
       std::printf("decode: %.2f tokens/s (median of %zu single-token calls through the KV caches)\n", decode_rate, step_ms.size());
+    if (a->floor && !step_ms.empty())
+      std::printf("decode GEMM floor (one step's products alone): %.2f tokens/s\n", decode_floor_rate);
+    if (packed)
+      std::printf("weights packed once: %s (predicted %s); float32 copies kept for W_O and the unembedding only\n",
+                  format_bytes(m.packed_bytes).c_str(), format_bytes(packed_predicted).c_str());
+    else
+      std::printf("weights not packed (%s): products on sgemm\n",
+                  m.widened_per_layer() ? "widened per layer from F16 / BF16" : "this build packs none");
     return 0;
   };
 }

@@ -1,10 +1,17 @@
 // Backend: the default attention core, the four ops in turn (backend.h).
 #include "backend.h"
 
+#include "error.h"
 #include "flash.h"
 #include "rope.h"
 
 namespace attnsim {
+
+Tensor Backend::linear(const Tensor& x, const Linear& l) {
+  if (!l.weight.defined())
+    throw Error("backend '" + name() + "' cannot read a weight held only in packed form; use the cpu backend");
+  return linear(x, l.weight, l.bias);
+}
 
 AttentionCore Backend::attention_core(const Tensor& q, const Tensor& k, const Tensor& v, const SoftmaxSpec& spec,
                                       float dropout_p, uint64_t seed) {

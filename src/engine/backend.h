@@ -13,6 +13,14 @@
 //   rope                x (B,h,T,dk) rotated at positions p0.. -> (B,h,T,dk)    (rope.h)
 //   flash_core          q, k, v heads -> out (B,h,Tq,dk), running m, l        (flash.h)
 // q, k and v may be transposed views (inner stride 1): matrix products read them in place.
+//
+// Weights packed once (packed_weights.h). A model that opens its weights for inference (the
+// Hugging Face path, hf_model.cpp) packs each Linear's weight once and keeps the packed form
+// in Linear::packed, beside (or instead of) the float32 weight; linear(x, Linear) uses it,
+// linear(x, weight, bias) never does. The CPU backend runs the packed product unless a
+// FixedOrderProducts guard (gemm_fixed.h) is alive, so training stays bit for bit; a backend
+// that cannot read the packed form (CUDA) uses the float32 weight, and refuses a Linear held
+// packed only.
 // The grouped k and v are stride-0 expand views (GQA / MQA): query head i = j·r + s reads
 // K/V head j. A backend that reads them in place overrides the grouped ops; the default
 // materialises the repeat copy first (and so does not keep the no-copy promise).
@@ -29,9 +37,19 @@
 
 namespace attnsim {
 
+class PackedWeight;      // packed_weights.h
 struct FlashCoreResult;  // flash.h (which includes mha.h, which includes this file)
 struct FlashMask;
 struct FlashOptions;
+
+// torch.nn.Linear layout: weight (out, in), bias (out) or undefined. `packed`, when set, is
+// the same weight packed once for the CPU backend's product; `weight` is then undefined when
+// the model keeps no float32 copy (hf_model.h says which it keeps).
+struct Linear {
+  Tensor weight;
+  Tensor bias;
+  std::shared_ptr<const PackedWeight> packed = nullptr;  // null: not packed
+};
 
 // What scale_mask_softmax does; the defaults are the correct path, the rest are bug modes.
 struct SoftmaxSpec {
@@ -65,6 +83,9 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   virtual Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) = 0;
+  // The same product for a Linear that may carry its packed weight. This default uses the
+  // float32 weight (Error when there is none); the CPU backend uses the packed one.
+  virtual Tensor linear(const Tensor& x, const Linear& l);
   virtual Tensor qk(const Tensor& q, const Tensor& k) = 0;
   virtual SoftmaxSteps scale_mask_softmax(const Tensor& scores, const SoftmaxSpec& spec) = 0;
   virtual Tensor dropout(const Tensor& alpha, float p, uint64_t seed) = 0;

@@ -1,6 +1,7 @@
 // The CPU backend: matrix products through sgemm (gemm.h), the softmax side as one tight pass per
 // row. Every op here has a plain-loop twin in reference.cpp that the tests compare against.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -10,6 +11,8 @@
 #include "error.h"
 #include "gemm.h"
 #include "gemm_floor.h"
+#include "gemm_fixed.h"
+#include "packed_weights.h"
 #include "parallel.h"
 #include "random.h"
 #include "reference.h"
@@ -30,6 +33,7 @@ class CpuBackend final : public Backend {
   // The first use picks the BLAS kernels, before any matrix product (blas_kernels.h).
   CpuBackend() { (void)blas_kernels(); }
   std::string name() const override { return "cpu"; }
+  using Backend::linear;
 
   // y (B,T,out) = x (B,T,in) · Wᵀ + b: one sgemm over all B·T rows. A weight that is the
   // transpose view of a row-major (in, out) matrix (GPT-2's Conv1D layout, strides (1, ld))
@@ -52,6 +56,26 @@ class CpuBackend final : public Backend {
     GemmLog::note({rows, out_dim, in, in, ldb, out_dim, !in_out});
     sgemm(Op::N, in_out ? Op::N : Op::T, rows, out_dim, in, 1.0f, x.f32(), in, w.f32(), ldb,
           bias.defined() ? 1.0f : 0.0f, py, out_dim);
+    return y;
+  }
+
+  // y (B,T,out) = x (B,T,in) · Wᵀ + b on the weight packed once (packed_weights.h), unless a
+  // FixedOrderProducts guard is alive (training: the fixed-order sgemm, bit for bit) or the
+  // Linear has no packed form: then the sgemm above.
+  Tensor linear(const Tensor& x_in, const Linear& l) override {
+    if (!l.packed || fixed_order_products()) return Backend::linear(x_in, l);
+    const PackedWeight& w = *l.packed;
+    if (x_in.size(-1) != w.in() || (l.bias.defined() && l.bias.numel() != w.out()))
+      throw Error("linear: input " + format_dims(x_in.shape()) + " against a packed weight (" + std::to_string(w.out()) +
+                  ", " + std::to_string(w.in()) + ")" + (l.bias.defined() ? " and bias " + format_dims(l.bias.shape()) : ""));
+    const Tensor x = x_in.contiguous();  // copies only for odd views
+    const Tensor b = l.bias.defined() ? l.bias.contiguous() : Tensor();
+    const int64_t rows = x.numel() / w.in();
+    Dims shape = x.shape();
+    shape.back() = w.out();
+    Tensor y = Tensor::empty(shape);  // (B,T,out)
+    GemmLog::note({rows, w.out(), w.in(), w.in(), w.in(), w.out(), true});
+    if (rows > 0) w.linear(x.f32(), rows, b.defined() ? b.f32() : nullptr, y.f32());
     return y;
   }
 
@@ -236,13 +260,31 @@ class CpuBackend final : public Backend {
     float* scaled = out.scaled.f32() + row;
     for (int64_t j = 0; j < Tk; ++j) scaled[j] = src[row + j] * spec.scale;
     const float* logits = scaled;
+    int64_t live = Tk;
     if (out.masked.defined()) {
       float* m = out.masked.f32() + row;
       apply_mask_row(spec.mask, b, h, i, scaled, m, Tk, spec);
       if (spec.mask2.defined()) apply_mask_row(spec.mask2, b, h, i, m, m, Tk, spec);
       logits = m;
+      live = live_columns(spec, b, h, i, Tk);
     }
-    softmax_row(logits, out.alpha.f32() + row, Tk);
+    softmax_row(logits, out.alpha.f32() + row, Tk, live);
+  }
+
+  // The columns of row (b, h, i) that the softmax must exponentiate: all but a hidden tail
+  // (a causal mask's future keys, right padding) filled with -inf, whose exp is exactly 0.
+  // Rounded up to kExpLanes so that the kept columns are summed in the same lanes, in the
+  // same order, as the whole row: alpha comes out bit for bit the same. The bug modes
+  // (finite fill, additive, two fills), a fully hidden row (NaN, as in PyTorch) and
+  // training's fixed-order exp keep the whole row.
+  static int64_t live_columns(const SoftmaxSpec& spec, int64_t b, int64_t h, int64_t i, int64_t Tk) {
+    if (spec.additive || spec.mask2.defined() || spec.fill != -INFINITY || fixed_order_products()) return Tk;
+    const Dims& ms = spec.mask.strides();
+    const uint8_t* m = spec.mask.b8() + b * ms[0] + h * ms[1] + i * ms[2];
+    int64_t n = Tk;
+    while (n > 0 && m[(n - 1) * ms[3]]) --n;
+    if (n == 0) return Tk;
+    return std::min(Tk, (n + kExpLanes - 1) / kExpLanes * kExpLanes);
   }
 
   // dst[j] = hidden ? fill : src[j]   (or src[j] + 1 for the additive bug)
@@ -279,10 +321,14 @@ class CpuBackend final : public Backend {
 
   // IEEE semantics on purpose: a row of -inf has max -inf, and -inf - -inf is NaN, as in
   // PyTorch, so a fully hidden row comes out NaN and the trace can follow it downstream.
-  static void softmax_row(const float* x, float* y, int64_t n) {
-    const float mx = row_max(x, n);  // a NaN in x stays NaN below
-    const float inv = 1.0f / exp_shifted_sum(x, mx, y, n);
-    for (int64_t j = 0; j < n; ++j) y[j] *= inv;
+  // Columns from `live` on are -inf (live_columns): exp gives 0 there, so they are written
+  // as 0 · inv, which is also NaN when the row's sum is, as the whole row would give.
+  static void softmax_row(const float* x, float* y, int64_t n, int64_t live) {
+    const float mx = row_max(x, live);  // a NaN in x stays NaN below
+    const float inv = 1.0f / exp_shifted_sum(x, mx, y, live);
+    for (int64_t j = 0; j < live; ++j) y[j] *= inv;
+    const float hidden = 0.0f * inv;
+    for (int64_t j = live; j < n; ++j) y[j] = hidden;
   }
 };
 

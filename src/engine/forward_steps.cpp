@@ -119,9 +119,9 @@ Heads add_head_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Mh
   t.add(input_step("value", in.value));
 
   // projections: x·Wᵀ + b                                 (B,Tq,d) (B,Tk,g·dk) (B,Tk,g·dk)
-  const Tensor q_proj = be.linear(in.query, w.W_Q.weight, w.W_Q.bias);
-  const Tensor k_proj = be.linear(in.key, w.W_K.weight, w.W_K.bias);
-  const Tensor v_proj = be.linear(in.value, w.W_V.weight, w.W_V.bias);
+  const Tensor q_proj = be.linear(in.query, w.W_Q);
+  const Tensor k_proj = be.linear(in.key, w.W_K);
+  const Tensor v_proj = be.linear(in.value, w.W_V);
   t.add(made_step("q_proj", "linear W_Q", {"query"}, StepKind::Compute, q_proj, bn));
   t.add(made_step("k_proj", "linear W_K", {"key"}, StepKind::Compute, k_proj, bn));
   t.add(made_step("v_proj", "linear W_V", {"value"}, StepKind::Compute, v_proj, bn));
@@ -197,7 +197,7 @@ void add_merge_steps(Trace& t, const MhaConfig& c, const MhaWeights& w, const Te
   if (c.wo_identity) {
     t.add(made_step("out", "identity (W_O = I)", {"ctx_concat"}, StepKind::View, ctx_concat, bn));
   } else {
-    const Tensor out = be.linear(ctx_concat, w.W_O.weight, w.W_O.bias);
+    const Tensor out = be.linear(ctx_concat, w.W_O);
     t.add(made_step("out", "linear W_O", {"ctx_concat"}, StepKind::Compute, out, bn));
   }
 }

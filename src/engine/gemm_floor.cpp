@@ -15,13 +15,13 @@ void GemmLog::note(const GemmShape& s) {
 
 void run_forward_gemms(const MhaConfig& c, const MhaWeights& w, const ForwardResult& pass, Backend& be) {
   const Trace& t = pass.trace;
-  (void)be.linear(t.at("query").out, w.W_Q.weight, w.W_Q.bias);
-  (void)be.linear(t.at("key").out, w.W_K.weight, w.W_K.bias);
-  (void)be.linear(t.at("value").out, w.W_V.weight, w.W_V.bias);
+  (void)be.linear(t.at("query").out, w.W_Q);
+  (void)be.linear(t.at("key").out, w.W_K);
+  (void)be.linear(t.at("value").out, w.W_V);
   (void)be.qk(t.at("q_heads").out, t.at("k_heads").out);
   const Step& dropped = t.at("alpha_dropped");
   (void)be.av(dropped.skipped() ? t.at("alpha").out : dropped.out, t.at("v_heads").out);
-  if (!c.wo_identity) (void)be.linear(t.at("ctx_concat").out, w.W_O.weight, w.W_O.bias);
+  if (!c.wo_identity) (void)be.linear(t.at("ctx_concat").out, w.W_O);
 }
 
 double forward_gemm_flops(const MhaConfig& c) {

@@ -64,12 +64,6 @@ void validate(const MhaConfig& config);
 // path (flash.h) and the app's replays of it share.
 float attention_scale(const MhaConfig& config);
 
-// torch.nn.Linear layout: weight (out, in), bias (out) or undefined.
-struct Linear {
-  Tensor weight;
-  Tensor bias;
-};
-
 struct MhaWeights {
   Linear W_Q, W_K, W_V, W_O;
 };

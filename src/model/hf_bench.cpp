@@ -72,4 +72,46 @@ int64_t predict_decode_bytes(const HfConfig& c, int64_t prompt, int64_t steps) {
   return checked_add(cache, predict_hf_forward_bytes(c, prompt, true));
 }
 
+HfGemmFloor::HfGemmFloor(const HfModel& m, int64_t rows, int64_t keys) : model_(m) {
+  const HfConfig& c = m.config;
+  const int64_t h = c.heads, dk = c.head_dim();
+  if (m.widened_per_layer()) widened_.push_back(m.layer(0));
+  x_ = Tensor::zeros({1, rows, c.d_model});
+  hidden_ = Tensor::zeros({1, rows, c.d_ff});
+  q_ = Tensor::zeros({1, h, rows, dk});
+  k_ = Tensor::zeros({1, h, keys, dk});
+  alpha_ = Tensor::zeros({1, h, rows, keys});
+}
+
+void HfGemmFloor::run() const {
+  Backend& be = cpu_backend();
+  const bool gpt2 = model_.config.family == Family::Gpt2;
+  for (int64_t l = 0; l < model_.config.layers; ++l) {
+    const HfLayer& L = widened_.empty() ? model_.layers[static_cast<size_t>(l)] : widened_.front();
+    for (const Linear* w : {&L.attn.W_Q, &L.attn.W_K, &L.attn.W_V}) (void)be.linear(x_, *w);
+    (void)be.qk(q_, k_);
+    (void)be.av(alpha_, k_);
+    (void)be.linear(x_, L.attn.W_O);
+    if (gpt2) {
+      (void)be.linear(x_, L.fc);
+      (void)be.linear(hidden_, L.proj);
+    } else {
+      (void)be.linear(x_, L.gate);
+      (void)be.linear(x_, L.up);
+      (void)be.linear(hidden_, L.down);
+    }
+  }
+  (void)be.linear(x_, Linear{model_.unembed, Tensor(), model_.unembed_packed});  // every row, as hf_forward
+}
+
+double HfGemmFloor::flops() const {
+  const HfConfig& c = model_.config;
+  const double rows = static_cast<double>(x_.size(1)), keys = static_cast<double>(k_.size(2));
+  const double d = static_cast<double>(c.d_model), ff = static_cast<double>(c.d_ff);
+  const double kv = static_cast<double>(c.kv_heads * c.head_dim()), dk = static_cast<double>(c.head_dim());
+  const double linears = d * d * 2 + kv * d * 2 + ff * d * (c.family == Family::Gpt2 ? 2 : 3);
+  const double per_layer = 2 * rows * linears + 2 * 2 * static_cast<double>(c.heads) * rows * keys * dk;
+  return static_cast<double>(c.layers) * per_layer + 2 * rows * static_cast<double>(c.vocab) * d;
+}
+
 }  // namespace attnsim::model::hf

@@ -25,17 +25,17 @@ Tensor norm(const HfConfig& c, const Tensor& x, const Tensor& w, const Tensor& b
 // GPT-2: c_proj(gelu_new(c_fc(x))); Llama: down(silu(gate(x)) ⊙ up(x))     (1,T,d) -> (1,T,d)
 Tensor mlp(const HfConfig& c, const HfLayer& L, const Tensor& x, Backend& be) {
   if (c.family == Family::Gpt2) {
-    Tensor h = be.linear(x, L.fc.weight, L.fc.bias);  // (1,T,ff)
+    Tensor h = be.linear(x, L.fc);  // (1,T,ff)
     activate(c.gelu_tanh ? Activation::GeluTanh : Activation::GeluErf, h.f32(), h.numel());
-    return be.linear(h, L.proj.weight, L.proj.bias);
+    return be.linear(h, L.proj);
   }
-  Tensor g = be.linear(x, L.gate.weight, L.gate.bias);  // (1,T,ff)
-  const Tensor u = be.linear(x, L.up.weight, L.up.bias);
+  Tensor g = be.linear(x, L.gate);  // (1,T,ff)
+  const Tensor u = be.linear(x, L.up);
   activate(Activation::Silu, g.f32(), g.numel());
   float* pg = g.f32();
   const float* pu = u.f32();
   for (int64_t i = 0, n = g.numel(); i < n; ++i) pg[i] *= pu[i];
-  return be.linear(g, L.down.weight, L.down.bias);
+  return be.linear(g, L.down);
 }
 
 // token (+ learned position) embeddings of rows at positions position0..   (1,n,d)
@@ -52,7 +52,7 @@ Tensor embed(const HfModel& m, const std::vector<int32_t>& tokens, int64_t posit
 // final norm, then the unembedding: (1,n,d) -> (n,V)
 Tensor unembed(const HfModel& m, const Tensor& x, Backend& be) {
   const Tensor h = norm(m.config, x, m.norm_f_w, m.norm_f_b);
-  const Tensor logits = be.linear(h, m.unembed, Tensor());  // (1,n,V)
+  const Tensor logits = be.linear(h, Linear{m.unembed, Tensor(), m.unembed_packed});  // (1,n,V)
   return logits.view({x.size(1), m.config.vocab});
 }
 

@@ -4,6 +4,7 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/nesting.h"
+#include "engine/packed_weights.h"
 #include "hf_safetensors.h"
 #include "memory.h"
 
@@ -144,24 +145,84 @@ int64_t outer_parameter_count(const HfConfig& c) {
   return (V * d * (c.tied ? 1 : 2) + d).value();
 }
 
-// predict_hf_model_bytes's figure (hf_model.h), from the config and the opened headers.
-int64_t predict_model_bytes(const HfConfig& c, const SafetensorsSet& st) {
+// [SECTION] packing (hf_model.h: which float32 weights stay beside their packed copies)
+
+// One Linear of a layer as nn.Linear's (out, in), and whether its float32 weight stays.
+struct LinearShape {
+  int64_t out, in;
+  bool keep_f32;
+};
+
+std::vector<LinearShape> layer_linears(const HfConfig& c) {
+  const int64_t d = c.d_model, ff = c.d_ff, kv = c.kv_heads * c.head_dim();
+  std::vector<LinearShape> s{{d, d, false}, {kv, d, false}, {kv, d, false}, {d, d, true}};  // W_Q W_K W_V W_O
+  if (c.family == Family::Gpt2) s.insert(s.end(), {{ff, d, false}, {d, ff, false}});     // c_fc, c_proj
+  else s.insert(s.end(), {{ff, d, false}, {ff, d, false}, {d, ff, false}});               // gate, up, down
+  return s;
+}
+
+// What packing adds to a float32 model (HfModelBytes's packed, dropped and transient).
+HfModelBytes packed_sizes(const HfConfig& c) {
+  HfModelBytes p;
+  if (!packing_available()) return p;
+  Size layer_packed, layer_dropped, largest;
+  for (const LinearShape& l : layer_linears(c)) {
+    const Size f32 = Size(l.out) * l.in * 4;
+    layer_packed += packed_weight_bytes(l.out, l.in);
+    if (!l.keep_f32) layer_dropped += f32;
+    largest = largest < f32 ? f32 : largest;
+  }
+  p.packed = (layer_packed * c.layers + packed_weight_bytes(c.vocab, c.d_model)).value();
+  p.dropped = (layer_dropped * c.layers).value();
+  p.transient = (layer_dropped + largest).value();
+  return p;
+}
+
+// The weight packed once; the float32 one kept only when `keep_f32` (a Conv1D transpose view
+// is copied row-major first, for the packer's (out, in) input).
+void pack(Linear& l, bool keep_f32, int64_t& packed_bytes) {
+  const Tensor w = l.weight.contiguous();  // (out, in); copies only GPT-2's transposed views
+  l.packed = pack_weight(w.f32(), w.size(0), w.size(1));
+  packed_bytes = checked_add(packed_bytes, l.packed->bytes(), "packed bytes");
+  if (!keep_f32) l.weight = Tensor();
+}
+
+void pack_layer(HfLayer& L, int64_t& packed_bytes) {
+  for (Linear* l : {&L.attn.W_Q, &L.attn.W_K, &L.attn.W_V, &L.fc, &L.proj, &L.gate, &L.up, &L.down})
+    if (l->weight.defined()) pack(*l, false, packed_bytes);
+  pack(L.attn.W_O, true, packed_bytes);  // lens.cpp reads W_O per head
+}
+
+// predict_hf_model_memory's figures (hf_model.h), from the config and the opened headers.
+HfModelBytes predict_model_bytes(const HfConfig& c, const SafetensorsSet& st) {
   const Size layer = Size(layer_parameter_count(c)) * 4, outer = Size(outer_parameter_count(c)) * 4;
-  if (all_f32(st)) return (outer + layer * Size(c.layers)).value();
+  if (all_f32(st)) {
+    HfModelBytes p = packed_sizes(c);
+    p.params = (outer + layer * Size(c.layers)).value();
+    (void)checked_add(p.params, checked_add(p.packed, p.transient), "model bytes");
+    return p;
+  }
   Size file;
   for (const TensorInfo& t : st.tensors()) file += Size(t.end - t.begin);
-  return (outer + layer + file).value();  // the files count too: in the page they lie in memory (MEMFS)
+  HfModelBytes p;  // half precision: nothing packed
+  p.params = (outer + layer + file).value();  // the files count too: in the page they lie in memory (MEMFS)
+  return p;
 }
 
 }  // namespace
 
-int64_t predict_hf_model_bytes(const std::string& dir) {
+HfModelBytes predict_hf_model_memory(const std::string& dir) {
   return predict_model_bytes(read_hf_config(dir), SafetensorsSet::open_dir(dir));  // headers only
 }
 
+int64_t predict_hf_model_bytes(const std::string& dir) { return predict_hf_model_memory(dir).total(); }
+
 int64_t predict_hf_model_bytes(const HfConfig& c, int64_t weight_file_bytes) {
   const Size layer = Size(layer_parameter_count(c)) * 4, outer = Size(outer_parameter_count(c)) * 4;
-  return std::max((outer + layer * Size(c.layers)).value(), (outer + layer + Size(weight_file_bytes)).value());
+  HfModelBytes p = packed_sizes(c);
+  p.params = (outer + layer * Size(c.layers)).value();
+  (void)checked_add(p.params, checked_add(p.packed, p.transient), "model bytes");
+  return std::max(p.total(), (outer + layer + Size(weight_file_bytes)).value());
 }
 
 void check_hf_download(const std::string& name, const std::string& config_json, int64_t weight_file_bytes, int64_t mem_limit) {
@@ -176,7 +237,7 @@ HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
   m.dir = dir;
   m.config = read_hf_config(dir);
   auto st = std::make_shared<const SafetensorsSet>(SafetensorsSet::open_dir(dir));  // every header checked, nothing read yet
-  check_fits(predict_model_bytes(m.config, *st), mem_limit, "loading " + dir + " as float32",
+  check_fits(predict_model_bytes(m.config, *st).total(), mem_limit, "loading " + dir + " as float32",
              "a smaller model, or more memory");
   try {
     const bool gpt2 = m.config.family == Family::Gpt2;
@@ -186,10 +247,16 @@ HfModel load_hf_model(const std::string& dir, int64_t mem_limit) {
     else load_llama(m, n);
     // every layer read once now: names, shapes and finite values checked before the model is
     // used; kept when the files are F32, else widened again on each use
-    const bool keep = all_f32(*st);
+    const bool keep = all_f32(*st), packs = keep && packing_available();
     for (int64_t l = 0; l < m.config.layers; ++l) {
       HfLayer L = read_layer(n, m.config, l);
+      if (packs) pack_layer(L, m.packed_bytes);
       if (keep) m.layers.push_back(std::move(L));
+    }
+    if (packs) {
+      Linear u{m.unembed, Tensor(), nullptr};
+      pack(u, true, m.packed_bytes);
+      m.unembed_packed = u.packed;
     }
     if (!keep) m.source = std::move(st);
   } catch (const Error& e) {  // name the folder, once

@@ -37,6 +37,15 @@ class SafetensorsSet;  // hf_safetensors.h
 // each layer is widened to float32 when it runs (layer()), so a half-precision model holds
 // its file plus one layer, not twice its size; the embeddings and final norm are widened at
 // load either way.
+//
+// Weights packed once (engine/packed_weights.h): when the build packs (packing_available())
+// and the layers are kept in float32, load_hf_model packs every Linear of every layer and the
+// unembedding once (Linear::packed, unembed_packed), and the forward, decode and whole pass
+// run their products on the packed copies. The float32 weight is then dropped where nothing
+// reads it but the product (W_Q, W_K, W_V, the MLP's), and kept where a view reads it: W_O
+// (the lens's per-head direct logit attribution) and the unembedding (it is the embedding
+// when tied; the lens reads its rows). Half-precision models are not packed: packing would
+// hold every layer in float32, which their per-layer widening exists to avoid.
 struct HfModel {
   HfConfig config;
   std::string dir;
@@ -47,6 +56,8 @@ struct HfModel {
   std::vector<HfLayer> layers;                   // float32 at load; empty when widened per use
   std::shared_ptr<const SafetensorsSet> source;  // the mapped files, when widened per use
   std::string prefix;                            // of the tensor names: "", "transformer.", "model."
+  std::shared_ptr<const PackedWeight> unembed_packed;  // the unembedding packed once, or null
+  int64_t packed_bytes = 0;                      // what every packed copy holds
 
   // Layer l as float32: the loaded one, or one widened now from the mapped file (checked at
   // load, so this does not fail on a file that has not changed since).
@@ -56,8 +67,18 @@ struct HfModel {
 
 // Bytes load_hf_model holds, from config.json and the safetensors headers alone: every
 // float32 parameter once, or with F16 / BF16 files the widened embeddings, one widened layer
-// and the files' bytes.
+// and the files' bytes; with packing, the packed copies less the float32 weights dropped,
+// and the one layer read but not yet packed at load's peak.
 int64_t predict_hf_model_bytes(const std::string& dir);
+// That figure in its parts: the parameters (float32, or the files + widened embeddings and
+// one layer), the packed copies (every layer's Linears and the unembedding; 0 when nothing is
+// packed), the float32 weights dropped for them, and at load's peak the one layer read whole
+// plus the row-major copy of the weight being packed.
+struct HfModelBytes {
+  int64_t params = 0, packed = 0, dropped = 0, transient = 0;
+  int64_t total() const { return params + packed + transient - dropped; }
+};
+HfModelBytes predict_hf_model_memory(const std::string& dir);
 // The same before the files exist (a download checks it before any weight byte): from the
 // config and the weight files' total size. The dtypes are not known yet, so the larger of the
 // two cases above.

@@ -62,14 +62,20 @@ namespace {
 // x · sigmoid(a·x + b·x³) in place, with the vector exp:
 //   gelu_new(x) = 0.5·x·(1 + tanh(z)) = x · sigmoid(2z),  z = √(2/π)·(x + 0.044715·x³)
 //   silu(x)     = x · sigmoid(x)
-// exp(-t) overflowing to inf for very negative t gives x / inf = -0, as the limit says.
+// The exponent is clamped to [-80, 80] (clamp_exp_arguments): a very negative x gives
+// x / e^80, within 1e-33 of the limit -0, and the vector exp stays on its fast path.
 void times_sigmoid(float* x, int64_t n, float a, float b) {
   constexpr int64_t kChunk = 1024;
   float t[kChunk];
   for (int64_t first = 0; first < n; first += kChunk) {
     const int64_t m = std::min(kChunk, n - first);
     float* p = x + first;
-    for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i] + b * p[i] * p[i] * p[i]);
+    if (b == 0.0f) {  // SiLU: no cubic term, whose 0 · inf would make silu(inf) NaN
+      for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i]);
+    } else {
+      for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i] + b * p[i] * p[i] * p[i]);
+    }
+    clamp_exp_arguments(t, m);
     (void)exp_shifted_sum(t, 0.0f, t, m);  // t = exp(-(a·x + b·x³))
     for (int64_t i = 0; i < m; ++i) p[i] = p[i] / (1.0f + t[i]);
   }

@@ -13,7 +13,7 @@ PassModel pass_model(const hf::HfModel& hm) {
   m.mlp = gpt2 ? MlpKind::Gelu : MlpKind::SwiGlu;
   m.act = gpt2 ? (c.gelu_tanh ? Activation::GeluTanh : Activation::GeluErf) : Activation::Silu;
   m.embed = hm.embed, m.pos_embed = hm.pos_embed, m.norm_f_w = hm.norm_f_w, m.norm_f_b = hm.norm_f_b;
-  m.unembed = hm.unembed;
+  m.unembed = hm.unembed, m.unembed_packed = hm.unembed_packed;
   m.block = [&hm, gpt2](int64_t l) {
     const hf::HfLayer L = hm.layer(l);
     BlockWeights b{L.norm1_w, L.norm1_b, L.attn, L.norm2_w, L.norm2_b, {}, {}, {}};

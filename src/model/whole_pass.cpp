@@ -98,8 +98,8 @@ Tensor mlp_steps(const PassModel& m, const BlockWeights& B, const Tensor& x, Tra
   const std::string in = m.norm == NormKind::None ? "resid_attn" : "norm_mlp";
   Tensor act;  // (1,T,ff)
   if (m.mlp == MlpKind::SwiGlu) {
-    const Tensor gate = be.linear(h, B.gate.weight, B.gate.bias);  // (1,T,ff)
-    const Tensor up = be.linear(h, B.up.weight, B.up.bias);        // (1,T,ff)
+    const Tensor gate = be.linear(h, B.gate);  // (1,T,ff)
+    const Tensor up = be.linear(h, B.up);      // (1,T,ff)
     t.add(computed("mlp_gate", "linear W_gate", {in}, gate));
     t.add(computed("mlp_up", "linear W_up", {in}, up));
     act = gate.clone();  // copies: gate stays a step
@@ -110,13 +110,13 @@ Tensor mlp_steps(const PassModel& m, const BlockWeights& B, const Tensor& x, Tra
     t.add(computed("mlp_act", "silu(mlp_gate) ⊙ mlp_up", {"mlp_gate", "mlp_up"}, act));
   } else {
     t.add(skipped(m, "mlp_gate"));
-    const Tensor up = be.linear(h, B.up.weight, B.up.bias);  // (1,T,ff)
+    const Tensor up = be.linear(h, B.up);  // (1,T,ff)
     t.add(computed("mlp_up", "linear W_up", {in}, up));
     act = up.clone();
     activate(m.act, act.f32(), act.numel());
     t.add(computed("mlp_act", m.act == Activation::GeluTanh ? "gelu_new (tanh)" : "gelu (erf)", {"mlp_up"}, act));
   }
-  const Tensor down = be.linear(act, B.down.weight, B.down.bias);  // (1,T,d)
+  const Tensor down = be.linear(act, B.down);  // (1,T,d)
   t.add(computed("mlp_down", "linear W_down", {"mlp_act"}, down));
   Tensor y = sum(x, down);
   t.add(computed("resid_mlp", "resid_attn + mlp_down", {"resid_attn", "mlp_down"}, y));
@@ -183,7 +183,7 @@ WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens,
   Tensor h = x;
   if (m.norm == NormKind::None) w.model.add(skipped(m, "norm_final"));
   else w.model.add(computed("norm_final", norm_op(m), {stream}, h = apply_norm(m.norm, x, m.norm_f_w, m.norm_f_b, m.norm_eps)));
-  const Tensor logits = be.linear(h, m.unembed, m.unembed_bias);  // (1,T,V)
+  const Tensor logits = be.linear(h, Linear{m.unembed, m.unembed_bias, m.unembed_packed});  // (1,T,V)
   w.model.add(computed("logits", m.unembed_bias.defined() ? "linear unembed (+ bias)" : "linear unembed",
                        {m.norm == NormKind::None ? stream : "norm_final"}, logits));
   refuse_nonfinite(w.model, "");

@@ -49,7 +49,8 @@ enum class MlpKind {
   SwiGlu,  // mlp_gate, mlp_up → mlp_act = silu(gate) ⊙ up → mlp_down   Llama, Qwen2
 };
 
-// One block's weights as float32 tensors (shared with the model, never copied).
+// One block's weights as float32 tensors (shared with the model, never copied); a Linear may
+// carry its weight packed once instead (backend.h), as a Hugging Face model's do.
 struct BlockWeights {
   Tensor norm1_w, norm1_b;  // (d); b undefined for RMSNorm
   MhaWeights attn;
@@ -70,6 +71,7 @@ struct PassModel {
   Tensor pos_embed;                      // (P,d); undefined under RoPE
   Tensor norm_f_w, norm_f_b;             // (d)
   Tensor unembed, unembed_bias;          // (V,d), (V) or undefined
+  std::shared_ptr<const PackedWeight> unembed_packed;  // unembed packed once (HF models), or null
   std::function<BlockWeights(int64_t)> block;        // block l's weights (HF F16 / BF16: widened now)
   std::function<MhaConfig(int64_t)> attention;       // one block's attention on T tokens
 };
