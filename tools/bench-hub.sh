@@ -11,7 +11,8 @@
 #           name, read config, tokenizer and weights, one forward pass; wall time
 #   decode  decode --steps DECODE_STEPS (default 32) over the KV cache: tokens per second of the
 #           one-token steps, from the steps' own ms in decode --json (the prefill left out)
-# then prints each one's median in one table. HUB_SCALE=small runs the same on tiny sizes, as a
+# then prints each one's median in one table, with the decode's GEMM floor (bench-model --floor:
+# one step's matrix products alone, as tokens per second; once per model). HUB_SCALE=small runs the same on tiny sizes, as a
 # check in seconds. Nothing leaves 127.0.0.1.
 #   ROUNDS=3 tools/bench-hub.sh        HUB_SCALE=small ROUNDS=1 tools/bench-hub.sh
 set -euo pipefail
@@ -19,6 +20,7 @@ cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
 scale=${HUB_SCALE:-full}
 steps=${DECODE_STEPS:-32}
+cli=${ATTNSIM_CLI:-build/attnsim-cli}  # another build's: ATTNSIM_CLI=build-x/attnsim-cli
 folders=${HUB_FOLDERS:-/tmp/attnsim-hub-folders/$scale}
 prompt="The quick brown fox jumps over the lazy dog"
 models=(gpt2 smollm qwen2)
@@ -61,23 +63,25 @@ for m in "${models[@]}"; do
   for ((r = 1; r <= rounds; r++)); do
     rm -rf "$HF_HUB_CACHE"
     t0=$(now)
-    build/attnsim-cli pull "$n" >/dev/null
+    "$cli" pull "$n" >/dev/null
     t1=$(now)
-    HF_HUB_OFFLINE=1 build/attnsim-cli predict --model "$n" --text "$prompt" --top-k 1 >/dev/null
+    HF_HUB_OFFLINE=1 "$cli" predict --model "$n" --text "$prompt" --top-k 1 >/dev/null
     t2=$(now)
-    tps=$(HF_HUB_OFFLINE=1 build/attnsim-cli decode --model "$n" --text "$prompt" --steps "$steps" --json | tokens_per_s)
+    tps=$(HF_HUB_OFFLINE=1 "$cli" decode --model "$n" --text "$prompt" --steps "$steps" --json | tokens_per_s)
     pull=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
     rate=$(awk -v a="$t0" -v b="$t1" -v mb="$mb" 'BEGIN { printf "%.1f", mb / (b - a) }')
     open=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }')
     pulls+=("$pull"); rates+=("$rate"); opens+=("$open"); decodes+=("$tps")
     echo "$n round $r: pull $pull s ($rate MB/s)   open $open s   decode $tps tokens/s"
   done
-  table+=("$(printf '%-28s %8s %8s %10s %8s %14s' "$n" "$mb" "$(med "${pulls[@]}")" "$(med "${rates[@]}")" \
-             "$(med "${opens[@]}")" "$(med "${decodes[@]}")")")
+  floor=$("$cli" bench-model --model "$folders/$m" --text "$prompt" --repeats 1 --decode "$steps" --floor --json |
+          sed 's/.*"decode_floor_tokens_per_s": \([0-9.]*\).*/\1/')
+  table+=("$(printf '%-28s %8s %8s %10s %8s %14s %14s' "$n" "$mb" "$(med "${pulls[@]}")" "$(med "${rates[@]}")" \
+             "$(med "${opens[@]}")" "$(med "${decodes[@]}")" "$floor")")
 done
 rm -rf "$HF_HUB_CACHE"
 
 echo
 echo "medians of $rounds rounds ($scale scale; decode: $steps steps after a ${#prompt}-character prompt)"
-printf '%-28s %8s %8s %10s %8s %14s\n' model MB "pull s" "pull MB/s" "open s" "decode tok/s"
+printf '%-28s %8s %8s %10s %8s %14s %14s\n' model MB "pull s" "pull MB/s" "open s" "decode tok/s" "floor tok/s"
 printf '%s\n' "${table[@]}"

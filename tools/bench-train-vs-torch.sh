@@ -15,7 +15,7 @@ pin=(taskset -c "0-$((threads - 1))")
 echo "BLAS kernels for both: $kernels; $threads threads; median of $steps steps per round"
 ratios=()
 for ((r = 1; r <= rounds; r++)); do
-  ours=$(OPENBLAS_NUM_THREADS=$threads "${pin[@]}" build/attnsim-cli train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+  ours=$(OPENBLAS_NUM_THREADS=$threads "${pin[@]}" "$cli" train --bench "$steps" --json | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
   torch=$(OPENBLAS_CORETYPE=$kernels "${pin[@]}" /usr/bin/python3 tools/bench_train_torch.py "$steps" "$threads")
   ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
   ratios+=("$ratio")

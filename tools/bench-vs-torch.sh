@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # attnsim-cli bench and PyTorch 1.13 on the article's shape (B=32, T=128, d=512, h=8), one
 # after the other, on the same cores; repeated in rounds because these machines are noisy.
-# Prints each round's medians and the median ratio. Needs python3-torch (installed if root).
+# Prints each round's medians and the median ratio, and attnsim's GEMM floor (bench --floor:
+# the pass's matrix products alone) with the share of the pass it is. Needs python3-torch
+# (installed if root).
 #
 # Both get the same BLAS kernels: PyTorch's OpenBLAS (Debian's libblas.so.3) picks its kernel
 # set by CPU model exactly as attnsim's does, and falls back to Prescott (SSE3) on a CPU newer
@@ -18,13 +20,16 @@ echo "BLAS kernels for both: $kernels (attnsim-cli --version says why)"
 for mode in eval train; do
   flags=""
   [[ $mode == train ]] && flags="--train --dropout 0.1"
-  ratios=()
+  ratios=(); shares=()
   for ((r = 1; r <= rounds; r++)); do
-    ours=$(build/attnsim-cli bench --repeats 20 --json $flags | sed 's/.*"median_ms": \([0-9.]*\).*/\1/')
+    json=$("$cli" bench --repeats 20 --floor --json $flags)
+    ours=$(sed 's/.*"median_ms": \([0-9.]*\).*/\1/' <<<"$json")
+    floor=$(sed 's/.*"floor_ms": \([0-9.]*\).*/\1/' <<<"$json")
     torch=$(OPENBLAS_CORETYPE=$kernels /usr/bin/python3 tools/bench_torch.py 32 128 512 8 "$threads" 20 "$mode")
     ratio=$(awk -v a="$torch" -v b="$ours" 'BEGIN { printf "%.2f", a / b }')
-    ratios+=("$ratio")
-    echo "$mode round $r: attnsim ${ours} ms   pytorch ${torch} ms   pytorch/attnsim ${ratio}x"
+    ratios+=("$ratio"); shares+=("$(awk -v f="$floor" -v p="$ours" 'BEGIN { printf "%.0f", 100 * f / p }')")
+    echo "$mode round $r: attnsim ${ours} ms (GEMM floor ${floor} ms)   pytorch ${torch} ms   pytorch/attnsim ${ratio}x"
   done
-  printf '%s\n' "${ratios[@]}" | sort -n | awk -v m="$mode" '{ a[NR] = $1 } END { print m " median ratio: " a[int((NR + 1) / 2)] "x" }'
+  printf '%s\n' "${ratios[@]}" | sort -n | awk -v m="$mode" '{ a[NR] = $1 } END { printf "%s median ratio: %sx", m, a[int((NR + 1) / 2)] }'
+  printf '%s\n' "${shares[@]}" | sort -n | awk '{ a[NR] = $1 } END { print "; the GEMM floor is " a[int((NR + 1) / 2)] "% of the pass (median)" }'
 done

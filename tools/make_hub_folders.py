@@ -68,10 +68,12 @@ def tokenizer_files(model, small):
 
 
 def params(model, config):
+    """Drawn as GPT-2 initialises (bench_hf_torch.gpt2_init_params: σ 0.02, the residual
+    projections scaled by 1/sqrt(2·n_layer)), so activations have a trained model's scale."""
     if model == "gpt2":  # seed 0: bench_hf_torch.py's weights
-        return hf.gpt2_params(config, torch.Generator().manual_seed(0)), "F32"
+        return bench_hf_torch.gpt2_init_params(config, torch.Generator().manual_seed(0)), "F32"
     g = torch.Generator().manual_seed({"smollm": 1, "qwen2": 2}[model])
-    p = hf.llama_params(config, g, qkv_bias=model == "qwen2")
+    p = bench_hf_torch.llama_init_params(config, g, qkv_bias=model == "qwen2")
     return {k: v.to(torch.bfloat16) for k, v in p.items()}, "BF16"
 
 
