@@ -178,14 +178,17 @@ void apply_link(Page& p) {
   p.edit_ms.clear();
   p.requested_at = 0;
   app.options.step = p.link.step;
-  const std::string scenario = p.link.lesson.empty() ? p.link.scenario : "default";
-  try {
-    app_load_scenario(app, scenario);
-  } catch (const Error& e) {
-    app_load_scenario(app, "default");
-    app.show_banner(e.what(), true, 10.0);
+  // A lesson loads its own step's scenario: the default one first would be a pass computed
+  // for nothing before the first frame. An unknown lesson falls back to the default.
+  if (p.link.lesson.empty() || !open_lesson_by_id(app, p.link.lesson, p.link.at - 1)) {
+    const std::string scenario = p.link.lesson.empty() ? p.link.scenario : "default";
+    try {
+      app_load_scenario(app, scenario);
+    } catch (const Error& e) {
+      app_load_scenario(app, "default");
+      app.show_banner(e.what(), true, 10.0);
+    }
   }
-  if (!p.link.lesson.empty()) open_lesson_by_id(app, p.link.lesson, p.link.at - 1);
   if (!p.link.hub.empty()) open_hub_window(app, p.link.hub, true);
   if (p.link.bench == "frames") {
     app.playback.playing = true;  // frames while the steps animate, as --bench-frames

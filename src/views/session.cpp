@@ -103,7 +103,10 @@ bool Session::poll() {
   if (current) error_ = job.error;
   const bool arrived = current && job.data != nullptr;
   if (arrived) data_ = std::move(job.data);
-  if (arrived) warm_up(*data_);
+  // Off the UI thread the warm-up is free; on the page's main loop (no threads) it would stall
+  // the frame after the first one with the run (about as long as the run's own allocations),
+  // so there the first edit pays for its buffers instead.
+  if (arrived && kTasksHaveThreads) warm_up(*data_);
   if (pending_) launch();
   return arrived;
 }
