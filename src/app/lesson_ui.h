@@ -31,6 +31,10 @@ bool open_lesson_file(App& app, const std::string& path, int step = -1);
 // True when every figure of the open lesson's step on screen is computed (or no lesson is
 // open); puts the figures that landed in place. A headless export waits for it.
 bool lesson_values_ready();
+// The page without threads: its figures are computed on the main loop, between frames, and the
+// first step's would run before the step's own pass is drawn (each a whole pass: lesson 04's is
+// the article's size). Held until the first view is ready, then they fill as elsewhere.
+void hold_lesson_figures(bool hold);
 // Stops the worker filling the lesson's figures and waits for it (it stops before its next
 // value): before the process exits, so that it never runs while the statics it reads go.
 void stop_lesson_work();

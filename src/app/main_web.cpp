@@ -178,6 +178,7 @@ void apply_link(Page& p) {
   p.edit_ms.clear();
   p.requested_at = 0;
   app.options.step = p.link.step;
+  if (!kTasksHaveThreads) hold_lesson_figures(true);  // released with the ready line (unpack_later_files)
   // A lesson loads its own step's scenario: the default one first would be a pass computed
   // for nothing before the first frame. An unknown lesson falls back to the default.
   if (p.link.lesson.empty() || !open_lesson_by_id(app, p.link.lesson, p.link.at - 1)) {
@@ -335,9 +336,10 @@ void localize_page_buttons() {
   }, tr("Open file…"), tr("Open folder…"));
 }
 
-// After the first view is ready (or a second past the first frame, when it never is), one of
-// the shell's waiting zips per frame: each a few tens of ms (tools/web_files.py sizes them).
+// After the first view is ready (or a second past the first frame, when it never is): the
+// lesson's figures may fill, and one of the shell's waiting zips goes per frame: each a few tens of ms (tools/web_files.py sizes them).
 void unpack_later_files(Page& p) {
+  if (p.ready_logged || p.frame >= 60) hold_lesson_figures(false);  // the lesson's figures too (apply_link)
   if (!p.later_files_waiting || (!p.ready_logged && p.frame < 60)) return;
   p.later_files_waiting = EM_ASM_INT({ return typeof attnsimUnpackLater === "function" ? attnsimUnpackLater(1) : 0; }) > 0;
 }

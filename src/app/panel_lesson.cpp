@@ -15,6 +15,7 @@
 #include <imgui_internal.h>  // FindWindowByName, SetScrollY: a lesson scrolls the model panel to a head
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -147,6 +148,9 @@ void stop_filling(LessonUi& ui) {
   ui.fill.reset();
 }
 
+// hold_lesson_figures: read by the fill's slices (on the page's main loop, or a worker).
+std::atomic<bool> g_hold_figures{false};
+
 void start_filling(LessonUi& ui, bool already_filled) {
   stop_filling(ui);
   lessons::Lesson& lesson = ui.player.lesson_to_fill();
@@ -163,6 +167,7 @@ void start_filling(LessonUi& ui, bool already_filled) {
   ui.fill_task = start_sliced(
       [job, fill] {
         if (job->stop) return false;
+        if (g_hold_figures) return true;  // the page's first view first; the next slice tries again
         std::optional<lessons::FilledText> text;
         std::string failed;
         try {
@@ -240,6 +245,8 @@ bool step_filled(const LessonUi& ui, int step) {
 }
 
 bool lesson_values_ready() { return poll_filling(lesson_ui()); }
+
+void hold_lesson_figures(bool hold) { g_hold_figures = hold; }
 
 void stop_lesson_work() {
   LessonUi& ui = lesson_ui();
