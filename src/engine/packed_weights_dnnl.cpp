@@ -179,21 +179,33 @@ class DnnlPackedWeight final : public PackedWeight {
 
 bool packing_available() { return true; }
 
+namespace {
+
+// oneDNN's own exception as the engine's one-line Error, naming the weight.
+template <class Fn>
+auto or_error(int64_t out, int64_t in, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const dnnl::error& e) {
+    throw Error("oneDNN could not pack a (" + std::to_string(out) + ", " + std::to_string(in) + ") weight: " + e.what());
+  }
+}
+
+}  // namespace
+
 int64_t packed_weight_bytes(int64_t out, int64_t in) {
   check_shape(out, in);
-  const int64_t width = panel_width(out), full = out / width, last = out % width;
-  int64_t bytes = checked_mul(full, static_cast<int64_t>(packed_desc(width, in).get_size()), "packed weight bytes");
-  if (last > 0) bytes = checked_add(bytes, static_cast<int64_t>(packed_desc(last, in).get_size()), "packed weight bytes");
-  return bytes;
+  return or_error(out, in, [&] {
+    const int64_t width = panel_width(out), full = out / width, last = out % width;
+    int64_t bytes = checked_mul(full, static_cast<int64_t>(packed_desc(width, in).get_size()), "packed weight bytes");
+    if (last > 0) bytes = checked_add(bytes, static_cast<int64_t>(packed_desc(last, in).get_size()), "packed weight bytes");
+    return bytes;
+  });
 }
 
 std::shared_ptr<const PackedWeight> pack_weight(const float* w, int64_t out, int64_t in) {
   check_shape(out, in);
-  try {
-    return std::make_shared<const DnnlPackedWeight>(w, out, in);
-  } catch (const dnnl::error& e) {
-    throw Error("oneDNN could not pack a (" + std::to_string(out) + ", " + std::to_string(in) + ") weight: " + e.what());
-  }
+  return or_error(out, in, [&]() -> std::shared_ptr<const PackedWeight> { return std::make_shared<const DnnlPackedWeight>(w, out, in); });
 }
 
 }  // namespace attnsim
