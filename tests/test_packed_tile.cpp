@@ -68,7 +68,7 @@ bool same_bits(const std::vector<float>& a, const Tensor& b) {
 
 }  // namespace
 
-TEST_CASE("Packed panels hold W[c][k] at panel c/8 input k lane c%8 and zeros past the last column") {
+TEST_CASE("Packed panels hold each weight at its panel input and lane and zeros past the last column") {
   const int64_t out = 11, in = 3;
   std::vector<float> w(out * in);
   for (int64_t i = 0; i < out * in; ++i) w[i] = static_cast<float>(i + 1);
