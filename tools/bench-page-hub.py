@@ -13,7 +13,8 @@ Headless Chromium; the machine's load average is printed beside the numbers.
 Usage: tools/bench-page-hub.py [--page [LABEL=]HTML]... [--cli ATTNSIM_CLI] [FOLDER]
   (after tools/setup.sh and tools/web.sh; FOLDER default /tmp/attnsim-hub-folders/full/gpt2;
   --page default build-web/attnsim.html, given twice or more: each page in turn, a column each,
-  as a kernel's before and after in one run; --cli default build/attnsim-cli)"""
+  as a kernel's before and after in one run; an http:// URL is opened as served, as the threads
+  build behind tools/serve-isolated.py is; --cli default build/attnsim-cli)"""
 import argparse
 import json
 import os
@@ -43,9 +44,12 @@ def hub_open(d, lines, want, seconds=600):
 
 def bench_page(html, folder, tmp):
     """One page's numbers: the download, the reopen with the hub stopped, attnsim_bench_model."""
-    page_dir = tempfile.mkdtemp(prefix="page-", dir=tmp)
-    shutil.copy(html, os.path.join(page_dir, "attnsim.html"))
-    url = "file://" + os.path.join(page_dir, "attnsim.html")
+    if html.startswith("http"):  # a served page (the threads build behind tools/serve-isolated.py)
+        url = html
+    else:  # alone in an empty folder, from file://
+        page_dir = tempfile.mkdtemp(prefix="page-", dir=tmp)
+        shutil.copy(html, os.path.join(page_dir, "attnsim.html"))
+        url = "file://" + os.path.join(page_dir, "attnsim.html")
     hub = MockHub({NAME: folder}).start()
     link = "#scenario=default&step=q_proj&lang=en&hf_endpoint=" + hub.url
     d = browser(os.path.join(tmp, "downloads"))
@@ -83,7 +87,7 @@ def main():
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "attnsim-cli"))
     args = ap.parse_args()
     folder = os.path.abspath(args.folder)
-    pages = [p.split("=", 1) if "=" in p else [os.path.basename(os.path.dirname(os.path.abspath(p))) or "page", p]
+    pages = [p.split("=", 1) if "=" in p.split("://")[0] else [os.path.basename(os.path.dirname(p.rstrip("/"))) or "page", p]
              for p in (args.page or [os.path.join(ROOT, "build-web", "attnsim.html")])]
     if not os.path.isfile(os.path.join(folder, "config.json")):
         subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tools", "make_hub_folders.py"),
