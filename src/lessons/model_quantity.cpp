@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/error.h"
+#include "engine/user_dirs.h"
 #include "engine/nesting.h"
 #include "engine/read_file.h"
 #include "model/ablate.h"
@@ -466,13 +467,7 @@ void use_model_value_cache(const std::string& file) {
   }
 }
 
-std::string default_model_value_cache() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  if (xdg && *xdg) return (fs::path(xdg) / "attnsim" / "model-values.json").string();
-  if (home && *home) return (fs::path(home) / ".cache" / "attnsim" / "model-values.json").string();
-  return "";
-}
+std::string default_model_value_cache() { return (fs::path(user_dir(UserDir::Cache)) / "model-values.json").string(); }
 
 Value model_field(const ModelSettings& s, const std::string& f) {
   // The table's own step: what a log field's step is written as ({value:model.step@ID}); a

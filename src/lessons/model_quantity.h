@@ -37,7 +37,7 @@ const model::Model& loaded_model(const std::string& dir);
 // scratch, which tools/web.sh puts in the page. The file is written through a temporary and
 // a rename; an unreadable or broken one is ignored.
 void use_model_value_cache(const std::string& file);
-// $XDG_CACHE_HOME/attnsim/model-values.json (or ~/.cache/...); "" without either.
+// $XDG_CACHE_HOME/attnsim/model-values.json, or ~/.cache/... (engine/user_dirs.h).
 std::string default_model_value_cache();
 
 // The checkpoint folder a step on the trained model shows: that of its first model.* or

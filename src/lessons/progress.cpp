@@ -7,6 +7,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/error.h"
+#include "engine/user_dirs.h"
 #include "engine/nesting.h"
 #include "engine/read_file.h"
 
@@ -23,17 +24,7 @@ double Progress::fraction(const std::string& id, size_t steps) const {
   return std::min(1.0, static_cast<double>(it->second.seen.size()) / static_cast<double>(steps));
 }
 
-std::string default_progress_path() {
-  const char* xdg = std::getenv("XDG_DATA_HOME");
-  fs::path base;
-  if (xdg && *xdg && fs::path(xdg).is_absolute()) {
-    base = xdg;
-  } else {
-    const char* home = std::getenv("HOME");
-    base = fs::path(home && *home ? home : "/tmp") / ".local" / "share";
-  }
-  return (base / "attnsim" / "progress.json").string();
-}
+std::string default_progress_path() { return (fs::path(user_dir(UserDir::Data)) / "progress.json").string(); }
 
 Progress load_progress(const std::string& path, std::string* warning) {
   Progress p;

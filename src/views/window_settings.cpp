@@ -11,6 +11,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/error.h"
+#include "engine/user_dirs.h"
 #include "engine/read_file.h"
 
 namespace attnsim::app {
@@ -26,17 +27,7 @@ bool side_ok(int64_t v) { return v >= kMinSide && v <= kMaxSide; }
 
 }  // namespace
 
-std::string default_window_settings_path() {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  fs::path base;
-  if (xdg && *xdg && fs::path(xdg).is_absolute()) {
-    base = xdg;
-  } else {
-    const char* home = std::getenv("HOME");
-    base = fs::path(home && *home ? home : "/tmp") / ".config";
-  }
-  return (base / "attnsim" / "window.json").string();
-}
+std::string default_window_settings_path() { return (fs::path(user_dir(UserDir::Config)) / "window.json").string(); }
 
 float clamp_text_scale(float s) {
   if (!std::isfinite(s)) return 1.0f;
