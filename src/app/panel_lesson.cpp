@@ -268,13 +268,7 @@ void show_what_the_step_names(App& app, const lessons::LessonStep& step) {
   if (!app.model) return;
   try {
     if (step.sequence == lessons::kWholePassSequence) {
-      lessons::ModelSettings table;  // the whole pass reads the step's first model table's sequence
-      for (const lessons::Claim& c : step.claims)
-        if (c.quantity.rfind("model.", 0) == 0 && !c.model.runs) {
-          table = c.model;
-          break;
-        }
-      app.model->set_tokens(lessons::whole_sequence(app.model->model(), table));
+      app.model->set_tokens(lessons::step_whole_sequence(app.model->model(), step));
     } else if (!step.sequence.empty()) {
       app.model->set_text(step.sequence);
     }

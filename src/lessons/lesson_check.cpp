@@ -328,11 +328,7 @@ namespace {
 // The tokens the step puts in the model panel: BOS (-1 here: never matched) and the words'
 // tokens, or the whole pass's sequence as panel_lesson.cpp sets it; empty for none.
 std::vector<int32_t> step_tokens(const LessonStep& s, const model::Model& m, const model::hf::Tokenizer* tok) {
-  if (s.sequence == kWholePassSequence) {
-    for (const Claim& c : s.claims)
-      if (c.quantity.rfind("model.", 0) == 0 && !c.model.runs) return whole_sequence(m, c.model);
-    return whole_sequence(m, ModelSettings{});
-  }
+  if (s.sequence == kWholePassSequence) return step_whole_sequence(m, s);
   if (s.sequence.empty() || !tok) return {};
   std::vector<int32_t> out{-1};
   for (int32_t id : tok->encode(s.sequence)) out.push_back(id);

@@ -256,6 +256,12 @@ double over_prompts(const model::Model& m, const model::PassModel& pm, const Mod
 // BOS + r + r without its last token: the last position's answer is r's last token, which a
 // model that copies can read off the first copy (after a whole second copy nothing predicts
 // what comes next, and the readings there are of a guess).
+std::vector<int32_t> step_whole_sequence(const model::Model& m, const LessonStep& step) {
+  for (const Claim& c : step.claims)
+    if (c.quantity.rfind("model.", 0) == 0 && !c.model.runs) return whole_sequence(m, c.model);
+  return whole_sequence(m, ModelSettings{});
+}
+
 std::vector<int32_t> whole_sequence(const model::Model& m, const ModelSettings& s) {
   std::vector<int32_t> tokens = row(sequences(m, s, 1), 0);
   tokens.pop_back();

@@ -66,6 +66,10 @@ bool reads_sampling(const std::string& field);
 // The sequence the fields read (above), and the sampling options a table names (greedy when it
 // names none): a lesson slide shows the same.
 std::vector<int32_t> whole_sequence(const model::Model& m, const ModelSettings& settings);
+// A model step's `sequence = "whole-pass"`: whole_sequence of the step's first model table
+// that reads one checkpoint (its repeat and seed), else of the defaults. The panel, the
+// checker and the slides show the same tokens.
+std::vector<int32_t> step_whole_sequence(const model::Model& m, const LessonStep& step);
 model::SamplingOptions sampling_options(const ModelSettings& settings);
 // Throws Error for a layer or head outside the model, dla_part without both, a bad sampling setting.
 Value whole_field(const model::Model& m, const ModelSettings& settings, const std::string& field);

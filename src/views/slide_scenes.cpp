@@ -363,7 +363,7 @@ fig::Figure model_step_slide(const lessons::LessonStep& st, const SlideView& v) 
   views[0].set_show_contribution(st.action == "show-contribution");
   // what the step puts in the model panel: the whole pass's sequence or a text of its own
   if (st.sequence == lessons::kWholePassSequence)
-    views[0].set_tokens(lessons::whole_sequence(views[0].model(), lessons::ModelSettings{}));
+    views[0].set_tokens(lessons::step_whole_sequence(views[0].model(), st));
   else if (!st.sequence.empty())
     views[0].set_text(st.sequence);
   for (const lessons::HeadName& h : st.highlight_heads) text.highlight.push_back({h.layer, h.head});
