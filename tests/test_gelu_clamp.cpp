@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/vector_exp.h"
-#include "model/pass_ops.h"
+#include "model/pass/pass_ops.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

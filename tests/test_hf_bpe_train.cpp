@@ -1,4 +1,4 @@
-// Learning a byte-level BPE (src/model/hf_bpe_train.h): the merges a hand count gives and
+// Learning a byte-level BPE (src/model/text/hf_bpe_train.h): the merges a hand count gives and
 // the definition gives, the folder read back by the tokenizer every model folder goes
 // through, exact round trips, and hostile corpora (issue 49) learned in linear time or
 // refused with nothing written.
@@ -14,9 +14,9 @@
 
 #include "engine/error.h"
 #include "helpers.h"
-#include "model/hf_bpe_train.h"
-#include "model/hf_split.h"
-#include "model/hf_tokenizer.h"
+#include "model/text/hf_bpe_train.h"
+#include "model/text/hf_split.h"
+#include "model/text/hf_tokenizer.h"
 
 using namespace attnsim;
 using namespace attnsim::model::hf;

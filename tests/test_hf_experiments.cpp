@@ -7,10 +7,10 @@
 #include <string>
 
 #include "engine/error.h"
-#include "model/hf_eval.h"
-#include "model/hf_experiments.h"
-#include "model/hf_forward.h"
-#include "model/hf_model.h"
+#include "model/experiments/hf_eval.h"
+#include "model/experiments/hf_experiments.h"
+#include "model/pass/hf_forward.h"
+#include "model/formats/hf_model.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

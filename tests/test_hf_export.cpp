@@ -1,4 +1,4 @@
-// A checkpoint of GPT-2's form written as a Hugging Face GPT-2 folder (src/model/hf_export.h):
+// A checkpoint of GPT-2's form written as a Hugging Face GPT-2 folder (src/model/formats/hf_export.h):
 // attnsim's Hugging Face loader opens it and gives the native model's logits to 1e-5.
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -9,12 +9,13 @@
 #include "engine/error.h"
 #include "engine/half.h"
 #include "helpers.h"
-#include "model/checkpoint.h"
-#include "model/hf_export.h"
-#include "model/hf_forward.h"
-#include "model/hf_model.h"
-#include "model/model.h"
-#include "model/tasks.h"
+#include "model/formats/checkpoint.h"
+#include "model/formats/hf_export.h"
+#include "model/pass/hf_forward.h"
+#include "model/training/backward.h"
+#include "model/formats/hf_model.h"
+#include "model/pass/forward.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

@@ -9,10 +9,10 @@
 #include <limits>
 
 #include "engine/error.h"
-#include "model/hf_config.h"
-#include "model/hf_model.h"
-#include "model/hf_safetensors.h"
-#include "model/hf_text.h"
+#include "model/formats/hf_config.h"
+#include "model/formats/hf_model.h"
+#include "model/formats/hf_safetensors.h"
+#include "model/formats/hf_text.h"
 
 using namespace attnsim;
 using namespace attnsim::model::hf;

@@ -8,9 +8,9 @@
 #include "engine/npy.h"
 #include "engine/packed_weights.h"
 #include "helpers.h"
-#include "model/hf_eval.h"
-#include "model/hf_forward.h"
-#include "model/hf_model.h"
+#include "model/experiments/hf_eval.h"
+#include "model/pass/hf_forward.h"
+#include "model/formats/hf_model.h"
 
 using namespace attnsim;
 using namespace attnsim::model::hf;

@@ -1,4 +1,4 @@
-// Syntactic heads (src/model/hf_syntax.h): tokens to words as Clark et al. 2019, the shipped
+// Syntactic heads (src/model/experiments/hf_syntax.h): tokens to words as Clark et al. 2019, the shipped
 // hand-annotated arcs and their baselines (counted by hand / by a script from the file), and
 // a whole scoring run on a tiny GPT-2 with the tiny tokenizer.
 #include <catch2/catch.hpp>
@@ -8,11 +8,12 @@
 #include <fstream>
 
 #include "engine/error.h"
-#include "model/hf_bpe_train.h"
-#include "model/hf_model.h"
-#include "model/hf_syntax.h"
-#include "model/checkpoint.h"
-#include "model/text_syntax.h"
+#include "model/text/hf_bpe_train.h"
+#include "model/formats/hf_model.h"
+#include "model/experiments/hf_syntax.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/text_syntax.h"
+#include "model/training/backward.h"
 
 using namespace attnsim;
 using namespace attnsim::model::hf;

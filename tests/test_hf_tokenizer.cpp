@@ -1,4 +1,4 @@
-// The real tokenizers (src/model/hf_tokenizer.h): tiny committed fixtures of each family
+// The real tokenizers (src/model/text/hf_tokenizer.h): tiny committed fixtures of each family
 // (tests/golden/make_tokenizer_fixtures.py; every expected id below follows from its lists),
 // GPT-2's real vocabulary against OpenAI's own encoder, byte-for-byte round trips, hostile files.
 #include <catch2/catch.hpp>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "model/hf_split.h"
-#include "model/hf_tokenizer.h"
+#include "model/text/hf_split.h"
+#include "model/text/hf_tokenizer.h"
 
 using attnsim::Error;
 using namespace attnsim::model::hf;

@@ -10,9 +10,9 @@
 #include "lessons/lesson.h"
 #include "lessons/model_quantity.h"
 #include "lessons/quantity.h"
-#include "model/decode.h"
-#include "model/tasks.h"
-#include "model/tokenizer.h"
+#include "model/experiments/decode.h"
+#include "model/training/tasks.h"
+#include "model/text/tokenizer.h"
 
 using namespace attnsim;
 using namespace attnsim::lessons;

@@ -14,7 +14,7 @@
 #include "lessons/model_quantity.h"
 #include "lessons/prose.h"
 #include "lessons/quantity.h"
-#include "model/train.h"
+#include "model/training/train.h"
 
 using namespace attnsim;
 using namespace attnsim::lessons;

@@ -19,7 +19,7 @@
 #include "lessons/model_quantity.h"
 #include "lessons/player.h"
 #include "lessons/quantity.h"
-#include "model/checkpoint.h"
+#include "model/formats/checkpoint.h"
 
 using namespace attnsim;
 using namespace attnsim::lessons;

@@ -8,8 +8,8 @@
 
 #include "engine/error.h"
 #include "lessons/model_quantity.h"
-#include "model/checkpoint.h"
-#include "model/tasks.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::lessons;

@@ -10,11 +10,11 @@
 #include "engine/error.h"
 #include "engine/npy.h"
 #include "helpers.h"
-#include "model/ablate.h"
-#include "model/checkpoint.h"
-#include "model/heads.h"
-#include "model/tasks.h"
-#include "model/train.h"
+#include "model/experiments/ablate.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/heads.h"
+#include "model/training/tasks.h"
+#include "model/training/train.h"
 
 using namespace attnsim;
 using namespace attnsim::model;
@@ -281,7 +281,7 @@ TEST_CASE("training: a poisoned run stops with the step and the tensor, and writ
   } catch (const Error& e) {
     INFO(e.what());
     CHECK(std::string(e.what()).find("step 0") != std::string::npos);
-    CHECK(std::string(e.what()).find("layers.1.attn.q_proj") != std::string::npos);
+    CHECK(std::string(e.what()).find("layer_1/q_proj") != std::string::npos);
   }
   CHECK(!fs::exists(dir / "model.json"));
   CHECK(!fs::exists(dir / "checkpoints"));

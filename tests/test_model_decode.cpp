@@ -5,9 +5,10 @@
 
 #include "engine/error.h"
 #include "helpers.h"
-#include "model/checkpoint.h"
-#include "model/decode.h"
-#include "model/tasks.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/decode.h"
+#include "model/training/backward.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

@@ -8,11 +8,11 @@
 
 #include "engine/error.h"
 #include "helpers.h"
-#include "model/checkpoint.h"
-#include "model/decode.h"
-#include "model/gqa.h"
-#include "model/reference.h"
-#include "model/tasks.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/decode.h"
+#include "model/training/gqa.h"
+#include "model/training/reference.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

@@ -8,11 +8,12 @@
 
 #include "engine/npy.h"
 #include "helpers.h"
-#include "model/adamw.h"
-#include "model/checkpoint.h"
-#include "model/model.h"
-#include "model/reference.h"
-#include "model/tasks.h"
+#include "model/training/adamw.h"
+#include "model/formats/checkpoint.h"
+#include "model/pass/forward.h"
+#include "model/training/backward.h"
+#include "model/training/reference.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/error.h"
-#include "model/tasks.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

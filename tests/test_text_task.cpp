@@ -1,4 +1,4 @@
-// The language-model task (src/model/text_task.h): the stream's layout, windows from line
+// The language-model task (src/model/training/text_task.h): the stream's layout, windows from line
 // starts, the held-out windows and repeated lines, the counting baselines against a hand
 // count, the held-out loss against cross_entropy, and the task's refusals.
 #include <catch2/catch.hpp>
@@ -8,13 +8,13 @@
 #include <set>
 
 #include "engine/error.h"
-#include "model/hf_bpe_train.h"
-#include "model/hf_tokenizer.h"
-#include "model/model.h"
-#include "model/tasks.h"
-#include "model/text_ablation.h"
-#include "model/text_task.h"
-#include "model/train.h"
+#include "model/text/hf_bpe_train.h"
+#include "model/text/hf_tokenizer.h"
+#include "model/pass/forward.h"
+#include "model/training/tasks.h"
+#include "model/experiments/text_ablation.h"
+#include "model/training/text_task.h"
+#include "model/training/train.h"
 
 using namespace attnsim;
 using namespace attnsim::model;

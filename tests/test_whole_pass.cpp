@@ -13,10 +13,13 @@
 #include "engine/error.h"
 #include "engine/npy.h"
 #include "helpers.h"
-#include "model/hf_model.h"
-#include "model/lens.h"
-#include "model/sampling.h"
-#include "model/whole_models.h"
+#include "model/formats/checkpoint.h"
+#include "model/formats/hf_model.h"
+#include "model/pass/generate.h"
+#include "model/pass/lens.h"
+#include "model/pass/sampling.h"
+#include "model/pass/whole_models.h"
+#include "model/training/backward.h"
 
 using namespace attnsim;
 using namespace attnsim::model;
@@ -84,30 +87,35 @@ TEST_CASE("every whole-pass step of GPT-2, Llama and Qwen2 matches PyTorch withi
   CHECK(std::fabs(a.sum() - a.logit) < 1e-4);
 }
 
-TEST_CASE("the toy model runs the same list: its steps are model::forward's activations, its skips its options") {
+TEST_CASE("the toy model runs the same list: the trainer's batch is each sequence's pass, its skips its options") {
   ModelConfig c;
   c.vocab = 11, c.seq_len = 8, c.d_model = 16, c.heads = 4, c.layers = 2, c.layernorm = true, c.mlp = true;
   const Model toy = init_model(c);
-  const std::vector<int32_t> tokens = {0, 3, 5, 3, 5, 9};
+  const std::vector<int32_t> tokens = {0, 3, 5, 3, 5, 9}, other = {0, 7, 7, 1, 2, 10};
   const PassModel m = pass_model(toy);
   const WholeTrace w = whole_forward(m, tokens);
-  Batch b;
-  b.batch = 1, b.len = 6, b.tokens = tokens, b.targets.assign(6, -1), b.part.assign(6, 0);
+  // the trainer's forward runs the same pass over a batch: row 0 is `tokens` alone
+  Batch b = batch_from_tokens({tokens, other});
   const Activations acts = forward(toy, b);
-  CHECK(test::max_abs_diff(w.model.at("embed").out, acts.x0) < 1e-6);
+  auto row0 = [](const Tensor& t) { return t.narrow(0, 0, 1).contiguous(); };
+  CHECK(test::max_abs_diff(w.model.at("embed").out, row0(acts.x0)) < 1e-6);
   for (int64_t l = 0; l < 2; ++l) {
     const Trace& t = w.blocks[static_cast<size_t>(l)];
     const LayerActs& la = acts.layers[static_cast<size_t>(l)];
-    CHECK(test::max_abs_diff(t.at("norm_attn").out, la.ln_out) < 1e-5);
-    CHECK(test::max_abs_diff(t.at("alpha").out, la.attn.at("alpha").out) < 1e-6);
-    CHECK(test::max_abs_diff(t.at("resid_attn").out, la.x_mid) < 1e-5);
-    CHECK(test::max_abs_diff(t.at("mlp_up").out, la.fc1_out) < 1e-5);
-    CHECK(test::max_abs_diff(t.at("mlp_act").out, la.gelu_out) < 1e-5);
-    CHECK(test::max_abs_diff(t.at("resid_mlp").out, la.x_out) < 1e-5);
+    CHECK(test::max_abs_diff(t.at("norm_attn").out, row0(la.ln_out)) < 1e-5);
+    CHECK(test::max_abs_diff(t.at("alpha").out, row0(la.attn.at("alpha").out)) < 1e-6);
+    CHECK(test::max_abs_diff(t.at("resid_attn").out, row0(la.x_mid)) < 1e-5);
+    CHECK(test::max_abs_diff(t.at("mlp_up").out, row0(la.fc1_out)) < 1e-5);
+    CHECK(test::max_abs_diff(t.at("mlp_act").out, row0(la.gelu_out)) < 1e-5);
+    CHECK(test::max_abs_diff(t.at("resid_mlp").out, row0(la.x_out)) < 1e-5);
     CHECK(t.at("mlp_gate").note == "GELU MLP: no gate");
+    CHECK(la.attn.steps.front().name == "query");  // the trainer's layer trace is the engine's steps
+    CHECK(la.attn.steps.back().name == "out");
   }
-  CHECK(test::max_abs_diff(w.model.at("norm_final").out, acts.lnf_out) < 1e-5);
-  CHECK(test::max_abs_diff(w.logits(), acts.logits) < 1e-5);
+  CHECK(test::max_abs_diff(w.model.at("norm_final").out, row0(acts.lnf_out)) < 1e-5);
+  CHECK(test::max_abs_diff(w.logits(), row0(acts.logits)) < 1e-5);
+  CHECK(acts.logits.size(0) == 2);
+  CHECK(test::max_abs_diff(whole_forward(m, other).logits(), acts.logits.narrow(0, 1, 1).contiguous()) < 1e-5);
   const LogitAttribution a = attribute_logit(m, w);
   CHECK(std::fabs(a.sum() - a.logit) < 1e-4);
 
@@ -129,6 +137,42 @@ TEST_CASE("the toy model runs the same list: its steps are model::forward's acti
   CHECK(whole_step_paths(m, 3).front() == "tok_embed");
   CHECK(whole_step_paths(m, 3)[3] == "layer_0/norm_attn");
   CHECK(whole_step_paths(m, 3).back() == "next_token");
+}
+
+// Decode is the same pass over per-layer KV caches: the shipped language model (LayerNorm, MLP)
+// fed a prompt, then one token at a time, gives the full pass's rows; generate() decodes so.
+TEST_CASE("the language model decodes over KV caches: each step's logits are the full pass's row", "[model]") {
+  const Model lm = load_checkpoint(std::string(ATTNSIM_SOURCE_DIR) + "/assets/models/wordnet-lm-s1");
+  REQUIRE(lm.config.layernorm);
+  REQUIRE(lm.config.mlp);
+  const PassModel m = pass_model(lm);
+  const std::vector<int32_t> seq = {0, 17, 301, 42, 9, 250, 17, 301, 42};
+  const Tensor full = whole_forward(m, seq).logits();  // (1,T,V)
+  const MhaConfig a = m.attention(1);
+  std::vector<KvCache> caches;
+  for (int64_t l = 0; l < m.layers; ++l) caches.emplace_back(1, a.kv_group_count(), a.head_dim(), 16);
+  PassOptions o;
+  o.sample = false;
+  o.caches = &caches;
+  const int64_t prompt = 4, V = m.vocab;
+  WholeTrace step = whole_forward(m, {seq.begin(), seq.begin() + prompt}, {}, o);
+  CHECK(test::max_abs_diff(step.logits(), full.narrow(1, 0, prompt).contiguous()) < 1e-4);
+  CHECK(step.blocks[0].find("k_cache_append") != nullptr);  // the cached call's steps, in the list
+  for (int64_t t = prompt; t < static_cast<int64_t>(seq.size()); ++t) {
+    step = whole_forward(m, {seq[static_cast<size_t>(t)]}, {}, o);
+    CHECK(caches[0].length() == t + 1);
+    CHECK(test::max_abs_diff(step.logits(), full.narrow(1, t, 1).contiguous()) < 1e-4);
+  }
+  CHECK_THROWS_WITH(whole_forward(m, std::vector<int32_t>(8, 1), {}, o), Catch::Contains("decode past the cache"));
+
+  // generate(): greedy over the caches picks each step's argmax of the full pass over the text so far
+  const std::vector<int32_t> out = generate(lm, {seq.begin(), seq.begin() + prompt}, 5, SamplingOptions{});
+  REQUIRE(out.size() == static_cast<size_t>(prompt + 5));
+  for (int64_t t = prompt; t < prompt + 5; ++t) {
+    const Tensor rows = whole_forward(m, {out.begin(), out.begin() + t}).logits().contiguous();
+    const float* r = rows.f32() + (t - 1) * V;
+    CHECK(out[static_cast<size_t>(t)] == static_cast<int32_t>(std::max_element(r, r + V) - r));
+  }
 }
 
 TEST_CASE("the norms, activations and softmax agree with their plain-loop references") {

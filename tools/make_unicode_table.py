@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/model/hf_unicode_table.cpp: the Unicode classes the Hugging Face tokenizers' split
+"""Writes src/model/text/hf_unicode_table.cpp: the Unicode classes the Hugging Face tokenizers' split
 patterns use, as sorted code point ranges, from Python's own unicodedata.
 
 Why a table and not a library: the pre-tokenizer patterns need \\p{L} (letters) and \\p{N}
@@ -8,7 +8,7 @@ have them, but Debian ships them only as native libraries, and the same tokenize
 for the Emscripten web build. These ranges are about 15 KB of source; the Unicode version is
 the Python's (printed into the file), and regenerating is one command:
 
-    python3 tools/make_unicode_table.py > src/model/hf_unicode_table.cpp
+    python3 tools/make_unicode_table.py > src/model/text/hf_unicode_table.cpp
 
 Classes:
   letter  general category L* (Lu Ll Lt Lm Lo), as \\p{L}

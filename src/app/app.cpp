@@ -12,7 +12,7 @@
 #include "views/model_view.h"
 #include "views/slide_scenes.h"
 #include "engine/error.h"
-#include "model/ablate.h"
+#include "model/experiments/ablate.h"
 
 namespace attnsim::app {
 

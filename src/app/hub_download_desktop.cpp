@@ -10,7 +10,7 @@
 #include "hub/cache_list.h"
 #include "hub/hub.h"
 #include "hub/hub_env.h"
-#include "model/hf_model.h"
+#include "model/formats/hf_model.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {

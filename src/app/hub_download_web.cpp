@@ -20,8 +20,8 @@
 #include "hub/model_info.h"
 #include "hub/repo_name.h"
 #include "hub/url_text.h"
-#include "model/hf_config.h"
-#include "model/hf_model.h"
+#include "model/formats/hf_config.h"
+#include "model/formats/hf_model.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {

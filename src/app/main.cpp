@@ -28,7 +28,7 @@
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "hub/hub.h"
-#include "model/hf_model.h"
+#include "model/formats/hf_model.h"
 #include "lessons/lesson.h"
 
 using namespace attnsim;

@@ -21,7 +21,7 @@
 #include "views/model_view.h"
 #include "engine/error.h"
 #include "figure/slide.h"
-#include "model/experiments.h"
+#include "model/experiments/experiments.h"
 #include "views/tasks.h"
 
 namespace attnsim::app {

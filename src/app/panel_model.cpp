@@ -30,7 +30,7 @@
 #include "views/model_slides.h"
 #include "views/model_view.h"
 #include "engine/error.h"
-#include "model/tasks.h"
+#include "model/training/tasks.h"
 
 namespace attnsim::app {
 

@@ -30,8 +30,8 @@
 #include "views/run_group.h"
 #include "views/tasks.h"
 #include "views/training.h"
-#include "model/baselines.h"
-#include "model/checkpoint.h"
+#include "model/experiments/baselines.h"
+#include "model/formats/checkpoint.h"
 #include "engine/error.h"
 #include "figure/slide.h"
 

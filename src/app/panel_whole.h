@@ -10,7 +10,7 @@
 #include <imgui.h>
 
 #include "app/app.h"
-#include "model/heads.h"
+#include "model/training/heads.h"
 #include "views/overview_figure.h"
 #include "views/sampling_figure.h"
 #include "views/whole_run.h"

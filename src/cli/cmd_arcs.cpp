@@ -8,12 +8,13 @@
 
 #include "commands.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/hf_forward.h"
-#include "model/hf_model.h"
-#include "model/hf_syntax.h"
-#include "model/memory.h"
-#include "model/text_syntax.h"
+#include "engine/fits.h"
+#include "model/formats/checkpoint.h"
+#include "model/pass/hf_forward.h"
+#include "model/formats/hf_model.h"
+#include "model/experiments/hf_syntax.h"
+#include "model/training/memory.h"
+#include "model/experiments/text_syntax.h"
 #include "options.h"
 #include "table.h"
 
@@ -50,7 +51,7 @@ model::hf::SyntaxReport hf_report(const Args& a, const model::hf::ArcSet& set) {
 // An attnsim checkpoint with its tokenizer.json (the text task's run folder).
 model::hf::SyntaxReport native_report(const Args& a, const model::hf::ArcSet& set) {
   const model::ModelConfig config = model::read_checkpoint_header(a.dir).config;
-  model::check_fits(model::predict_report_bytes(config), a.mem_limit.empty() ? 0 : parse_size(a.mem_limit),
+  check_fits(model::predict_report_bytes(config), a.mem_limit.empty() ? 0 : parse_size(a.mem_limit),
                     "scoring the arcs", "");
   const model::hf::Tokenizer tok = model::hf::load_tokenizer(a.dir);
   return model::score_syntax_native(model::load_checkpoint(a.dir), tok, set);

@@ -14,9 +14,9 @@
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "hf_input.h"
-#include "model/hf_bench.h"
-#include "model/hf_forward.h"
-#include "model/whole_models.h"
+#include "model/experiments/hf_bench.h"
+#include "model/pass/hf_forward.h"
+#include "model/pass/whole_models.h"
 #include "options.h"
 
 namespace attnsim::cli {

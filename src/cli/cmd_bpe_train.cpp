@@ -13,9 +13,10 @@
 #include "engine/atomic_file.h"
 #include "engine/checked.h"
 #include "engine/error.h"
-#include "model/hf_bpe_train.h"
-#include "model/hf_tokenizer.h"
-#include "model/memory.h"
+#include "engine/fits.h"
+#include "model/text/hf_bpe_train.h"
+#include "model/text/hf_tokenizer.h"
+#include "model/training/memory.h"
 #include "options.h"
 #include "staged_out.h"
 
@@ -93,7 +94,7 @@ Runner add_bpe_train_command(CLI::App& app) {
     const model::hf::Tokenizer tok = model::hf::parse_tokenizer_json(tokenizer_json, a->out + "/tokenizer.json");
     // the texts held, and the longest line: its copy, its tokens and what they decode to
     const int64_t line = std::max(longest_line(text), longest_line(heldout));
-    model::check_fits((Size(static_cast<int64_t>(text.size() + heldout.size())) + Size(line) * 2 +
+    check_fits((Size(static_cast<int64_t>(text.size() + heldout.size())) + Size(line) * 2 +
                        tok.predict_encode_bytes(line)).value(),
                       mem_limit, "trying the learned tokenizer on the corpus", "learn from a corpus with shorter lines");
     nlohmann::json j{{"out", a->out},

@@ -15,13 +15,14 @@
 #include "engine/cost.h"
 #include "engine/decode_stack.h"
 #include "engine/error.h"
+#include "engine/fits.h"
 #include "engine/trace_json.h"
 #include "hf_commands.h"
-#include "model/checkpoint.h"
-#include "model/hf_config.h"
-#include "model/decode.h"
-#include "model/memory.h"
-#include "model/tokenizer.h"
+#include "model/formats/checkpoint.h"
+#include "model/formats/hf_config.h"
+#include "model/experiments/decode.h"
+#include "model/training/memory.h"
+#include "model/text/tokenizer.h"
 #include "options.h"
 #include "staged_out.h"
 #include "table.h"
@@ -197,7 +198,7 @@ Runner add_decode_command(CLI::App& app) {
     validate(sc, prompts);  // sizes, prompts, and the caches alone against the limit
     int64_t need = predict_decode_bytes(sc, prompts, calls, !header);
     if (header) need = checked_add(need, model::checkpoint_bytes(header->config), "decode memory");
-    model::check_fits(need, sc.attn.mem_limit, "this decode (weights, caches and every step's traces)",
+    check_fits(need, sc.attn.mem_limit, "this decode (weights, caches and every step's traces)",
                       "fewer --steps, a shorter prompt, or a smaller model");
     if (!o->dump.empty()) check_writable_folder(o->dump, false);  // before the decode, not after it
     std::optional<model::Model> trained;

@@ -15,8 +15,8 @@
 #include "engine/mha.h"
 #include "engine/trace_json.h"
 #include "hf_commands.h"
-#include "model/hf_eval.h"
-#include "model/memory.h"
+#include "model/experiments/hf_eval.h"
+#include "model/training/memory.h"
 #include "staged_out.h"
 #include "table.h"
 

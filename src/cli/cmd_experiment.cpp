@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "commands.h"
-#include "model/checkpoint.h"
-#include "model/experiments.h"
-#include "model/hf_config.h"
-#include "model/hf_experiments.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/experiments.h"
+#include "model/formats/hf_config.h"
+#include "model/experiments/hf_experiments.h"
 #include "hf_input.h"
 #include "options.h"
 #include "staged_out.h"

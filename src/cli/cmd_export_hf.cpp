@@ -5,8 +5,8 @@
 
 #include "commands.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/hf_export.h"
+#include "model/formats/checkpoint.h"
+#include "model/formats/hf_export.h"
 #include "options.h"
 #include "staged_out.h"
 

@@ -19,10 +19,11 @@
 #include "engine/checked.h"
 #include "engine/cost.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/gqa.h"
-#include "model/memory.h"
-#include "model/train.h"
+#include "engine/fits.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/gqa.h"
+#include "model/training/memory.h"
+#include "model/training/train.h"
 #include "options.h"
 #include "table.h"
 
@@ -140,7 +141,7 @@ void check_memory(const Args& a, const model::ModelConfig& c, size_t conversions
   need = checked_add(need, std::max(model::predict_forward_bytes(c, kEvalSequences, c.seq_len),
                                     model::predict_report_bytes(c)));
   if (a.uptrain > 0 && recipe) need = checked_add(need, model::predict_train_bytes(c, *recipe));
-  model::check_fits(need, a.mem_limit.empty() ? 0 : parse_size(a.mem_limit), "converting this model", "");
+  check_fits(need, a.mem_limit.empty() ? 0 : parse_size(a.mem_limit), "converting this model", "");
 }
 
 int run_gqa_convert(const Args& a) {

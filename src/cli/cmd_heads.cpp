@@ -4,15 +4,16 @@
 
 #include "commands.h"
 #include "engine/error.h"
+#include "engine/fits.h"
 #include "hf_commands.h"
-#include "model/hf_config.h"
-#include "model/ablate.h"
-#include "model/checkpoint.h"
-#include "model/heads.h"
-#include "model/memory.h"
-#include "model/tasks.h"
-#include "model/text_ablation.h"
-#include "model/train.h"
+#include "model/formats/hf_config.h"
+#include "model/experiments/ablate.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/heads.h"
+#include "model/training/memory.h"
+#include "model/training/tasks.h"
+#include "model/experiments/text_ablation.h"
+#include "model/training/train.h"
 #include "model_report.h"
 #include "options.h"
 #include "text_corpus.h"
@@ -41,7 +42,7 @@ Runner add_heads_command(CLI::App& app) {
     // predicted from model.json before any .npy is read: a 1,024-head checkpoint is 17 MB on
     // disk and gigabytes of attention patterns
     const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
-    model::check_fits(model::predict_report_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
+    check_fits(model::predict_report_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
                       "scoring this model's heads", "");
     nlohmann::json meta;
     if (!a->corpus.empty()) {  // the checkpoint's own tokenizer reads the corpus
@@ -144,7 +145,7 @@ Runner add_ablate_command(CLI::App& app) {
     refuse_hf_input(a->hf);
     const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
     if (!a->heads.empty()) (void)model::parse_heads(a->heads, config);  // refused before anything is loaded
-    model::check_fits(model::predict_ablation_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
+    check_fits(model::predict_ablation_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
                       "ablating this model's heads", "");
     const model::Model m = model::load_checkpoint(a->dir);
     const model::Batch batch = model::ablation_batch(m.config);

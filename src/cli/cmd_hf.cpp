@@ -4,8 +4,8 @@
 #include "engine/checked.h"
 #include "engine/error.h"
 #include "hf_commands.h"
-#include "model/hf_eval.h"
-#include "model/memory.h"
+#include "model/experiments/hf_eval.h"
+#include "model/training/memory.h"
 #include "model_report.h"
 
 namespace attnsim::cli {

@@ -5,7 +5,7 @@
 
 #include "commands.h"
 #include "engine/error.h"
-#include "model/lens.h"
+#include "model/pass/lens.h"
 #include "options.h"
 #include "table.h"
 #include "whole_input.h"

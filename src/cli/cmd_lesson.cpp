@@ -17,7 +17,7 @@
 #include "lessons/lesson.h"
 #include "lessons/markup.h"
 #include "lessons/model_quantity.h"
-#include "model/checkpoint.h"
+#include "model/formats/checkpoint.h"
 
 namespace attnsim::cli {
 

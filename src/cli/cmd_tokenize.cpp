@@ -12,8 +12,9 @@
 #include "commands.h"
 #include "engine/checked.h"
 #include "engine/error.h"
-#include "model/hf_tokenizer.h"
-#include "model/memory.h"
+#include "engine/fits.h"
+#include "model/text/hf_tokenizer.h"
+#include "model/training/memory.h"
 #include "options.h"
 #include "table.h"
 
@@ -52,7 +53,7 @@ std::vector<int32_t> parse_ids(const std::string& list) {
 int round_trip(const model::hf::Tokenizer& tok, const std::string& path, bool json) {
   const std::string text = model::hf::read_text_to_encode(path);
   const auto n = static_cast<int64_t>(text.size());
-  model::check_fits(checked_add(tok.predict_encode_bytes(n), n), 0, "tokenizing " + path + " and decoding it again",
+  check_fits(checked_add(tok.predict_encode_bytes(n), n), 0, "tokenizing " + path + " and decoding it again",
                     "tokenize a smaller file");  // the tokens, and the text they decode to
   const std::vector<int32_t> ids = tok.encode(text);
   const std::string back = tok.decode(ids);

@@ -7,12 +7,13 @@
 #include "engine/atomic_file.h"
 #include "engine/cost.h"
 #include "engine/error.h"
+#include "engine/fits.h"
 #include "engine/trace_json.h"
-#include "model/checkpoint.h"
-#include "model/memory.h"
-#include "model/tasks.h"
-#include "model/hf_forward.h"
-#include "model/tokenizer.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/memory.h"
+#include "model/training/tasks.h"
+#include "model/pass/hf_forward.h"
+#include "model/text/tokenizer.h"
 #include "hf_input.h"
 #include "options.h"
 #include "whole_commands.h"
@@ -65,7 +66,7 @@ std::pair<MhaConfig, ForwardResult> trace_model_layer(const TraceOptions& o) {
   // the model and one forward of the text, predicted from the header before any .npy is read
   const int64_t need = checked_add(model::checkpoint_bytes(config),
                                    model::predict_forward_bytes(config, 1, static_cast<int64_t>(tokens.size())));
-  model::check_fits(need, o.model.mem_limit.empty() ? 0 : parse_size(o.model.mem_limit), "tracing this model", "");
+  check_fits(need, o.model.mem_limit.empty() ? 0 : parse_size(o.model.mem_limit), "tracing this model", "");
   const model::Model m = model::load_checkpoint(o.checkpoint);
   const model::Batch batch = model::batch_from_tokens({tokens});
   model::Activations acts = model::forward_finite(m, batch);

@@ -10,9 +10,10 @@
 
 #include "commands.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/memory.h"
-#include "model/train.h"
+#include "engine/fits.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/memory.h"
+#include "model/training/train.h"
 #include "model_report.h"
 #include "options.h"
 #include "staged_out.h"
@@ -201,7 +202,7 @@ Runner add_train_command(CLI::App& app) {
     t.task.len = config.seq_len;
     model::validate(t.task);
     const int64_t report = a->bench > 0 ? 0 : model::predict_report_bytes(config);
-    model::check_fits(std::max(model::predict_train_bytes(config, t), report), t.mem_limit,
+    check_fits(std::max(model::predict_train_bytes(config, t), report), t.mem_limit,
                       "training this model", "lower --batch, --seq, --vocab or the model size");
     const bool tty = isatty(STDERR_FILENO);
     auto run = [&](model::Model& m) {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hf_input.h"
-#include "model/sampling.h"
+#include "model/pass/sampling.h"
 
 namespace attnsim::cli {
 

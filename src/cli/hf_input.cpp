@@ -4,7 +4,7 @@
 
 #include "engine/checked.h"
 #include "engine/error.h"
-#include "model/hf_forward.h"
+#include "model/pass/hf_forward.h"
 
 namespace attnsim::cli {
 

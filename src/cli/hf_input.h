@@ -11,8 +11,8 @@
 
 #include <optional>
 
-#include "model/hf_model.h"
-#include "model/hf_text.h"
+#include "model/formats/hf_model.h"
+#include "model/formats/hf_text.h"
 
 namespace attnsim::cli {
 

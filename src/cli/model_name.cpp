@@ -1,6 +1,6 @@
 #include "model_name.h"
 
-#include "model/hf_model.h"
+#include "model/formats/hf_model.h"
 #include "options.h"
 
 namespace attnsim::cli {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "model/train.h"
+#include "model/training/train.h"
 #include "table.h"
 
 namespace attnsim::cli {

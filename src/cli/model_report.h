@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "model/heads.h"
-#include "model/model.h"
-#include "model/tasks.h"
-#include "model/text_task.h"
+#include "model/training/heads.h"
+#include "model/pass/forward.h"
+#include "model/training/tasks.h"
+#include "model/training/text_task.h"
 
 namespace attnsim::cli {
 

@@ -6,7 +6,7 @@
 #include "engine/error.h"
 #include "engine/read_file.h"
 #include "hub/digest.h"
-#include "model/hf_tokenizer.h"
+#include "model/text/hf_tokenizer.h"
 
 namespace attnsim::cli {
 

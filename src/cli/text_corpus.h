@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "model/text_task.h"
+#include "model/training/text_task.h"
 
 namespace attnsim::cli {
 

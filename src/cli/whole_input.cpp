@@ -2,9 +2,10 @@
 
 #include "engine/checked.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/memory.h"
-#include "model/tokenizer.h"
+#include "engine/fits.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/memory.h"
+#include "model/text/tokenizer.h"
 
 namespace attnsim::cli {
 
@@ -31,7 +32,7 @@ std::unique_ptr<WholeRun> open_whole_run(const std::string& dir, const HfInput& 
   const int64_t need = checked_add(model::checkpoint_bytes(c),
                                    model::predict_whole_bytes({c.layers, c.d_model, c.mlp ? c.mlp_dim() : 0, c.vocab},
                                                               model::attention_config(c, 1, T)));
-  model::check_fits(need, mem_limit, what, "fewer tokens");
+  check_fits(need, mem_limit, what, "fewer tokens");
   run->toy.emplace(model::load_checkpoint(dir));
   run->pass = model::pass_model(*run->toy);
   run->label = [](int32_t id) { return "\"" + model::decode({id}) + "\""; };

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "hf_input.h"
-#include "model/model.h"
-#include "model/whole_models.h"
+#include "model/pass/forward.h"
+#include "model/pass/whole_models.h"
 
 namespace attnsim::cli {
 

@@ -221,8 +221,8 @@ static Tensor add(const Tensor& x, const Tensor& y) {
 static void require_finite(const Trace& t, int64_t layer) {
   if (const std::string bad = t.first_nonfinite_step(); !bad.empty())
     throw Error("decode: layer " + std::to_string(layer) + "'s " + bad +
-                " holds non-finite values (the weights overflow float32); first non-finite tensor: layers." +
-                std::to_string(layer) + ".attn." + bad);
+                " holds non-finite values (the weights overflow float32); first non-finite tensor: layer_" +
+                std::to_string(layer) + "/" + bad);
 }
 
 // argmax over the vocabulary of row · Uᵀ + b

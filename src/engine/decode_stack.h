@@ -54,7 +54,7 @@ void validate(const StackConfig& config, const std::vector<std::vector<int64_t>>
 int64_t predict_decode_bytes(const StackConfig& config, const std::vector<std::vector<int64_t>>& prompts,
                              int64_t last_length, bool random_weights);
 
-// Weights a caller brings instead of random ones (a trained model, see src/model/decode.h):
+// Weights a caller brings instead of random ones (a trained model, see src/model/experiments/decode.h):
 //   embedding (V,d)  position (P,d) with P >= T_max  layers[l]  unembedding (V,d)
 //   unembedding_bias (V) or an empty tensor.
 // Token ids are 0..V-1; what text they stand for is the caller's business.

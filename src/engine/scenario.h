@@ -35,7 +35,7 @@ namespace attnsim {
 inline constexpr const char* kPadToken = "<pad>";
 
 // A decode scenario: the stack of decode_stack.h run over these prompts (printable ASCII),
-// or, when `trained`, the trained model's stack (src/model/decode.h: its weights, sizes and
+// or, when `trained`, the trained model's stack (src/model/experiments/decode.h: its weights, sizes and
 // alphabet; the app opens the shipped checkpoint or --model), which the engine alone cannot
 // load: stack_config_for() refuses those.
 struct DecodePreset {

@@ -9,7 +9,7 @@
 #include "engine/error.h"
 #include "engine/scenario.h"
 #include "engine/trace.h"
-#include "model/model.h"
+#include "model/pass/forward.h"
 #include "lessons/lesson.h"
 #include "lessons/model_quantity.h"
 #include "lessons/player.h"
@@ -17,7 +17,7 @@
 #include "lessons/quantity.h"
 #include "lessons/step_marks.h"
 #include "lessons/whole_quantity.h"
-#include "model/hf_tokenizer.h"
+#include "model/text/hf_tokenizer.h"
 
 namespace attnsim::lessons {
 

@@ -18,14 +18,14 @@
 #include "engine/user_dirs.h"
 #include "engine/nesting.h"
 #include "engine/read_file.h"
-#include "model/ablate.h"
-#include "model/baselines.h"
-#include "model/checkpoint.h"
-#include "model/experiments.h"
-#include "model/gqa.h"
-#include "model/heads.h"
-#include "model/tasks.h"
-#include "model/train.h"
+#include "model/experiments/ablate.h"
+#include "model/experiments/baselines.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/experiments.h"
+#include "model/training/gqa.h"
+#include "model/training/heads.h"
+#include "model/training/tasks.h"
+#include "model/training/train.h"
 
 namespace attnsim::lessons {
 

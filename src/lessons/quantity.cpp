@@ -22,7 +22,7 @@
 #include "engine/scenario.h"
 #include "engine/trace.h"
 #include "lessons/model_quantity.h"
-#include "model/decode.h"
+#include "model/experiments/decode.h"
 
 namespace attnsim::lessons {
 

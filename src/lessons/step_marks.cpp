@@ -1,8 +1,8 @@
 // Words to positions and token ids. See step_marks.h.
 #include "lessons/step_marks.h"
 
-#include "model/hf_tokenizer.h"
-#include "model/tokenizer.h"
+#include "model/text/hf_tokenizer.h"
+#include "model/text/tokenizer.h"
 
 namespace attnsim::lessons {
 

@@ -12,14 +12,14 @@
 #include "engine/error.h"
 #include "engine/nesting.h"
 #include "engine/read_file.h"
-#include "model/ablate.h"
-#include "model/checkpoint.h"
-#include "model/heads.h"
-#include "model/hf_syntax.h"
-#include "model/hf_tokenizer.h"
-#include "model/text_ablation.h"
-#include "model/text_syntax.h"
-#include "model/text_task.h"
+#include "model/experiments/ablate.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/heads.h"
+#include "model/experiments/hf_syntax.h"
+#include "model/text/hf_tokenizer.h"
+#include "model/experiments/text_ablation.h"
+#include "model/experiments/text_syntax.h"
+#include "model/training/text_task.h"
 
 namespace attnsim::lessons {
 

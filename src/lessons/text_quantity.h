@@ -32,7 +32,7 @@
 
 #include "lessons/lesson.h"
 #include "lessons/quantity.h"
-#include "model/model.h"
+#include "model/pass/forward.h"
 
 namespace attnsim::lessons {
 

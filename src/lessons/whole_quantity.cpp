@@ -8,11 +8,11 @@
 #include <mutex>
 
 #include "engine/error.h"
-#include "model/lens.h"
-#include "model/sampling.h"
-#include "model/tasks.h"
-#include "model/whole_models.h"
-#include "model/whole_pass.h"
+#include "model/pass/lens.h"
+#include "model/pass/sampling.h"
+#include "model/training/tasks.h"
+#include "model/pass/whole_models.h"
+#include "model/pass/whole_pass.h"
 
 namespace attnsim::lessons {
 

@@ -48,8 +48,8 @@
 
 #include "lessons/lesson.h"
 #include "lessons/quantity.h"
-#include "model/model.h"
-#include "model/sampling.h"
+#include "model/pass/forward.h"
+#include "model/pass/sampling.h"
 
 namespace attnsim::lessons {
 

@@ -4,9 +4,9 @@
 
 #include "views/model_view.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/decode.h"
-#include "model/tokenizer.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/decode.h"
+#include "model/text/tokenizer.h"
 
 namespace attnsim::app {
 

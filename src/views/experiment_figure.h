@@ -18,7 +18,7 @@
 #include "views/i18n.h"
 #include "figure/figure.h"
 #include "figure/palette.h"
-#include "model/experiments.h"
+#include "model/experiments/experiments.h"
 
 namespace attnsim::app {
 

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "model/heads.h"
-#include "model/model.h"
+#include "model/training/heads.h"
+#include "model/pass/forward.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {

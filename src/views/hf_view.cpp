@@ -11,9 +11,10 @@
 
 #include "engine/checked.h"
 #include "engine/error.h"
-#include "model/hf_forward.h"
-#include "model/memory.h"
-#include "model/whole_models.h"
+#include "engine/fits.h"
+#include "model/pass/hf_forward.h"
+#include "model/training/memory.h"
+#include "model/pass/whole_models.h"
 #include "views/head_names.h"
 #include "views/i18n.h"
 
@@ -202,7 +203,7 @@ void HfView::set_text(const std::string& text) {
   std::vector<hf::Span> spans;
   const std::vector<int32_t> ids = text_->encode(text, config(), dir_, &spans);
   hf::check_tokens(config(), ids);
-  model::check_fits(passes_bytes(config(), static_cast<int64_t>(ids.size())), 0, tr("this text's two passes"),
+  check_fits(passes_bytes(config(), static_cast<int64_t>(ids.size())), 0, tr("this text's two passes"),
                     tr("a shorter text"));
   std::vector<HfToken> toks;
   for (size_t i = 0; i < ids.size(); ++i) toks.push_back({ids[i], text_->label(ids[i]), spans[i]});
@@ -212,7 +213,7 @@ void HfView::set_text(const std::string& text) {
 void HfView::set_tokens(std::vector<int32_t> ids) {
   if (!loaded()) throw Error(tr("no model is loaded"));
   hf::check_tokens(config(), ids);
-  model::check_fits(passes_bytes(config(), static_cast<int64_t>(ids.size())), 0, tr("this text's two passes"),
+  check_fits(passes_bytes(config(), static_cast<int64_t>(ids.size())), 0, tr("this text's two passes"),
                     tr("fewer tokens"));
   std::vector<HfToken> toks;
   for (int32_t id : ids) toks.push_back({id, text_->label(id), {0, 0}});

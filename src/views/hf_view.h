@@ -1,4 +1,4 @@
-// HfView: a Hugging Face model folder (GPT-2 or Llama family, src/model/hf_*) as the app shows
+// HfView: a Hugging Face model folder (GPT-2 or Llama family, src/model/text/hf_* and src/model/formats/hf_*) as the app shows
 // it. The folder, the user's text as tokens with their byte ranges, the layer on screen and
 // the heads knocked out; and what follows from them, recomputed as a task (tasks.h: a worker
 // thread on the desktop, between frames in the browser) so the window keeps drawing:
@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "model/heads.h"
-#include "model/hf_eval.h"
-#include "model/hf_model.h"
-#include "model/hf_text.h"
+#include "model/training/heads.h"
+#include "model/experiments/hf_eval.h"
+#include "model/formats/hf_model.h"
+#include "model/formats/hf_text.h"
 #include "views/sampling_view.h"
 #include "views/session.h"
 #include "views/tasks.h"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "model/experiments.h"
+#include "model/experiments/experiments.h"
 
 namespace attnsim::app {
 

@@ -21,9 +21,9 @@
 #include "engine/error.h"
 #include "figure/tensor_figure.h"
 #include "figure/text_metrics.h"
-#include "model/ablate.h"
-#include "model/baselines.h"
-#include "model/tasks.h"
+#include "model/experiments/ablate.h"
+#include "model/experiments/baselines.h"
+#include "model/training/tasks.h"
 
 namespace attnsim::app {
 

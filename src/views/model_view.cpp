@@ -11,13 +11,13 @@
 #include "views/i18n.h"
 #include "engine/error.h"
 #include "engine/read_file.h"
-#include "model/ablate.h"
-#include "model/checkpoint.h"
-#include "model/generate.h"
-#include "model/tasks.h"
-#include "model/text_task.h"
-#include "model/tokenizer.h"
-#include "model/whole_models.h"
+#include "model/experiments/ablate.h"
+#include "model/formats/checkpoint.h"
+#include "model/pass/generate.h"
+#include "model/training/tasks.h"
+#include "model/training/text_task.h"
+#include "model/text/tokenizer.h"
+#include "model/pass/whole_models.h"
 
 namespace attnsim::app {
 

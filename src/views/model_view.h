@@ -30,11 +30,11 @@
 #include "views/sampling_view.h"
 #include "views/session.h"
 #include "views/whole_run.h"
-#include "model/heads.h"
-#include "model/hf_tokenizer.h"
-#include "model/model.h"
-#include "model/text_task.h"
-#include "model/sampling.h"
+#include "model/training/heads.h"
+#include "model/text/hf_tokenizer.h"
+#include "model/pass/forward.h"
+#include "model/training/text_task.h"
+#include "model/pass/sampling.h"
 
 namespace attnsim::app {
 

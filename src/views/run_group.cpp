@@ -6,8 +6,8 @@
 #include <tuple>
 
 #include "engine/error.h"
-#include "model/baselines.h"
-#include "model/checkpoint.h"
+#include "model/experiments/baselines.h"
+#include "model/formats/checkpoint.h"
 
 namespace attnsim::app {
 

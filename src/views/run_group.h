@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "views/training.h"
-#include "model/config.h"
+#include "model/formats/config.h"
 
 namespace attnsim::app {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/trace.h"
-#include "model/sampling.h"
+#include "model/pass/sampling.h"
 
 namespace attnsim::app {
 

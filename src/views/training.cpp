@@ -18,7 +18,7 @@
 #include "engine/error.h"
 #include "engine/nesting.h"
 #include "engine/read_file.h"
-#include "model/tasks.h"
+#include "model/training/tasks.h"
 #include "views/i18n.h"
 
 namespace attnsim::app {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/heads.h"
-#include "model/train.h"
+#include "model/training/heads.h"
+#include "model/training/train.h"
 #include "views/i18n.h"
 #include "views/tasks.h"
 

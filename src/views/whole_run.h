@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "engine/tensor.h"
-#include "model/lens.h"
-#include "model/whole_pass.h"
+#include "model/pass/lens.h"
+#include "model/pass/whole_pass.h"
 
 namespace attnsim::app {
 

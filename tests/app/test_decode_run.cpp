@@ -17,9 +17,9 @@
 #include "figure/slide.h"
 #include "engine/error.h"
 #include "engine/scenario.h"
-#include "model/checkpoint.h"
-#include "model/decode.h"
-#include "model/tokenizer.h"
+#include "model/formats/checkpoint.h"
+#include "model/experiments/decode.h"
+#include "model/text/tokenizer.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engine/trace.h"
-#include "model/heads.h"
-#include "model/whole_pass.h"
+#include "model/training/heads.h"
+#include "model/pass/whole_pass.h"
 #include "views/head_names.h"
 #include "views/lens_figure.h"
 #include "views/model_view.h"

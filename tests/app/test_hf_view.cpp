@@ -13,8 +13,8 @@
 
 #include "engine/error.h"
 #include "engine/npy.h"
-#include "model/hf_eval.h"
-#include "model/hf_forward.h"
+#include "model/experiments/hf_eval.h"
+#include "model/pass/hf_forward.h"
 #include "views/hf_view.h"
 
 using namespace attnsim;

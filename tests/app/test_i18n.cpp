@@ -12,8 +12,8 @@
 #include "views/i18n.h"
 #include "views/model_view.h"
 #include "engine/error.h"
-#include "model/experiments.h"
-#include "model/heads.h"
+#include "model/experiments/experiments.h"
+#include "model/training/heads.h"
 
 using namespace attnsim::app;
 

@@ -17,7 +17,7 @@
 #include "views/slide_scenes.h"
 #include "engine/error.h"
 #include "lessons/model_quantity.h"
-#include "model/tasks.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

@@ -13,8 +13,8 @@
 
 #include "views/model_view.h"
 #include "engine/error.h"
-#include "model/checkpoint.h"
-#include "model/tasks.h"
+#include "model/formats/checkpoint.h"
+#include "model/training/tasks.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

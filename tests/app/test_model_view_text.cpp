@@ -15,12 +15,13 @@
 
 #include "views/model_view.h"
 #include "engine/error.h"
-#include "model/ablate.h"
-#include "model/checkpoint.h"
-#include "model/hf_bpe_train.h"
-#include "model/tasks.h"
-#include "model/text_task.h"
-#include "model/tokenizer.h"
+#include "model/experiments/ablate.h"
+#include "model/formats/checkpoint.h"
+#include "model/text/hf_bpe_train.h"
+#include "model/training/backward.h"
+#include "model/training/tasks.h"
+#include "model/training/text_task.h"
+#include "model/text/tokenizer.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

@@ -15,7 +15,7 @@
 #include <numeric>
 
 #include "figure/slide.h"
-#include "model/tokenizer.h"
+#include "model/text/tokenizer.h"
 #include "views/model_view.h"
 #include "views/overview_figure.h"
 

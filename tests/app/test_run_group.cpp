@@ -20,8 +20,8 @@
 #include "views/model_slides.h"
 #include "views/run_group.h"
 #include "engine/error.h"
-#include "model/baselines.h"
-#include "model/checkpoint.h"
+#include "model/experiments/baselines.h"
+#include "model/formats/checkpoint.h"
 
 using namespace attnsim;
 using namespace attnsim::app;

@@ -17,7 +17,7 @@
 #include "engine/error.h"
 #include "engine/npy.h"
 #include "figure/slide.h"
-#include "model/tokenizer.h"
+#include "model/text/tokenizer.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/overview_figure.h"

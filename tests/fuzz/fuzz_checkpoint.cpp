@@ -15,7 +15,7 @@
 #include <string>
 
 #include "engine/error.h"
-#include "model/checkpoint.h"
+#include "model/formats/checkpoint.h"
 
 namespace {
 

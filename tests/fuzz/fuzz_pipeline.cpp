@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "model/hf_pipeline.h"
+#include "model/text/hf_pipeline.h"
 
 using namespace attnsim::model::hf;
 

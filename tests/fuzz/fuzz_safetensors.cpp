@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "engine/error.h"
-#include "model/hf_safetensors.h"
+#include "model/formats/hf_safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using attnsim::model::hf::SafetensorsSet;

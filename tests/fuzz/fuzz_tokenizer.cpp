@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/error.h"
-#include "model/hf_tokenizer.h"
+#include "model/text/hf_tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);

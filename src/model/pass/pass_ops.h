@@ -1,0 +1,38 @@
+// The layers around attention in the whole pass (whole_pass.cpp), shared by every model: the norms and the MLP activations, each fast path with
+// its plain-loop reference in double beside it (the oracle of tests/test_whole_pass.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/tensor.h"
+
+namespace attnsim::model {
+
+enum class NormKind {
+  None,       // the toy model without --layernorm: the stream goes through unchanged
+  LayerNorm,  // (x − mean) / sqrt(var + eps) · w + b    GPT-2, the toy model
+  RmsNorm,    // x / sqrt(mean(x²) + eps) · w            Llama, Qwen2
+};
+enum class Activation {
+  GeluErf,   // x · Φ(x)                                        torch.nn.GELU(), the toy model
+  GeluTanh,  // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))     GPT-2's gelu_new
+  Silu,      // x · sigmoid(x)                                  SwiGLU's gate
+};
+
+// A LayerNorm's statistics per row, what its backward reads (layers.h).
+struct NormStats {
+  Tensor mean, rstd;  // (B,T) each
+};
+// x (B,T,d) -> (B,T,d), new storage. b is ignored by RMSNorm; NormKind::None is an Error.
+// `stats` (LayerNorm only) receives each row's mean and 1/std.
+Tensor apply_norm(NormKind kind, const Tensor& x, const Tensor& w, const Tensor& b, double eps,
+                  NormStats* stats = nullptr);
+Tensor apply_norm_reference(NormKind kind, const Tensor& x, const Tensor& w, const Tensor& b, double eps);
+
+// x[i] = act(x[i]) for i < n, in place (the vector exp of engine/vector_exp.h for tanh and sigmoid).
+void activate(Activation act, float* x, int64_t n);
+// y[i] = act(x[i]) in double, one element at a time.
+void activate_reference(Activation act, const float* x, int64_t n, float* y);
+
+
+}  // namespace attnsim::model

@@ -1,0 +1,82 @@
+// The language-model task (issue 36): windows of a tokenized corpus, one line a document.
+//
+//   stream   EOS l1 EOS l2 EOS l3 ...     every line of the corpus encoded by the model's own
+//                                         tokenizer, each after an end-of-text token (GPT-2's
+//                                         document separator), so every window starts with one
+//   window   stream[s .. s+T)             s a line start (an EOS) drawn from the batch's
+//                                         counter-based seed; the window runs across later
+//                                         lines, so a gloss sees its neighbours as context
+//
+// Position 0 is always EOS, which lets first-token ("sink") heads form as BOS does in the
+// built-in tasks. The held-out split is read as consecutive windows from its first line, the
+// same for every run, so the runs of a recipe are measured on the same tokens.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/pass/forward.h"
+
+namespace attnsim::model {
+
+namespace hf {
+class Tokenizer;
+}
+
+struct TextStream {
+  std::vector<int32_t> tokens;  // EOS l1 EOS l2 ...
+  std::vector<int64_t> starts;  // the index of each EOS, in order
+  int32_t eos = 0;
+  int64_t vocab = 0;            // the tokenizer's size: every token is below it
+  // provenance, written into the recipe (train.cpp) and checked when a run is repeated
+  std::string name;             // "train.txt"
+  std::string sha256;           // of the corpus file's bytes
+  std::string tokenizer_sha256; // of tokenizer.json's bytes
+};
+
+// Encodes `text` line by line ('\n' ends a line; empty lines are skipped). Throws Error when the
+// tokenizer has no "<|endoftext|>" or the text has no lines.
+TextStream tokenize_lines(const hf::Tokenizer& tokenizer, const std::string& text);
+
+// The held-out sample that ships (assets/corpus/wordnet-heldout-sample.txt: the first 256 lines
+// of the held-out split), which the app's model view and the lessons measure a language model on.
+std::string heldout_sample_path();
+
+// Row b of batch `index`: a window of T tokens from a line start, targets the next tokens (the
+// last position has none), part kOther. Throws Error when no line starts T tokens before the end.
+void text_row(Batch& out, int64_t b, const TextStream& stream, uint64_t seed, uint64_t index);
+
+// Up to `count` consecutive windows of T tokens of the stream, each from the first line start
+// at or after the previous window's end: the held-out evaluation's fixed batch.
+Batch text_windows(const TextStream& stream, int64_t T, int64_t count);
+
+// EOS + r + r, r the first `repeat` tokens of the line of each window above (lines shorter
+// than `repeat` are passed over): real text repeated, where induction heads show, as
+// scoring_batch's random tokens do for the built-in tasks.
+Batch repeated_text(const TextStream& stream, int64_t repeat, int64_t count);
+
+// Held-out evaluation of a language model: the loss per token over every target, and the
+// in-context-learning score of Olsson et al. (2022): the mean loss of targets at late
+// positions minus that at early ones (negative: later tokens are predicted better, because
+// the context says more).
+struct TextEval {
+  double loss = 0;                    // nats per token, all targets
+  double early = 0, late = 0, icl = 0; // targets at positions [T/12, T/6) and [3T/4, T-1)
+  int64_t tokens = 0;                 // targets scored
+};
+TextEval evaluate_text(const Model& model, const Batch& windows);
+
+// What counting alone reaches on the same targets: the baselines a trained model must beat.
+//   unigram  p(w) = (c(w) + 1) / (N + V)                       add-one over the vocabulary
+//   bigram   p(w | v) = λ_v c(v,w)/c(v) + (1 − λ_v) p_uni(w)   interpolated, Witten-Bell:
+//            λ_v = c(v) / (c(v) + n(v)), n(v) the distinct tokens seen after v
+// counted on the training stream, scored (nats per token) on every target of `windows`.
+struct NgramLoss {
+  double unigram = 0, bigram = 0;
+  int64_t tokens = 0;
+};
+NgramLoss ngram_baselines(const TextStream& train, const Batch& windows);
+
+}  // namespace attnsim::model
