@@ -7,6 +7,7 @@
 #include "helpers.h"
 #include "model/formats/checkpoint.h"
 #include "model/experiments/decode.h"
+#include "model/pass/whole_models.h"
 #include "model/training/backward.h"
 #include "model/training/tasks.h"
 
@@ -58,11 +59,33 @@ TEST_CASE("decode --model: token by token through the caches gives the training 
   CHECK(narrow.loss.back() != full.loss.back());
 }
 
-TEST_CASE("decode --model: models the stack cannot run are refused with one line", "[model]") {
+TEST_CASE("a model with norms and an MLP decodes on the stack: the whole pass's blocks around its cached calls", "[model]") {
   ModelConfig c;
-  c.vocab = 17, c.seq_len = 12, c.d_model = 16, c.heads = 2, c.layers = 1, c.layernorm = true;
-  CHECK_THROWS_WITH(decode_stack_config(init_model(c), 12), "decode runs attention-only models; this one has LayerNorm");
-  c.layernorm = false;
+  c.vocab = 17, c.seq_len = 12, c.d_model = 16, c.heads = 2, c.layers = 2, c.layernorm = true, c.mlp = true;
+  const Model m = init_model(c);
+  const std::vector<int32_t> seq = {0, 5, 9, 5, 9, 3, 16, 2};
+  const WholeTrace w = whole_forward(pass_model(m), seq);
+  const Tensor want = w.model.at("norm_final").out.view({8, 16});  // what the unembedding reads
+  // prefill 3 tokens, then one per step: every row, in order, is the full pass's
+  StackConfig sc = decode_stack_config(m, 12);
+  sc.prefill_rows = 3;
+  const std::vector<Tensor> rows = fed_rows(sc, decode_stack_weights(m), {seq.begin(), seq.end()});
+  REQUIRE(rows.size() == 6);
+  int64_t at = 0;
+  for (const Tensor& r : rows)
+    for (int64_t i = 0; i < r.size(0); ++i, ++at)
+      for (int64_t e = 0; e < 16; ++e) CHECK(r.at({i, e}) == Approx(want.at({at, e})).margin(1e-5));
+  // each layer's trace is the pass's block: the norm and the MLP around the cached call
+  Decoder dec(sc, {{seq.begin(), seq.end()}}, decode_stack_weights(m));
+  const DecodeStep first = dec.prefill();
+  for (const char* step : {"norm_attn", "k_cache_append", "alpha", "resid_attn", "mlp_act", "resid_mlp"})
+    CHECK(first.traces[0][1].find(step) != nullptr);
+  CHECK(dec.caches()[1].length() == 3);
+}
+
+TEST_CASE("decode --model: sizes and tokens the stack cannot run are refused with one line", "[model]") {
+  ModelConfig c;
+  c.vocab = 17, c.seq_len = 12, c.d_model = 16, c.heads = 2, c.layers = 1;
   const Model m = init_model(c);
   CHECK_THROWS_WITH(Decoder(decode_stack_config(m, 13), {{0, 1}}, decode_stack_weights(m)),
                     "T_max 13 is longer than the 12 positions the model was trained with");

@@ -8,6 +8,7 @@
 
 #include "views/i18n.h"
 #include "app/lesson_ui.h"
+#include "views/decode_run.h"
 #include "views/hf_view.h"
 #include "views/model_view.h"
 #include "views/slide_scenes.h"
@@ -100,7 +101,7 @@ static void load_model_scenario(App& app, const std::string& name, const std::st
 // prompt's causal pass. Throws Error (one line) when the checkpoint or the prompt is refused.
 static void load_trained_decode(App& app, const Scenario& s, const std::string& model_dir) {
   ModelView view;
-  app.decode_model_dir = !model_dir.empty() ? model_dir : app.options.model.empty() ? default_model_dir() : app.options.model;
+  app.decode_model_dir = decode_model_dir(s.decode, !model_dir.empty() ? model_dir : app.options.model);
   view.load(app.decode_model_dir);
   view.set_text(s.decode.prompts.at(0));
   auto data = view.run_data(view.model().config.layers - 1);

@@ -22,6 +22,7 @@
 #include "model/formats/hf_config.h"
 #include "model/experiments/decode.h"
 #include "model/training/memory.h"
+#include "model/formats/checkpoint_text.h"
 #include "model/text/tokenizer.h"
 #include "options.h"
 #include "staged_out.h"
@@ -41,8 +42,8 @@ struct DecodeOptions {
   model::SamplingOptions sampling;  // a Hugging Face --model: temperature (0 = greedy), top-k, top-p
 };
 
-// How tokens read as text: the random stack's printable ASCII, or a trained model's alphabet
-// (BOS shown as ^).
+// How tokens read as text: the random stack's printable ASCII, or a trained checkpoint's (the
+// toy's alphabet, BOS shown as ^; a language model's tokenizer).
 struct Vocabulary {
   std::function<std::vector<int64_t>(const std::string&)> encode;
   std::function<std::string(const std::vector<int64_t>&)> text;
@@ -50,12 +51,12 @@ struct Vocabulary {
 
 Vocabulary ascii_vocabulary() { return {encode_text, decode_text}; }
 
-Vocabulary model_vocabulary(int64_t vocab) {
-  return {[vocab](const std::string& s) {
-            const std::vector<int32_t> t = model::encode(s, vocab);
+Vocabulary model_vocabulary(const model::CheckpointText& text) {
+  return {[text](const std::string& s) {
+            const std::vector<int32_t> t = text.encode(s);
             return std::vector<int64_t>(t.begin(), t.end());
           },
-          [](const std::vector<int64_t>& t) { return model::decode(std::vector<int32_t>(t.begin(), t.end())); }};
+          [text](const std::vector<int64_t>& t) { return text.decode(std::vector<int32_t>(t.begin(), t.end())); }};
 }
 
 // "contiguous" -> 0; "paged:16" -> 16; Error otherwise (a block of 0 included).
@@ -106,7 +107,8 @@ Runner add_decode_command(CLI::App& app) {
   // size or count given as 0 is an error, never "not given"
   const CLI::Validator size = whole_number(1, std::numeric_limits<int64_t>::max());
   cmd->add_option("--model", o->model,
-                  "a trained attention-only checkpoint (e.g. assets/models/induction): its sizes, weights and alphabet; "
+                  "a trained checkpoint (assets/models/induction; or a language model, assets/models/wordnet-lm-s1, whose "
+                  "norms and MLP run around each cached call): its sizes, weights and alphabet or tokenizer; "
                   "or a Hugging Face folder (then --tokens or --text is the prompt)")
       ->check(not_empty());
   add_hf_input_options(*cmd, o->hf, "a Hugging Face --model's prompt");
@@ -162,9 +164,13 @@ Runner add_decode_command(CLI::App& app) {
     // the checkpoint's header first: its sizes and alphabet, and its memory, before any .npy
     std::optional<model::CheckpointHeader> header;
     if (!o->model.empty()) header = model::read_checkpoint_header(o->model);
-    const Vocabulary vocab = header ? model_vocabulary(header->config.vocab) : ascii_vocabulary();
-    // a trained induction model continues a repeat: "...qwerty" -> "uiopasdfgh"
-    if (o->prompts.empty()) o->prompts = {header ? "qwertyuiopasdfghqwerty" : "Attention is"};
+    const std::optional<model::CheckpointText> text =
+        header ? std::optional(model::checkpoint_text(o->model, header->config)) : std::nullopt;
+    const Vocabulary vocab = text ? model_vocabulary(*text) : ascii_vocabulary();
+    // a trained induction model continues a repeat: "...qwerty" -> "uiopasdfgh"; a language
+    // model a gloss
+    if (o->prompts.empty())
+      o->prompts = {!header ? "Attention is" : text->tokenizer ? "the act of moving from one place to" : "qwertyuiopasdfghqwerty"};
     std::vector<std::vector<int64_t>> prompts;
     int64_t longest = 0;
     for (const auto& p : o->prompts) {

@@ -216,6 +216,14 @@ static Tensor add(const Tensor& x, const Tensor& y) {
   return out;
 }
 
+Tensor Decoder::layer(int64_t l, const Tensor& x, const Attend& attend, Trace& trace) const {
+  if (weights_.block) return weights_.block(l, x, attend, trace);
+  trace = attend(x);
+  return add(x, trace.at("out").out);  // residual
+}
+
+Tensor Decoder::last_norm(const Tensor& x) const { return weights_.final_norm ? weights_.final_norm(x) : x; }
+
 // A layer whose trace holds NaN or inf (weights that overflow float32) ends the decode: its
 // tokens would be argmaxes of NaN.
 static void require_finite(const Trace& t, int64_t layer) {
@@ -264,11 +272,12 @@ DecodeStep Decoder::feed(int64_t rows) {
       std::memcpy(x.f32() + s * rows * d, embed(s, out.first_position, rows).f32(), rows * d * sizeof(float));
     out.traces.emplace_back();
     for (int64_t l = 0; l < config_.layers; ++l) {
-      Trace t = attend_cached(config_.attn, weights_.layers[l], caches_[l], x);
+      Trace t;
+      x = layer(l, x, [&](const Tensor& h) { return attend_cached(config_.attn, weights_.layers[l], caches_[l], h); }, t);
       require_finite(t, l);
-      x = add(x, t.at("out").out);  // residual
       out.traces[0].push_back(std::move(t));
     }
+    x = last_norm(x);
     for (int64_t s = 0; s < S; ++s) finish(s, x.narrow(0, s, 1).view({rows, d}));
     return out;
   }
@@ -279,13 +288,13 @@ DecodeStep Decoder::feed(int64_t rows) {
     Tensor x = embed(s, table.length, n);  // (1,n,d)
     out.traces.emplace_back();
     for (int64_t l = 0; l < config_.layers; ++l) {
-      Trace t = attend_paged(config_.attn, weights_.layers[l], pools_[l], table, x);
+      Trace t;
+      x = layer(l, x, [&](const Tensor& h) { return attend_paged(config_.attn, weights_.layers[l], pools_[l], table, h); }, t);
       require_finite(t, l);
-      x = add(x, t.at("out").out);
       out.traces.back().push_back(std::move(t));
     }
     table.length += n;
-    finish(s, x.view({n, d}));
+    finish(s, last_norm(x).view({n, d}));
   }
   return out;
 }
@@ -349,10 +358,10 @@ Tensor Decoder::full_forward(int64_t seq) const {
   }
   Tensor x = embed(seq, 0, T);
   for (int64_t l = 0; l < config_.layers; ++l) {
-    const ForwardResult r = forward(c, weights_.layers[l], MhaInputs{x, x, x, evicted, {}});
-    x = add(x, r.trace.at("out").out);
+    Trace t;
+    x = layer(l, x, [&](const Tensor& h) { return forward(c, weights_.layers[l], MhaInputs{h, h, h, evicted, {}}).trace; }, t);
   }
-  return x.view({T, d});
+  return last_norm(x).view({T, d});
 }
 
 }  // namespace attnsim

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,17 @@ int64_t predict_decode_bytes(const StackConfig& config, const std::vector<std::v
 //   embedding (V,d)  position (P,d) with P >= T_max  layers[l]  unembedding (V,d)
 //   unembedding_bias (V) or an empty tensor.
 // Token ids are 0..V-1; what text they stand for is the caller's business.
+// A model whose blocks hold more than attention and a residual (norms, an MLP) brings its
+// block: `block` runs layer l on the stream x (B,n,d), calling `attend` on attention's input
+// (the stack's cached call over layer l's cache), adds its steps to `trace` and returns the
+// block's output; `final_norm` maps the last block's output before the unembedding. The
+// engine knows no norm or MLP: the model's pass does (src/model/pass/whole_pass.h).
+using Attend = std::function<Trace(const Tensor& x)>;
 struct StackWeights {
   Tensor embedding, position, unembedding, unembedding_bias;
   std::vector<MhaWeights> layers;
+  std::function<Tensor(int64_t layer, const Tensor& x, const Attend& attend, Trace& trace)> block;  // unset: x + attention(x)
+  std::function<Tensor(const Tensor& x)> final_norm;                                             // unset: none
 };
 // The random stack: ASCII vocabulary (95), N(0,1) embeddings, 0.5·N(0,1) positions, each
 // layer's weights from the seed.
@@ -76,7 +85,8 @@ struct DecodeStep {
   bool generated = false;      // the fed tokens were generated, not prompt
   // traces[unit][layer]: unit = the batch (contiguous) or one sequence (paged)
   std::vector<std::vector<Trace>> traces;
-  std::vector<Tensor> hidden;  // per sequence: (rows, d) output of the last layer
+  std::vector<Tensor> hidden;  // per sequence: (rows, d) the last layer's output (through the final norm
+                               // when the weights bring one): what the unembedding reads
 };
 
 class Decoder {
@@ -109,11 +119,14 @@ class Decoder {
   int64_t cache_used_bytes() const;
 
   // The reference: every fed token of sequence `seq` through forward() with a causal mask
-  // (and the policy's evictions as a mask), layer by layer; (T, d) after the last layer.
+  // (and the policy's evictions as a mask), layer by layer; (T, d) as `hidden` is.
   Tensor full_forward(int64_t seq) const;
 
  private:
   Tensor embed(int64_t seq, int64_t first, int64_t rows) const;  // (1, rows, d)
+  // layer l on x (B,n,d) with `attend` as its attention; the layer's steps land in `trace`
+  Tensor layer(int64_t l, const Tensor& x, const Attend& attend, Trace& trace) const;
+  Tensor last_norm(const Tensor& x) const;
   DecodeStep feed(int64_t rows);
 
   StackConfig config_;

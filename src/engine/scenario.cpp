@@ -350,6 +350,18 @@ std::vector<Scenario> make_scenarios() {
     s.decode.policy = "sink=1,window=15";
     all.push_back(s);
   }
+  {
+    // the language model (assets/models/wordnet-lm-s1: LayerNorm and an MLP in each of its 4
+    // blocks): each decode call runs the whole block around the cached attention
+    Scenario s = trained_case("decode-lm", "Decode the language model: a KV cache per block",
+                              "언어 모델 디코딩: 블록마다 KV 캐시",
+                              "A gloss's opening, then one word piece per step: every block's norm and MLP run on the new row only; its K and V join the cache.",
+                              "뜻풀이의 첫머리 다음에 한 걸음에 토큰 하나씩: 블록마다 노름과 MLP는 새 행에만 돌고, 그 K와 V가 캐시에 더해진다.");
+    s.decode.model = "wordnet-lm-s1";
+    s.decode.prompts = {"the act of moving from one place to"};
+    s.decode.steps = 10;
+    all.push_back(s);
+  }
 
   {
     Scenario s = bug_case(

@@ -41,6 +41,7 @@ inline constexpr const char* kPadToken = "<pad>";
 struct DecodePreset {
   bool enabled = false;
   bool trained = false;
+  std::string model;       // trained: a shipped run ("wordnet-lm-s1"); "" = --model or the toy checkpoint
   std::vector<std::string> prompts;
   int64_t steps = 0;       // tokens generated after the longest prompt
   int64_t layers = 2;

@@ -346,7 +346,13 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
   // are what their scenarios are about: never).
   const Step* kg = trace.find("k_grouped");
   const bool grouped_line = kg && kg->out.defined() && G < h;
-  const float top = V.y + kTokenH + kGap;
+  // A language model's word pieces do not fit a column: the text so far gets a line of its own
+  // above the cells (the cells keep the positions).
+  bool words = false;
+  for (size_t p = 0; p <= f.tokens.size() && !words; ++p)
+    words = fig::text_width(run.label(p == f.tokens.size() ? f.next : f.tokens[p]), kLabel) > cell - 8;
+  const float text_h = words ? kLine : 0;
+  const float top = V.y + text_h + kTokenH + kGap;
   const float fixed = (grouped_line ? kLine : 0) + kGap + kLine + kLine + 12 * static_cast<float>(layers.size() - 1);
   const float nl = static_cast<float>(layers.size());
   auto split = [&](float below, float* strips, float* alpha_rows) {
@@ -365,7 +371,28 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
 
   // Row 1: the tokens fed so far (this call's outlined; evicted ones struck through; the
   // induction target in the highlight colour) and the predicted next one.
-  const float ty = V.y;
+  if (words) {  // the prompt, then what decode wrote (accent), then the predicted next piece (muted)
+    auto piece = [&](int64_t id) {
+      std::string t = run.label(id);
+      for (size_t at; (at = t.find("·")) != std::string::npos;) t.replace(at, std::string("·").size(), " ");
+      return t;
+    };
+    std::string fed, wrote;
+    for (size_t p = 0; p < f.tokens.size(); ++p) (f.generated && static_cast<int64_t>(p) >= run.prompt_length ? wrote : fed) += piece(f.tokens[p]);
+    if (!f.generated) wrote.clear();
+    const float room = V.right() - x0;
+    const std::string next = fig::fit_text(piece(f.next), kLabel, room / 4);
+    const std::string head = fig::fit_text(fed, kLabel, room - fig::text_width(next, kLabel) - 8);
+    const std::string tail = fig::fit_text(wrote, kLabel, room - fig::text_width(head, kLabel) - fig::text_width(next, kLabel) - 8);
+    const std::pair<std::string, fig::Color> parts[] = {{head, th.text}, {tail, th.accent}, {next, th.muted}};
+    float x = x0;
+    for (const auto& [text, colour] : parts) {
+      F.text(x, V.y + kLine / 2, text, kLabel, colour, fig::Anchor::Start, false, "label");
+      x += fig::text_width(text, kLabel);
+    }
+    F.text(V.x, V.y + kLine / 2, in_lang(lang, "텍스트", "text"), kLabel, th.muted, fig::Anchor::Start, false, "label");
+  }
+  const float ty = V.y + text_h;
   F.text(V.x, ty + kTokenH / 2, in_lang(lang, "토큰", "tokens"), kLabel, th.muted, fig::Anchor::Start, false, "label");
   for (size_t p = 0; p <= f.tokens.size(); ++p) {
     const int64_t pos = static_cast<int64_t>(p);
@@ -377,7 +404,7 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
     else
       F.box(c, th.gap, fresh ? th.accent : pos == f.copy_source ? th.highlight : th.frame,
             fresh || pos == f.copy_source ? 4.0f : 1.0f);
-    if (cell >= 24)
+    if (cell >= 24 && !words)
       F.text(c.x + c.w / 2, ty + kTokenH / 2, run.label(next ? f.next : f.tokens[p]), kLabel, kept ? th.text : th.muted,
              fig::Anchor::Middle, false, "label");
     if (!kept) F.line(c.x, c.bottom(), c.right(), c.y, th.muted, 3);

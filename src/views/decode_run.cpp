@@ -6,7 +6,7 @@
 #include "engine/error.h"
 #include "model/formats/checkpoint.h"
 #include "model/experiments/decode.h"
-#include "model/text/tokenizer.h"
+#include "model/formats/checkpoint_text.h"
 
 namespace attnsim::app {
 
@@ -32,13 +32,14 @@ Stack stack_for(const Scenario& s, const std::string& policy, const std::string&
     return st;
   }
   run.trained = true;
-  run.model_dir = model_dir.empty() ? default_model_dir() : model_dir;
+  run.model_dir = decode_model_dir(s.decode, model_dir);
   const model::Model m = model::load_checkpoint(run.model_dir);
-  model::ScenarioStack ms = model::scenario_stack(m, s.decode, policy);
+  const model::CheckpointText text = model::checkpoint_text(run.model_dir, m.config);  // a language model's tokenizer
+  model::ScenarioStack ms = model::scenario_stack(m, s.decode, policy, [&](const std::string& p) { return text.encode(p); });
   st.config = ms.config;
   st.weights = std::move(ms.weights);
   st.prompts = std::move(ms.prompts);
-  for (int64_t t = 0; t < m.config.vocab; ++t) st.labels.push_back(visible(model::token_label(static_cast<int32_t>(t))));
+  for (int64_t t = 0; t < m.config.vocab; ++t) st.labels.push_back(visible(text.label(static_cast<int32_t>(t))));
   return st;
 }
 
@@ -77,6 +78,11 @@ int64_t copy_source(const std::vector<int64_t>& tokens) {
   return -1;
 }
 
+std::string decode_model_dir(const DecodePreset& preset, const std::string& given) {
+  if (!preset.model.empty()) return model::shipped_models_dir() + "/" + preset.model;
+  return given.empty() ? default_model_dir() : given;
+}
+
 DecodeRun run_decode(const Scenario& s, const std::string& policy, const std::string& model_dir) {
   DecodeRun run;
   Stack stack = stack_for(s, policy, model_dir, run);
@@ -85,6 +91,7 @@ DecodeRun run_decode(const Scenario& s, const std::string& policy, const std::st
   const std::vector<std::vector<int64_t>>& prompts = stack.prompts;
   Decoder dec(run.config, prompts, stack.weights);
   run.sequences = dec.sequences();
+  run.prompt_length = static_cast<int64_t>(dec.prompt(0).size());
   run.storage_bytes = dec.cache_storage_bytes();
   run.slots = dec.paged() ? dec.block_pool().blocks() * run.config.block_size
                           : run.config.policy.slots(run.config.t_max);

@@ -41,6 +41,7 @@ struct DecodeRun {
   std::string model_dir;
   std::vector<std::string> labels;   // each token id as one visible label (space as "·")
   int64_t sequences = 0;
+  int64_t prompt_length = 0;         // sequence 0's prompt, in tokens
   int64_t slots = 0;                 // contiguous: slots per sequence; paged: pool positions
   int64_t storage_bytes = 0;         // every cache storage, all layers
   std::vector<DecodeFrame> frames;
@@ -55,8 +56,12 @@ struct DecodeRun {
   const std::string& label(int64_t token) const;  // "?" outside the vocabulary
 };
 
+// The checkpoint a trained decode scenario opens: the shipped run its preset names
+// ("decode-lm": wordnet-lm-s1), else `given` (--model), else default_model_dir().
+std::string decode_model_dir(const DecodePreset& preset, const std::string& given);
+
 // Runs the scenario's decode (policy overrides the preset's when not empty). A trained
-// scenario opens `model_dir`, or the shipped checkpoint when empty. Throws Error.
+// scenario opens decode_model_dir(its preset, model_dir). Throws Error.
 DecodeRun run_decode(const Scenario& scenario, const std::string& policy = "", const std::string& model_dir = "");
 
 // One after the latest earlier occurrence (at 1.. t-1) of the token at t = tokens.size() - 1,

@@ -286,8 +286,6 @@ const std::pair<const char*, const char*> kTable[] = {
     {"next token, top 5:", "다음 토큰 상위 5개:"},
     {"no held-out text is loaded", "검증 텍스트를 읽지 못했다"},
     {"the sequence already has %lld tokens, all this model reads", "시퀀스가 이미 %lld 토큰으로, 이 모델이 읽는 최대 길이다"},
-    {"%s: %lld tokens, but the model's vocabulary is %lld", "%s: 토큰이 %lld개인데 모델의 어휘는 %lld개다"},
-    {"%s: no <|endoftext|> token (a language model's sequences start with it)", "%s: <|endoftext|> 토큰이 없다 (언어 모델의 시퀀스는 이 토큰으로 시작한다)"},
     {"knock out", "끄기"},
     {"head %lld.%lld knocked out: recomputed in %d ms", "헤드 %lld.%lld 끔: %d ms 만에 다시 계산"},
     {"head %lld.%lld restored: recomputed in %d ms", "헤드 %lld.%lld 복원: %d ms 만에 다시 계산"},

@@ -13,6 +13,7 @@
 #include "engine/read_file.h"
 #include "model/experiments/ablate.h"
 #include "model/formats/checkpoint.h"
+#include "model/formats/checkpoint_text.h"
 #include "model/pass/generate.h"
 #include "model/training/tasks.h"
 #include "model/training/text_task.h"
@@ -58,32 +59,15 @@ uint64_t next_load_id() {
 // The held-out sample is a few hundred glosses (48 KB); a file past this is not the sample.
 constexpr int64_t kMaxHeldoutBytes = int64_t{4} << 20;
 
-// A language model's tokenizer and its end-of-text id, checked against the model: every id the
-// tokenizer makes must be a row of the embedding. Throws Error naming the file.
-std::shared_ptr<const model::hf::Tokenizer> text_tokenizer(const std::string& dir, const model::ModelConfig& c,
-                                                           int32_t* eos) {
-  auto tok = std::make_shared<const model::hf::Tokenizer>(model::hf::load_tokenizer(dir));
-  const std::string file = (fs::path(dir) / "tokenizer.json").string();
-  if (tok->vocab_size() != c.vocab)
-    throw Error(trf("%s: %lld tokens, but the model's vocabulary is %lld", file.c_str(),
-                    static_cast<long long>(tok->vocab_size()), static_cast<long long>(c.vocab)));
-  const std::optional<int32_t> id = tok->token_id("<|endoftext|>");
-  if (!id) throw Error(trf("%s: no <|endoftext|> token (a language model's sequences start with it)", file.c_str()));
-  *eos = *id;
-  return tok;
-}
 }  // namespace
 
 void ModelView::load(const std::string& dir, bool later) {
   nlohmann::json meta;
   model::Model m = model::load_checkpoint(dir, &meta);  // throws: the view keeps what it had
-  std::shared_ptr<const model::hf::Tokenizer> tok;
-  int32_t start = 0;
-  std::error_code ec;
-  if (fs::exists(fs::path(dir) / "tokenizer.json", ec)) tok = text_tokenizer(dir, m.config, &start);  // throws likewise
+  model::CheckpointText text = model::checkpoint_text(dir, m.config);  // throws likewise
   model_ = std::move(m);
-  tokenizer_ = std::move(tok);
-  start_token_ = start;
+  tokenizer_ = text.tokenizer;
+  start_token_ = text.start;
   dir_ = dir;
   step_ = meta.value("step", int64_t{0});
   // A language model is scored and mean-ablated on held-out text (its BOS is EOS, its tokens
@@ -111,7 +95,7 @@ void ModelView::load(const std::string& dir, bool later) {
   if (fits)
     recompute();
   else if (tokenizer_) {
-    std::vector<int32_t> first = text_tokens(sentences()[0]);
+    std::vector<int32_t> first = text_rule().encode(sentences()[0]);
     first.resize(std::min<size_t>(first.size(), static_cast<size_t>(model_.config.seq_len)));  // a short model: a prefix
     set_tokens(std::move(first));
   }
@@ -163,17 +147,11 @@ void ModelView::measure_heldout(bool trained_too) {
                          : model::cross_entropy(model::forward(model_, heldout_batch_, &ablation_).logits, heldout_batch_).all.loss();
 }
 
-namespace {
-std::string text_label(const model::hf::Tokenizer& tok, int32_t id) {
-  return tok.is_token(id) ? tok.token_label(id) : "#" + std::to_string(id);  // a hole below vocab_size
-}
-}  // namespace
 
-std::string ModelView::label(int32_t id) const { return tokenizer_ ? text_label(*tokenizer_, id) : model::token_label(id); }
+std::string ModelView::label(int32_t id) const { return text_rule().label(id); }
 
 std::function<std::string(int32_t)> ModelView::labeller() const {
-  if (!tokenizer_) return [](int32_t id) { return model::token_label(id); };
-  return [tok = tokenizer_](int32_t id) { return text_label(*tok, id); };  // keeps the tokenizer alive
+  return [t = text_rule()](int32_t id) { return t.label(id); };  // keeps the tokenizer alive
 }
 
 std::string ModelView::role(int64_t layer, int64_t head) const {
@@ -222,21 +200,15 @@ std::vector<std::string> ModelView::list_timeline() const {
 // [SECTION] the sequence
 
 std::string ModelView::text() const {
-  std::vector<int32_t> rest(tokens_.begin() + (tokens_.empty() ? 0 : 1), tokens_.end());
-  return tokenizer_ ? tokenizer_->decode(rest) : model::decode(rest);
+  return text_rule().decode({tokens_.begin() + (tokens_.empty() ? 0 : 1), tokens_.end()});
 }
 
 void ModelView::set_text(const std::string& text) {
   if (!loaded_) throw Error(tr("no model is loaded"));
-  set_tokens(tokenizer_ ? text_tokens(text) : model::encode(text, model_.config.vocab));
+  set_tokens(text_rule().encode(text));
 }
 
-std::vector<int32_t> ModelView::text_tokens(const std::string& text) const {
-  std::vector<int32_t> tokens{start_token_};
-  const std::vector<int32_t> ids = tokenizer_->encode(text);
-  tokens.insert(tokens.end(), ids.begin(), ids.end());
-  return tokens;
-}
+model::CheckpointText ModelView::text_rule() const { return model::CheckpointText{tokenizer_, start_token_, model_.config.vocab}; }
 
 void ModelView::set_tokens(std::vector<int32_t> tokens) {
   if (!loaded_) throw Error(tr("no model is loaded"));

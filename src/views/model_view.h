@@ -30,6 +30,7 @@
 #include "views/sampling_view.h"
 #include "views/session.h"
 #include "views/whole_run.h"
+#include "model/formats/checkpoint_text.h"
 #include "model/training/heads.h"
 #include "model/text/hf_tokenizer.h"
 #include "model/pass/forward.h"
@@ -176,7 +177,7 @@ class ModelView {
   ModelRun run(const model::Ablation* ablation) const;
   std::vector<std::string> list_timeline() const;
   void read_heldout(std::optional<model::Batch>* repeated);
-  std::vector<int32_t> text_tokens(const std::string& text) const;  // start token + the tokenizer's ids
+  model::CheckpointText text_rule() const;  // how this model's ids read as text
   void measure_heldout(bool trained_too);
 
   bool loaded_ = false;

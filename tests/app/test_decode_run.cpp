@@ -19,6 +19,8 @@
 #include "engine/scenario.h"
 #include "model/formats/checkpoint.h"
 #include "model/experiments/decode.h"
+#include "model/formats/checkpoint_text.h"
+#include "model/pass/generate.h"
 #include "model/text/tokenizer.h"
 
 using namespace attnsim;
@@ -375,4 +377,35 @@ TEST_CASE("decode-model-sinks slides plot the loss by position: the drawn points
   CHECK(w.plot->series_lines.size() == 2);
   // no evicting policy, no plot
   CHECK_FALSE(decode_slide(s, run_decode(s, "full", kModelDir), 0, lessons::Lang::En, "print").plot.has_value());
+}
+
+// The language model on the decode stack (issue 45): its blocks' norms and MLP run around each
+// cached call, and what it writes is what the whole pass and model::generate write.
+TEST_CASE("decode-lm: the language model decodes word pieces over its KV caches, as generate() does") {
+  const Scenario& s = find_scenario("decode-lm");
+  REQUIRE(s.decode.trained);
+  const DecodeRun run = run_decode(s);
+  CHECK(run.model_dir == model::shipped_models_dir() + "/wordnet-lm-s1");
+  REQUIRE(run.frames.size() == 1 + static_cast<size_t>(s.decode.steps));
+  const model::Model lm = model::load_checkpoint(run.model_dir);
+  const model::CheckpointText text = model::checkpoint_text(run.model_dir, lm.config);
+  const std::vector<int32_t> prompt = text.encode(s.decode.prompts[0]);
+  CHECK(run.prompt_length == static_cast<int64_t>(prompt.size()));
+  CHECK(run.frames[0].rows == run.prompt_length);  // the prompt's word pieces in one call
+  CHECK(run.label(prompt[2]) == "·act");
+  // every layer's trace is the pass's block around the cached call
+  for (const char* step : {"norm_attn", "k_cache_append", "alpha", "mlp_act", "resid_mlp"})
+    CHECK(run.frames.back().traces[3].find(step) != nullptr);
+  // greedy, as generate() over the whole pass's caches
+  const std::vector<int32_t> want = model::generate(lm, prompt, s.decode.steps + 1, model::SamplingOptions{});
+  std::vector<int32_t> got(run.frames.back().tokens.begin(), run.frames.back().tokens.end());
+  got.push_back(static_cast<int32_t>(run.frames.back().next));
+  CHECK(got == want);
+  // the panel's figure: the text line, no label overlapping another
+  const figure::Figure f = panel_view(run, run.frames.size() - 1, 3, 1.0f, 1200, 700);
+  CHECK(figure::overlapping_texts(f).empty());
+  bool text_line = false;
+  for (const auto& item : f.items)
+    if (const auto* t = std::get_if<figure::Text>(&item)) text_line = text_line || t->text.find("the act of moving") != std::string::npos;
+  CHECK(text_line);
 }

@@ -5,6 +5,8 @@
 
 #include "engine/error.h"
 #include "model/pass/forward.h"
+#include "model/pass/whole_models.h"
+#include "model/pass/whole_pass.h"
 #include "model/training/tasks.h"
 #include "model/text/tokenizer.h"
 
@@ -12,9 +14,6 @@ namespace attnsim::model {
 
 StackConfig decode_stack_config(const Model& m, int64_t t_max, const CachePolicy& policy) {
   const ModelConfig& c = m.config;
-  if (c.layernorm || c.mlp)
-    throw Error(std::string("decode runs attention-only models; this one has ") +
-                (c.layernorm && c.mlp ? "LayerNorm and an MLP" : c.layernorm ? "LayerNorm" : "an MLP"));
   StackConfig s;
   s.attn = attention_config(c, 1, 1);  // heads, bias, d_model; sizes are set per call
   s.layers = c.layers;
@@ -30,14 +29,27 @@ StackWeights decode_stack_weights(const Model& m) {
   w.unembedding = m.params.get(unembed_name(m.config));   // (V,d): torch's Linear(d, V) layout
   if (const Tensor* b = m.params.find("unembed.bias")) w.unembedding_bias = *b;
   for (int64_t l = 0; l < m.config.layers; ++l) w.layers.push_back(attention_weights(m, l));
+  if (!m.config.layernorm && !m.config.mlp) return w;  // x + attention(x): the stack's own block
+  // Norms or an MLP: each layer is the whole pass's block around the stack's cached call. The
+  // pass reads the model, so the hooks keep a copy of it (its tensors are shared, not copied).
+  auto owned = std::make_shared<const Model>(m);
+  auto pass = std::make_shared<const PassModel>(pass_model(*owned));
+  w.block = [owned, pass](int64_t l, const Tensor& x, const Attend& attend, Trace& t) {
+    const std::string stream = l == 0 ? "embed" : "layer_" + std::to_string(l - 1) + (pass->mlp == MlpKind::None ? "/resid_attn" : "/resid_mlp");
+    return block_forward(*pass, pass->block(l), x, stream, attend, t);
+  };
+  w.final_norm = [owned, pass](const Tensor& x) {
+    Trace unused;  // the stack's traces are per layer; the final norm has no layer
+    return final_norm(*pass, x, "", unused);
+  };
   return w;
 }
 
-ScenarioStack scenario_stack(const Model& m, const DecodePreset& preset, const std::string& policy) {
+ScenarioStack scenario_stack(const Model& m, const DecodePreset& preset, const std::string& policy, const Encoder& encoder) {
   ScenarioStack st;
   int64_t longest = 0;
   for (const auto& p : preset.prompts) {
-    const std::vector<int32_t> ids = encode(p, m.config.vocab);  // BOS first
+    const std::vector<int32_t> ids = encoder ? encoder(p) : encode(p, m.config.vocab);  // BOS first
     st.prompts.emplace_back(ids.begin(), ids.end());
     longest = std::max<int64_t>(longest, static_cast<int64_t>(ids.size()));
   }

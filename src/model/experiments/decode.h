@@ -1,10 +1,12 @@
 // A trained model on the engine's decode stack (engine/decode_stack.h): the same weights,
 // run one token at a time over per-layer KV caches, and what cache eviction does to it.
 //
-// Only attention-only models map onto the stack (embedding + position, L × (x + attn(x)),
-// unembedding); a model with LayerNorm or an MLP is refused with one line.
+// An attention-only model is the stack's own form (embedding + position, L × (x + attn(x)),
+// unembedding); a model with norms or an MLP (the language model) brings the whole pass's
+// block and final norm (whole_pass.h block_forward) around the stack's cached calls.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,8 @@ StackConfig decode_stack_config(const Model& model, int64_t t_max, const CachePo
 StackWeights decode_stack_weights(const Model& model);
 
 // A decode scenario on the trained model (DecodePreset::trained): the stack under `policy`
-// ("" = the preset's), the model's weights, and the prompts in its alphabet (BOS first).
+// ("" = the preset's), the model's weights, and the prompts as `encode` reads them (a language
+// model's tokenizer), by default in the toy's alphabet (BOS first).
 // T_max is the preset's, else the longest prompt + the steps. Throws Error (a model the stack
 // cannot run, a bad policy).
 struct ScenarioStack {
@@ -27,7 +30,9 @@ struct ScenarioStack {
   StackWeights weights;
   std::vector<std::vector<int64_t>> prompts;
 };
-ScenarioStack scenario_stack(const Model& model, const DecodePreset& preset, const std::string& policy = "");
+using Encoder = std::function<std::vector<int32_t>(const std::string& text)>;
+ScenarioStack scenario_stack(const Model& model, const DecodePreset& preset, const std::string& policy = "",
+                             const Encoder& encode = {});
 
 // The last layer's output rows of one sequence, every token of `tokens` fed (none generated),
 // one tensor (n,d) per decode call under `config`.

@@ -180,6 +180,31 @@ Trace thinned(Trace&& t) {
 
 }  // namespace
 
+Tensor block_forward(const PassModel& m, const BlockWeights& B, const Tensor& x, const std::string& stream,
+                     const std::function<Trace(const Tensor&)>& attend, Trace& t, NormStats* norm_attn,
+                     NormStats* norm_mlp) {
+  Tensor h = x;  // (B,T,d) attention's input
+  if (m.norm == NormKind::None) t.add(skipped(m, "norm_attn"));
+  else t.add(computed("norm_attn", norm_op(m), {stream}, h = apply_norm(m.norm, x, B.norm1_w, B.norm1_b, m.norm_eps, norm_attn)));
+  for (Step& s : attend(h).steps) {
+    s.counts_known = true;  // the engine counted them: splice, do not count again
+    t.add(std::move(s));
+  }
+  const Tensor y = sum(x, t.at("out").out);
+  t.add(computed("resid_attn", stream + " + out", {stream, "out"}, y));
+  return mlp_steps(m, B, y, t, cpu_backend(), norm_mlp);
+}
+
+Tensor final_norm(const PassModel& m, const Tensor& x, const std::string& stream, Trace& t, NormStats* stats) {
+  if (m.norm == NormKind::None) {
+    t.add(skipped(m, "norm_final"));
+    return x;
+  }
+  Tensor h = apply_norm(m.norm, x, m.norm_f_w, m.norm_f_b, m.norm_eps, stats);
+  t.add(computed("norm_final", norm_op(m), {stream}, h));
+  return h;
+}
+
 WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens, const SamplingOptions& sampling,
                          const PassOptions& o) {
   const int64_t past = o.caches && !o.caches->empty() ? o.caches->front().length() : 0;
@@ -223,28 +248,15 @@ WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens,
     NormStats* stats1 = o.norm_stats ? &w.norm_attn_stats[static_cast<size_t>(l)] : nullptr;
     NormStats* stats2 = o.norm_stats ? &w.norm_mlp_stats[static_cast<size_t>(l)] : nullptr;
     Trace t;
-    Tensor h = x;  // (B,T,d) attention's input
-    if (m.norm == NormKind::None) t.add(skipped(m, "norm_attn"));
-    else t.add(computed("norm_attn", norm_op(m), {stream}, h = apply_norm(m.norm, x, B.norm1_w, B.norm1_b, m.norm_eps, stats1)));
-    for (Step& s : attention_steps(w.attention, B, h, l, o, be).steps) {
-      s.counts_known = true;  // the engine counted them: splice, do not count again
-      t.add(std::move(s));
-    }
-    x = sum(x, t.at("out").out);
-    t.add(computed("resid_attn", stream + " + out", {stream, "out"}, x));
-    x = mlp_steps(m, B, x, t, be, stats2);
+    x = block_forward(m, B, x, stream, [&](const Tensor& h) { return attention_steps(w.attention, B, h, l, o, be); }, t,
+                      stats1, stats2);
     if (o.refuse_nonfinite) refuse_nonfinite(t, "layer_" + std::to_string(l) + "/");
     stream = "layer_" + std::to_string(l) + (m.mlp == MlpKind::None ? "/resid_attn" : "/resid_mlp");
     w.blocks.push_back(o.keep_layer < 0 || o.keep_layer == l ? std::move(t) : thinned(std::move(t)));
   }
 
   // [3] the final norm, the logits, the sampling steps
-  Tensor h = x;
-  if (m.norm == NormKind::None) w.model.add(skipped(m, "norm_final"));
-  else
-    w.model.add(computed("norm_final", norm_op(m), {stream},
-                         h = apply_norm(m.norm, x, m.norm_f_w, m.norm_f_b, m.norm_eps,
-                                        o.norm_stats ? &w.norm_final_stats : nullptr)));
+  const Tensor h = final_norm(m, x, stream, w.model, o.norm_stats ? &w.norm_final_stats : nullptr);
   const Tensor logits = be.linear(h, Linear{m.unembed, m.unembed_bias, m.unembed_packed});  // (B,T,V)
   w.model.add(computed("logits", m.unembed_bias.defined() ? "linear unembed (+ bias)" : "linear unembed",
                        {m.norm == NormKind::None ? stream : "norm_final"}, logits));

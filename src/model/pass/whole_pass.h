@@ -125,6 +125,16 @@ struct PassSizes {
   int64_t layers = 0, d_model = 0, d_ff = 0, vocab = 0;
 };
 int64_t predict_whole_bytes(const PassSizes& sizes, const MhaConfig& attention);
+// One block of the pass on the stream x (B,T,d), named `stream`: norm_attn, the attention steps
+// `attend` makes of its input, resid_attn, norm_mlp ... resid_mlp, added to t; returns the
+// block's output. whole_forward's attention is the engine's forward or a cached call; decode on
+// the engine's stack (experiments/decode.h) brings the stack's own cached call.
+Tensor block_forward(const PassModel& model, const BlockWeights& weights, const Tensor& x, const std::string& stream,
+                     const std::function<Trace(const Tensor&)>& attend, Trace& t, NormStats* norm_attn = nullptr,
+                     NormStats* norm_mlp = nullptr);
+// norm_final of x (B,T,d), added to t (skipped without norms: x itself).
+Tensor final_norm(const PassModel& model, const Tensor& x, const std::string& stream, Trace& t, NormStats* stats = nullptr);
+
 // The pass. Throws Error on bad tokens (or a decode past the caches), bad sampling options, or
 // a pass that overflows float32 (the first non-finite step named, "layer_1/mlp_act").
 WholeTrace whole_forward(const PassModel& model, const std::vector<int32_t>& tokens, const SamplingOptions& sampling = {},
