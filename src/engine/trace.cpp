@@ -115,7 +115,7 @@ void Trace::add(Step step) {
       if (covers_storage) counted_.emplace_back(id, c);
     } else if (covers_storage && cached != counted_.end()) {
       c = cached->second;
-    } else {
+    } else if (count) {
       c = count_nonfinite(t);
       if (covers_storage) counted_.emplace_back(id, c);
     }

@@ -98,6 +98,10 @@ struct Step {
 class Trace {
  public:
   std::vector<Step> steps;
+  // false: add() leaves uncounted a step whose op did not count it (its counts read 0). For a
+  // pass no one reads the counts of (the trainer's forward); first_nonfinite_step then sees
+  // only the steps their ops counted.
+  bool count = true;
 
   const Step* find(const std::string& name) const;  // nullptr when absent
   const Step& at(const std::string& name) const;    // throws Error when absent

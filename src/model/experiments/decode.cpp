@@ -29,9 +29,9 @@ StackWeights decode_stack_weights(const Model& m) {
   w.unembedding = m.params.get(unembed_name(m.config));   // (V,d): torch's Linear(d, V) layout
   if (const Tensor* b = m.params.find("unembed.bias")) w.unembedding_bias = *b;
   for (int64_t l = 0; l < m.config.layers; ++l) w.layers.push_back(attention_weights(m, l));
-  if (!m.config.layernorm && !m.config.mlp) return w;  // x + attention(x): the stack's own block
-  // Norms or an MLP: each layer is the whole pass's block around the stack's cached call. The
-  // pass reads the model, so the hooks keep a copy of it (its tensors are shared, not copied).
+  // Each layer is the whole pass's block around the stack's cached call (with norms and an MLP
+  // where the model has them; else listed as skipped). The pass reads the model, so the hooks
+  // keep a copy of it (its tensors are shared, not copied).
   auto owned = std::make_shared<const Model>(m);
   auto pass = std::make_shared<const PassModel>(pass_model(*owned));
   w.block = [owned, pass](int64_t l, const Tensor& x, const Attend& attend, Trace& t) {

@@ -1,9 +1,9 @@
 // A trained model on the engine's decode stack (engine/decode_stack.h): the same weights,
 // run one token at a time over per-layer KV caches, and what cache eviction does to it.
 //
-// An attention-only model is the stack's own form (embedding + position, L × (x + attn(x)),
-// unembedding); a model with norms or an MLP (the language model) brings the whole pass's
-// block and final norm (whole_pass.h block_forward) around the stack's cached calls.
+// The stack runs the model's embeddings and unembedding; each layer is the whole pass's block
+// (whole_pass.h block_forward: norms and an MLP where the model has them) around the stack's
+// cached call, and the final norm comes before the unembedding.
 #pragma once
 
 #include <functional>

@@ -60,17 +60,17 @@ Tensor apply_norm_reference(NormKind kind, const Tensor& x, const Tensor& w, con
 
 namespace {
 
-// x · sigmoid(a·x + b·x³) in place, with the vector exp:
+// y = x · sigmoid(a·x + b·x³) (y may be x), with the vector exp:
 //   gelu_new(x) = 0.5·x·(1 + tanh(z)) = x · sigmoid(2z),  z = √(2/π)·(x + 0.044715·x³)
 //   silu(x)     = x · sigmoid(x)
 // The exponent is clamped to [-80, 80] (clamp_exp_arguments): a very negative x gives
 // x / e^80, within 1e-33 of the limit -0, and the vector exp stays on its fast path.
-void times_sigmoid(float* x, int64_t n, float a, float b) {
+void times_sigmoid(const float* x, int64_t n, float a, float b, float* y) {
   constexpr int64_t kChunk = 1024;
   float t[kChunk];
   for (int64_t first = 0; first < n; first += kChunk) {
     const int64_t m = std::min(kChunk, n - first);
-    float* p = x + first;
+    const float* p = x + first;
     if (b == 0.0f) {  // SiLU: no cubic term, whose 0 · inf would make silu(inf) NaN
       for (int64_t i = 0; i < m; ++i) t[i] = -(a * p[i]);
     } else {
@@ -78,18 +78,18 @@ void times_sigmoid(float* x, int64_t n, float a, float b) {
     }
     clamp_exp_arguments(t, m);
     (void)exp_shifted_sum(t, 0.0f, t, m);  // t = exp(-(a·x + b·x³))
-    for (int64_t i = 0; i < m; ++i) p[i] = p[i] / (1.0f + t[i]);
+    for (int64_t i = 0; i < m; ++i) y[first + i] = p[i] / (1.0f + t[i]);
   }
 }
 
 }  // namespace
 
-void activate(Activation act, float* x, int64_t n) {
+void activate(Activation act, const float* x, int64_t n, float* y) {
   const float k = 2.0f * std::sqrt(2.0f / static_cast<float>(M_PI));  // 2z = k·x + 0.044715·k·x³
   switch (act) {
-    case Activation::GeluErf: gelu_forward(x, n, x); return;
-    case Activation::GeluTanh: times_sigmoid(x, n, k, 0.044715f * k); return;
-    case Activation::Silu: times_sigmoid(x, n, 1.0f, 0.0f); return;
+    case Activation::GeluErf: gelu_forward(x, n, y); return;
+    case Activation::GeluTanh: times_sigmoid(x, n, k, 0.044715f * k, y); return;
+    case Activation::Silu: times_sigmoid(x, n, 1.0f, 0.0f, y); return;
   }
 }
 

@@ -29,8 +29,8 @@ Tensor apply_norm(NormKind kind, const Tensor& x, const Tensor& w, const Tensor&
                   NormStats* stats = nullptr);
 Tensor apply_norm_reference(NormKind kind, const Tensor& x, const Tensor& w, const Tensor& b, double eps);
 
-// x[i] = act(x[i]) for i < n, in place (the vector exp of engine/vector_exp.h for tanh and sigmoid).
-void activate(Activation act, float* x, int64_t n);
+// y[i] = act(x[i]) for i < n (the vector exp of engine/vector_exp.h for tanh and sigmoid); y may be x.
+void activate(Activation act, const float* x, int64_t n, float* y);
 // y[i] = act(x[i]) in double, one element at a time.
 void activate_reference(Activation act, const float* x, int64_t n, float* y);
 

@@ -90,16 +90,35 @@ Step computed(const std::string& name, const std::string& op, std::vector<std::s
   return made_step(name.c_str(), op, std::move(inputs), StepKind::Compute, out, "cpu");
 }
 
+// A step whose op counted its NaN / ±inf as it wrote it (the trace does not read it again).
+Step counted(const std::string& name, const std::string& op, std::vector<std::string> inputs, const Tensor& out,
+             const NonFinite& c) {
+  Step s = computed(name, op, std::move(inputs), out);
+  s.counts_known = true;
+  s.nan_count = c.nan, s.neginf_count = c.neginf, s.posinf_count = c.posinf;
+  return s;
+}
+
 Step skipped(const PassModel& m, const std::string& name) { return skipped_step(name.c_str(), "", {}, skip_reason(m, name)); }
 
+// Elementwise ops run over chunks that stay in L1, so counting what they read and wrote
+// costs no second trip to memory.
+constexpr int64_t kChunk = 4096;
+
 // a + b, both (B,T,d) contiguous, or b (1,T,d) added to every sequence: a new tensor (the
-// stream before stays a step of its own)
-Tensor sum(const Tensor& a, const Tensor& b) {
+// stream before stays a step of its own). Counts y's non-finite values, and b's when given.
+Tensor sum(const Tensor& a, const Tensor& b, NonFinite& cy, NonFinite* cb = nullptr) {
   Tensor y = Tensor::empty(a.shape());
   const float *p = a.f32(), *q = b.f32();
   float* o = y.f32();
   const int64_t n = a.numel(), nb = b.numel();
-  for (int64_t i = 0; i < n; ++i) o[i] = p[i] + q[i % nb];
+  for (int64_t at = 0; at < n; at += nb)  // b once per sequence
+    for (int64_t first = 0; first < nb; first += kChunk) {
+      const int64_t m = std::min(kChunk, nb - first);
+      for (int64_t i = first; i < first + m; ++i) o[at + i] = p[at + i] + q[i];  // a plain loop that vectorises
+      count_nonfinite_into(o + at + first, m, cy);
+      if (cb && at == 0) count_nonfinite_into(q + first, m, *cb);  // b once
+    }
   return y;
 }
 
@@ -126,29 +145,42 @@ Tensor mlp_steps(const PassModel& m, const BlockWeights& B, const Tensor& x, Tra
   else t.add(computed("norm_mlp", norm_op(m), {"resid_attn"}, h = apply_norm(m.norm, x, B.norm2_w, B.norm2_b, m.norm_eps, stats)));
   const std::string in = m.norm == NormKind::None ? "resid_attn" : "norm_mlp";
   Tensor act;  // (B,T,ff)
+  NonFinite c_gate, c_up, c_act;  // counted chunk by chunk as the activation reads and writes them
   if (m.mlp == MlpKind::SwiGlu) {
     const Tensor gate = be.linear(h, B.gate);  // (B,T,ff)
     const Tensor up = be.linear(h, B.up);      // (B,T,ff)
-    t.add(computed("mlp_gate", "linear W_gate", {in}, gate));
-    t.add(computed("mlp_up", "linear W_up", {in}, up));
-    act = gate.clone();  // copies: gate stays a step
-    activate(Activation::Silu, act.f32(), act.numel());
+    act = Tensor::empty(gate.shape());         // gate stays a step
+    const float *pg = gate.f32(), *pu = up.f32();
     float* pa = act.f32();
-    const float* pu = up.f32();
-    for (int64_t i = 0, n = act.numel(); i < n; ++i) pa[i] *= pu[i];
-    t.add(computed("mlp_act", "silu(mlp_gate) ⊙ mlp_up", {"mlp_gate", "mlp_up"}, act));
+    for (int64_t first = 0, n = act.numel(); first < n; first += kChunk) {
+      const int64_t len = std::min(kChunk, n - first);
+      activate(Activation::Silu, pg + first, len, pa + first);
+      for (int64_t i = first; i < first + len; ++i) pa[i] *= pu[i];
+      count_nonfinite_into(pg + first, len, c_gate), count_nonfinite_into(pu + first, len, c_up);
+      count_nonfinite_into(pa + first, len, c_act);
+    }
+    t.add(counted("mlp_gate", "linear W_gate", {in}, gate, c_gate));
+    t.add(counted("mlp_up", "linear W_up", {in}, up, c_up));
+    t.add(counted("mlp_act", "silu(mlp_gate) ⊙ mlp_up", {"mlp_gate", "mlp_up"}, act, c_act));
   } else {
     t.add(skipped(m, "mlp_gate"));
     const Tensor up = be.linear(h, B.up);  // (B,T,ff)
-    t.add(computed("mlp_up", "linear W_up", {in}, up));
-    act = up.clone();
-    activate(m.act, act.f32(), act.numel());
-    t.add(computed("mlp_act", m.act == Activation::GeluTanh ? "gelu_new (tanh)" : "gelu (erf)", {"mlp_up"}, act));
+    act = Tensor::empty(up.shape());
+    const float* pu = up.f32();
+    float* pa = act.f32();
+    for (int64_t first = 0, n = act.numel(); first < n; first += kChunk) {
+      const int64_t len = std::min(kChunk, n - first);
+      activate(m.act, pu + first, len, pa + first);
+      count_nonfinite_into(pu + first, len, c_up), count_nonfinite_into(pa + first, len, c_act);
+    }
+    t.add(counted("mlp_up", "linear W_up", {in}, up, c_up));
+    t.add(counted("mlp_act", m.act == Activation::GeluTanh ? "gelu_new (tanh)" : "gelu (erf)", {"mlp_up"}, act, c_act));
   }
   const Tensor down = be.linear(act, B.down);  // (B,T,d)
-  t.add(computed("mlp_down", "linear W_down", {"mlp_act"}, down));
-  Tensor y = sum(x, down);
-  t.add(computed("resid_mlp", "resid_attn + mlp_down", {"resid_attn", "mlp_down"}, y));
+  NonFinite c_down, c_y;
+  Tensor y = sum(x, down, c_y, &c_down);
+  t.add(counted("mlp_down", "linear W_down", {"mlp_act"}, down, c_down));
+  t.add(counted("resid_mlp", "resid_attn + mlp_down", {"resid_attn", "mlp_down"}, y, c_y));
   return y;
 }
 
@@ -190,8 +222,9 @@ Tensor block_forward(const PassModel& m, const BlockWeights& B, const Tensor& x,
     s.counts_known = true;  // the engine counted them: splice, do not count again
     t.add(std::move(s));
   }
-  const Tensor y = sum(x, t.at("out").out);
-  t.add(computed("resid_attn", stream + " + out", {stream, "out"}, y));
+  NonFinite c;
+  const Tensor y = sum(x, t.at("out").out, c);
+  t.add(counted("resid_attn", stream + " + out", {stream, "out"}, y, c));
   return mlp_steps(m, B, y, t, cpu_backend(), norm_mlp);
 }
 
@@ -219,6 +252,7 @@ WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens,
   if (sample) validate_sampling(sampling, m.vocab);
   Backend& be = cpu_backend();
   WholeTrace w;
+  w.model.count = o.refuse_nonfinite || sample;  // the trainer reads no counts: its (B,T,V) logits go uncounted
   w.attention = m.attention(T);
   w.attention.batch = o.batch;
   w.attention.position0 = past;
@@ -232,8 +266,9 @@ WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens,
     for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(past + t);
     const Tensor pos = gather(m.pos_embed, positions, 1);  // (1,T,d), the same for every sequence
     w.model.add(computed("pos_embed", past ? "pos_embed[past..past+T)" : "pos_embed[0..T)", {}, pos));
-    x = sum(tok, pos);
-    w.model.add(computed("embed", "tok_embed + pos_embed", {"tok_embed", "pos_embed"}, x));
+    NonFinite c;
+    x = sum(tok, pos, c);
+    w.model.add(counted("embed", "tok_embed + pos_embed", {"tok_embed", "pos_embed"}, x, c));
   } else {
     w.model.add(skipped(m, "pos_embed"));
     w.model.add(made_step("embed", "= tok_embed (positions come in attention)", {"tok_embed"}, StepKind::View, tok, ""));

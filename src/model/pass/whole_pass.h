@@ -94,7 +94,8 @@ struct PassOptions {
   int64_t batch = 1;               // tokens holds `batch` sequences of one length, row after row
   bool sample = true;              // the sampling steps (one sequence only); else listed as skipped
   bool refuse_nonfinite = true;    // throw at the first non-finite step; else carry the values on
-                                   // (the trainer names the tensor itself when its loss is NaN)
+                                   // (the trainer names the tensor itself when its loss is NaN),
+                                   // and with no sampling leave the logits uncounted (Trace::count)
   int64_t keep_layer = -1;         // -1: every block's steps; l: block l's, the others only alpha, ctx_heads
   bool norm_stats = false;         // keep each LayerNorm's mean and rstd (the trainer's backward reads them)
   std::vector<std::vector<HeadPatch>> patches;  // per layer: heads whose ctx slice is replaced before W_O
