@@ -10,6 +10,7 @@
 #include "engine/fits.h"
 #include "engine/trace_json.h"
 #include "model/formats/checkpoint.h"
+#include "model/pass/whole_models.h"
 #include "model/training/memory.h"
 #include "model/training/tasks.h"
 #include "model/pass/hf_forward.h"

@@ -4,6 +4,7 @@
 #include "engine/error.h"
 #include "engine/fits.h"
 #include "model/formats/checkpoint.h"
+#include "model/pass/whole_models.h"
 #include "model/training/memory.h"
 #include "model/text/tokenizer.h"
 

@@ -97,9 +97,6 @@ struct LossStats {
 // Loss stats; when dlogits is given, fills it with d(mean loss)/d(logits), (B,T,V).
 LossStats cross_entropy(const Tensor& logits, const Batch& batch, Tensor* dlogits = nullptr);
 
-// The engine weights of layer l: tensors share the parameters' storage.
-MhaWeights attention_weights(const Model& model, int64_t layer);
-MhaConfig attention_config(const ModelConfig& config, int64_t batch, int64_t len);
 
 // A batch made of given sequences (all the same length), scored as next-token prediction
 // with part kOther everywhere; for the app's typed sequences and `trace --text`.

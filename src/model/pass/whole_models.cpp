@@ -2,6 +2,32 @@
 
 namespace attnsim::model {
 
+// [SECTION] the toy model's attention, per layer
+
+MhaConfig attention_config(const ModelConfig& c, int64_t batch, int64_t len) {
+  MhaConfig m;
+  m.batch = batch;
+  m.tq = m.tk = len;
+  m.d_model = c.d_model;
+  m.heads = c.heads;
+  m.kv_heads = c.kv_group_count();  // g < h: the engine's stride-0 broadcast of K/V heads
+  m.self_attention = true;
+  m.bias = c.bias;
+  m.mask.causal = true;
+  return m;
+}
+
+MhaWeights attention_weights(const Model& model, int64_t layer) {
+  const std::string p = "layers." + std::to_string(layer) + ".attn.";
+  auto linear = [&](const char* w) {
+    const Tensor* bias = model.params.find(p + w + ".bias");
+    return Linear{model.params.get(p + w + ".weight"), bias ? *bias : Tensor()};
+  };
+  return {linear("W_Q"), linear("W_K"), linear("W_V"), linear("W_O")};
+}
+
+// [SECTION] every model as the pass sees it
+
 PassModel pass_model(const hf::HfModel& hm) {
   const hf::HfConfig& c = hm.config;
   const bool gpt2 = c.family == hf::Family::Gpt2;

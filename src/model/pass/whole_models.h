@@ -4,7 +4,7 @@
 #pragma once
 
 #include "model/formats/hf_model.h"
-#include "model/pass/forward.h"
+#include "model/formats/toy_model.h"
 #include "model/pass/whole_pass.h"
 
 namespace attnsim::model {
@@ -15,5 +15,9 @@ PassModel pass_model(const hf::HfModel& model);
 // The toy model: norms only with layernorm, the MLP (exact GELU) only with mlp, an unembedding
 // with a bias; its attention is attention_config(config, 1, T).
 PassModel pass_model(const Model& model);
+
+// The engine weights of layer l: tensors share the parameters' storage.
+MhaWeights attention_weights(const Model& model, int64_t layer);
+MhaConfig attention_config(const ModelConfig& config, int64_t batch, int64_t len);
 
 }  // namespace attnsim::model

@@ -8,13 +8,43 @@
 // every word, was most of the 600 MB that 10 MB of text took to encode; issue 49.)
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "model/text/hf_tokenizer.h"
+#include "model/text/hf_split.h"
 
 namespace attnsim::model::hf {
+
+// The text after normalization, summed over its pieces: millions of tokens, far past any
+// model's context. A byte a step rewrote also carries 16 bytes of span bookkeeping
+// (Piece::from / to): kPieceBytesPerByte. Tokenizer::predict_encode_bytes bounds the rest.
+inline constexpr int64_t kMaxNormalizedBytes = int64_t{16} << 20;
+inline constexpr int64_t kPieceBytesPerByte = 1 + 2 * static_cast<int64_t>(sizeof(size_t));
+
+struct Span {
+  size_t begin, end;  // byte range of one token in the input text; empty for an inserted "▁"
+};
+
+// The stages tokenizer.json names (hf_tokenizer.h reads them):
+struct NormalizeStep {
+  enum Kind { Prepend, Replace, Nfc } kind;
+  std::string text;     // Prepend: what; Replace: the pattern
+  std::string content;  // Replace: the replacement
+};
+
+struct PreTokenizeStep {
+  enum Kind { ByteLevel, Split, Digits, Metaspace } kind;
+  SplitPattern pattern = SplitPattern::Gpt2;  // ByteLevel (when use_regex) and Split
+  bool use_regex = true;           // ByteLevel
+  bool add_prefix_space = false;   // ByteLevel
+  bool individual_digits = false;  // Digits
+  std::string replacement;         // Metaspace: "▁"
+  enum Prepend { Always, First, Never } prepend = Always;  // Metaspace
+  bool split = true;               // Metaspace: each replacement starts a new piece
+};
 
 struct Piece {
   std::string text;

@@ -28,34 +28,14 @@
 #include <vector>
 
 #include "model/text/hf_bpe.h"
+#include "model/text/hf_pipeline.h"
 
 namespace attnsim::model::hf {
-
-struct Span {
-  size_t begin, end;  // byte range of one token in the input text; empty for an inserted "▁"
-};
 
 // What token_label draws for invisible bytes: glyphs NanumGothic (the app's font) has.
 inline constexpr const char* kSpaceMark = "\u00B7";    // ·
 inline constexpr const char* kNewlineMark = "\u21B2";  // ↲
 inline constexpr const char* kTabMark = "\u2192";      // →
-
-struct NormalizeStep {
-  enum Kind { Prepend, Replace, Nfc } kind;
-  std::string text;     // Prepend: what; Replace: the pattern
-  std::string content;  // Replace: the replacement
-};
-
-struct PreTokenizeStep {
-  enum Kind { ByteLevel, Split, Digits, Metaspace } kind;
-  SplitPattern pattern = SplitPattern::Gpt2;  // ByteLevel (when use_regex) and Split
-  bool use_regex = true;           // ByteLevel
-  bool add_prefix_space = false;   // ByteLevel
-  bool individual_digits = false;  // Digits
-  std::string replacement;         // Metaspace: "▁"
-  enum Prepend { Always, First, Never } prepend = Always;  // Metaspace
-  bool split = true;               // Metaspace: each replacement starts a new piece
-};
 
 struct AddedToken {
   int32_t id;
@@ -151,11 +131,6 @@ inline constexpr size_t kMaxPipelineSteps = 64;       // normalizer steps, and p
 inline constexpr size_t kMaxRewriteBytes = 256;       // a Prepend, Replace or Metaspace string
 inline constexpr size_t kMaxAddedTokenBytes = 256;    // one added token
 inline constexpr size_t kMaxAddedBytes = 4u << 20;    // all added tokens together
-// The text after normalization, summed over its pieces: millions of tokens, far past any
-// model's context. A byte a step rewrote also carries 16 bytes of span bookkeeping
-// (Piece::from / to): kPieceBytesPerByte. Tokenizer::predict_encode_bytes bounds the rest.
-inline constexpr int64_t kMaxNormalizedBytes = int64_t{16} << 20;
-inline constexpr int64_t kPieceBytesPerByte = 1 + 2 * static_cast<int64_t>(sizeof(size_t));
 
 // A text file to encode whole (tokenize --file, bpe-train's corpus, which it encodes to report
 // the tokenizer it learned): refused by its size, before it is read, when it is larger than

@@ -9,6 +9,7 @@
 #include "engine/error.h"
 
 #include "model/pass/layers.h"
+#include "model/pass/whole_models.h"
 #include "model/training/backward.h"
 
 namespace attnsim::model {

@@ -158,6 +158,11 @@ HeadTable score_heads(const Model& model, const Batch& batch, const Ablation* ab
   return score_heads(model, forward_finite(model, batch, ablation), batch);
 }
 
+int64_t predict_scoring_bytes(const ModelConfig& c) {
+  const int64_t repeat = std::max<int64_t>(1, std::min<int64_t>({20, (c.seq_len - 1) / 2, c.vocab - 1}));
+  return predict_forward_bytes(c, 64, 2 * repeat + 1);
+}
+
 Batch scoring_batch(const ModelConfig& c) {
   const int64_t repeat = std::min<int64_t>({20, (c.seq_len - 1) / 2, c.vocab - 1});
   return repeated_batch(c.vocab, repeat, 64, 12345);

@@ -70,5 +70,7 @@ Tensor contribution_pattern(const Tensor& alpha, const std::vector<float>& norms
 // The standard scoring batch: BOS + r + r with the longest r the model's positions allow
 // (at most 20), 64 sequences, a fixed seed.
 Batch scoring_batch(const ModelConfig& config);
+// Bytes scoring_batch's forward holds (64 sequences of BOS + r + r), predicted from the config.
+int64_t predict_scoring_bytes(const ModelConfig& config);
 
 }  // namespace attnsim::model

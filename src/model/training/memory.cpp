@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "model/formats/checkpoint.h"
+#include "model/training/heads.h"
 #include "engine/cost.h"
 #include "engine/error.h"
 #include "engine/mha.h"
@@ -17,23 +18,13 @@ int64_t add(int64_t a, int64_t b) {
   return a > std::numeric_limits<int64_t>::max() / 2 - b ? std::numeric_limits<int64_t>::max() / 2 : a + b;
 }
 
-int64_t scoring_forward(const ModelConfig& c) {  // scoring_batch: 64 x (BOS + r + r)
-  const int64_t repeat = std::max<int64_t>(1, std::min<int64_t>({20, (c.seq_len - 1) / 2, c.vocab - 1}));
-  return predict_forward_bytes(c, 64, 2 * repeat + 1);
-}
-
 }  // namespace
-
-int64_t predict_train_bytes(const ModelConfig& c, const TrainOptions& o) {
-  const int64_t step = predict_training_bytes(c, o.batch, o.task.len > 0 ? o.task.len : c.seq_len);
-  return o.score_every > 0 ? add(step, scoring_forward(c)) : step;
-}
 
 int64_t predict_report_bytes(const ModelConfig& c) {
   // the scoring forward, then evaluate_repeats' 256 full-length sequences (one repeat length at
   // a time; evaluate_task's for recall / gist are as many). Counted as a sum, not the larger one: measured at vocab 16384 the peak held both
   // (1.14 GB resident for 0.88 GiB predicted as a max, 1.03 GiB as the sum)
-  return add(checkpoint_bytes(c), add(scoring_forward(c), predict_forward_bytes(c, 256, c.seq_len)));
+  return add(checkpoint_bytes(c), add(predict_scoring_bytes(c), predict_forward_bytes(c, 256, c.seq_len)));
 }
 
 int64_t predict_ablation_bytes(const ModelConfig& c) {

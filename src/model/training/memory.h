@@ -1,6 +1,6 @@
 // Memory of the model commands, predicted from a config (the options, or a checkpoint's
-// header: read_checkpoint_header) before anything is allocated, and the one refusal they
-// share. Each prediction is the command's peak: the parameters it holds plus the largest
+// header: read_checkpoint_header) before anything is allocated (engine/fits.h refuses what
+// does not fit; train.h predicts training). Each prediction is the command's peak: the parameters it holds plus the largest
 // forward (or training step) alive at once; the batches are the fixed ones each command runs
 // (scoring_batch, ablation_batch, evaluate_repeats' 256 sequences), so the terms that grow
 // with the vocabulary (the (B,T,V) logits) are counted where they arise.
@@ -10,13 +10,9 @@
 #include <string>
 
 #include "model/formats/config.h"
-#include "model/training/train.h"
 
 namespace attnsim::model {
 
-// train(): one training step (predict_training_bytes) plus the head scoring forward that runs
-// inside a step when options.score_every > 0.
-int64_t predict_train_bytes(const ModelConfig& config, const TrainOptions& options);
 // The head table and the repeat evaluation of a loaded model (cli print_model_report: heads,
 // and train after its run).
 int64_t predict_report_bytes(const ModelConfig& config);

@@ -7,7 +7,6 @@
 #include "engine/random.h"
 #include "model/formats/checkpoint.h"
 #include "model/text/hf_tokenizer.h"
-#include "model/training/tasks.h"
 
 namespace attnsim::model {
 

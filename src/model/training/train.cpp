@@ -3,10 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "model/formats/checkpoint.h"
 #include "model/pass/finite.h"
-#include "model/training/memory.h"
 #include "engine/cost.h"
 #include "engine/fits.h"
 #include "engine/gemm_fixed.h"
@@ -14,6 +14,12 @@
 #include "engine/mha.h"
 
 namespace attnsim::model {
+
+int64_t predict_train_bytes(const ModelConfig& c, const TrainOptions& o) {
+  const int64_t step = predict_training_bytes(c, o.batch, o.task.len > 0 ? o.task.len : c.seq_len);
+  const int64_t scoring = o.score_every > 0 ? predict_scoring_bytes(c) : 0;
+  return step > std::numeric_limits<int64_t>::max() / 2 - scoring ? std::numeric_limits<int64_t>::max() / 2 : step + scoring;
+}
 
 namespace {
 

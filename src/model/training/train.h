@@ -37,6 +37,10 @@ struct TrainOptions {
   std::shared_ptr<const TextStream> heldout;
 };
 
+// train(): one training step (predict_training_bytes) plus the head scoring forward that runs
+// inside a step when options.score_every > 0. Saturates instead of wrapping.
+int64_t predict_train_bytes(const ModelConfig& config, const TrainOptions& options);
+
 // One log line's content; also what a progress callback sees.
 struct StepReport {
   int64_t step = 0;                // steps done
