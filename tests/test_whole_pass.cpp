@@ -115,6 +115,14 @@ TEST_CASE("the toy model runs the same list: the trainer's batch is each sequenc
   CHECK(test::max_abs_diff(w.model.at("norm_final").out, row0(acts.lnf_out)) < 1e-5);
   CHECK(test::max_abs_diff(w.logits(), row0(acts.logits)) < 1e-5);
   CHECK(acts.logits.size(0) == 2);
+  // keeping one block's steps (its MLP activation then runs in place in the others) changes no value
+  PassOptions one;
+  one.keep_layer = 1;
+  const WholeTrace thin = whole_forward(m, tokens, {}, one);
+  CHECK(test::max_abs_diff(thin.logits(), w.logits()) == 0.0);
+  CHECK(thin.blocks[0].steps.size() == 2);  // alpha and ctx_heads
+  CHECK(test::max_abs_diff(thin.blocks[0].at("alpha").out, w.blocks[0].at("alpha").out) == 0.0);
+  CHECK(thin.blocks[1].steps.size() == w.blocks[1].steps.size());
   CHECK(test::max_abs_diff(whole_forward(m, other).logits(), acts.logits.narrow(0, 1, 1).contiguous()) < 1e-5);
   const LogitAttribution a = attribute_logit(m, w);
   CHECK(std::fabs(a.sum() - a.logit) < 1e-4);

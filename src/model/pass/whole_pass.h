@@ -129,10 +129,12 @@ int64_t predict_whole_bytes(const PassSizes& sizes, const MhaConfig& attention);
 // One block of the pass on the stream x (B,T,d), named `stream`: norm_attn, the attention steps
 // `attend` makes of its input, resid_attn, norm_mlp ... resid_mlp, added to t; returns the
 // block's output. whole_forward's attention is the engine's forward or a cached call; decode on
-// the engine's stack (experiments/decode.h) brings the stack's own cached call.
+// the engine's stack (experiments/decode.h) brings the stack's own cached call. `kept` false:
+// the caller keeps none of the block's steps but attention's alpha and ctx_heads, so the MLP's
+// activation overwrites its input (mlp_up then holds mlp_act's values).
 Tensor block_forward(const PassModel& model, const BlockWeights& weights, const Tensor& x, const std::string& stream,
                      const std::function<Trace(const Tensor&)>& attend, Trace& t, NormStats* norm_attn = nullptr,
-                     NormStats* norm_mlp = nullptr);
+                     NormStats* norm_mlp = nullptr, bool kept = true);
 // norm_final of x (B,T,d), added to t (skipped without norms: x itself).
 Tensor final_norm(const PassModel& model, const Tensor& x, const std::string& stream, Trace& t, NormStats* stats = nullptr);
 
