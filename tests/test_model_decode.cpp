@@ -2,6 +2,7 @@
 // token; cache eviction only where the policy says; `decode --model` as a user runs it.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "engine/error.h"
 #include "helpers.h"
@@ -81,6 +82,18 @@ TEST_CASE("a model with norms and an MLP decodes on the stack: the whole pass's 
   for (const char* step : {"norm_attn", "k_cache_append", "alpha", "resid_attn", "mlp_act", "resid_mlp"})
     CHECK(first.traces[0][1].find(step) != nullptr);
   CHECK(dec.caches()[1].length() == 3);
+}
+
+TEST_CASE("decode --model: the blocks' norms, residuals and MLP are predicted before the decode runs", "[model][hostile]") {
+  ModelConfig c;
+  c.vocab = 4257, c.seq_len = 128, c.d_model = 128, c.heads = 4, c.layers = 4, c.layernorm = true, c.mlp = true;
+  // per row: 4 layers x (5 d-wide + 2 ff-wide) + the final norm, float32
+  CHECK(predict_block_bytes(c, 1) == 4 * (4 * (5 * 128 + 2 * 512) + 128));
+  CHECK(predict_block_bytes(c, 10) == 10 * predict_block_bytes(c, 1));
+  c.layernorm = c.mlp = false;
+  CHECK(predict_block_bytes(c, 1) == 4 * 4 * 128);  // resid_attn alone
+  c.d_model = int64_t{1} << 40, c.layers = int64_t{1} << 20;
+  CHECK(predict_block_bytes(c, int64_t{1} << 40) == std::numeric_limits<int64_t>::max() / 2);  // saturates
 }
 
 TEST_CASE("decode --model: sizes and tokens the stack cannot run are refused with one line", "[model]") {

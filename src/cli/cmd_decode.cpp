@@ -203,7 +203,12 @@ Runner add_decode_command(CLI::App& app) {
                   std::to_string(sc.t_max) + " (--max-len)");
     validate(sc, prompts);  // sizes, prompts, and the caches alone against the limit
     int64_t need = predict_decode_bytes(sc, prompts, calls, !header);
-    if (header) need = checked_add(need, model::checkpoint_bytes(header->config), "decode memory");
+    if (header) {  // the weights, and every fed row's norms, residuals and MLP in the kept traces
+      int64_t rows = 0;
+      for (const auto& p : prompts) rows = checked_add(rows, checked_add(static_cast<int64_t>(p.size()), o->steps), "rows");
+      need = checked_add(need, model::checkpoint_bytes(header->config), "decode memory");
+      need = checked_add(need, model::predict_block_bytes(header->config, rows), "decode memory");
+    }
     check_fits(need, sc.attn.mem_limit, "this decode (weights, caches and every step's traces)",
                       "fewer --steps, a shorter prompt, or a smaller model");
     if (!o->dump.empty()) check_writable_folder(o->dump, false);  // before the decode, not after it

@@ -19,6 +19,10 @@ namespace attnsim::model {
 // The stack that runs `model` with caches of t_max positions under `policy`.
 StackConfig decode_stack_config(const Model& model, int64_t t_max, const CachePolicy& policy = {});
 StackWeights decode_stack_weights(const Model& model);
+// Bytes the whole pass's steps around attention hold per fed row, over every layer (the norms,
+// residuals and MLP a decode call's traces keep): what a decode of `rows` fed rows adds to the
+// engine's predict_decode_bytes. Saturates instead of wrapping.
+int64_t predict_block_bytes(const ModelConfig& config, int64_t rows);
 
 // A decode scenario on the trained model (DecodePreset::trained): the stack under `policy`
 // ("" = the preset's), the model's weights, and the prompts as `encode` reads them (a language
