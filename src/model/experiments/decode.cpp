@@ -36,8 +36,7 @@ StackWeights decode_stack_weights(const Model& m) {
   auto owned = std::make_shared<const Model>(m);
   auto pass = std::make_shared<const PassModel>(pass_model(*owned));
   w.block = [owned, pass](int64_t l, const Tensor& x, const Attend& attend, Trace& t) {
-    const std::string stream = l == 0 ? "embed" : "layer_" + std::to_string(l - 1) + (pass->mlp == MlpKind::None ? "/resid_attn" : "/resid_mlp");
-    return block_forward(*pass, pass->block(l), x, stream, attend, t);
+    return block_forward(*pass, pass->block(l), x, stream_after(*pass, l - 1), attend, t);
   };
   w.final_norm = [owned, pass](const Tensor& x) {
     Trace unused;  // the stack's traces are per layer; the final norm has no layer

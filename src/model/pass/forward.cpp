@@ -43,10 +43,7 @@ static void check_batch(const ModelConfig& c, const Batch& batch) {
   const size_t n = static_cast<size_t>(batch.batch * batch.len);
   if (batch.tokens.size() != n || batch.targets.size() != n || batch.part.size() != n)
     throw Error("batch arrays do not have B·T entries");
-  for (int32_t tok : batch.tokens)
-    if (tok < 0 || tok >= c.vocab)
-      throw Error("token " + std::to_string(tok) + " is out of range for a vocabulary of " + std::to_string(c.vocab));
-}
+}  // token ids: the pass checks them (whole_pass.cpp check_rows)
 
 // The one pass (whole_pass.h) over the batch, its norms' statistics kept; each layer's
 // activations are the pass's step tensors (shared, not copied). refuse: stop with an Error at

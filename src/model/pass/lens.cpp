@@ -7,7 +7,7 @@
 namespace attnsim::model {
 
 const Tensor& block_output(const PassModel& m, const Trace& block) {
-  return block.at(m.mlp == MlpKind::None ? "resid_attn" : "resid_mlp").out;
+  return block.at(block_output_step(m)).out;
 }
 
 namespace {

@@ -54,6 +54,12 @@ int64_t check_rows(const std::vector<int32_t>& tokens, int64_t batch, int64_t pa
 
 }  // namespace
 
+const char* block_output_step(const PassModel& m) { return m.mlp == MlpKind::None ? "resid_attn" : "resid_mlp"; }
+
+std::string stream_after(const PassModel& m, int64_t l) {
+  return l < 0 ? "embed" : "layer_" + std::to_string(l) + "/" + block_output_step(m);
+}
+
 Trace attention_steps_of(Trace&& block) {
   Trace t;
   bool inside = false;
@@ -280,7 +286,7 @@ WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens,
   if (o.refuse_nonfinite) refuse_nonfinite(w.model, "");
 
   // [2] the blocks: norm, the engine's attention, residual, norm, MLP, residual
-  std::string stream = "embed";
+  std::string stream = stream_after(m, -1);
   if (o.norm_stats) w.norm_attn_stats.resize(static_cast<size_t>(m.layers)), w.norm_mlp_stats.resize(static_cast<size_t>(m.layers));
   for (int64_t l = 0; l < m.layers; ++l) {
     const BlockWeights B = m.block(l);
@@ -291,7 +297,7 @@ WholeTrace whole_forward(const PassModel& m, const std::vector<int32_t>& tokens,
     x = block_forward(m, B, x, stream, [&](const Tensor& h) { return attention_steps(w.attention, B, h, l, o, be); }, t,
                       stats1, stats2, kept);
     if (o.refuse_nonfinite) refuse_nonfinite(t, "layer_" + std::to_string(l) + "/");
-    stream = "layer_" + std::to_string(l) + (m.mlp == MlpKind::None ? "/resid_attn" : "/resid_mlp");
+    stream = stream_after(m, l);
     w.blocks.push_back(kept ? std::move(t) : thinned(std::move(t)));
   }
 

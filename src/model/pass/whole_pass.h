@@ -114,6 +114,12 @@ struct WholeTrace {
   const Tensor& logits() const { return model.at("logits").out; }  // (B,T,V)
 };
 
+// The step that holds the residual stream leaving block l (its resid_mlp, or resid_attn in a
+// model without an MLP); "embed" for l = -1: the path block l+1 reads.
+std::string stream_after(const PassModel& model, int64_t l);
+// Its name inside the block's own trace ("resid_mlp" or "resid_attn").
+const char* block_output_step(const PassModel& model);
+
 // A block's engine attention steps, query ... out (or a cached call's), without the norm,
 // residual and MLP steps around them: the attention trace the engine's views and dumps show.
 Trace attention_steps_of(Trace&& block);
