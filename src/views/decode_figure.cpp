@@ -346,8 +346,9 @@ DecodeLayout add_decode_view(fig::Figure& F, const fig::Theme& th, const fig::Re
   // are what their scenarios are about: never).
   const Step* kg = trace.find("k_grouped");
   const bool grouped_line = kg && kg->out.defined() && G < h;
-  // A language model's word pieces do not fit a column: the text so far gets a line of its own
-  // above the cells (the cells keep the positions).
+  // Labels that do not fit their columns (a language model's word pieces, or more positions
+  // than the width holds letters): the text so far gets a line of its own above the cells,
+  // which keep the positions.
   bool words = false;
   for (size_t p = 0; p <= f.tokens.size() && !words; ++p)
     words = fig::text_width(run.label(p == f.tokens.size() ? f.next : f.tokens[p]), kLabel) > cell - 8;
