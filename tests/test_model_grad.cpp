@@ -34,7 +34,7 @@ ModelConfig tiny_config(bool ln_mlp) {
 }
 
 // The configs every gradient check runs on: MHA without and with LN + MLP, then 4 query
-// heads (dk = 2) sharing 2 K/V heads (GQA) and 1 (MQA), then GPT-2's tied form.
+// heads (dk = 2) sharing 2 K/V heads (GQA) and 1 (MQA), then GPT-2's tied form and Llama's.
 struct NamedConfig {
   const char* name;
   ModelConfig config;
@@ -50,6 +50,18 @@ std::vector<NamedConfig> grad_configs() {
   ModelConfig gpt2 = tiny_config(true);  // GPT-2's form: embed.weight is the unembedding too
   gpt2.tied = true;
   out.push_back({"tied, ln+mlp", gpt2});
+  // Llama's form: RMSNorm, rotary positions (a small base, so that 5 positions turn far), SwiGLU,
+  // no biases; untied with MHA, then tied with 4 query heads on 2 K/V heads (dk = 2)
+  ModelConfig llama = tiny_config(true);
+  llama.layernorm = false;
+  llama.rmsnorm = llama.swiglu = true;
+  llama.rope_theta = 10.0;
+  llama.bias = false;
+  out.push_back({"llama: rmsnorm+rope+swiglu", llama});
+  llama.tied = true;
+  llama.heads = 4;
+  llama.kv_heads = 2;
+  out.push_back({"llama tied, gqa h=4 g=2", llama});
   return out;
 }
 
@@ -144,7 +156,7 @@ TEST_CASE("model: the fast backward matches the plain-loop reference", "[model]"
 }
 
 TEST_CASE("model: loss, gradients and one AdamW step match PyTorch 1.13", "[model]") {
-  for (const char* name : {"attn_only", "ln_mlp"}) {
+  for (const char* name : {"attn_only", "ln_mlp", "llama"}) {
     const std::string dir = std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/model_" + name;
     Model m = load_checkpoint(dir + "/params");
     const auto tok = read_npy(dir + "/tokens.npy").to_vector(), tgt = read_npy(dir + "/targets.npy").to_vector();
@@ -174,13 +186,21 @@ TEST_CASE("model: loss, gradients and one AdamW step match PyTorch 1.13", "[mode
     ac.clip = 0;
     AdamW opt(m.params, ac);
     opt.step(m.params, grads);
+    // Adam divides by sqrt(v): a gradient at rounding-noise level becomes a step of arbitrary
+    // size and sign in both implementations, so there is nothing to compare. That is the key
+    // bias's whole gradient, and any element below 1e-5 of the model's largest (one of
+    // llama's fc2 weights has 2e-7 against 0.1, its step 0.96·lr ± what its last digits say).
+    const double noise = 1e-3 * grad_floor(want);
     for (size_t p = 0; p < grads.names.size(); ++p) {
-      // Adam divides by sqrt(v): the key bias's rounding-noise gradient becomes a full-size
-      // step of arbitrary sign in both implementations, so there is nothing to compare.
       if (grads.names[p].find("W_K.bias") != std::string::npos) continue;
       INFO("after AdamW: " << grads.names[p]);
-      const Tensor after = read_npy(dir + "/after_adamw/" + grads.names[p] + ".npy");
-      CHECK(rel_err(as_double(m.params.tensors[p]), as_double(after), 0) < 1e-5);
+      std::vector<double> got = as_double(m.params.tensors[p]), after = as_double(read_npy(dir + "/after_adamw/" + grads.names[p] + ".npy"));
+      int64_t kept = 0;
+      for (size_t i = 0; i < got.size(); ++i)
+        if (want[p][i] != 0 && std::abs(want[p][i]) < noise) got[i] = after[i];  // 0: an unused row, exact
+        else ++kept;
+      CHECK(kept >= static_cast<int64_t>(got.size()) - 2);  // the mask leaves out a few elements, not a tensor
+      CHECK(rel_err(got, after, 0) < 1e-5);
     }
   }
 }

@@ -22,9 +22,9 @@ class Attention(nn.Module):
     h/g query heads of a group read their K/V head through repeat_interleave (the copy that
     common code makes; attnsim reads it through a stride-0 view, same numbers)."""
 
-    def __init__(self, d, h, bias, g=None):
+    def __init__(self, d, h, bias, g=None, rope_theta=0):
         super().__init__()
-        self.h, self.g, self.dk = h, g or h, d // h
+        self.h, self.g, self.dk, self.rope_theta = h, g or h, d // h, rope_theta
         self.W_Q = nn.Linear(d, d, bias=bias)
         self.W_K = nn.Linear(d, self.g * self.dk, bias=bias)
         self.W_V = nn.Linear(d, self.g * self.dk, bias=bias)
@@ -36,6 +36,8 @@ class Attention(nn.Module):
         q = self.W_Q(x).view(B, T, self.h, self.dk).transpose(1, 2)
         k = self.W_K(x).view(B, T, self.g, self.dk).transpose(1, 2).repeat_interleave(r, dim=1)
         v = self.W_V(x).view(B, T, self.g, self.dk).transpose(1, 2).repeat_interleave(r, dim=1)
+        if self.rope_theta:
+            q, k = rope(q, self.rope_theta), rope(k, self.rope_theta)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.dk)
         hidden = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
         alpha = scores.masked_fill(hidden, float("-inf")).softmax(dim=-1)
@@ -43,14 +45,56 @@ class Attention(nn.Module):
         return self.W_O(ctx)
 
 
-class Mlp(nn.Module):
-    def __init__(self, d, bias):
+def rope(x, theta):
+    """Rotary positions in Hugging Face's rotate_half form (modeling_llama.py): dimension i
+    and i + dk/2 of the head at position p turn by p / theta^(2i/dk). x (B,h,T,dk)."""
+    T, dk = x.shape[2], x.shape[3]
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dk, 2).float() / dk))
+    angle = torch.outer(torch.arange(T).float(), inv_freq)
+    cos, sin = torch.cat([angle, angle], -1).cos(), torch.cat([angle, angle], -1).sin()
+    rotated = torch.cat([-x[..., dk // 2:], x[..., :dk // 2]], -1)
+    return x * cos + rotated * sin
+
+
+class RMSNorm(nn.Module):
+    """Llama's norm: x / sqrt(mean(x^2) + eps) * weight, no centring, no bias."""
+
+    def __init__(self, d, eps=1e-5):
         super().__init__()
-        self.fc1 = nn.Linear(d, 4 * d, bias=bias)
-        self.fc2 = nn.Linear(4 * d, d, bias=bias)
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
 
     def forward(self, x):
-        return self.fc2(F.gelu(self.fc1(x)))
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def mlp_dim(c):
+    """4d for GELU; SwiGLU's ceil(8d/3) rounded up to a multiple of 8 (config.h)."""
+    d = c["d_model"]
+    return ((8 * d + 2) // 3 + 7) // 8 * 8 if c.get("swiglu") else 4 * d
+
+
+class Mlp(nn.Module):
+    """fc2(gelu(fc1 x)), or SwiGLU: fc2(silu(gate x) * fc1 x)."""
+
+    def __init__(self, c):
+        super().__init__()
+        d, m, bias = c["d_model"], mlp_dim(c), c["bias"]
+        self.swiglu = c.get("swiglu", False)
+        if self.swiglu:
+            self.gate = nn.Linear(d, m, bias=bias)
+        self.fc1 = nn.Linear(d, m, bias=bias)
+        self.fc2 = nn.Linear(m, d, bias=bias)
+
+    def forward(self, x):
+        return self.fc2(F.silu(self.gate(x)) * self.fc1(x) if self.swiglu else F.gelu(self.fc1(x)))
+
+
+def norm(c):
+    """The model's norm (LayerNorm or RMSNorm), or None without norms."""
+    if c.get("rmsnorm"):
+        return RMSNorm(c["d_model"])
+    return nn.LayerNorm(c["d_model"]) if c["layernorm"] else None
 
 
 class Block(nn.Module):
@@ -58,18 +102,16 @@ class Block(nn.Module):
         super().__init__()
         d = c["d_model"]
         self.c = c
-        if c["layernorm"]:
-            self.ln = nn.LayerNorm(d)
-        self.attn = Attention(d, c["heads"], c["bias"], c.get("kv_heads"))  # absent: MHA
+        self.ln = norm(c)
+        self.attn = Attention(d, c["heads"], c["bias"], c.get("kv_heads"), c.get("rope_theta", 0))  # absent: MHA
         if c["mlp"]:
-            if c["layernorm"]:
-                self.ln2 = nn.LayerNorm(d)
-            self.mlp = Mlp(d, c["bias"])
+            self.ln2 = norm(c)
+            self.mlp = Mlp(c)
 
     def forward(self, x):
-        x = x + self.attn(self.ln(x) if self.c["layernorm"] else x)
+        x = x + self.attn(self.ln(x) if self.ln is not None else x)
         if self.c["mlp"]:
-            x = x + self.mlp(self.ln2(x) if self.c["layernorm"] else x)
+            x = x + self.mlp(self.ln2(x) if self.ln2 is not None else x)
         return x
 
 
@@ -78,19 +120,21 @@ class TinyTransformer(nn.Module):
         super().__init__()
         self.c = c
         self.embed = nn.Embedding(c["vocab"], c["d_model"])
-        self.pos_embed = nn.Embedding(c["seq_len"], c["d_model"])
+        if not c.get("rope_theta"):  # rotary positions (Llama's form) have no table
+            self.pos_embed = nn.Embedding(c["seq_len"], c["d_model"])
         self.layers = nn.ModuleList(Block(c) for _ in range(c["layers"]))
-        if c["layernorm"]:
-            self.ln_final = nn.LayerNorm(c["d_model"])
+        self.ln_final = norm(c)
         if not c.get("tied"):  # tied (GPT-2's form): the embedding is the unembedding, no bias
             self.unembed = nn.Linear(c["d_model"], c["vocab"], bias=c["bias"])
 
     def forward(self, tokens):
         B, T = tokens.shape
-        x = self.embed(tokens) + self.pos_embed.weight[:T]
+        x = self.embed(tokens)
+        if not self.c.get("rope_theta"):
+            x = x + self.pos_embed.weight[:T]
         for layer in self.layers:
             x = layer(x)
-        x = self.ln_final(x) if self.c["layernorm"] else x
+        x = self.ln_final(x) if self.ln_final is not None else x
         return x @ self.embed.weight.T if self.c.get("tied") else self.unembed(x)
 
 

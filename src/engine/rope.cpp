@@ -31,19 +31,25 @@ void check_rope(const Tensor& x, double theta) {
 
 }  // namespace
 
+RopeTable rope_table(int64_t T, int64_t dk, int64_t position0, double theta, const RopeScaling& scaling) {
+  RopeTable r{dk / 2, std::vector<float>(static_cast<size_t>(T * (dk / 2))), std::vector<float>(static_cast<size_t>(T * (dk / 2)))};
+  for (int64_t i = 0; i < r.half; ++i) {
+    const float f = rope_inv_freq(i, dk, theta, scaling);
+    for (int64_t t = 0; t < T; ++t) {
+      const float angle = static_cast<float>(position0 + t) * f;  // float32, as HF
+      r.cos[static_cast<size_t>(t * r.half + i)] = std::cos(angle);
+      r.sin[static_cast<size_t>(t * r.half + i)] = std::sin(angle);
+    }
+  }
+  return r;
+}
+
 Tensor rope_rotate(const Tensor& x, int64_t position0, double theta, const RopeScaling& scaling) {
   check_rope(x, theta);
   const int64_t B = x.size(0), H = x.size(1), T = x.size(2), dk = x.size(3), half = dk / 2;
   // pass 1: cos and sin per (position, pair), shared by every batch row and head   (T, dk/2)
-  std::vector<float> cosv(static_cast<size_t>(T * half)), sinv(static_cast<size_t>(T * half));
-  for (int64_t i = 0; i < half; ++i) {
-    const float f = rope_inv_freq(i, dk, theta, scaling);
-    for (int64_t t = 0; t < T; ++t) {
-      const float angle = static_cast<float>(position0 + t) * f;  // float32, as HF
-      cosv[static_cast<size_t>(t * half + i)] = std::cos(angle);
-      sinv[static_cast<size_t>(t * half + i)] = std::sin(angle);
-    }
-  }
+  const RopeTable table = rope_table(T, dk, position0, theta, scaling);
+  const std::vector<float>&cosv = table.cos, &sinv = table.sin;
   // pass 2: turn each pair (i, i + dk/2) of every row                       (B,h,T,dk)
   Tensor out = Tensor::empty({B, H, T, dk});
   const Dims& s = x.strides();

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "tensor.h"
 
@@ -28,6 +29,15 @@ struct RopeScaling {
   double low_freq_factor = 1, high_freq_factor = 4;
   double original_max = 8192;  // original_max_position_embeddings
 };
+
+// cos and sin of every (position, pair): row t at position position0 + t, pair i, (T, dk/2)
+// each, in float32 as HF takes them. rope_rotate turns by them; the trainer's backward
+// (model/pass/layers.h) turns its gradients back by the same table.
+struct RopeTable {
+  int64_t half = 0;           // dk/2
+  std::vector<float> cos, sin;  // [t·half + i]
+};
+RopeTable rope_table(int64_t T, int64_t head_dim, int64_t position0, double theta, const RopeScaling& scaling = {});
 
 // x (B,h,T,dk), any strides, dk even; row t of x sits at position position0 + t.
 // Returns the rotated copy, contiguous (B,h,T,dk). Throws Error for an odd dk or theta <= 0.

@@ -22,6 +22,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = {
     "attn_only": dict(vocab=11, seq_len=9, d_model=16, heads=4, layers=2, layernorm=False, mlp=False, bias=True, seed=1),
     "ln_mlp": dict(vocab=13, seq_len=8, d_model=12, heads=3, layers=2, layernorm=True, mlp=True, bias=True, seed=2),
+    # Llama's form: RMSNorm, rotary positions (base 100: 9 positions turn far), SwiGLU, no biases,
+    # 4 query heads on 2 K/V heads
+    "llama": dict(vocab=13, seq_len=9, d_model=16, heads=4, kv_heads=2, layers=2, layernorm=False, rmsnorm=True,
+                  mlp=True, swiglu=True, bias=False, rope_theta=100.0, seed=3),
 }
 
 for name, c in CONFIGS.items():
@@ -29,11 +33,14 @@ for name, c in CONFIGS.items():
     model = mt.TinyTransformer(c)
     with torch.no_grad():  # embeddings at attnsim's scale; LayerNorm away from 1/0 so its grads are tested
         model.embed.weight.normal_(0, 0.5)
-        model.pos_embed.weight.normal_(0, 0.5)
+        if hasattr(model, "pos_embed"):
+            model.pos_embed.weight.normal_(0, 0.5)
         for m in model.modules():
             if isinstance(m, torch.nn.LayerNorm):
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.2, 0.2)
+            if isinstance(m, mt.RMSNorm):
+                m.weight.uniform_(0.5, 1.5)
     B, T = 3, c["seq_len"]
     rng = np.random.default_rng(c["seed"])
     tokens = rng.integers(1, c["vocab"], size=(B, T))

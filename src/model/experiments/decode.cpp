@@ -47,10 +47,11 @@ StackWeights decode_stack_weights(const Model& m) {
 
 int64_t predict_block_bytes(const ModelConfig& c, int64_t rows) {
   // per layer: resid_attn, and with norms norm_attn and norm_mlp; with an MLP mlp_down and
-  // resid_mlp (d each) and mlp_up and mlp_act (ff each); then the final norm (d)
-  const long double d = c.d_model, per_layer = d * (1 + (c.layernorm ? 2 : 0) + (c.mlp ? 2 : 0)) +
-                                                (c.mlp ? 2.0L * c.mlp_dim() : 0.0L);
-  const long double bytes = 4.0L * rows * (c.layers * per_layer + (c.layernorm ? d : 0));
+  // resid_mlp (d each) and mlp_up and mlp_act (ff each; SwiGLU's mlp_gate too); then the final
+  // norm (d)
+  const long double d = c.d_model, per_layer = d * (1 + (c.norms() ? 2 : 0) + (c.mlp ? 2 : 0)) +
+                                                (c.mlp ? (c.swiglu ? 3.0L : 2.0L) * c.mlp_dim() : 0.0L);
+  const long double bytes = 4.0L * rows * (c.layers * per_layer + (c.norms() ? d : 0));
   const long double cap = static_cast<long double>(std::numeric_limits<int64_t>::max() / 2);
   return bytes > cap ? std::numeric_limits<int64_t>::max() / 2 : static_cast<int64_t>(bytes);
 }

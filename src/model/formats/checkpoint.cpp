@@ -28,7 +28,11 @@ nlohmann::json config_to_json(const ModelConfig& c) {
   nlohmann::json j = {{"vocab", c.vocab},   {"seq_len", c.seq_len},     {"d_model", c.d_model}, {"heads", c.heads},
                       {"kv_heads", c.kv_group_count()}, {"layers", c.layers}, {"layernorm", c.layernorm},
                       {"mlp", c.mlp},       {"bias", c.bias},           {"seed", c.seed}};
-  if (c.tied) j["tied"] = true;  // only when set: untied checkpoints keep their model.json byte for byte
+  // only when set: checkpoints written before these existed keep their model.json byte for byte
+  if (c.tied) j["tied"] = true;
+  if (c.rmsnorm) j["rmsnorm"] = true;
+  if (c.swiglu) j["swiglu"] = true;
+  if (c.rope()) j["rope_theta"] = c.rope_theta;
   return j;
 }
 
@@ -59,6 +63,12 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
   flag("mlp", c.mlp);
   flag("bias", c.bias);
   flag("tied", c.tied);
+  flag("rmsnorm", c.rmsnorm);
+  flag("swiglu", c.swiglu);
+  if (j.contains("rope_theta")) {
+    if (!j.at("rope_theta").is_number()) throw Error(what + ": config \"rope_theta\" must be a number");
+    c.rope_theta = j.at("rope_theta").get<double>();
+  }
   if (j.contains("seed") && j.at("seed").is_number_unsigned()) c.seed = j.at("seed").get<uint64_t>();
   try {
     validate(c);

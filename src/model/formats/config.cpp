@@ -26,29 +26,31 @@ void validate(const ModelConfig& c) {
 
 std::vector<ParamSpec> param_specs(const ModelConfig& c) {
   const int64_t V = c.vocab, T = c.seq_len, d = c.d_model, m = c.mlp_dim(), kv = c.kv_dim();
-  std::vector<ParamSpec> specs{{"embed.weight", {V, d}}, {"pos_embed.weight", {T, d}}};
+  std::vector<ParamSpec> specs{{"embed.weight", {V, d}}};
+  if (!c.rope()) specs.push_back({"pos_embed.weight", {T, d}});
   auto linear = [&](const std::string& name, int64_t out, int64_t in) {
     specs.push_back({name + ".weight", {out, in}});
     if (c.bias) specs.push_back({name + ".bias", {out}});
   };
   auto norm = [&](const std::string& name) {
     specs.push_back({name + ".weight", {d}});
-    specs.push_back({name + ".bias", {d}});
+    if (c.layernorm) specs.push_back({name + ".bias", {d}});  // RMSNorm: a scale only
   };
   for (int64_t l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
-    if (c.layernorm) norm(p + "ln");
+    if (c.norms()) norm(p + "ln");
     linear(p + "attn.W_Q", d, d);
     linear(p + "attn.W_K", kv, d);  // (g·dk, d): one dk block of rows per K/V head
     linear(p + "attn.W_V", kv, d);
     linear(p + "attn.W_O", d, d);
     if (c.mlp) {
-      if (c.layernorm) norm(p + "ln2");
-      linear(p + "mlp.fc1", m, d);
+      if (c.norms()) norm(p + "ln2");
+      if (c.swiglu) linear(p + "mlp.gate", m, d);
+      linear(p + "mlp.fc1", m, d);  // SwiGLU's up
       linear(p + "mlp.fc2", d, m);
     }
   }
-  if (c.layernorm) norm("ln_final");
+  if (c.norms()) norm("ln_final");
   if (!c.tied) linear("unembed", V, d);
   return specs;
 }

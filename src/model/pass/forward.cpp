@@ -25,9 +25,10 @@ int64_t predict_forward_bytes(const ModelConfig& c, int64_t B, int64_t T) {
   const long double f = 4, BT = static_cast<long double>(B) * T, d = c.d_model, V = c.vocab;
   const long double score = BT * T * c.heads * f;
   long double per_layer = 3 * score + BT * T + 5 * BT * d * f + 2 * BT * c.kv_dim() * f + BT * d * f;
-  if (c.layernorm) per_layer += 2 * BT * d * f;
-  if (c.mlp) per_layer += 2 * BT * c.mlp_dim() * f + 2 * BT * d * f;
-  const long double bytes = c.layers * per_layer + BT * d * f * (c.layernorm ? 2 : 1) + BT * V * f;
+  if (c.norms()) per_layer += 2 * BT * d * f;
+  if (c.rope()) per_layer += BT * (d + c.kv_dim()) * f;  // q_rot, k_rot
+  if (c.mlp) per_layer += (c.swiglu ? 3 : 2) * BT * c.mlp_dim() * f + 2 * BT * d * f;
+  const long double bytes = c.layers * per_layer + BT * d * f * (c.norms() ? 2 : 1) + BT * V * f;
   if (bytes > static_cast<long double>(std::numeric_limits<int64_t>::max() / 4))
     return std::numeric_limits<int64_t>::max() / 4;
   return static_cast<int64_t>(bytes);
@@ -56,7 +57,7 @@ static Activations run_forward(const Model& model, const Batch& batch, const Abl
   o.batch = batch.batch;
   o.sample = false;
   o.refuse_nonfinite = refuse;
-  o.norm_stats = c.layernorm;
+  o.norm_stats = c.norms();
   o.patches.resize(static_cast<size_t>(c.layers));
   if (ablation)
     for (const HeadRef& hr : ablation->heads)
@@ -72,18 +73,19 @@ static Activations run_forward(const Model& model, const Batch& batch, const Abl
     Trace& t = w.blocks[i];
     LayerActs la;
     la.x_in = x;
-    if (c.layernorm) la.ln_out = t.at("norm_attn").out, la.ln_mean = w.norm_attn_stats[i].mean, la.ln_rstd = w.norm_attn_stats[i].rstd;
+    if (c.norms()) la.ln_out = t.at("norm_attn").out, la.ln_mean = w.norm_attn_stats[i].mean, la.ln_rstd = w.norm_attn_stats[i].rstd;
     for (const HeadPatch& p : o.patches[i]) la.ablated.push_back(p.head);
     la.x_out = la.x_mid = t.at("resid_attn").out;
     if (c.mlp) {
-      if (c.layernorm) la.ln2_out = t.at("norm_mlp").out, la.ln2_mean = w.norm_mlp_stats[i].mean, la.ln2_rstd = w.norm_mlp_stats[i].rstd;
+      if (c.norms()) la.ln2_out = t.at("norm_mlp").out, la.ln2_mean = w.norm_mlp_stats[i].mean, la.ln2_rstd = w.norm_mlp_stats[i].rstd;
+      if (c.swiglu) la.gate_out = t.at("mlp_gate").out;
       la.fc1_out = t.at("mlp_up").out, la.gelu_out = t.at("mlp_act").out, la.x_out = t.at("resid_mlp").out;
     }
     la.attn = attention_steps_of(std::move(t));
     x = la.x_out;
     acts.layers.push_back(std::move(la));
   }
-  if (c.layernorm) acts.lnf_out = w.model.at("norm_final").out, acts.lnf_mean = w.norm_final_stats.mean, acts.lnf_rstd = w.norm_final_stats.rstd;
+  if (c.norms()) acts.lnf_out = w.model.at("norm_final").out, acts.lnf_mean = w.norm_final_stats.mean, acts.lnf_rstd = w.norm_final_stats.rstd;
   acts.logits = w.logits();
   return acts;
 }

@@ -54,19 +54,20 @@ struct Ablation {
 // Per layer: what the backward reads. The attention's own tensors live in its trace.
 struct LayerActs {
   Tensor x_in;                      // (B,T,d) the residual stream entering the layer
-  Tensor ln_out, ln_mean, ln_rstd;  // (B,T,d) (B,T) (B,T) when layernorm
+  Tensor ln_out, ln_mean, ln_rstd;  // (B,T,d) (B,T) (B,T) with norms (RMSNorm: no mean)
   Trace attn;                       // the engine's 25 steps; `out` is the attention output
   std::vector<int64_t> ablated;     // heads whose ctx was replaced (no gradient flows into them)
   Tensor x_mid;                     // (B,T,d) x_in + attention
   Tensor ln2_out, ln2_mean, ln2_rstd;
-  Tensor fc1_out, gelu_out;         // (B,T,4d) when mlp
+  Tensor gate_out;                  // (B,T,ff) SwiGLU's gate (before silu)
+  Tensor fc1_out, gelu_out;         // (B,T,ff) when mlp: mlp_up, mlp_act (gelu, or silu(gate) ⊙ up)
   Tensor x_out;                     // (B,T,d) leaving the layer
 };
 
 struct Activations {
-  Tensor x0;                           // (B,T,d) embed + pos_embed
+  Tensor x0;                           // (B,T,d) embed (+ pos_embed)
   std::vector<LayerActs> layers;
-  Tensor lnf_out, lnf_mean, lnf_rstd;  // when layernorm
+  Tensor lnf_out, lnf_mean, lnf_rstd;  // with norms
   Tensor logits;                       // (B,T,V)
 };
 

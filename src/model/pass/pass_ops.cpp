@@ -24,15 +24,19 @@ Tensor apply_norm(NormKind kind, const Tensor& x, const Tensor& w, const Tensor&
       if (stats) *stats = std::move(s);
       return y;
     }
-    case NormKind::RmsNorm:
+    case NormKind::RmsNorm: {
+      Tensor rstd = stats ? Tensor::empty({B, T}) : Tensor();
       for (int64_t t = 0; t < B * T; ++t) {
         const float* xr = in + t * d;
         double ss = 0;
         for (int64_t i = 0; i < d; ++i) ss += static_cast<double>(xr[i]) * xr[i];
         const float r = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(d) + eps));
         for (int64_t i = 0; i < d; ++i) out[t * d + i] = w.f32()[i] * (xr[i] * r);
+        if (stats) rstd.f32()[t] = r;
       }
+      if (stats) *stats = NormStats{Tensor(), std::move(rstd)};
       return y;
+    }
     case NormKind::None: break;
   }
   throw Error("apply_norm: this model has no norm");

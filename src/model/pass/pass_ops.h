@@ -19,12 +19,12 @@ enum class Activation {
   Silu,      // x · sigmoid(x)                                  SwiGLU's gate
 };
 
-// A LayerNorm's statistics per row, what its backward reads (layers.h).
+// A norm's statistics per row, what its backward reads (layers.h).
 struct NormStats {
-  Tensor mean, rstd;  // (B,T) each
+  Tensor mean, rstd;  // (B,T) each; RMSNorm keeps rstd = 1/sqrt(mean(x²) + eps) only
 };
 // x (B,T,d) -> (B,T,d), new storage. b is ignored by RMSNorm; NormKind::None is an Error.
-// `stats` (LayerNorm only) receives each row's mean and 1/std.
+// `stats` receives each row's mean (LayerNorm) and 1/std.
 Tensor apply_norm(NormKind kind, const Tensor& x, const Tensor& w, const Tensor& b, double eps,
                   NormStats* stats = nullptr);
 Tensor apply_norm_reference(NormKind kind, const Tensor& x, const Tensor& w, const Tensor& b, double eps);

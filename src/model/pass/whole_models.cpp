@@ -13,6 +13,7 @@ MhaConfig attention_config(const ModelConfig& c, int64_t batch, int64_t len) {
   m.kv_heads = c.kv_group_count();  // g < h: the engine's stride-0 broadcast of K/V heads
   m.self_attention = true;
   m.bias = c.bias;
+  m.rope_theta = c.rope_theta;  // 0: learned positions, q_rot and k_rot skipped
   m.mask.causal = true;
   return m;
 }
@@ -58,18 +59,18 @@ PassModel pass_model(const Model& tm) {
   PassModel m;
   m.family = "toy";
   m.layers = c.layers, m.d_model = c.d_model, m.d_ff = c.mlp ? c.mlp_dim() : 0, m.vocab = c.vocab, m.max_positions = c.seq_len;
-  m.norm = c.layernorm ? NormKind::LayerNorm : NormKind::None;
-  m.norm_eps = 1e-5;  // layers.h: torch.nn.LayerNorm's default
-  m.mlp = c.mlp ? MlpKind::Gelu : MlpKind::None;
-  m.act = Activation::GeluErf;
-  m.embed = P.get("embed.weight"), m.pos_embed = P.get("pos_embed.weight");
+  m.norm = c.layernorm ? NormKind::LayerNorm : c.rmsnorm ? NormKind::RmsNorm : NormKind::None;
+  m.norm_eps = 1e-5;  // layers.h: torch.nn.LayerNorm's default; Llama's rms_norm_eps as exported
+  m.mlp = !c.mlp ? MlpKind::None : c.swiglu ? MlpKind::SwiGlu : MlpKind::Gelu;
+  m.act = c.swiglu ? Activation::Silu : Activation::GeluErf;
+  m.embed = P.get("embed.weight"), m.pos_embed = opt("pos_embed.weight");  // none under RoPE
   m.norm_f_w = opt("ln_final.weight"), m.norm_f_b = opt("ln_final.bias");
   m.unembed = P.get(unembed_name(c)), m.unembed_bias = opt("unembed.bias");
   m.block = [&tm, opt](int64_t l) {
     const std::string p = "layers." + std::to_string(l) + ".";
+    auto linear = [&](const char* name) { return Linear{opt(p + name + ".weight"), opt(p + name + ".bias")}; };
     return BlockWeights{opt(p + "ln.weight"), opt(p + "ln.bias"), attention_weights(tm, l), opt(p + "ln2.weight"),
-                        opt(p + "ln2.bias"), {}, {opt(p + "mlp.fc1.weight"), opt(p + "mlp.fc1.bias")},
-                        {opt(p + "mlp.fc2.weight"), opt(p + "mlp.fc2.bias")}};
+                        opt(p + "ln2.bias"), linear("mlp.gate"), linear("mlp.fc1"), linear("mlp.fc2")};
   };
   m.attention = [c](int64_t T) { return attention_config(c, 1, T); };
   return m;

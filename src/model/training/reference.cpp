@@ -5,6 +5,8 @@
 #include <utility>
 #include <string>
 
+#include "engine/rope.h"
+
 namespace attnsim::model {
 
 namespace {
@@ -85,6 +87,64 @@ Vec<S> layernorm_back(const Vec<S>& dy, const Vec<S>& x, const Vec<S>& w, Vec<S>
   return dx;
 }
 
+// RMSNorm: 1/sqrt(mean(x²) + eps) of row r
+template <class S>
+S rms_rstd(const Vec<S>& x, int64_t r, int64_t d) {
+  S sq = 0;
+  for (int64_t i = 0; i < d; ++i) sq += x[r * d + i] * x[r * d + i];
+  return S(1) / std::sqrt(sq / S(d) + S(1e-5));
+}
+
+template <class S>
+Vec<S> rmsnorm(const Vec<S>& x, const Vec<S>& w, int64_t N, int64_t d) {
+  Vec<S> y(x.size());
+  for (int64_t r = 0; r < N; ++r) {
+    const S rstd = rms_rstd(x, r, d);
+    for (int64_t i = 0; i < d; ++i) y[r * d + i] = x[r * d + i] * rstd * w[i];
+  }
+  return y;
+}
+
+template <class S>
+Vec<S> rmsnorm_back(const Vec<S>& dy, const Vec<S>& x, const Vec<S>& w, Vec<S>& dw, int64_t N, int64_t d) {
+  Vec<S> dx(x.size());
+  for (int64_t r = 0; r < N; ++r) {
+    const S rstd = rms_rstd(x, r, d);
+    S sum_gx = 0;
+    for (int64_t i = 0; i < d; ++i) {
+      sum_gx += dy[r * d + i] * w[i] * x[r * d + i];
+      dw[i] += dy[r * d + i] * x[r * d + i] * rstd;
+    }
+    for (int64_t i = 0; i < d; ++i)
+      dx[r * d + i] = rstd * (dy[r * d + i] * w[i] - x[r * d + i] * rstd * rstd * sum_gx / S(d));
+  }
+  return dx;
+}
+
+// RoPE on v (N, width), heads of dk side by side, row n at position n % T: pair (i, i + dk/2)
+// turned by sign·angle (sign −1: the transpose, for the backward). The angle is the engine's,
+// position · inv_freq in float32 (rope.h), its cos and sin taken in S.
+template <class S>
+void rope_turn(Vec<S>& v, int64_t N, int64_t T, int64_t width, int64_t dk, double theta, S sign) {
+  const int64_t half = dk / 2;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t head = 0; head < width / dk; ++head)
+      for (int64_t i = 0; i < half; ++i) {
+        const S angle = S(static_cast<float>(n % T) * rope_inv_freq(i, dk, theta));
+        const S c = std::cos(angle), s = sign * std::sin(angle);
+        S& x1 = v[n * width + head * dk + i];
+        S& x2 = v[n * width + head * dk + i + half];
+        const S a = x1, b = x2;
+        x1 = a * c - b * s;
+        x2 = b * c + a * s;
+      }
+}
+
+template <class S>
+S sigmoid(S x) {
+  return S(1) / (S(1) + std::exp(-x));
+}
+
 template <class S>
 S gelu(S x) {
   return S(0.5) * x * (S(1) + std::erf(x / std::sqrt(S(2))));
@@ -108,13 +168,19 @@ struct AttnState {
   Vec<S> q, k, v, A, ctx;  // q (N,d), k v (N,g·dk), A (B,h,T,T)
 };
 
+// Under RoPE (theta > 0) q and k are kept turned, as the scores read them.
 template <class S>
 AttnState<S> attention(const Vec<S>& a_in, const Vec<S>& Wq, const Vec<S>* bq, const Vec<S>& Wk, const Vec<S>* bk,
-                       const Vec<S>& Wv, const Vec<S>* bv, int64_t B, int64_t T, int64_t d, int64_t h, int64_t g) {
+                       const Vec<S>& Wv, const Vec<S>* bv, int64_t B, int64_t T, int64_t d, int64_t h, int64_t g,
+                       double theta) {
   const int64_t N = B * T, dk = d / h, kv = g * dk, r = h / g;
   const S scale = S(1) / std::sqrt(S(dk));
   AttnState<S> s{linear(a_in, Wq, bq, N, d, d), linear(a_in, Wk, bk, N, d, kv), linear(a_in, Wv, bv, N, d, kv),
                  Vec<S>(static_cast<size_t>(B * h * T * T)), Vec<S>(static_cast<size_t>(N * d))};
+  if (theta > 0) {
+    rope_turn(s.q, N, T, d, dk, theta, S(1));
+    rope_turn(s.k, N, T, kv, dk, theta, S(1));
+  }
   for (int64_t b = 0; b < B; ++b)
     for (int64_t hh = 0; hh < h; ++hh)
       for (int64_t i = 0; i < T; ++i) {
@@ -158,11 +224,22 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
   const int64_t m = c.mlp_dim();
 
   // ---- forward, keeping what the backward needs
+  // the norms: LayerNorm (w, b) or RMSNorm (w), or none
+  auto norm = [&](const Vec<S>& in, const std::string& n) {
+    return c.layernorm ? layernorm(in, P(n + ".weight"), P(n + ".bias"), N, d)
+           : c.rmsnorm ? rmsnorm(in, P(n + ".weight"), N, d)
+                       : in;
+  };
+  auto norm_back = [&](const Vec<S>& dy, const Vec<S>& in, const std::string& n) {
+    return c.layernorm ? layernorm_back(dy, in, P(n + ".weight"), G(n + ".weight"), G(n + ".bias"), N, d)
+                       : rmsnorm_back(dy, in, P(n + ".weight"), G(n + ".weight"), N, d);
+  };
   Vec<S> x(static_cast<size_t>(N * d));
   for (int64_t r = 0; r < N; ++r)
-    for (int64_t i = 0; i < d; ++i) x[r * d + i] = P("embed.weight")[batch.tokens[r] * d + i] + P("pos_embed.weight")[(r % T) * d + i];
+    for (int64_t i = 0; i < d; ++i)
+      x[r * d + i] = P("embed.weight")[batch.tokens[r] * d + i] + (c.rope() ? S(0) : P("pos_embed.weight")[(r % T) * d + i]);
   struct Layer {
-    Vec<S> x_in, a_in, x_mid, h_in, f, g, x_out;
+    Vec<S> x_in, a_in, x_mid, h_in, f, gate, g, x_out;  // f: fc1 (up), gate: SwiGLU's, g: the activation
     AttnState<S> at;
   };
   std::vector<Layer> L(static_cast<size_t>(c.layers));
@@ -170,21 +247,27 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
     const std::string p = "layers." + std::to_string(l) + ".";
     Layer& ly = L[static_cast<size_t>(l)];
     ly.x_in = x;
-    ly.a_in = c.layernorm ? layernorm(x, P(p + "ln.weight"), P(p + "ln.bias"), N, d) : x;
+    ly.a_in = norm(x, p + "ln");
     ly.at = attention(ly.a_in, P(p + "attn.W_Q.weight"), Pb(p + "attn.W_Q.bias"), P(p + "attn.W_K.weight"),
-                      Pb(p + "attn.W_K.bias"), P(p + "attn.W_V.weight"), Pb(p + "attn.W_V.bias"), B, T, d, h, g);
+                      Pb(p + "attn.W_K.bias"), P(p + "attn.W_V.weight"), Pb(p + "attn.W_V.bias"), B, T, d, h, g,
+                      c.rope_theta);
     ly.x_mid = add(x, linear(ly.at.ctx, P(p + "attn.W_O.weight"), Pb(p + "attn.W_O.bias"), N, d, d));
     x = ly.x_mid;
     if (c.mlp) {
-      ly.h_in = c.layernorm ? layernorm(x, P(p + "ln2.weight"), P(p + "ln2.bias"), N, d) : x;
+      ly.h_in = norm(x, p + "ln2");
       ly.f = linear(ly.h_in, P(p + "mlp.fc1.weight"), Pb(p + "mlp.fc1.bias"), N, d, m);
       ly.g = ly.f;
-      for (S& v : ly.g) v = gelu(v);
+      if (c.swiglu) {  // silu(gate) ⊙ up
+        ly.gate = linear(ly.h_in, P(p + "mlp.gate.weight"), Pb(p + "mlp.gate.bias"), N, d, m);
+        for (size_t i = 0; i < ly.g.size(); ++i) ly.g[i] = ly.gate[i] * sigmoid(ly.gate[i]) * ly.f[i];
+      } else {
+        for (S& v : ly.g) v = gelu(v);
+      }
       x = add(x, linear(ly.g, P(p + "mlp.fc2.weight"), Pb(p + "mlp.fc2.bias"), N, m, d));
     }
     ly.x_out = x;
   }
-  const Vec<S> xf = c.layernorm ? layernorm(x, P("ln_final.weight"), P("ln_final.bias"), N, d) : x;
+  const Vec<S> xf = norm(x, "ln_final");
   res.logits = linear(xf, P(unembed_name(c)), Pb("unembed.bias"), N, d, V);
 
   // ---- loss: mean cross-entropy over scored positions, and dlogits
@@ -204,15 +287,27 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
 
   // ---- backward
   Vec<S> dx = linear_back(dlogits, xf, P(unembed_name(c)), G(unembed_name(c)), Gb("unembed.bias"), N, d, V);
-  if (c.layernorm) dx = layernorm_back(dx, x, P("ln_final.weight"), G("ln_final.weight"), G("ln_final.bias"), N, d);
+  if (c.norms()) dx = norm_back(dx, x, "ln_final");
   for (int64_t l = c.layers - 1; l >= 0; --l) {
     const std::string p = "layers." + std::to_string(l) + ".";
     const Layer& ly = L[static_cast<size_t>(l)];
     if (c.mlp) {
       Vec<S> dg = linear_back(dx, ly.g, P(p + "mlp.fc2.weight"), G(p + "mlp.fc2.weight"), Gb(p + "mlp.fc2.bias"), N, m, d);
-      for (size_t i = 0; i < dg.size(); ++i) dg[i] *= gelu_grad(ly.f[i]);
-      Vec<S> dh = linear_back(dg, ly.h_in, P(p + "mlp.fc1.weight"), G(p + "mlp.fc1.weight"), Gb(p + "mlp.fc1.bias"), N, d, m);
-      if (c.layernorm) dh = layernorm_back(dh, ly.x_mid, P(p + "ln2.weight"), G(p + "ln2.weight"), G(p + "ln2.bias"), N, d);
+      Vec<S> dh;
+      if (c.swiglu) {  // du = dg ⊙ silu(gate);  dgate = dg ⊙ up ⊙ silu'(gate)
+        Vec<S> du(dg.size());
+        for (size_t i = 0; i < dg.size(); ++i) {
+          const S z = ly.gate[i], sig = sigmoid(z);
+          du[i] = dg[i] * z * sig;
+          dg[i] *= ly.f[i] * sig * (S(1) + z * (S(1) - sig));
+        }
+        dh = add(linear_back(dg, ly.h_in, P(p + "mlp.gate.weight"), G(p + "mlp.gate.weight"), Gb(p + "mlp.gate.bias"), N, d, m),
+                 linear_back(du, ly.h_in, P(p + "mlp.fc1.weight"), G(p + "mlp.fc1.weight"), Gb(p + "mlp.fc1.bias"), N, d, m));
+      } else {
+        for (size_t i = 0; i < dg.size(); ++i) dg[i] *= gelu_grad(ly.f[i]);
+        dh = linear_back(dg, ly.h_in, P(p + "mlp.fc1.weight"), G(p + "mlp.fc1.weight"), Gb(p + "mlp.fc1.bias"), N, d, m);
+      }
+      if (c.norms()) dh = norm_back(dh, ly.x_mid, p + "ln2");
       dx = add(dx, dh);
     }
     // attention: out = ctx·W_Oᵀ + b_O
@@ -242,16 +337,20 @@ ReferenceResult<S> reference_loss_and_grads(const ModelConfig& c, const std::vec
             }
           }
         }
+    if (c.rope()) {  // the scores read the turned q and k: their gradients turn back
+      rope_turn(dq, N, T, d, dk, c.rope_theta, S(-1));
+      rope_turn(dkk, N, T, kv, dk, c.rope_theta, S(-1));
+    }
     Vec<S> da_in = linear_back(dq, ly.a_in, P(p + "attn.W_Q.weight"), G(p + "attn.W_Q.weight"), Gb(p + "attn.W_Q.bias"), N, d, d);
     da_in = add(da_in, linear_back(dkk, ly.a_in, P(p + "attn.W_K.weight"), G(p + "attn.W_K.weight"), Gb(p + "attn.W_K.bias"), N, d, kv));
     da_in = add(da_in, linear_back(dv, ly.a_in, P(p + "attn.W_V.weight"), G(p + "attn.W_V.weight"), Gb(p + "attn.W_V.bias"), N, d, kv));
-    if (c.layernorm) da_in = layernorm_back(da_in, ly.x_in, P(p + "ln.weight"), G(p + "ln.weight"), G(p + "ln.bias"), N, d);
+    if (c.norms()) da_in = norm_back(da_in, ly.x_in, p + "ln");
     dx = add(dx, da_in);
   }
   for (int64_t r = 0; r < N; ++r)
     for (int64_t i = 0; i < d; ++i) {
       G("embed.weight")[batch.tokens[r] * d + i] += dx[r * d + i];
-      G("pos_embed.weight")[(r % T) * d + i] += dx[r * d + i];
+      if (!c.rope()) G("pos_embed.weight")[(r % T) * d + i] += dx[r * d + i];
     }
   return res;
 }
