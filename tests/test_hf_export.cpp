@@ -1,5 +1,7 @@
-// A checkpoint of GPT-2's form written as a Hugging Face GPT-2 folder (src/model/formats/hf_export.h):
-// attnsim's Hugging Face loader opens it and gives the native model's logits to 1e-5.
+// A checkpoint of GPT-2's or Llama's form written as a Hugging Face folder
+// (src/model/formats/hf_export.h): attnsim's Hugging Face loader opens it and gives the native
+// model's logits to 1e-5, and a by-hand PyTorch Llama forward of the same folder
+// (tests/golden/make_llama_export_golden.py) gives the same.
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/half.h"
+#include "engine/npy.h"
 #include "helpers.h"
 #include "model/formats/checkpoint.h"
 #include "model/formats/hf_export.h"
@@ -57,7 +60,7 @@ fs::path scratch(const std::string& name) {
 TEST_CASE("a GPT-2-form checkpoint exported to Hugging Face gives the same logits through the HF loader", "[model]") {
   const Model m = spread(init_model(gpt2_form()));
   const fs::path d = scratch("logits");
-  hf::export_gpt2(m, d.string(), "", false);
+  hf::export_hf(m, d.string(), "", false);
   const hf::HfModel h = hf::load_hf_model(d.string());
   CHECK(h.config.family == hf::Family::Gpt2);
   CHECK(h.config.tied);
@@ -75,8 +78,8 @@ TEST_CASE("a GPT-2-form checkpoint exported to Hugging Face gives the same logit
 TEST_CASE("an F16 export holds each weight rounded to the nearest half, in half the bytes", "[model]") {
   const Model m = spread(init_model(gpt2_form()));
   const fs::path d32 = scratch("f32"), d16 = scratch("f16");
-  hf::export_gpt2(m, d32.string(), "", false);
-  hf::export_gpt2(m, d16.string(), "", false, true);
+  hf::export_hf(m, d32.string(), "", false);
+  hf::export_hf(m, d16.string(), "", false, true);
   CHECK(fs::file_size(d16 / "model.safetensors") < fs::file_size(d32 / "model.safetensors") * 0.6);  // the header is the same
   const hf::HfModel h = hf::load_hf_model(d16.string());
   // every weight read back is exactly the half nearest the checkpoint's float
@@ -95,19 +98,77 @@ TEST_CASE("an F16 export holds each weight rounded to the nearest half, in half 
   fs::remove_all(d16);
 }
 
-TEST_CASE("only GPT-2's form exports; the folder is whole or absent", "[model]") {
+ModelConfig llama_form() {
+  ModelConfig c;
+  c.vocab = 40;
+  c.seq_len = 12;
+  c.d_model = 16;
+  c.heads = 4;
+  c.kv_heads = 2;
+  c.layers = 2;
+  c.rmsnorm = c.mlp = c.swiglu = true;
+  c.bias = false;
+  c.rope_theta = 100;
+  c.seed = 6;
+  return c;
+}
+
+TEST_CASE("a Llama-form checkpoint exported to Hugging Face opens as Llama with the same logits, tied or not", "[model]") {
+  for (bool tied : {false, true}) {
+    ModelConfig c = llama_form();
+    c.tied = tied;
+    const Model m = spread(init_model(c));
+    const fs::path d = scratch("llama");
+    hf::export_hf(m, d.string(), "", false);
+    const hf::HfModel h = hf::load_hf_model(d.string());
+    INFO("tied " << tied);
+    CHECK(h.config.family == hf::Family::Llama);
+    CHECK(h.config.tied == tied);
+    CHECK(h.config.kv_heads == 2);
+    CHECK(h.config.d_ff == c.mlp_dim());
+    const std::vector<int32_t> ids{0, 7, 3, 39, 12, 7, 3, 5, 1, 0, 22, 31};
+    const Tensor hf_logits = hf::hf_forward(h, ids).logits;  // (T,V)
+    const Tensor native = forward(m, batch_from_tokens({ids})).logits.view({12, 40});
+    CHECK(test::max_abs_diff(hf_logits, native) < 1e-5);
+    double spread_of_logits = 0;
+    for (float v : native.to_vector()) spread_of_logits = std::max(spread_of_logits, std::abs(static_cast<double>(v)));
+    CHECK(spread_of_logits > 1.0);
+    fs::remove_all(d);
+  }
+}
+
+TEST_CASE("the Llama folder of the golden checkpoint gives PyTorch's by-hand Llama forward's logits", "[model]") {
+  const std::string dir = std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/model_llama";
+  const Model m = load_checkpoint(dir + "/params");
+  const fs::path d = scratch("llama-golden");
+  hf::export_hf(m, d.string(), "", false);
+  std::vector<int32_t> ids;
+  for (float v : read_npy(dir + "/export_tokens.npy").to_vector()) ids.push_back(static_cast<int32_t>(v));
+  const Tensor want = read_npy(dir + "/export_logits.npy");  // (T,V), torch's forward of the folder
+  const Tensor got = hf::hf_forward(hf::load_hf_model(d.string()), ids).logits;
+  CHECK(got.shape() == want.shape());
+  CHECK(test::max_abs_diff(got, want) < 1e-5);
+  fs::remove_all(d);
+}
+
+TEST_CASE("only GPT-2's and Llama's forms export; the folder is whole or absent", "[model]") {
   ModelConfig c = gpt2_form();
   c.tied = false;
   const fs::path d = scratch("refused");
-  CHECK_THROWS_WITH(hf::export_gpt2(init_model(c), d.string(), "", false), Catch::Contains("lacks a tied unembedding"));
+  CHECK_THROWS_WITH(hf::export_hf(init_model(c), d.string(), "", false), Catch::Contains("lacks a tied unembedding"));
   c = gpt2_form();
   c.layernorm = false;
   c.kv_heads = 2;
-  CHECK_THROWS_WITH(hf::export_gpt2(init_model(c), d.string(), "", false),
+  CHECK_THROWS_WITH(hf::export_hf(init_model(c), d.string(), "", false),
                     Catch::Contains("lacks LayerNorm, one K/V head per head"));
+  c = llama_form();
+  c.rope_theta = 0;
+  c.bias = true;
+  CHECK_THROWS_WITH(hf::export_hf(init_model(c), d.string(), "", false),
+                    Catch::Contains("Llama's form; this checkpoint lacks rotary positions, linear maps without biases"));
   CHECK_FALSE(fs::exists(d));
   // a tokenizer larger than the model's vocabulary is refused before anything is written
-  CHECK_THROWS_WITH(hf::export_gpt2(init_model(gpt2_form()), d.string(), std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/tokenizers/gpt2", false),
+  CHECK_THROWS_WITH(hf::export_hf(init_model(gpt2_form()), d.string(), std::string(ATTNSIM_SOURCE_DIR) + "/tests/golden/tokenizers/gpt2", false),
                     Catch::Contains("the tokenizer has 270 tokens, the model 40"));
   CHECK_FALSE(fs::exists(d));
 }

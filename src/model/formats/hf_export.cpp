@@ -88,22 +88,21 @@ void check_gpt2_form(const ModelConfig& c) {
                 " (train with --layernorm --mlp --tied)");
 }
 
-}  // namespace
+void check_llama_form(const ModelConfig& c) {
+  std::string lacks;
+  if (!c.rope()) lacks += ", rotary positions";
+  if (!c.mlp || !c.swiglu) lacks += ", a SwiGLU MLP";
+  if (c.bias) lacks += ", linear maps without biases";
+  if (!lacks.empty())
+    throw Error("a Hugging Face Llama folder needs Llama's form; this checkpoint lacks " + lacks.substr(2) +
+                " (train with --rmsnorm --rope 10000 --mlp --swiglu --no-bias)");
+}
 
-void export_gpt2(const Model& model, const std::string& dir, const std::string& tokenizer_dir, bool force, bool f16) {
-  const ModelConfig& c = model.config;
+using Named = std::vector<std::pair<std::string, Tensor>>;
+
+void gpt2_folder(const ModelConfig& c, const Params& P, bool f16, Named& t, nlohmann::ordered_json& config) {
   check_gpt2_form(c);
-  std::vector<std::string> tokenizer_files;
-  if (!tokenizer_dir.empty()) {
-    const Tokenizer tok = load_tokenizer(tokenizer_dir);  // Error when it does not load
-    if (tok.vocab_size() > c.vocab)
-      throw Error(tokenizer_dir + ": the tokenizer has " + std::to_string(tok.vocab_size()) + " tokens, the model " +
-                  std::to_string(c.vocab));
-    for (const char* f : {"tokenizer.json", "vocab.json", "merges.txt"})
-      if (std::filesystem::exists(std::filesystem::path(tokenizer_dir) / f)) tokenizer_files.push_back(f);
-  }
-  const Params& P = model.params;
-  std::vector<std::pair<std::string, Tensor>> t{{"wte.weight", P.get("embed.weight")}, {"wpe.weight", P.get("pos_embed.weight")}};
+  t = {{"wte.weight", P.get("embed.weight")}, {"wpe.weight", P.get("pos_embed.weight")}};
   for (int64_t l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".", h = "h." + std::to_string(l) + ".";
     auto w = [&](const std::string& name) { return P.get(p + name); };
@@ -122,7 +121,7 @@ void export_gpt2(const Model& model, const std::string& dir, const std::string& 
   }
   t.push_back({"ln_f.weight", P.get("ln_final.weight")});
   t.push_back({"ln_f.bias", P.get("ln_final.bias")});
-  const nlohmann::ordered_json config = {{"model_type", "gpt2"},
+  config = {{"model_type", "gpt2"},
                                          {"architectures", {"GPT2LMHeadModel"}},
                                          {"vocab_size", c.vocab},
                                          {"n_positions", c.seq_len},
@@ -138,6 +137,61 @@ void export_gpt2(const Model& model, const std::string& dir, const std::string& 
                                          {"attn_pdrop", 0.0},
                                          {"tie_word_embeddings", true},
                                          {"torch_dtype", f16 ? "float16" : "float32"}};
+}
+
+void llama_folder(const ModelConfig& c, const Params& P, bool f16, Named& t, nlohmann::ordered_json& config) {
+  check_llama_form(c);
+  t = {{"model.embed_tokens.weight", P.get("embed.weight")}};
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l) + ".", h = "model.layers." + std::to_string(l) + ".";
+    auto w = [&](const std::string& name) { return P.get(p + name); };
+    t.push_back({h + "input_layernorm.weight", w("ln.weight")});
+    t.push_back({h + "self_attn.q_proj.weight", w("attn.W_Q.weight")});
+    t.push_back({h + "self_attn.k_proj.weight", w("attn.W_K.weight")});
+    t.push_back({h + "self_attn.v_proj.weight", w("attn.W_V.weight")});
+    t.push_back({h + "self_attn.o_proj.weight", w("attn.W_O.weight")});
+    t.push_back({h + "post_attention_layernorm.weight", w("ln2.weight")});
+    t.push_back({h + "mlp.gate_proj.weight", w("mlp.gate.weight")});
+    t.push_back({h + "mlp.up_proj.weight", w("mlp.fc1.weight")});
+    t.push_back({h + "mlp.down_proj.weight", w("mlp.fc2.weight")});
+  }
+  t.push_back({"model.norm.weight", P.get("ln_final.weight")});
+  if (!c.tied) t.push_back({"lm_head.weight", P.get("unembed.weight")});
+  config = {{"model_type", "llama"},
+            {"architectures", {"LlamaForCausalLM"}},
+            {"vocab_size", c.vocab},
+            {"hidden_size", c.d_model},
+            {"intermediate_size", c.mlp_dim()},
+            {"num_hidden_layers", c.layers},
+            {"num_attention_heads", c.heads},
+            {"num_key_value_heads", c.kv_group_count()},
+            {"max_position_embeddings", c.seq_len},
+            {"rms_norm_eps", 1e-5},
+            {"rope_theta", c.rope_theta},
+            {"hidden_act", "silu"},
+            {"attention_bias", false},
+            {"mlp_bias", false},
+            {"tie_word_embeddings", c.tied},
+            {"torch_dtype", f16 ? "float16" : "float32"}};
+}
+
+}  // namespace
+
+void export_hf(const Model& model, const std::string& dir, const std::string& tokenizer_dir, bool force, bool f16) {
+  const ModelConfig& c = model.config;
+  Named t;
+  nlohmann::ordered_json config;
+  if (c.rmsnorm) llama_folder(c, model.params, f16, t, config);
+  else gpt2_folder(c, model.params, f16, t, config);
+  std::vector<std::string> tokenizer_files;
+  if (!tokenizer_dir.empty()) {
+    const Tokenizer tok = load_tokenizer(tokenizer_dir);  // Error when it does not load
+    if (tok.vocab_size() > c.vocab)
+      throw Error(tokenizer_dir + ": the tokenizer has " + std::to_string(tok.vocab_size()) + " tokens, the model " +
+                  std::to_string(c.vocab));
+    for (const char* f : {"tokenizer.json", "vocab.json", "merges.txt"})
+      if (std::filesystem::exists(std::filesystem::path(tokenizer_dir) / f)) tokenizer_files.push_back(f);
+  }
   write_folder_atomically(dir, [&](const std::string& tmp) {
     write_file_atomically(tmp + "/config.json", config.dump(2) + "\n");
     write_file_atomically(tmp + "/model.safetensors", safetensors(t, f16));
