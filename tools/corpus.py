@@ -3,6 +3,8 @@
 
     tools/corpus.py OUT_DIR          writes OUT_DIR/train.txt, OUT_DIR/heldout.txt and
                                      OUT_DIR/SHA256SUMS, which `attnsim-cli train --corpus` checks
+    tools/corpus.py --mix OUT_DIR    the mixed corpus of issue 46 (tools/corpus_mix.py), WordNet
+                                     among six sources
 
 WordNet 3.0 (Princeton's licence: use, copy and distribute freely with the notice kept; the
 notice is in /usr/share/doc/wordnet-base/copyright) glosses every synset with a definition and,
@@ -92,6 +94,10 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        fail("usage: tools/corpus.py OUT_DIR")
-    main(sys.argv[1])
+    if len(sys.argv) == 3 and sys.argv[1] == "--mix":  # the mixed corpus of issue 46 (tools/corpus_mix.py)
+        import corpus_mix
+        corpus_mix.main(sys.argv[2])
+    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
+        main(sys.argv[1])
+    else:
+        fail("usage: tools/corpus.py OUT_DIR | tools/corpus.py --mix OUT_DIR")
