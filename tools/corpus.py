@@ -4,7 +4,7 @@
     tools/corpus.py OUT_DIR          writes OUT_DIR/train.txt, OUT_DIR/heldout.txt and
                                      OUT_DIR/SHA256SUMS, which `attnsim-cli train --corpus` checks
     tools/corpus.py --mix OUT_DIR    the mixed corpus of issue 46 (tools/corpus_mix.py), WordNet
-                                     among six sources
+                                     among five sources
 
 WordNet 3.0 (Princeton's licence: use, copy and distribute freely with the notice kept; the
 notice is in /usr/share/doc/wordnet-base/copyright) glosses every synset with a definition and,

@@ -130,19 +130,6 @@ def _pages(files, split_at, drop=()):  # drop: the anchors' beginnings of parts 
             yield "%s#%s/%d" % (rel, anchor, seen[anchor]), text
 
 
-PYTHON_PARTS = ["tutorial", "howto", "reference", "faq", "library", "using", "extending"]
-
-
-def python_docs():
-    """Python 3.11's documentation (its HTML): the tutorial, HOWTOs, language and library
-    references, FAQ, "using" and "extending"; a document per h1/h2 section. Left out: the
-    changelogs (whatsnew), the C API, distutils and the indexes."""
-    files = []
-    for part in PYTHON_PARTS:
-        files += _glob("/usr/share/doc/python3.11/html/%s/*.html" % part)
-    return _pages(files, ("h1", "h2"))
-
-
 def handbook():
     """The Debian Administrator's Handbook (English HTML): a document per section (h1 to h3)."""
     files = [f for f in _glob("/usr/share/doc/debian-handbook/html/en-US/*.html") if not f.endswith("/index.html")]

@@ -11,7 +11,7 @@ packages=(cmake g++ make pkg-config
           libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri libstb-dev fonts-nanum fonts-dejavu-core
           libcurl4-openssl-dev libssl-dev  # the Hugging Face Hub downloads (src/hub)
           wordnet-base  # the language model's corpus (tools/corpus.py): its retraining check and tokenizer test
-          bible-kjv bible-kjv-text python3.11-doc jargon-text debian-handbook gnu-standards  # the mixed corpus (tools/corpus.py --mix)
+          bible-kjv bible-kjv-text jargon-text debian-handbook gnu-standards  # the mixed corpus (tools/corpus.py --mix)
           xvfb xauth libcairo2-dev libgif-dev poppler-utils libxml2-utils
           clang-14 libfuzzer-14-dev libclang-rt-14-dev time  # fuzzing (tools/fuzz.sh); peak RSS in tools/hostile.sh
           chromium chromium-driver python3-selenium firefox-esr)  # the browser test of the web build (tests/web)
