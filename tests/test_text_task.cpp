@@ -12,6 +12,7 @@
 #include "model/text/hf_tokenizer.h"
 #include "model/pass/forward.h"
 #include "model/training/tasks.h"
+#include "model/experiments/ngram.h"
 #include "model/experiments/text_ablation.h"
 #include "model/training/text_task.h"
 #include "model/training/train.h"

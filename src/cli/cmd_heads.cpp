@@ -13,6 +13,7 @@
 #include "model/training/memory.h"
 #include "model/training/tasks.h"
 #include "model/experiments/text_ablation.h"
+#include "model/experiments/text_measures.h"
 #include "model/training/train.h"
 #include "model_report.h"
 #include "options.h"
@@ -34,7 +35,7 @@ Runner add_heads_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "JSON instead of a table");
   add_hf_input_options(*cmd, a->hf, "a Hugging Face model's scores also on these tokens");
   cmd->add_option("--corpus", a->corpus, "a model trained on text: score it on this corpus's held-out split "
-                  "(tools/corpus.py DIR), beside the unigram and bigram baselines")->check(not_empty());
+                  "(tools/corpus.py DIR), beside the unigram, bigram and trigram baselines with standard errors")->check(not_empty());
   return [a] {
     if (model::hf::is_hf_model_dir(a->dir))
       return run_hf_heads(a->dir, a->hf, a->mem_limit.empty() ? 0 : parse_size(a->mem_limit), a->json);
@@ -42,11 +43,14 @@ Runner add_heads_command(CLI::App& app) {
     // predicted from model.json before any .npy is read: a 1,024-head checkpoint is 17 MB on
     // disk and gigabytes of attention patterns
     const model::ModelConfig config = model::read_checkpoint_header(a->dir).config;
-    check_fits(model::predict_report_bytes(config), a->mem_limit.empty() ? 0 : parse_size(a->mem_limit),
-                      "scoring this model's heads", "");
+    const int64_t mem_limit = a->mem_limit.empty() ? 0 : parse_size(a->mem_limit);
     nlohmann::json meta;
     if (!a->corpus.empty()) {  // the checkpoint's own tokenizer reads the corpus
       const TextCorpus text = load_text_corpus(a->corpus, a->dir);
+      // from the token counts, before anything is counted or the checkpoint is read
+      check_fits(model::predict_text_report_bytes(config, static_cast<int64_t>(text.train->tokens.size()),
+                                                  static_cast<int64_t>(text.heldout->tokens.size())),
+                 mem_limit, "scoring this model and its counting baselines on the corpus", "");
       const model::Model m = model::load_checkpoint(a->dir, &meta);
       if (m.config.vocab != text.train->vocab)
         throw Error(a->dir + ": the model has " + std::to_string(m.config.vocab) + " tokens, its tokenizer.json " +
@@ -54,6 +58,7 @@ Runner add_heads_command(CLI::App& app) {
       print_text_report(m, a->json, *text.train, *text.heldout);
       return 0;
     }
+    check_fits(model::predict_report_bytes(config), mem_limit, "scoring this model's heads", "");
     const model::Model m = model::load_checkpoint(a->dir, &meta);
     const std::optional<model::TaskSpec> task = model::recipe_task(meta);
     if (task && task->tasks == std::vector<model::Task>{model::Task::Text})  // the repeat table means nothing here

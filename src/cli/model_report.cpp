@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "model/experiments/ngram.h"
+#include "model/experiments/text_measures.h"
 #include "model/training/train.h"
 #include "table.h"
 
@@ -108,29 +110,104 @@ void print_text_report(const model::Model& m, bool json, const model::TextStream
                        const model::TextStream& heldout) {
   const int64_t T = m.config.seq_len;
   const model::Batch windows = model::text_windows(heldout, T, INT64_MAX);  // the whole split
-  const model::TextEval e = model::evaluate_text(m, windows);
+  std::vector<double> each;  // the model's loss per target, as windows.targets
+  const model::TextEval e = model::evaluate_text(m, windows, &each);
+  const model::BlockMean icl = model::icl_over_windows(windows, each);
   const model::NgramLoss n = model::ngram_baselines(train, windows);
-  // the training log's batches (train.cpp): 32 windows, and 32 lines of 32 tokens twice
+  struct Baseline {
+    const char* key;
+    const char* name;
+    double loss;
+    model::BlockMean diff;  // model − baseline per target, SE over windows
+  };
+  const Baseline bases[] = {
+      {"unigram", "unigram (add-one)", n.unigram, model::paired_difference(windows, each, n.unigram_each)},
+      {"bigram", "bigram (interpolated Witten-Bell)", n.bigram, model::paired_difference(windows, each, n.bigram_each)},
+      {"trigram_ad", "trigram (interpolated absolute discounting, D = 0.75)", n.trigram_ad,
+       model::paired_difference(windows, each, n.trigram_ad_each)},
+      {"trigram_kn", "trigram (interpolated Kneser-Ney, D = 0.75)", n.trigram_kn,
+       model::paired_difference(windows, each, n.trigram_kn_each)}};
+  // the training log's batches (train.cpp): 32 windows, and 32 lines of R = 32 tokens twice;
+  // the second copy's rows and the behavioural test on every held-out line of R tokens or more
+  const int64_t R = std::min<int64_t>(32, (T - 1) / 2);
   const model::HeadTable text = model::score_heads(m, model::text_windows(heldout, T, 32));
-  const model::HeadTable repeated =
-      model::score_heads(m, model::repeated_text(heldout, std::min<int64_t>(32, (T - 1) / 2), 32));
+  const model::HeadTable repeated = model::score_heads(m, model::repeated_text(heldout, R, 32));
+  const model::RepeatedLines lines = model::evaluate_repeated_lines(m, heldout, R);
+  const auto best = [&](const std::vector<double>& v) {
+    return static_cast<int64_t>(std::max_element(v.begin(), v.end()) - v.begin());
+  };
+  const int64_t best_all = best(lines.second_copy), best_log = best(lines.second_copy_log);
+  const int64_t best_copy = best(lines.copy_only), best_copy_log = best(lines.copy_only_log);
+  const auto head_name = [&](int64_t k) {
+    return std::to_string(k / m.config.heads) + "." + std::to_string(k % m.config.heads);
+  };
+  const auto block_json = [](const model::BlockMean& b) {
+    return nlohmann::json{{"mean", b.mean}, {"se", b.se}, {"blocks", b.blocks}, {"beyond_3se", b.beyond(3)}};
+  };
   if (json) {
-    const nlohmann::json out{{"heldout", {{"loss", e.loss}, {"tokens", e.tokens}, {"windows", windows.batch},
-                                          {"early", e.early}, {"late", e.late}, {"icl", e.icl}}},
-                             {"baselines", {{"unigram", n.unigram}, {"bigram", n.bigram}}},
-                             {"heads", head_table_json(text)},
-                             {"heads_repeated", head_table_json(repeated)}};
+    nlohmann::json baselines, versus;
+    for (const Baseline& b : bases) {
+      baselines[b.key] = b.loss;
+      versus[b.key] = block_json(b.diff);
+    }
+    nlohmann::json per_head = nlohmann::json::array();
+    for (size_t k = 0; k < lines.second_copy.size(); ++k)
+      per_head.push_back({{"head", head_name(static_cast<int64_t>(k))}, {"all_lines", lines.second_copy[k]},
+                          {"log_lines", lines.second_copy_log[k]}, {"copy_only_all_lines", lines.copy_only[k]},
+                          {"copy_only_log_lines", lines.copy_only_log[k]}});
+    const nlohmann::json out{
+        {"heldout", {{"loss", e.loss}, {"tokens", e.tokens}, {"windows", windows.batch},
+                     {"early", e.early}, {"late", e.late}, {"icl", e.icl}, {"icl_se", icl.se}}},
+        {"baselines", baselines},
+        {"model_minus_baseline", versus},  // per target; mean and SE over the windows
+        {"heads", head_table_json(text)},
+        {"heads_repeated", head_table_json(repeated)},
+        {"repeated_lines", {{"repeat", lines.repeat}, {"lines", lines.lines},
+                            {"induction_second_copy", per_head},
+                            {"loss_second_copy_with_first", lines.with_first},
+                            {"loss_second_copy_alone", lines.alone},
+                            {"with_minus_alone", block_json(lines.drop)}}}};
     std::printf("%s\n", out.dump(1).c_str());
     return;
   }
-  std::printf("held-out loss %.4f nats/token over %lld tokens (%lld windows of %lld); unigram %.4f, bigram %.4f\n",
-              e.loss, static_cast<long long>(e.tokens), static_cast<long long>(windows.batch), static_cast<long long>(T),
-              n.unigram, n.bigram);
-  std::printf("in-context learning: late positions %.4f - early %.4f = %+.4f nats\n", e.late, e.early, e.icl);
+  const model::IclPositions p = model::icl_positions(T);
+  std::printf("held-out loss %.4f nats/token over %lld tokens (%lld windows of %lld)\n", e.loss,
+              static_cast<long long>(e.tokens), static_cast<long long>(windows.batch), static_cast<long long>(T));
+  std::printf("\ncounting baselines (counted on the training split, scored on the same targets); model - baseline\n"
+              "per target, ± its standard error over the %lld windows (blocks of %lld targets, not tokens):\n",
+              static_cast<long long>(windows.batch), static_cast<long long>(T - 1));
+  std::printf("%-54s %7s %18s %7s  %s\n", "baseline", "loss", "model - baseline", "z", "beyond 3 SE");
+  for (const Baseline& b : bases)
+    std::printf("%-54s %7.4f %+8.4f ± %7.4f %+7.1f  %s\n", b.name, b.loss, b.diff.mean, b.diff.se,
+                b.diff.se > 0 ? b.diff.mean / b.diff.se : 0.0,
+                !b.diff.beyond(3) ? "no" : b.diff.mean < 0 ? "yes, model lower" : "yes, model higher");
+  std::printf("\nICL (in-context learning): mean loss at positions %lld..%lld %.4f - at %lld..%lld %.4f = %+.4f ± %.4f nats\n"
+              "  (every held-out window; standard error over the %lld windows)\n",
+              static_cast<long long>(p.late_from), static_cast<long long>(T - 2), e.late,
+              static_cast<long long>(p.early_from), static_cast<long long>(p.early_to - 1), e.early, icl.mean, icl.se,
+              static_cast<long long>(icl.blocks));
   std::printf("\nheads on held-out text:\n");
   print_head_table(text);
-  std::printf("\nheads on held-out lines repeated (EOS, r, r):\n");
+  std::printf("\nheads on held-out lines repeated (EOS, r, r; the first 32 lines of %lld tokens or more):\n",
+              static_cast<long long>(R));
   print_head_table(repeated);
+  std::printf("induc above: every row whose token occurred earlier, in both copies (the training log's figure)\n");
+  std::printf("\ninduction on the second copy's rows only, best head: %s %.4f over all %lld held-out lines of %lld tokens "
+              "or more; %s %.4f over the first 32\n",
+              head_name(best_all).c_str(), lines.second_copy[static_cast<size_t>(best_all)],
+              static_cast<long long>(lines.lines), static_cast<long long>(R), head_name(best_log).c_str(),
+              lines.second_copy_log[static_cast<size_t>(best_log)]);
+  std::printf("  scored on the copy's own next token only (A[i][i-%lld+1]): best head %s %.4f over all lines; %s %.4f "
+              "over the first 32\n",
+              static_cast<long long>(R), head_name(best_copy).c_str(), lines.copy_only[static_cast<size_t>(best_copy)],
+              head_name(best_copy_log).c_str(), lines.copy_only_log[static_cast<size_t>(best_copy_log)]);
+  std::printf("  per head (all lines, every earlier occurrence):");
+  for (size_t k = 0; k < lines.second_copy.size(); ++k)
+    std::printf("%s %s %.3f", k % 8 == 0 ? "\n   " : "", head_name(static_cast<int64_t>(k)).c_str(), lines.second_copy[k]);
+  std::printf("\nbehavioural test, loss on the second copy's tokens r[1..%lld] over the %lld lines: with the first copy "
+              "before them %.4f,\n  the line alone (EOS, r) %.4f; with - alone %+.4f ± %.4f nats (standard error over lines)\n",
+              static_cast<long long>(R - 1), static_cast<long long>(lines.lines), lines.with_first, lines.alone,
+              lines.drop.mean, lines.drop.se);
 }
 
 }  // namespace attnsim::cli

@@ -20,8 +20,10 @@ void print_head_table(const model::HeadTable& table);
 // unseen; recall / gist: the repeat table gives way to the task's own held-out answers by part.
 void print_model_report(const model::Model& model, bool json, const std::optional<model::TaskSpec>& trained);
 // A language model's report (the text task): its loss on every held-out window beside the
-// unigram and bigram baselines counted on `train`, the in-context-learning score, and the
-// head-role tables on held-out windows and on held-out lines repeated.
+// unigram, bigram and trigram baselines counted on `train`, with model − baseline and its
+// standard error over windows; ICL with its standard error; the head-role tables on held-out
+// windows and on held-out lines repeated; induction on the second copy's rows of every
+// repeated held-out line, and the behavioural test (experiments/text_measures.h).
 void print_text_report(const model::Model& model, bool json, const model::TextStream& train,
                        const model::TextStream& heldout);
 

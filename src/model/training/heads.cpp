@@ -62,6 +62,30 @@ HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64
   return s;
 }
 
+RowSum induction_rows(const float* A, const int32_t* tokens, int64_t B, int64_t T, int64_t from) {
+  RowSum r;
+  for (int64_t b = 0; b < B; ++b) {
+    const int32_t* tok = tokens + b * T;
+    for (int64_t i = std::max<int64_t>(from, 0); i < T; ++i) {
+      const float* a = A + (b * T + i) * T;
+      double hit = 0;
+      bool has = false;
+      for (int64_t j = 1; j <= i; ++j)  // D_induction[i][j] = 1 when tok[j-1] = tok[i]
+        if (tok[j - 1] == tok[i]) hit += a[j], has = true;
+      if (has) r.sum += hit, ++r.rows;
+    }
+  }
+  return r;
+}
+
+RowSum copy_rows(const float* A, int64_t B, int64_t R) {
+  const int64_t T = 2 * R + 1;
+  RowSum r;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = R + 1; i < T; ++i) r.sum += A[(b * T + i) * T + (i - R + 1)], ++r.rows;
+  return r;
+}
+
 namespace {
 struct Role {
   const char* name;

@@ -10,7 +10,10 @@
 //              target count in the denominator, which caps the induction score on BOS + r + r
 //              at about one half.
 //   *        = the mean over the rows where D has a target of Σ_j A[i][j]·D[i][j]: the
-//              per-target-row score, used for the role labels.
+//              per-target-row score, used for the role labels. On EOS + r + r (repeated_batch,
+//              repeated_text) `induction` averages every such row of both copies: the second
+//              copy's, and the first copy's rows whose token occurred earlier in r (common in
+//              text: "the", "of"); induction_rows below scores the second copy's rows alone.
 // The article's shares (mean over query rows i ≥ 1; row 0 sees only itself):
 //   diagonal = A[i][i], previous = A[i][i-1], first = A[i][0]; entropy = −Σ_j A log A (nats).
 // Weight is not contribution: what position j adds to the residual stream through the head at
@@ -40,6 +43,21 @@ struct HeadScores {
 // with value_norms (B,T: ‖f_j‖ = ‖W_O^h v_j‖, see above) also first_contribution.
 HeadScores score_pattern(const float* A, const int32_t* tokens, int64_t B, int64_t T,
                          const float* value_norms = nullptr);
+
+// The induction score's parts over rows i ≥ `from` of every sequence: the sum over those rows
+// that have a D_induction target of Σ_j A[i][j]·D_induction[i][j], and how many rows that is.
+// With from = 0, mean() is score_pattern's `induction`; on EOS + r + r with from = R + 1, the
+// second copy's rows only. Sums, so that batches add up.
+struct RowSum {
+  double sum = 0;
+  int64_t rows = 0;
+  double mean() const { return rows ? sum / static_cast<double>(rows) : 0.0; }
+};
+RowSum induction_rows(const float* A, const int32_t* tokens, int64_t B, int64_t T, int64_t from);
+// On EOS + r + r (T = 2R + 1), the second copy's rows i = R + 1 .. 2R, each scored on the one
+// position the copy predicts from: A[i][i − R + 1], the token after the same token's place in
+// the first copy (the toy tasks' induction target); other earlier occurrences do not count.
+RowSum copy_rows(const float* A, int64_t B, int64_t R);
 
 // Role labels. A head takes the role whose score is highest relative to its threshold,
 // when at least one reaches its threshold; "clear" means the score is ≥ 0.7.

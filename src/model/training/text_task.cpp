@@ -105,9 +105,12 @@ Batch repeated_text(const TextStream& s, int64_t repeat, int64_t count) {
   return out;
 }
 
-TextEval evaluate_text(const Model& model, const Batch& w) {
+IclPositions icl_positions(int64_t T) { return {T / 12, T / 6, 3 * T / 4}; }
+
+TextEval evaluate_text(const Model& model, const Batch& w, std::vector<double>* each) {
   const int64_t T = w.len, V = model.config.vocab, chunk = 16;
-  const int64_t early_from = T / 12, early_to = T / 6, late_from = 3 * T / 4;
+  const auto [early_from, early_to, late_from] = icl_positions(T);
+  if (each) each->assign(static_cast<size_t>(w.batch * T), 0.0);
   double sum = 0, early = 0, late = 0;
   int64_t n = 0, n_early = 0, n_late = 0;
   for (int64_t b0 = 0; b0 < w.batch; b0 += chunk) {  // 16 windows at a time: logits (16,T,V)
@@ -126,6 +129,7 @@ TextEval evaluate_text(const Model& model, const Batch& w) {
       for (int64_t v = 0; v < V; ++v) z += std::exp(static_cast<double>(row[v] - mx));
       const double loss = std::log(z) - static_cast<double>(row[target] - mx);
       const int64_t t = i % T;
+      if (each) (*each)[static_cast<size_t>(b0 * T + i)] = loss;
       sum += loss, ++n;
       if (t >= early_from && t < early_to) early += loss, ++n_early;
       if (t >= late_from) late += loss, ++n_late;
@@ -138,44 +142,6 @@ TextEval evaluate_text(const Model& model, const Batch& w) {
   e.late = n_late ? late / n_late : 0;
   e.icl = e.late - e.early;
   return e;
-}
-
-NgramLoss ngram_baselines(const TextStream& train, const Batch& w) {
-  const int64_t V = train.vocab;
-  std::vector<int64_t> uni(static_cast<size_t>(V), 0);
-  for (int32_t t : train.tokens) ++uni[t];
-  // bigrams as sorted keys v·V + w: 3 million of them, where a V×V table would be 72 MB
-  std::vector<uint64_t> pairs;
-  pairs.reserve(train.tokens.size());
-  for (size_t i = 0; i + 1 < train.tokens.size(); ++i)
-    pairs.push_back(static_cast<uint64_t>(train.tokens[i]) * static_cast<uint64_t>(V) + static_cast<uint64_t>(train.tokens[i + 1]));
-  std::sort(pairs.begin(), pairs.end());
-  std::vector<int64_t> after(static_cast<size_t>(V), 0), distinct(static_cast<size_t>(V), 0);  // c(v), n(v)
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const size_t v = static_cast<size_t>(pairs[i] / static_cast<uint64_t>(V));
-    ++after[v];
-    if (i == 0 || pairs[i] != pairs[i - 1]) ++distinct[v];
-  }
-  const double N = static_cast<double>(train.tokens.size());
-  NgramLoss out;
-  double u = 0, b = 0;
-  for (int64_t i = 0; i < w.batch * w.len; ++i) {
-    const int32_t target = w.targets[i];
-    if (target < 0) continue;
-    const int32_t prev = w.tokens[i];
-    const double p_uni = (static_cast<double>(uni[target]) + 1) / (N + static_cast<double>(V));
-    const uint64_t key = static_cast<uint64_t>(prev) * static_cast<uint64_t>(V) + static_cast<uint64_t>(target);
-    const auto [lo, hi] = std::equal_range(pairs.begin(), pairs.end(), key);
-    const double c_v = static_cast<double>(after[prev]);
-    const double lambda = c_v > 0 ? c_v / (c_v + static_cast<double>(distinct[prev])) : 0.0;
-    const double p_bi = (c_v > 0 ? lambda * static_cast<double>(hi - lo) / c_v : 0.0) + (1 - lambda) * p_uni;
-    u -= std::log(p_uni);
-    b -= std::log(p_bi);
-    ++out.tokens;
-  }
-  out.unigram = out.tokens ? u / static_cast<double>(out.tokens) : 0;
-  out.bigram = out.tokens ? b / static_cast<double>(out.tokens) : 0;
-  return out;
 }
 
 }  // namespace attnsim::model

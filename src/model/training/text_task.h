@@ -58,25 +58,22 @@ Batch text_windows(const TextStream& stream, int64_t T, int64_t count);
 Batch repeated_text(const TextStream& stream, int64_t repeat, int64_t count);
 
 // Held-out evaluation of a language model: the loss per token over every target, and the
-// in-context-learning score of Olsson et al. (2022): the mean loss of targets at late
+// in-context-learning score (ICL) of Olsson et al. (2022): the mean loss of targets at late
 // positions minus that at early ones (negative: later tokens are predicted better, because
 // the context says more).
+struct IclPositions {
+  int64_t early_from, early_to, late_from;  // early [T/12, T/6), late [3T/4, T−1): T = 128
+};                                          // gives 10..20 and 96..126
+IclPositions icl_positions(int64_t T);
 struct TextEval {
   double loss = 0;                    // nats per token, all targets
-  double early = 0, late = 0, icl = 0; // targets at positions [T/12, T/6) and [3T/4, T-1)
+  double early = 0, late = 0, icl = 0; // mean loss at the early and late positions; late − early
   int64_t tokens = 0;                 // targets scored
 };
-TextEval evaluate_text(const Model& model, const Batch& windows);
+// With `each`, also −ln p of every target, laid out as windows.targets (B·T; 0 where there is
+// none): what the paired comparisons and ICL's standard error (experiments/text_measures.h) read.
+TextEval evaluate_text(const Model& model, const Batch& windows, std::vector<double>* each = nullptr);
 
-// What counting alone reaches on the same targets: the baselines a trained model must beat.
-//   unigram  p(w) = (c(w) + 1) / (N + V)                       add-one over the vocabulary
-//   bigram   p(w | v) = λ_v c(v,w)/c(v) + (1 − λ_v) p_uni(w)   interpolated, Witten-Bell:
-//            λ_v = c(v) / (c(v) + n(v)), n(v) the distinct tokens seen after v
-// counted on the training stream, scored (nats per token) on every target of `windows`.
-struct NgramLoss {
-  double unigram = 0, bigram = 0;
-  int64_t tokens = 0;
-};
-NgramLoss ngram_baselines(const TextStream& train, const Batch& windows);
+// The counting baselines (unigram, bigram, trigram) on the same targets: model/experiments/ngram.h.
 
 }  // namespace attnsim::model
