@@ -3,7 +3,8 @@
 #   tools/corpus.py extracts it and checks its pinned sha256; a changed file is refused;
 #   the shipped tokenizer gives the held-out split back byte for byte, and Korean too;
 #   train --task text refuses a corpus that fails SHA256SUMS, and options out of range,
-#   with one line, exit 2 and no run folder.
+#   with one line, exit 2 and no run folder; heads --corpus refuses what its counts and
+#   forwards would need past --mem-limit, before it counts.
 #   tests/lm/test_corpus.sh build/attnsim-cli
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -70,6 +71,7 @@ refused "vocabulary beside a tokenizer" "vocab" "${train[@]}" --corpus "$tmp/c" 
 printf '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}}' >"$tmp/lie.json"
 mkdir "$tmp/lie" && cp "$tmp/lie.json" "$tmp/lie/tokenizer.json"
 refused "tokenizer without <|endoftext|>" "endoftext" train --task text --tokenizer "$tmp/lie" --corpus "$tmp/c" --out "$tmp/run"
+refused "heads --corpus past --mem-limit" "mem-limit" heads --model "$model" --corpus "$tmp/c" --mem-limit 64M
 refused "0 merges" "merges" bpe-train --corpus "$tmp/c/train.txt" --merges 0 --out "$tmp/run"
 cp -r "$tmp/bad" "$tmp/other" && (cd "$tmp/other" && sha256sum train.txt heldout.txt >SHA256SUMS)  # consistent, not WordNet's
 refused "recipe with another corpus" "not the recipe's" train --recipe "$model" --corpus "$tmp/other" --stop-at 1 --out "$tmp/run"
