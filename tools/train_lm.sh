@@ -5,8 +5,8 @@
 #   3. train --task text: GPT-2's form, 4 layers × 4 heads, d_model 128, 128 positions,
 #      4,000 steps of 16 windows, one seed per run, each on one core (taskset), two at a time
 #   4. each run: its checkpoint (the final model, its log, tokenizer.json), heldout_report.json
-#      (the whole held-out split beside the unigram and bigram baselines) and hf/, the
-#      Hugging Face GPT-2 export in F16
+#      (the whole held-out split beside the unigram, bigram and trigram baselines, with
+#      standard errors) and hf/, the Hugging Face GPT-2 export in F16
 # About 30 minutes of one core per seed on the 2-core build machine; never run in CI (CI
 # retrains a prefix of each: tools/retrain-check.sh).
 #   tools/train_lm.sh [build/attnsim-cli] [SEEDS...]     default seeds: 1 2 3
