@@ -240,4 +240,10 @@ TEST_CASE("repeated held-out lines: second-copy scores per head and the loss wit
   CHECK(r.drop.mean == Approx(r.with_first - r.alone).margin(1e-12));
   CHECK(r.with_first > 0);
   CHECK(r.alone > 0);
+  // a model of 4 positions repeats lines of one token: nothing predictable, nothing divided by 0
+  c.seq_len = 4;
+  const RepeatedLines tiny = evaluate_repeated_lines(init_model(c), s, 1);
+  CHECK(tiny.drop.blocks == 0);
+  CHECK(tiny.with_first == 0);
+  CHECK(tiny.lines > 0);
 }

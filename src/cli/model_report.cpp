@@ -204,6 +204,11 @@ void print_text_report(const model::Model& m, bool json, const model::TextStream
   std::printf("  per head (all lines, every earlier occurrence):");
   for (size_t k = 0; k < lines.second_copy.size(); ++k)
     std::printf("%s %s %.3f", k % 8 == 0 ? "\n   " : "", head_name(static_cast<int64_t>(k)).c_str(), lines.second_copy[k]);
+  if (lines.drop.blocks == 0) {
+    std::printf("\nbehavioural test: nothing to score (lines of %lld tokens hold no predictable second copy)\n",
+                static_cast<long long>(R));
+    return;
+  }
   std::printf("\nbehavioural test, loss on the second copy's tokens r[1..%lld] over the %lld lines: with the first copy "
               "before them %.4f,\n  the line alone (EOS, r) %.4f; with - alone %+.4f ± %.4f nats (standard error over lines)\n",
               static_cast<long long>(R - 1), static_cast<long long>(lines.lines), lines.with_first, lines.alone,

@@ -133,6 +133,7 @@ RepeatedLines evaluate_repeated_lines(const Model& model, const TextStream& held
       }
     }
     if (b0 == 0) first = sums, copy_first = copy;
+    if (R < 2) continue;  // r[1..R−1] is empty: no behavioural test
     // the second copy's r[1..R−1], predicted at positions R+1 .. 2R−1; alone at 1 .. R−1
     const Tensor solo_logits = forward_finite(model, solo).logits;  // (B,R+1,V)
     for (int64_t b = 0; b < B; ++b) {

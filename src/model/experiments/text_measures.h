@@ -46,7 +46,7 @@ struct RepeatedLines {
   std::vector<double> copy_only, copy_only_log;
   // The behavioural test, on the second copy's predictable tokens r[1..R−1]: their mean loss
   // with the first copy before them (EOS r r) and with the line alone (EOS r), and the paired
-  // difference with − alone, over lines.
+  // difference with − alone, over lines (R < 2: none, drop.blocks 0).
   double with_first = 0, alone = 0;
   BlockMean drop;
 };
