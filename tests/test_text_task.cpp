@@ -76,6 +76,50 @@ TEST_CASE("text windows start at a line start, are repeatable and shift targets 
   CHECK_THROWS_WITH(make_batch(spec, 1, 1, 0), Catch::Contains("fewer than one window"));
 }
 
+TEST_CASE("every Nth text window repeats a span of its own text: EOS x x y, parts marking the copy", "[model][text]") {
+  const hf::Tokenizer tok = byte_tokenizer();
+  std::string text;
+  for (int i = 0; i < 40; ++i) text += "line " + std::to_string(i) + " of a longer text to repeat\n";
+  TaskSpec spec;
+  spec.tasks = {Task::Text};
+  spec.vocab = 257;
+  spec.len = 32;
+  spec.min_repeat = 3;
+  spec.max_repeat = 9;
+  spec.text = std::make_shared<TextStream>(tokenize_lines(tok, text));
+  const Batch plain = make_batch(spec, 8, 5, 2);
+  spec.text_repeat_every = 4;
+  const Batch rep = make_batch(spec, 8, 5, 2);
+  const int64_t T = 32;
+  std::set<int64_t> lengths;
+  for (int64_t r = 0; r < 8; ++r) {
+    const int32_t* w = plain.tokens.data() + r * T;  // the window the row was drawn as
+    const int32_t* got = rep.tokens.data() + r * T;
+    INFO("row " << r);
+    if (r % 4 != 3) {  // rows 0-2, 4-6: the plain windows, untouched
+      CHECK(std::equal(w, w + T, got));
+      continue;
+    }
+    int64_t k = 0;  // the copy's length: the first part after kFirst
+    while (rep.part[r * T + k] == kFirst) ++k;
+    lengths.insert(k);
+    CHECK(k >= 3);
+    CHECK(k <= 9);
+    CHECK(got[0] == 256);
+    for (int64_t t = 1; t <= k; ++t) CHECK(got[t] == w[t]);        // x as it was
+    for (int64_t t = 1; t <= k; ++t) CHECK(got[k + t] == w[t]);    // x again
+    for (int64_t t = 2 * k + 1; t < T; ++t) CHECK(got[t] == w[t - k]);  // then the text after x
+    CHECK(rep.part[r * T + k] == kRepeatStart);
+    for (int64_t t = k + 1; t < 2 * k; ++t) CHECK(rep.part[r * T + t] == kRepeat);
+    for (int64_t t = 2 * k; t < T; ++t) CHECK(rep.part[r * T + t] == kOther);
+    for (int64_t t = 0; t + 1 < T; ++t) CHECK(rep.targets[r * T + t] == got[t + 1]);
+    CHECK(rep.targets[r * T + T - 1] == -1);
+  }
+  CHECK(!lengths.empty());
+  spec.max_repeat = 16;  // EOS + 2·16 = 33 > 32 positions
+  CHECK_THROWS_WITH(make_batch(spec, 4, 5, 2), Catch::Contains("must fit the window of 32"));
+}
+
 TEST_CASE("held-out windows do not overlap and repeated lines are EOS r r", "[model][text]") {
   const hf::Tokenizer tok = byte_tokenizer();
   const TextStream s = tokenize_lines(tok, "abcdef\nghij\nklmnopq\nrs\ntuvwxyz\n");

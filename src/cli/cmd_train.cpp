@@ -156,6 +156,9 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_option("--min-repeat", t.task.min_repeat, "induction: shortest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--max-repeat", t.task.max_repeat, "induction: longest repeated segment")->capture_default_str()->check(size);
   cmd->add_option("--holdout-repeats", t.task.holdout_repeats, "induction: lengths in the range never trained on (e.g. 5,11,17)")->delimiter(',')->check(size);
+  cmd->add_option("--text-repeat-every", t.task.text_repeat_every,
+                  "text: every Nth window repeats a span of its own text (--min-repeat..--max-repeat tokens), so "
+                  "induction has something to learn (0 = never)")->capture_default_str()->check(whole_number(0, 1 << 20));
   cmd->add_option("--pairs", t.task.pairs, "recall / gist: key-value pairs (context tokens) before the queries")->capture_default_str()->check(size);
   cmd->add_option("--checkpoint-every", t.checkpoint_every, "save DIR/checkpoints/step-N every N steps (0 = only the end)")->capture_default_str()->check(count);
   cmd->add_option("--score-every", t.score_every, "head-role scores in the log every N steps")->capture_default_str()->check(count);
@@ -177,7 +180,8 @@ Runner add_train_command(CLI::App& app) {
                   "as the run that made it")->check(not_empty())->excludes("--init");
   for (const char* option : {"--task", "--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm",
                              "--mlp", "--no-bias", "--tied", "--rmsnorm", "--swiglu", "--rope", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
-                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs", "--tokenizer"})
+                             "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs", "--tokenizer",
+                             "--text-repeat-every"})
     cmd->get_option(option)->excludes("--recipe");  // the recipe says it
   cmd->add_option("--stop-at", a->stop_at, "end after N steps, the learning-rate schedule still that of --steps")
       ->check(whole_number(1, 10'000'000));

@@ -192,6 +192,11 @@ void validate(const TaskSpec& s) {
     if (s.text->vocab != s.vocab)
       throw Error("the tokenizer has " + std::to_string(s.text->vocab) + " tokens, the model's vocabulary " +
                   std::to_string(s.vocab) + ": they must be the same");
+    if (s.text_repeat_every < 0 || s.text_repeat_every > (1 << 20))
+      throw Error("text_repeat_every must be in 0..1048576, got " + std::to_string(s.text_repeat_every));
+    if (s.text_repeat_every > 0 && (s.min_repeat < 1 || s.min_repeat > s.max_repeat || 2 * s.max_repeat + 1 > s.len))
+      throw Error("a repeated span of " + std::to_string(s.min_repeat) + ".." + std::to_string(s.max_repeat) +
+                  " tokens, twice after the end-of-text token, must fit the window of " + std::to_string(s.len));
     return;
   }
   if (uses_pairs(s.tasks)) {
@@ -233,7 +238,12 @@ Batch make_batch(const TaskSpec& s, int64_t B, uint64_t seed, uint64_t index) {
       case Task::CopyPrev: copy_prev_row(out, b, s, rng); break;
       case Task::Recall: recall_row(out, b, s, rng); break;
       case Task::Gist: gist_row(out, b, s, rng); break;
-      case Task::Text: text_row(out, b, *s.text, seed, index); break;
+      case Task::Text:
+        if (s.text_repeat_every > 0 && b % s.text_repeat_every == s.text_repeat_every - 1)
+          text_repeat_row(out, b, *s.text, s.min_repeat, s.max_repeat, seed, index);
+        else
+          text_row(out, b, *s.text, seed, index);
+        break;
     }
   }
   return out;

@@ -54,6 +54,10 @@ struct TaskSpec {
   std::vector<int64_t> holdout_repeats;      // lengths in that range never drawn: unseen at test time
   int64_t pairs = 12;                        // recall / gist: key-value pairs (2·pairs context tokens)
   std::shared_ptr<const TextStream> text;    // text: the tokenized training corpus
+  // text: every Nth window of a batch (rows N-1, 2N-1, ...) repeats a span of its own text of
+  // min_repeat..max_repeat tokens (text_task.h), so that induction has something to learn;
+  // 0 = never (natural text only)
+  int64_t text_repeat_every = 0;
 
   bool trains_on(int64_t repeat) const;  // in [min_repeat, max_repeat] and not held out
 };

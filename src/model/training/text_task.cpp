@@ -70,6 +70,22 @@ void text_row(Batch& out, int64_t b, const TextStream& s, uint64_t seed, uint64_
   fill_window(out, b, s, s.starts[static_cast<size_t>(draw % static_cast<uint64_t>(n))]);
 }
 
+void text_repeat_row(Batch& out, int64_t b, const TextStream& s, int64_t min_repeat, int64_t max_repeat, uint64_t seed,
+                     uint64_t index) {
+  text_row(out, b, s, seed, index);  // the window; its tokens [1, 1+k) are x
+  const int64_t T = out.len;
+  const uint64_t span = static_cast<uint64_t>(max_repeat - min_repeat + 1);
+  const int64_t k = min_repeat + static_cast<int64_t>(random_bits(seed, 0x7E480000u + static_cast<uint64_t>(b), index) % span);
+  int32_t* row = out.tokens.data() + b * T;
+  // the window w = EOS x y... becomes EOS x x y...: row[t] = w[t − k] from t = k + 1 on
+  const std::vector<int32_t> w(row, row + T);
+  for (int64_t t = 1 + k; t < T; ++t) row[t] = w[static_cast<size_t>(t - k)];
+  for (int64_t t = 0; t < T; ++t) {  // position t predicts token t + 1
+    out.targets[b * T + t] = t + 1 < T ? row[t + 1] : -1;
+    out.part[b * T + t] = t + 1 <= k ? kFirst : t + 1 == k + 1 ? kRepeatStart : t + 1 <= 2 * k ? kRepeat : kOther;
+  }
+}
+
 Batch text_windows(const TextStream& s, int64_t T, int64_t count) {
   std::vector<int64_t> from;
   const int64_t n = usable_starts(s, T);

@@ -48,6 +48,14 @@ std::string heldout_sample_path();
 // last position has none), part kOther. Throws Error when no line starts T tokens before the end.
 void text_row(Batch& out, int64_t b, const TextStream& stream, uint64_t seed, uint64_t index);
 
+// Row b as text_row's window, with a span of its own text repeated (induction on real words):
+//   EOS x1..xk x1..xk y1 y2 ...   x the k tokens after the line start, k drawn from
+//                                 [min_repeat, max_repeat]; y the text after x, to the end
+// Targets of the first copy are kFirst, the second copy's first kRepeatStart, its rest kRepeat
+// (predictable by copying), the text after it kOther.
+void text_repeat_row(Batch& out, int64_t b, const TextStream& stream, int64_t min_repeat, int64_t max_repeat,
+                     uint64_t seed, uint64_t index);
+
 // Up to `count` consecutive windows of T tokens of the stream, each from the first line start
 // at or after the previous window's end: the held-out evaluation's fixed batch.
 Batch text_windows(const TextStream& stream, int64_t T, int64_t count);

@@ -132,6 +132,7 @@ void TrainRun::save(const std::string& dir, int64_t step) const {
                         {"batch", o_.batch}, {"steps", o_.steps}, {"lr", adamw_.lr}, {"warmup", adamw_.warmup},
                         {"weight_decay", adamw_.weight_decay}, {"clip", adamw_.clip}, {"data_seed", o_.data_seed}};
   if (uses_pairs(o_.task.tasks)) recipe["pairs"] = o_.task.pairs;  // only where it applies: older recipes stay as they were
+  if (o_.task.text_repeat_every > 0) recipe["text_repeat_every"] = o_.task.text_repeat_every;
   if (const TextStream* t = o_.task.text.get()) {
     recipe["text"] = {{"corpus", t->name}, {"sha256", t->sha256}, {"tokens", t->tokens.size()},
                       {"tokenizer_sha256", t->tokenizer_sha256}};
@@ -236,8 +237,10 @@ std::optional<TaskSpec> recipe_task(const nlohmann::json& meta) {
     if (!whole("pairs")) return std::nullopt;
     s.pairs = train->at("pairs").get<int64_t>();
   }
-  if (std::find(s.tasks.begin(), s.tasks.end(), Task::Induction) == s.tasks.end()) return s;
-  if (s.tasks == std::vector<Task>{Task::Text}) return s;
+  if (s.tasks == std::vector<Task>{Task::Text} && whole("text_repeat_every"))
+    s.text_repeat_every = train->at("text_repeat_every").get<int64_t>();
+  const bool repeats = s.text_repeat_every > 0 || std::find(s.tasks.begin(), s.tasks.end(), Task::Induction) != s.tasks.end();
+  if (!repeats) return s;
   if (!whole("min_repeat") || !whole("max_repeat")) return std::nullopt;
   s.min_repeat = train->at("min_repeat").get<int64_t>();
   s.max_repeat = train->at("max_repeat").get<int64_t>();
