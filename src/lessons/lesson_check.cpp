@@ -207,7 +207,7 @@ const std::vector<std::string> kBaselineQuantities = {"model.chance_accuracy", "
                                                       "model.recall_chance", "model.gist_chance",
                                                       "model.recall_present_chance", "model.arcs_chance",
                                                       "model.arcs_previous_word", "model.unigram_loss",
-                                                      "model.bigram_loss"};
+                                                      "model.bigram_loss", "model.trigram_loss"};
 
 struct ChanceWord {
   size_t offset = 0;

@@ -133,7 +133,8 @@
 //                          text_first text_duplicate text_induction text_best(_layer, _head)
 //                          arcs_best(_layer, _head) arcs_count arcs_head arcs_previous_word
 //                          arcs_nearest_noun arcs_chance text_ablate_* text_keep_*
-//                          heldout_loss unigram_loss bigram_loss log_heldout_loss log_icl
+//                          heldout_loss unigram_loss bigram_loss trigram_loss trigram_gap
+//                          trigram_gap_se heldout_icl heldout_icl_se log_heldout_loss log_icl
 //
 // Adding a quantity: give its field a name in the kind's list in quantity.cpp (the
 // [SECTION] Names lists: kTraceFields, kAlphaFields, ...), compute it in that kind's

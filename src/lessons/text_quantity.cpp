@@ -35,7 +35,8 @@ const std::vector<std::string>& fields() {
     "text_best", "text_best_layer", "text_best_head", "arcs_best", "arcs_best_layer", "arcs_best_head", "arcs_count",
     "arcs_head", "arcs_previous_word", "arcs_nearest_noun", "arcs_chance", "text_ablate_dloss", "text_ablate_daccuracy",
     "text_ablate_kl", "text_keep_dloss", "text_keep_daccuracy", "text_keep_kl", "heldout_loss", "unigram_loss",
-    "bigram_loss", "log_heldout_loss", "log_icl"};
+    "bigram_loss", "trigram_loss", "trigram_gap", "trigram_gap_se", "heldout_icl", "heldout_icl_se", "log_heldout_loss",
+    "log_icl"};
   return names;
 }
 
@@ -138,6 +139,12 @@ double report_field(const std::string& run, const std::string& f) {
   const nlohmann::json j = read_json(fs::path(run) / "heldout_report.json");
   try {
     if (f == "heldout_loss") return j.at("heldout").at("loss").get<double>();
+    if (f == "heldout_icl") return j.at("heldout").at("icl").get<double>();
+    if (f == "heldout_icl_se") return j.at("heldout").at("icl_se").get<double>();
+    // the Kneser–Ney trigram (model/experiments/ngram.h): the stronger of the two trigrams
+    if (f == "trigram_loss") return j.at("baselines").at("trigram_kn").get<double>();
+    if (f == "trigram_gap") return j.at("model_minus_baseline").at("trigram_kn").at("mean").get<double>();
+    if (f == "trigram_gap_se") return j.at("model_minus_baseline").at("trigram_kn").at("se").get<double>();
     return j.at("baselines").at(f == "unigram_loss" ? "unigram" : "bigram").get<double>();
   } catch (const nlohmann::json::exception&) {
     throw Error(run + "/heldout_report.json lacks " + f + " (write it with heads --corpus --json)");
@@ -166,7 +173,11 @@ bool is_text_field(const std::string& f) { return std::find(fields().begin(), fi
 bool text_field_reads_keep(const std::string& f) { return f.rfind("text_keep_", 0) == 0; }
 
 bool text_field_reads_run_files(const std::string& f) {
-  return f == "heldout_loss" || f == "unigram_loss" || f == "bigram_loss" || f == "log_heldout_loss" || f == "log_icl";
+  static const std::vector<std::string> from_files = {"heldout_loss",   "unigram_loss", "bigram_loss",
+                                                       "trigram_loss",   "trigram_gap",  "trigram_gap_se",
+                                                       "heldout_icl",    "heldout_icl_se", "log_heldout_loss",
+                                                       "log_icl"};
+  return std::find(from_files.begin(), from_files.end(), f) != from_files.end();
 }
 
 Value text_field(const model::Model& m, const std::string& dir, const std::string& run, const ModelSettings& s,

@@ -24,6 +24,9 @@
 //                                  most important heads in all (by their own Δloss on the
 //                                  sample), the others knocked out together
 //   heldout_loss unigram_loss bigram_loss   heldout_report.json: the whole held-out split
+//   trigram_loss trigram_gap trigram_gap_se  the Kneser–Ney trigram there, and the model's loss
+//                                  minus it with its standard error over windows
+//   heldout_icl heldout_icl_se     ICL over every held-out window, with its standard error
 //   log_heldout_loss log_icl       the training log's line at `step`
 #pragma once
 
@@ -40,7 +43,7 @@ const std::vector<std::string>& text_fields();
 bool is_text_field(const std::string& field);
 // The fields that read the table's keep (the caller refuses keep elsewhere).
 bool text_field_reads_keep(const std::string& field);
-// heldout_loss unigram_loss bigram_loss log_*: files of the run folder, no weights loaded.
+// heldout_loss, the baselines, the gaps, heldout_icl*, log_*: files of the run folder, no weights loaded.
 bool text_field_reads_run_files(const std::string& field);
 // `dir`: the checkpoint folder (its tokenizer.json); `run`: its run folder (report, log); `m`
 // and `dir` are not read for the run-file fields.
