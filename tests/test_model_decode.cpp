@@ -61,8 +61,13 @@ TEST_CASE("decode --model: token by token through the caches gives the training 
 }
 
 TEST_CASE("a model with norms and an MLP decodes on the stack: the whole pass's blocks around its cached calls", "[model]") {
+  // GPT-2's form, then Llama's: RMSNorm, SwiGLU and no position table (RoPE turns the new
+  // rows and the cached K at their absolute positions)
   ModelConfig c;
   c.vocab = 17, c.seq_len = 12, c.d_model = 16, c.heads = 2, c.layers = 2, c.layernorm = true, c.mlp = true;
+  const bool llama = GENERATE(false, true);
+  if (llama) c.layernorm = false, c.rmsnorm = c.swiglu = true, c.rope_theta = 10, c.bias = false;
+  INFO("llama " << llama);
   const Model m = init_model(c);
   const std::vector<int32_t> seq = {0, 5, 9, 5, 9, 3, 16, 2};
   const WholeTrace w = whole_forward(pass_model(m), seq);

@@ -153,8 +153,11 @@ static void check_weights(const StackConfig& c, const StackWeights& w, const std
   shape_is(w.embedding, {V, d}, "the embedding");
   shape_is(w.unembedding, {V, d}, "the unembedding");
   if (w.unembedding_bias.defined()) shape_is(w.unembedding_bias, {V}, "the unembedding bias");
-  if (w.position.dim() != 2 || w.position.size(1) != d) throw Error("decode weights: the positions must be (P,d)");
-  if (w.position.size(0) < c.t_max)
+  if (!w.position.defined() && !(c.attn.rope_theta > 0))
+    throw Error("decode weights: a model without a position table must turn q and k by position (RoPE)");
+  if (w.position.defined() && (w.position.dim() != 2 || w.position.size(1) != d))
+    throw Error("decode weights: the positions must be (P,d)");
+  if (w.position.defined() && w.position.size(0) < c.t_max)
     throw Error("T_max " + std::to_string(c.t_max) + " is longer than the " + std::to_string(w.position.size(0)) +
                 " positions the model was trained with");
   if (static_cast<int64_t>(w.layers.size()) != c.layers)
@@ -203,7 +206,8 @@ Tensor Decoder::embed(int64_t seq, int64_t first, int64_t rows) const {
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t tok = tokens_[seq][first + i];
     for (int64_t e = 0; e < d; ++e)
-      x.f32()[i * d + e] = weights_.embedding.f32()[tok * d + e] + weights_.position.f32()[(first + i) * d + e];
+      x.f32()[i * d + e] = weights_.embedding.f32()[tok * d + e] +
+                           (weights_.position.defined() ? weights_.position.f32()[(first + i) * d + e] : 0.0f);
   }
   return x;
 }

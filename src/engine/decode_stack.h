@@ -56,7 +56,8 @@ int64_t predict_decode_bytes(const StackConfig& config, const std::vector<std::v
                              int64_t last_length, bool random_weights);
 
 // Weights a caller brings instead of random ones (a trained model, see src/model/experiments/decode.h):
-//   embedding (V,d)  position (P,d) with P >= T_max  layers[l]  unembedding (V,d)
+//   embedding (V,d)  position (P,d) with P >= T_max, or undefined where the attention turns q
+//   and k by position instead (RoPE: config.attn.rope_theta > 0)  layers[l]  unembedding (V,d)
 //   unembedding_bias (V) or an empty tensor.
 // Token ids are 0..V-1; what text they stand for is the caller's business.
 // A model whose blocks hold more than attention and a residual (norms, an MLP) brings its

@@ -26,7 +26,7 @@ StackConfig decode_stack_config(const Model& m, int64_t t_max, const CachePolicy
 StackWeights decode_stack_weights(const Model& m) {
   StackWeights w;
   w.embedding = m.params.get("embed.weight");       // (V,d)
-  w.position = m.params.get("pos_embed.weight");    // (T,d)
+  if (const Tensor* pos = m.params.find("pos_embed.weight")) w.position = *pos;  // (T,d); none under RoPE
   w.unembedding = m.params.get(unembed_name(m.config));   // (V,d): torch's Linear(d, V) layout
   if (const Tensor* b = m.params.find("unembed.bias")) w.unembedding_bias = *b;
   for (int64_t l = 0; l < m.config.layers; ++l) w.layers.push_back(attention_weights(m, l));
