@@ -53,6 +53,9 @@ web() {
   # Open from Hugging Face… in the page against the mock hub on 127.0.0.1: cut, resumed,
   # stored, reopened with the hub stopped, refused, deleted; and from a #hub= link in Firefox.
   /usr/bin/python3 tests/web/test_page_hub.py build-web
+  # The threaded page, the same way, served cross-origin isolated: only where tools/web.sh
+  # --threads has built build-web-threads/ (not here: without it the check says skipped).
+  /usr/bin/python3 tests/web/test_page_hub_threads.py build-web-threads
   # The page's SIMD128 packed weight product, compiled against that tree and run by node, bit
   # for bit against the plain loop (about 10 s).
   /usr/bin/python3 tests/web/test_packed_simd128.py build-web
