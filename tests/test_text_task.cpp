@@ -11,8 +11,10 @@
 #include "model/text/hf_bpe_train.h"
 #include "model/text/hf_tokenizer.h"
 #include "model/pass/forward.h"
+#include "model/training/backward.h"
 #include "model/training/tasks.h"
 #include "model/experiments/ngram.h"
+#include "model/experiments/repeat_prompts.h"
 #include "model/experiments/text_ablation.h"
 #include "model/training/text_task.h"
 #include "model/training/train.h"
@@ -118,6 +120,35 @@ TEST_CASE("every Nth text window repeats a span of its own text: EOS x x y, part
   CHECK(!lengths.empty());
   spec.max_repeat = 16;  // EOS + 2·16 = 33 > 32 positions
   CHECK_THROWS_WITH(make_batch(spec, 4, 5, 2), Catch::Contains("must fit the window of 32"));
+}
+
+TEST_CASE("repeat prompts: the expected word's probability and rank are the last position's softmax", "[model][text]") {
+  const hf::Tokenizer tok = byte_tokenizer();  // a byte per token: " mat" is scored on ' '
+  Model m = init_model(byte_lm(96, 2));
+  const std::vector<PromptResult> got = run_repeat_prompts(m, tok);
+  REQUIRE(got.size() == repeat_prompts().size());
+  CHECK(got[0].prompt.text == "the cat sat on the mat. the cat sat on the");
+  CHECK(got[0].prompt.expected == " mat");
+  for (const PromptResult& r : got) {
+    std::vector<int32_t> ids{256};
+    for (unsigned char ch : r.prompt.text) ids.push_back(ch);
+    const Tensor logits = forward(m, batch_from_tokens({ids})).logits;
+    const int64_t T = static_cast<int64_t>(ids.size()), V = 257;
+    std::vector<double> z(static_cast<size_t>(V));
+    double mx = -1e30, sum = 0;
+    for (int64_t v = 0; v < V; ++v) mx = std::max(mx, z[v] = logits.f32()[(T - 1) * V + v]);
+    for (double x : z) sum += std::exp(x - mx);
+    const int32_t want = static_cast<unsigned char>(r.prompt.expected[0]);
+    INFO(r.prompt.text);
+    CHECK(r.p_expected == Approx(std::exp(z[want] - mx) / sum).epsilon(1e-6));
+    int64_t rank = 1;
+    for (double x : z) rank += x > z[want];
+    CHECK(r.rank == rank);
+    const int64_t top = std::max_element(z.begin(), z.end()) - z.begin();
+    CHECK(r.top == std::string(1, static_cast<char>(top)));
+  }
+  m.config.seq_len = 40;  // shorter than the prompts: refused with the prompt named
+  CHECK_THROWS_WITH(run_repeat_prompts(m, tok), Catch::Contains("positions"));
 }
 
 TEST_CASE("held-out windows do not overlap and repeated lines are EOS r r", "[model][text]") {

@@ -55,7 +55,7 @@ Runner add_heads_command(CLI::App& app) {
       if (m.config.vocab != text.train->vocab)
         throw Error(a->dir + ": the model has " + std::to_string(m.config.vocab) + " tokens, its tokenizer.json " +
                     std::to_string(text.train->vocab));
-      print_text_report(m, a->json, *text.train, *text.heldout);
+      print_text_report(m, a->json, *text.train, *text.heldout, a->dir);
       return 0;
     }
     check_fits(model::predict_report_bytes(config), mem_limit, "scoring this model's heads", "");

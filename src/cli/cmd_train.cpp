@@ -241,7 +241,8 @@ Runner add_train_command(CLI::App& app) {
       t.out_dir = out;
     }
     if (text.train)
-      print_text_report(m, a->json, *text.train, *text.heldout);
+      print_text_report(m, a->json, *text.train, *text.heldout,
+                        std::filesystem::path(text.tokenizer_json).parent_path().string());
     else
       print_model_report(m, a->json, t.task);
     return 0;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "model/experiments/ngram.h"
+#include "model/experiments/repeat_prompts.h"
 #include "model/experiments/text_measures.h"
 #include "model/training/train.h"
 #include "table.h"
@@ -107,7 +108,7 @@ void print_model_report(const model::Model& m, bool json, const std::optional<mo
 }
 
 void print_text_report(const model::Model& m, bool json, const model::TextStream& train,
-                       const model::TextStream& heldout) {
+                       const model::TextStream& heldout, const std::string& tokenizer_dir) {
   const int64_t T = m.config.seq_len;
   const model::Batch windows = model::text_windows(heldout, T, INT64_MAX);  // the whole split
   std::vector<double> each;  // the model's loss per target, as windows.targets
@@ -141,6 +142,7 @@ void print_text_report(const model::Model& m, bool json, const model::TextStream
   const auto head_name = [&](int64_t k) {
     return std::to_string(k / m.config.heads) + "." + std::to_string(k % m.config.heads);
   };
+  const std::vector<model::PromptResult> prompts = model::run_repeat_prompts(m, model::hf::load_tokenizer(tokenizer_dir));
   const auto block_json = [](const model::BlockMean& b) {
     return nlohmann::json{{"mean", b.mean}, {"se", b.se}, {"blocks", b.blocks}, {"beyond_3se", b.beyond(3)}};
   };
@@ -155,7 +157,7 @@ void print_text_report(const model::Model& m, bool json, const model::TextStream
       per_head.push_back({{"head", head_name(static_cast<int64_t>(k))}, {"all_lines", lines.second_copy[k]},
                           {"log_lines", lines.second_copy_log[k]}, {"copy_only_all_lines", lines.copy_only[k]},
                           {"copy_only_log_lines", lines.copy_only_log[k]}});
-    const nlohmann::json out{
+    nlohmann::json out{
         {"heldout", {{"loss", e.loss}, {"tokens", e.tokens}, {"windows", windows.batch},
                      {"early", e.early}, {"late", e.late}, {"icl", e.icl}, {"icl_se", icl.se}}},
         {"baselines", baselines},
@@ -167,6 +169,10 @@ void print_text_report(const model::Model& m, bool json, const model::TextStream
                             {"loss_second_copy_with_first", lines.with_first},
                             {"loss_second_copy_alone", lines.alone},
                             {"with_minus_alone", block_json(lines.drop)}}}};
+    nlohmann::json& pj = out["repeat_prompts"] = nlohmann::json::array();
+    for (const model::PromptResult& r : prompts)
+      pj.push_back({{"prompt", r.prompt.text}, {"expected", r.prompt.expected}, {"top", r.top},
+                    {"p_expected", r.p_expected}, {"rank", r.rank}});
     std::printf("%s\n", out.dump(1).c_str());
     return;
   }
@@ -204,15 +210,22 @@ void print_text_report(const model::Model& m, bool json, const model::TextStream
   std::printf("  per head (all lines, every earlier occurrence):");
   for (size_t k = 0; k < lines.second_copy.size(); ++k)
     std::printf("%s %s %.3f", k % 8 == 0 ? "\n   " : "", head_name(static_cast<int64_t>(k)).c_str(), lines.second_copy[k]);
-  if (lines.drop.blocks == 0) {
+  if (lines.drop.blocks == 0)
     std::printf("\nbehavioural test: nothing to score (lines of %lld tokens hold no predictable second copy)\n",
                 static_cast<long long>(R));
-    return;
-  }
-  std::printf("\nbehavioural test, loss on the second copy's tokens r[1..%lld] over the %lld lines: with the first copy "
-              "before them %.4f,\n  the line alone (EOS, r) %.4f; with - alone %+.4f ± %.4f nats (standard error over lines)\n",
-              static_cast<long long>(R - 1), static_cast<long long>(lines.lines), lines.with_first, lines.alone,
-              lines.drop.mean, lines.drop.se);
+  else
+    std::printf("\nbehavioural test, loss on the second copy's tokens r[1..%lld] over the %lld lines: with the first copy "
+                "before them %.4f,\n  the line alone (EOS, r) %.4f; with - alone %+.4f ± %.4f nats (standard error over lines)\n",
+                static_cast<long long>(R - 1), static_cast<long long>(lines.lines), lines.with_first, lines.alone,
+                lines.drop.mean, lines.drop.se);
+  int64_t first = 0;
+  for (const model::PromptResult& r : prompts) first += r.rank == 1;
+  std::printf("\nrepeat prompts (after <|endoftext|>; copying an earlier occurrence gives the expected word): %lld of %zu "
+              "first\n", static_cast<long long>(first), prompts.size());
+  for (const model::PromptResult& r : prompts)
+    std::printf("  %-72s expected %-12s p %.3f, rank %-5lld model: %s\n", ("\"" + r.prompt.text + "\"").c_str(),
+                ("\"" + r.prompt.expected + "\"").c_str(), r.p_expected, static_cast<long long>(r.rank),
+                ("\"" + r.top + "\"").c_str());
 }
 
 }  // namespace attnsim::cli

@@ -4,6 +4,8 @@
 // (per-target-row and TransformerLens "mul" scores, the article's shares).
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -23,8 +25,9 @@ void print_model_report(const model::Model& model, bool json, const std::optiona
 // unigram, bigram and trigram baselines counted on `train`, with model − baseline and its
 // standard error over windows; ICL with its standard error; the head-role tables on held-out
 // windows and on held-out lines repeated; induction on the second copy's rows of every
-// repeated held-out line, and the behavioural test (experiments/text_measures.h).
+// repeated held-out line, and the behavioural test (experiments/text_measures.h); the repeat
+// prompts (experiments/repeat_prompts.h) through the tokenizer in `tokenizer_dir`.
 void print_text_report(const model::Model& model, bool json, const model::TextStream& train,
-                       const model::TextStream& heldout);
+                       const model::TextStream& heldout, const std::string& tokenizer_dir);
 
 }  // namespace attnsim::cli
