@@ -183,3 +183,22 @@ TEST_CASE("a tied checkpoint saves and loads with its flag, and its model.json s
   CHECK(back.params.names == m.params.names);
   fs::remove_all(d);
 }
+
+TEST_CASE("--torch-init keeps torch.nn's N(0, 1) embeddings for Llama's form, and the checkpoint says so", "[model]") {
+  auto embed_sd = [](const Model& m) {
+    const std::vector<float> v = m.params.get("embed.weight").to_vector();
+    double sq = 0;
+    for (float x : v) sq += static_cast<double>(x) * x;
+    return std::sqrt(sq / static_cast<double>(v.size()));
+  };
+  ModelConfig c = llama_form();
+  c.tied = true;
+  CHECK(embed_sd(init_model(c)) == Approx(0.02).epsilon(0.1));  // GPT-2's initialisation
+  c.torch_init = true;
+  const Model m = init_model(c);
+  CHECK(embed_sd(m) == Approx(1.0).epsilon(0.1));                // torch.nn.Embedding's
+  const fs::path d = scratch("torch-init");
+  save_checkpoint(m, d.string(), {});
+  CHECK(load_checkpoint(d.string()).config.torch_init);
+  fs::remove_all(d);
+}

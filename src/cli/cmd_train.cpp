@@ -137,6 +137,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_flag("--tied", c.tied, "GPT-2's form: the unembedding is the embedding matrix, GPT-2's initialisation");
   cmd->add_flag("--rmsnorm", c.rmsnorm, "Llama's form: pre-RMSNorm where --layernorm puts LayerNorm, GPT-2's initialisation");
   cmd->add_flag("--swiglu", c.swiglu, "Llama's form: the MLP is SwiGLU, silu(gate·x) ⊙ (up·x), ff ≈ 8d/3 (needs --mlp)");
+  cmd->add_flag("--torch-init", c.torch_init, "torch.nn's default initialisation (N(0,1) embeddings) even with --tied or --rmsnorm");
   cmd->add_option("--rope", c.rope_theta, "Llama's form: rotary positions on q and k with this base (e.g. 10000), no learned positions")
       ->check(real_number({1.0, 1e12}));
   cmd->add_option("--seed", c.seed, "initial weights")->capture_default_str()->check(seed_number());
@@ -169,7 +170,7 @@ Runner add_train_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the final report as JSON");
   cmd->add_option("--bench", a->bench, "time N training steps (after 5 warm-up steps): median ms per step; writes nothing")->check(whole_number(1, 1'000'000));
   for (const char* size : {"--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm", "--mlp",
-                           "--no-bias", "--tied", "--rmsnorm", "--swiglu", "--rope", "--seed"})
+                           "--no-bias", "--tied", "--rmsnorm", "--swiglu", "--rope", "--torch-init", "--seed"})
     cmd->get_option(size)->excludes("--init");  // the checkpoint's config wins: a size given too would be ignored
   cmd->add_option("--corpus", a->corpus, "text task: folder with train.txt, heldout.txt and SHA256SUMS (tools/corpus.py)")
       ->check(not_empty());
@@ -179,7 +180,7 @@ Runner add_train_command(CLI::App& app) {
                   "train again from fresh weights with this checkpoint's config and recipe (model.json): the same bits "
                   "as the run that made it")->check(not_empty())->excludes("--init");
   for (const char* option : {"--task", "--layers", "--heads", "--kv-heads", "--d-model", "--vocab", "--seq", "--layernorm",
-                             "--mlp", "--no-bias", "--tied", "--rmsnorm", "--swiglu", "--rope", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
+                             "--mlp", "--no-bias", "--tied", "--rmsnorm", "--swiglu", "--rope", "--torch-init", "--seed", "--batch", "--steps", "--lr", "--warmup", "--weight-decay",
                              "--clip", "--data-seed", "--min-repeat", "--max-repeat", "--holdout-repeats", "--pairs", "--tokenizer",
                              "--text-repeat-every"})
     cmd->get_option(option)->excludes("--recipe");  // the recipe says it

@@ -33,6 +33,7 @@ nlohmann::json config_to_json(const ModelConfig& c) {
   if (c.rmsnorm) j["rmsnorm"] = true;
   if (c.swiglu) j["swiglu"] = true;
   if (c.rope()) j["rope_theta"] = c.rope_theta;
+  if (c.torch_init) j["torch_init"] = true;
   return j;
 }
 
@@ -65,6 +66,7 @@ ModelConfig config_from_json(const nlohmann::json& j, const std::string& what) {
   flag("tied", c.tied);
   flag("rmsnorm", c.rmsnorm);
   flag("swiglu", c.swiglu);
+  flag("torch_init", c.torch_init);
   if (j.contains("rope_theta")) {
     if (!j.at("rope_theta").is_number()) throw Error(what + ": config \"rope_theta\" must be a number");
     c.rope_theta = j.at("rope_theta").get<double>();

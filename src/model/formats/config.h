@@ -47,6 +47,8 @@ struct ModelConfig {
   // N(0, 1) embeddings read back as logits of std √d would start training far from uniform;
   // an RMSNorm model starts so too, tied or not
   bool tied = false;
+  bool torch_init = false;  // torch.nn's default initialisation (N(0, 1) embeddings) even when tied
+                            // or RMSNorm: the previous-token head forms sooner (docs/language-model.md)
   uint64_t seed = 1;        // initial weights
 
   int64_t head_dim() const { return d_model / heads; }

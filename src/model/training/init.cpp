@@ -7,7 +7,8 @@
 //   LayerNorm, RMSNorm   weight 1, bias 0
 // Tied (GPT-2's form) or RMSNorm (Llama's), as GPT-2 starts (Radford et al. 2019; Hugging
 // Face's _init_weights): every weight N(0, 0.02), W_O and the MLP's output N(0, 0.02/√(2L))
-// (one per residual add), biases 0, norms as above
+// (one per residual add), biases 0, norms as above; torch_init keeps torch.nn's defaults for
+// them too
 #include <cmath>
 
 #include "model/training/backward.h"
@@ -31,7 +32,7 @@ Model init_model(const ModelConfig& config) {
     float* p = t.f32();
     const uint64_t stream = 1000 + i;
     const bool is_norm = s.name.find(".ln") != std::string::npos || s.name.rfind("ln_final", 0) == 0;
-    if ((config.tied || config.rmsnorm) && !is_norm) {
+    if ((config.tied || config.rmsnorm) && !config.torch_init && !is_norm) {
       const bool residual_out = ends_with(s.name, "attn.W_O.weight") || ends_with(s.name, "mlp.fc2.weight");
       const float sd = ends_with(s.name, ".bias") ? 0.0f
                        : residual_out ? 0.02f / std::sqrt(2.0f * static_cast<float>(config.layers))
