@@ -184,7 +184,7 @@ TEST_CASE("a tied checkpoint saves and loads with its flag, and its model.json s
   fs::remove_all(d);
 }
 
-TEST_CASE("--torch-init keeps torch.nn's N(0, 1) embeddings for Llama's form, and the checkpoint says so", "[model]") {
+TEST_CASE("train --torch-init keeps torch.nn's N(0, 1) embeddings for Llama's form, and the checkpoint says so", "[model]") {
   auto embed_sd = [](const Model& m) {
     const std::vector<float> v = m.params.get("embed.weight").to_vector();
     double sq = 0;
